@@ -1,0 +1,57 @@
+"""Random-policy episodes of registered env types through an env manager (``ding-env demo``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+
+from ding_env.env_manager import create_env_manager
+from ding_env.registry import ENV_REGISTRY
+
+
+class DemoRow(NamedTuple):
+    """What running one env type produced."""
+
+    env_type: str
+    episodes: int
+    steps: int
+    mean_return: float
+    truncated: int
+    steps_per_second: float
+
+
+def run_demo(
+    env_types: Sequence[str],
+    episodes: int,
+    env_num: int,
+    manager_type: str,
+    seed: int,
+    progress: Callable[[str], None] | None = None,
+) -> list[DemoRow]:
+    """Run ``episodes`` random episodes of each env type and summarise them."""
+    rows = []
+    for env_type in env_types:
+        env_cls = ENV_REGISTRY.get(env_type)
+        env_fn = [partial(env_cls, cfg) for cfg in env_cls.create_collector_env_cfg({"collector_env_num": env_num})]
+        returns, truncated, steps = [], 0, 0
+        start = time.perf_counter()
+        with create_env_manager({"type": manager_type}, env_fn) as manager:
+            manager.seed(seed, dynamic_seed=True)
+            manager.launch()
+            while len(returns) < episodes:
+                actions = manager.random_action()
+                for timestep in manager.step(actions).values():
+                    steps += 1
+                    if timestep.done:
+                        returns.append(timestep.info["eval_episode_return"])
+                        truncated += timestep.truncated
+        elapsed = time.perf_counter() - start
+        row = DemoRow(env_type, len(returns), steps, float(np.mean(returns)), truncated, steps / elapsed)
+        if progress is not None:
+            progress(f"{env_type}: {row.episodes} episodes, mean return {row.mean_return:.2f}")
+        rows.append(row)
+    return rows

@@ -1,0 +1,52 @@
+"""Env managers: drive many envs through one dict API and one batched API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ding_env.config import deep_merge_dicts
+from ding_env.env_manager.base import BaseEnvManager, EnvStatus
+from ding_env.env_manager.batch import ObsBatch, TimestepBatch
+from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
+from ding_env.errors import ConfigError
+
+__all__ = [
+    "BaseEnvManager",
+    "EnvStatus",
+    "MANAGER_CONFIG",
+    "MANAGER_TYPES",
+    "ObsBatch",
+    "TimestepBatch",
+    "create_env_manager",
+    "get_env_manager_cls",
+]
+
+
+def get_env_manager_cls(manager_type: str) -> type[BaseEnvManager]:
+    """The manager class for ``'base'``, ``'subprocess'`` or ``'async_subprocess'``.
+
+    Raises:
+        ConfigError: For any other type.
+    """
+    if manager_type == "base":
+        return BaseEnvManager
+    if manager_type in ("subprocess", "async_subprocess"):
+        from ding_env.env_manager import subprocess
+
+        return (
+            subprocess.SyncSubprocessEnvManager
+            if manager_type == "subprocess"
+            else subprocess.AsyncSubprocessEnvManager
+        )
+    raise ConfigError(f"env manager config 'type': expected one of {MANAGER_TYPES}, got {manager_type!r}")
+
+
+def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], Any]]) -> BaseEnvManager:
+    """Build the manager named by ``manager_cfg['type']`` (default 'base').
+
+    ``manager_cfg`` is merged over that manager's ``default_config()``.
+    """
+    manager_cfg = dict(manager_cfg or {})
+    manager_cls = get_env_manager_cls(manager_cfg.get("type", "base"))
+    return manager_cls(env_fn, deep_merge_dicts(manager_cls.default_config(), manager_cfg))

@@ -1,0 +1,141 @@
+"""Array layouts derived from spaces, and trees of arrays (nested Dict/Tuple observations).
+
+A *layout* mirrors a space: an :class:`ArraySpec` leaf per array, inside dicts
+and tuples for ``Dict`` and ``Tuple`` spaces. Managers allocate one batched
+array per leaf and check every array an env produces against its leaf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+import numpy as np
+
+from ding_env.errors import EnvDataError
+
+
+class ArraySpec(NamedTuple):
+    """Shape and dtype of one array leaf."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
+def layout_of(space: gym.spaces.Space) -> Any:
+    """The layout of ``space``.
+
+    Raises:
+        TypeError: For spaces without a fixed array form (Text, Graph, Sequence).
+    """
+    if isinstance(space, gym.spaces.Dict):
+        return {key: layout_of(sub) for key, sub in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(layout_of(sub) for sub in space.spaces)
+    if isinstance(space, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)):
+        return ArraySpec(tuple(space.shape), np.dtype(space.dtype))
+    raise TypeError(f"space {space!r} has no fixed array layout")
+
+
+def map_layout(fn: Callable[[ArraySpec], Any], layout: Any) -> Any:
+    """Apply ``fn`` to every leaf of ``layout``, keeping the nesting."""
+    if isinstance(layout, ArraySpec):
+        return fn(layout)
+    if isinstance(layout, dict):
+        return {key: map_layout(fn, sub) for key, sub in layout.items()}
+    return tuple(map_layout(fn, sub) for sub in layout)
+
+
+def leaves(layout: Any) -> list[ArraySpec]:
+    """The leaves of ``layout`` in a fixed order."""
+    if isinstance(layout, ArraySpec):
+        return [layout]
+    subs = layout.values() if isinstance(layout, dict) else layout
+    return [leaf for sub in subs for leaf in leaves(sub)]
+
+
+def map_tree(fn: Callable[..., Any], tree: Any, *others: Any) -> Any:
+    """Apply ``fn`` leaf-wise over ``tree`` and trees of the same nesting."""
+    if isinstance(tree, dict):
+        return {key: map_tree(fn, tree[key], *(other[key] for other in others)) for key in tree}
+    if isinstance(tree, tuple):
+        return tuple(map_tree(fn, *items) for items in zip(tree, *others, strict=True))
+    return fn(tree, *others)
+
+
+def check_value(layout: Any, value: Any, where: str, field: str = "obs") -> None:
+    """Check that ``value`` has exactly the shapes and dtypes of ``layout``.
+
+    No casting, no broadcasting: a float64 array for a float32 leaf is an error.
+
+    Raises:
+        EnvDataError: Naming ``where`` (the env), the field path, what was expected and what arrived.
+    """
+    if isinstance(layout, ArraySpec):
+        shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+        if shape != layout.shape or dtype != layout.dtype:
+            got = f"shape {shape}, dtype {dtype}" if dtype is not None else f"{type(value).__name__} {value!r:.60}"
+            raise EnvDataError(
+                f"{where}: {field} must have shape {layout.shape} and dtype {layout.dtype} "
+                f"as its space declares, got {got}"
+            )
+        return
+    if isinstance(layout, dict):
+        if not isinstance(value, dict) or value.keys() != layout.keys():
+            keys = sorted(value) if isinstance(value, dict) else type(value).__name__
+            raise EnvDataError(f"{where}: {field} must be a dict with keys {sorted(layout)}, got {keys}")
+        for key, sub in layout.items():
+            check_value(sub, value[key], where, f"{field}[{key!r}]")
+        return
+    if not isinstance(value, (tuple, list)) or len(value) != len(layout):
+        raise EnvDataError(f"{where}: {field} must be a tuple of {len(layout)} items, got {type(value).__name__}")
+    for index, (sub, item) in enumerate(zip(layout, value, strict=True)):
+        check_value(sub, item, where, f"{field}[{index}]")
+
+
+def allocate(layout: Any, count: int, make: Callable[[tuple[int, ...], np.dtype], np.ndarray] | None = None) -> Any:
+    """A tree of arrays with a leading batch axis of ``count`` for every leaf."""
+    make = make or (lambda shape, dtype: np.zeros(shape, dtype))
+    return map_layout(lambda leaf: make((count, *leaf.shape), leaf.dtype), layout)
+
+
+def write(buffers: Any, index: int, value: Any) -> None:
+    """Copy ``value`` into row ``index`` of every leaf of ``buffers``."""
+    if isinstance(buffers, dict):
+        for key, sub in buffers.items():
+            write(sub, index, value[key])
+    elif isinstance(buffers, tuple):
+        for sub, item in zip(buffers, value, strict=True):
+            write(sub, index, item)
+    else:
+        buffers[index] = value
+
+
+def take(buffers: Any, rows: Any) -> Any:
+    """Rows of every leaf: views for a slice, copies for an index array."""
+    return map_tree(lambda array: array[rows], buffers)
+
+
+def row(buffers: Any, index: int, copy: bool) -> Any:
+    """Row ``index`` of every leaf, copied or as a view."""
+    if copy:
+        return map_tree(lambda array: array[index].copy(), buffers)
+    return map_tree(lambda array: array[index], buffers)
+
+
+def stack(values: list[Any]) -> Any:
+    """Stack per-env trees into one tree of batched arrays."""
+    first = values[0]
+    if isinstance(first, dict):
+        return {key: stack([value[key] for value in values]) for key in first}
+    if isinstance(first, tuple):
+        return tuple(stack([value[index] for value in values]) for index in range(len(first)))
+    return np.stack(values)
+
+
+def rows_of(ids: np.ndarray) -> slice | np.ndarray:
+    """A slice when ``ids`` are consecutive and increasing (so indexing gives views), else ``ids``."""
+    if len(ids) and ids[-1] - ids[0] == len(ids) - 1 and (len(ids) < 3 or np.all(np.diff(ids) == 1)):
+        return slice(int(ids[0]), int(ids[-1]) + 1)
+    return ids

@@ -1,0 +1,520 @@
+"""``BaseEnvManager``: runs every env in the calling process; the reference semantics.
+
+All managers share this class's state machine and bookkeeping (seeds, reset
+params, episode counts, auto-reset, validation) and differ only in the
+backend hooks (``_backend_*``) that create, reset, step and close the envs.
+
+A typical loop::
+
+    manager = BaseEnvManager([lambda: DingEnvWrapper(cfg={'env_id': 'CartPole-v1'})] * 4, {})
+    manager.seed(0)
+    manager.launch()
+    while not manager.done:
+        actions = {env_id: policy(obs) for env_id, obs in manager.ready_obs.items()}
+        timesteps = manager.step(actions)
+    manager.close()
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from easydict import EasyDict
+
+from ding_env.base_env import BaseEnv
+from ding_env.env_manager import arrays
+from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
+from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
+from ding_env.errors import ClosedEnvError, EnvError, EnvStateError
+from ding_env.seeding import derive_seeds
+from ding_env.timestep import BaseEnvTimestep
+
+
+class EnvStatus(enum.IntEnum):
+    """Where one env stands."""
+
+    NEEDS_RESET = 0  # not reset yet, or its episode ended without auto-reset
+    READY = 1  # has an observation and takes an action
+    STEPPING = 2  # an action is in flight (async manager)
+    FINISHED = 3  # ran episode_num episodes
+
+
+class BaseEnvManager:
+    """Drives ``len(env_fn)`` envs through one dict API and one batched API.
+
+    Args:
+        env_fn: One callable per env returning a fresh ``BaseEnv``.
+        cfg: Manager settings; see ``ding_env.env_manager.config.MANAGER_CONFIG``.
+
+    Raises:
+        ConfigError: For an unknown key or an invalid value in ``cfg``.
+        ValueError: For an empty ``env_fn``.
+    """
+
+    manager_type = "base"
+
+    def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
+        env_fn = list(env_fn)
+        if not env_fn:
+            raise ValueError("env_fn must hold at least one env constructor, got an empty list")
+        for index, fn in enumerate(env_fn):
+            if not callable(fn):
+                raise TypeError(f"env_fn[{index}] must be callable, got {type(fn).__name__}")
+        self._env_fn = env_fn
+        self._env_num = len(env_fn)
+        self._cfg = manager_config(cfg, self._env_num)
+        self._launched = False
+        self._closed = False
+        self._env_seeds: list[tuple[int, bool | None] | None] = [None] * self._env_num
+        self._reset_param: list[dict] = [{} for _ in range(self._env_num)]
+        self._episode_count = np.zeros(self._env_num, dtype=np.int64)
+        self._status = np.full(self._env_num, EnvStatus.NEEDS_RESET, dtype=np.int8)
+        self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
+        self._envs: list[BaseEnv] = []
+        self._ready: list[Any] = []
+
+    @classmethod
+    def default_config(cls) -> EasyDict:
+        """The manager config defaults, with ``type`` set to this manager."""
+        cfg = EasyDict(MANAGER_CONFIG)
+        cfg.type = cls.manager_type
+        return cfg
+
+    # ---- lifecycle -----------------------------------------------------
+
+    def launch(self, reset_param: Mapping[int, dict] | None = None) -> None:
+        """Create the envs (and workers) and reset them all.
+
+        Args:
+            reset_param: Optional ``{env_id: kwargs for env.reset}``.
+
+        Raises:
+            EnvStateError: If already launched.
+        """
+        self._check_open()
+        if self._launched:
+            raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
+        self._backend_launch()
+        self._launched = True
+        for env_id, seed in enumerate(self._env_seeds):
+            if seed is not None:
+                self._backend_seed(env_id, *seed)
+        self.reset(reset_param)
+
+    def seed(self, seed: int | Sequence[int] | Mapping[int, int], dynamic_seed: bool | None = None) -> None:
+        """Seed the envs; takes effect at each env's next reset.
+
+        Args:
+            seed: An int (env ``i`` gets ``seed + i``), one seed per env, or ``{env_id: seed}``.
+            dynamic_seed: Passed to every ``env.seed``; None keeps the env's default (dynamic).
+        """
+        self._check_open()
+        if isinstance(seed, Mapping):
+            pairs = [(self._check_env_id(env_id), value) for env_id, value in seed.items()]
+        elif isinstance(seed, (list, tuple)):
+            if len(seed) != self._env_num:
+                raise ValueError(f"{self._name}: got {len(seed)} seeds for {self._env_num} envs")
+            pairs = list(enumerate(seed))
+        else:
+            pairs = list(enumerate(derive_seeds(seed, self._env_num)))
+        for env_id, value in pairs:
+            self._env_seeds[env_id] = (int(value), dynamic_seed)
+            if self._launched:
+                self._backend_seed(env_id, int(value), dynamic_seed)
+
+    def reset(self, reset_param: Mapping[int, dict] | None = None) -> None:
+        """Reset envs and make them ready.
+
+        Args:
+            reset_param: None resets every env and the episode counters;
+                ``{env_id: kwargs}`` resets just those envs with ``env.reset(**kwargs)``
+                (the kwargs are kept for their later auto-resets).
+        """
+        self._check_running()
+        if reset_param is None:
+            env_ids = list(range(self._env_num))
+            self._episode_count[:] = 0
+        else:
+            env_ids = [self._check_env_id(env_id) for env_id in reset_param]
+            for env_id in env_ids:
+                self._reset_param[env_id] = dict(reset_param[env_id] or {})
+        self._backend_cancel(env_ids)
+        self._status[env_ids] = EnvStatus.NEEDS_RESET
+        self._backend_reset(env_ids)
+        self._status[env_ids] = EnvStatus.READY
+
+    def close(self) -> None:
+        """Close every env (and worker). Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._launched:
+            self._backend_close()
+
+    def __enter__(self) -> BaseEnvManager:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            self.close()
+
+    # ---- dict API ------------------------------------------------------
+
+    @property
+    def ready_obs(self) -> dict[int, Any]:
+        """``{env_id: obs}`` for the envs that can take an action now."""
+        self._check_running()
+        self._backend_poll()
+        return {int(env_id): self._backend_ready_obs(int(env_id)) for env_id in self._ready_ids()}
+
+    @property
+    def ready_obs_id(self) -> list[int]:
+        """Ids of the envs that can take an action now."""
+        self._check_running()
+        self._backend_poll()
+        return [int(env_id) for env_id in self._ready_ids()]
+
+    def step(self, actions: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
+        """Step the envs named in ``actions``.
+
+        Args:
+            actions: ``{env_id: action}`` for envs in ``ready_obs``.
+
+        Returns:
+            ``{env_id: timestep}``. The synchronous managers return every env
+            in ``actions``; the async one may return fewer (and results of
+            envs stepped earlier).
+
+        Raises:
+            ValueError: For an env id that is unknown or not ready.
+            EnvError: If an env raised and ``step_error='raise'``.
+        """
+        self._check_running()
+        env_ids = np.fromiter((self._check_env_id(env_id) for env_id in actions), dtype=np.int64, count=len(actions))
+        self._check_ready(env_ids)
+        outcome = self._run_step(env_ids, [actions[int(env_id)] for env_id in env_ids], batched=False)
+        copy = self._cfg.copy_on_get
+        timesteps = {}
+        for row, env_id in enumerate(outcome.env_id):
+            obs = outcome.obs[row] if outcome.obs_is_list else arrays.row(outcome.obs, row, copy)
+            reward = outcome.reward[row].copy()
+            timesteps[int(env_id)] = BaseEnvTimestep(obs, reward, bool(outcome.done[row]), outcome.info[row])
+        self._raise_step_errors(outcome, timesteps)
+        return timesteps
+
+    # ---- batched API ---------------------------------------------------
+
+    @property
+    def ready_obs_batch(self) -> ObsBatch:
+        """Stacked observations of the ready envs, ids increasing."""
+        self._check_running()
+        self._backend_poll()
+        env_ids = self._ready_ids()
+        return ObsBatch(env_ids, self._backend_ready_obs_batch(env_ids))
+
+    def step_batch(self, env_id: np.ndarray | Sequence[int], action: Any) -> TimestepBatch:
+        """Step the envs ``env_id`` with stacked ``action`` (row ``k`` for ``env_id[k]``).
+
+        Returns:
+            A :class:`TimestepBatch`; its arrays may be views valid until the next call.
+        """
+        self._check_running()
+        env_ids = np.asarray(env_id, dtype=np.int64).reshape(-1)
+        for value in env_ids:
+            self._check_env_id(int(value))
+        if len(np.unique(env_ids)) != len(env_ids):
+            raise ValueError(f"{self._name}: env_id holds duplicates: {env_ids.tolist()}")
+        self._check_ready(env_ids)
+        outcome = self._run_step(env_ids, action, batched=True)
+        obs = arrays.stack(outcome.obs) if outcome.obs_is_list else outcome.obs
+        batch = TimestepBatch(outcome.env_id, obs, outcome.reward, outcome.done, outcome.truncated, outcome.info)
+        self._raise_step_errors(outcome, batch)
+        return batch
+
+    # ---- state ---------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once every env has run ``episode_num`` episodes."""
+        return bool(np.all(self._status == EnvStatus.FINISHED))
+
+    @property
+    def env_num(self) -> int:
+        """Number of envs."""
+        return self._env_num
+
+    @property
+    def closed(self) -> bool:
+        """True after ``close()``."""
+        return self._closed
+
+    @property
+    def env_state(self) -> dict[int, EnvStatus]:
+        """``{env_id: EnvStatus}``."""
+        return {env_id: EnvStatus(status) for env_id, status in enumerate(self._status)}
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        """The envs' observation space."""
+        return self._env_spaces()[0]
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        """The envs' action space."""
+        return self._env_spaces()[1]
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        """The envs' reward space."""
+        return self._env_spaces()[2]
+
+    @property
+    def method_name_list(self) -> list[str]:
+        """Env methods that may be called on every env through the manager."""
+        return ["reset", "step", "seed", "close", "enable_save_replay", "random_action"]
+
+    def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
+        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env)."""
+        paths = [replay_path] * self._env_num if isinstance(replay_path, str) else list(replay_path)
+        if len(paths) != self._env_num:
+            raise ValueError(f"{self._name}: got {len(paths)} replay paths for {self._env_num} envs")
+        self._check_running()
+        for env_id, path in enumerate(paths):
+            self._backend_call(env_id, "enable_save_replay", (path,), {})
+
+    def random_action(self) -> dict[int, Any]:
+        """A random action for every ready env, drawn by the env itself."""
+        return {env_id: self._backend_call(env_id, "random_action", (), {}) for env_id in self.ready_obs_id}
+
+    def __getattr__(self, name: str) -> Any:
+        """Broadcast env attributes: ``manager.foo`` is ``[env.foo for env in envs]``.
+
+        A callable attribute gives a function calling it on every env.
+        """
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self.__dict__.get("_closed"):
+            raise ClosedEnvError(f"{self._name} is closed; attribute {name!r} is not available")
+        if not self.__dict__.get("_launched"):
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
+        values = [self._backend_getattr(env_id, name) for env_id in range(self._env_num)]
+        if all(isinstance(value, _CallableMarker) for value in values):
+
+            def broadcast(*args: Any, **kwargs: Any) -> list[Any]:
+                return [self._backend_call(env_id, name, args, kwargs) for env_id in range(self._env_num)]
+
+            return broadcast
+        return values
+
+    # ---- shared step logic ---------------------------------------------
+
+    def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
+        reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
+        self._status[env_ids] = EnvStatus.STEPPING
+        outcome = self._backend_step(env_ids, actions, reset_on_done, batched)
+        self._settle(outcome)
+        return outcome
+
+    def _settle(self, outcome: StepOutcome) -> None:
+        """Update statuses and episode counts after ``outcome``."""
+        env_ids = outcome.env_id
+        ended = outcome.done.copy()
+        raised = np.zeros(len(env_ids), dtype=bool)
+        if self._cfg.step_error == "raise":
+            raised[list(outcome.errors)] = True
+            ended &= ~raised
+        self._episode_count[env_ids[ended]] += 1
+        status = np.where(ended & ~outcome.reset_on_done, EnvStatus.NEEDS_RESET, EnvStatus.READY).astype(np.int8)
+        status[ended & (self._episode_count[env_ids] >= self._cfg.episode_num)] = EnvStatus.FINISHED
+        status[raised] = EnvStatus.NEEDS_RESET
+        self._status[env_ids] = status
+
+    def _raise_step_errors(self, outcome: StepOutcome, results: Any) -> None:
+        if not outcome.errors or self._cfg.step_error != "raise":
+            return
+        error = next(iter(outcome.errors.values()))
+        error.results = results
+        raise error
+
+    def _ready_ids(self) -> np.ndarray:
+        return np.flatnonzero(self._status == EnvStatus.READY).astype(np.int64)
+
+    def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+        self._check_open()
+        if self._spaces is None:
+            self._spaces = self._backend_spaces()
+        return self._spaces
+
+    # ---- checks --------------------------------------------------------
+
+    @property
+    def _name(self) -> str:
+        return f"{type(self).__name__}(env_num={self._env_num})"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedEnvError(f"{self._name} is closed")
+
+    def _check_running(self) -> None:
+        self._check_open()
+        if not self._launched:
+            raise EnvStateError(f"{self._name} is not launched; call launch() first")
+
+    def _check_env_id(self, env_id: Any) -> int:
+        if isinstance(env_id, (bool, np.bool_)) or not isinstance(env_id, (int, np.integer)):
+            raise ValueError(f"{self._name}: env ids are ints in [0, {self._env_num}), got {env_id!r}")
+        if not 0 <= env_id < self._env_num:
+            raise ValueError(f"{self._name}: env id {env_id} is out of range [0, {self._env_num})")
+        return int(env_id)
+
+    def _check_ready(self, env_ids: np.ndarray) -> None:
+        not_ready = env_ids[self._status[env_ids] != EnvStatus.READY]
+        if len(not_ready):
+            env_id = int(not_ready[0])
+            status = EnvStatus(self._status[env_id]).name
+            raise ValueError(
+                f"{self._name}: env {env_id} is not ready for an action (status {status}); "
+                f"ready envs: {self._ready_ids().tolist()}"
+            )
+
+    # ---- backend: envs in this process ---------------------------------
+
+    def _backend_launch(self) -> None:
+        self._envs = [fn() for fn in self._env_fn]
+        self._ready = [None] * self._env_num
+
+    def _backend_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+        if self._envs:
+            env = self._envs[0]
+            return env.observation_space, env.action_space, env.reward_space
+        env = self._env_fn[0]()
+        try:
+            return env.observation_space, env.action_space, env.reward_space
+        finally:
+            env.close()
+
+    def _backend_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
+        env = self._envs[env_id]
+        if dynamic_seed is None:
+            env.seed(seed)
+        else:
+            env.seed(seed, dynamic_seed=dynamic_seed)
+
+    def _backend_cancel(self, env_ids: list[int]) -> None:
+        """Drop in-flight work of ``env_ids`` before a reset (nothing in flight here)."""
+
+    def _backend_poll(self) -> None:
+        """Collect results that arrived since the last call (nothing arrives late here)."""
+
+    def _backend_reset(self, env_ids: list[int]) -> None:
+        for env_id in env_ids:
+            self._ready[env_id] = self._reset_one(env_id)
+
+    def _reset_one(self, env_id: int) -> Any:
+        """Reset one env, retrying per ``max_retry`` / ``retry_type``.
+
+        Raises:
+            EnvError: With the last attempt's traceback when every attempt fails.
+        """
+        attempts = self._cfg.max_retry
+        for attempt in range(1, attempts + 1):
+            try:
+                obs = self._envs[env_id].reset(**self._reset_param[env_id])
+                self._check_obs(env_id, obs)
+                return obs
+            except Exception as error:  # noqa: BLE001 - any env error is retried, then re-raised with context
+                if attempt == attempts:
+                    raise EnvError(
+                        env_id, "reset", f"{type(error).__name__}: {error}", traceback.format_exc()
+                    ) from error
+                time.sleep(self._cfg.retry_waiting_time)
+                if self._cfg.retry_type == "renew":
+                    self._renew(env_id)
+        raise AssertionError("unreachable")
+
+    def _renew(self, env_id: int) -> None:
+        """Replace env ``env_id`` with a fresh one from its env_fn, keeping its seed."""
+        old = self._envs[env_id]
+        self._envs[env_id] = self._env_fn[env_id]()
+        if self._env_seeds[env_id] is not None:
+            self._backend_seed(env_id, *self._env_seeds[env_id])
+        try:
+            old.close()
+        except Exception as error:  # noqa: BLE001 - a broken env may fail to close; say so and go on
+            warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
+
+    def _check_obs(self, env_id: int, obs: Any) -> None:
+        if "_obs_layout" not in self.__dict__:
+            self._obs_layout = arrays.layout_of(self.observation_space)
+        arrays.check_value(self._obs_layout, obs, f"env {env_id} ({self._envs[env_id]!r})")
+
+    def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
+        count = len(env_ids)
+        obs, infos, errors = [None] * count, [None] * count, {}
+        reward = np.zeros((count, 1), dtype=self.reward_space.dtype)
+        done = np.zeros(count, dtype=bool)
+        truncated = np.zeros(count, dtype=bool)
+        for row, env_id in enumerate(env_ids.tolist()):
+            action = actions[row]
+            try:
+                timestep = self._envs[env_id].step(action)
+                self._check_obs(env_id, timestep.obs)
+            except Exception as error:  # noqa: BLE001 - reported per env after the other envs stepped
+                errors[row] = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
+                errors[row].__cause__ = error
+                obs[row], infos[row], done[row] = self._ready[env_id], _abnormal_info(errors[row]), True
+                if self._cfg.step_error == "abnormal":
+                    self._renew(env_id)
+                    self._ready[env_id] = self._reset_one(env_id) if reset_on_done[row] else None
+                continue
+            obs[row], reward[row], done[row], infos[row] = timestep.obs, timestep.reward, timestep.done, timestep.info
+            truncated[row] = timestep.truncated
+            if timestep.done and reset_on_done[row]:
+                self._ready[env_id] = self._reset_one(env_id)
+            else:
+                self._ready[env_id] = timestep.obs
+        return StepOutcome(env_ids, obs, True, reward, done, truncated, infos, errors, reset_on_done)
+
+    def _backend_ready_obs(self, env_id: int) -> Any:
+        return self._ready[env_id]
+
+    def _backend_ready_obs_batch(self, env_ids: np.ndarray) -> Any:
+        if not len(env_ids):
+            return None
+        return arrays.stack([self._ready[env_id] for env_id in env_ids.tolist()])
+
+    def _backend_getattr(self, env_id: int, name: str) -> Any:
+        value = getattr(self._envs[env_id], name)
+        return _CallableMarker() if callable(value) else value
+
+    def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
+        return getattr(self._envs[env_id], name)(*args, **kwargs)
+
+    def _backend_close(self) -> None:
+        errors = []
+        for env in self._envs:
+            try:
+                env.close()
+            except Exception as error:  # noqa: BLE001 - close every env, then report all failures
+                errors.append(error)
+        self._envs = []
+        if errors:
+            raise EnvError(-1, "close", "; ".join(repr(error) for error in errors))
+
+
+class _CallableMarker:
+    """Stands for a callable env attribute when broadcasting attributes."""
+
+
+def _abnormal_info(error: EnvError) -> dict:
+    return {"abnormal": True, "error": str(error), "truncated": False}

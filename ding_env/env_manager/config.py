@@ -1,0 +1,101 @@
+"""The config schema shared by every env manager, with each key documented.
+
+All managers accept the same keys; a key that means nothing to a manager
+(``context`` for the serial one) is accepted and ignored, so one config can
+switch managers by changing ``type`` alone.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from easydict import EasyDict
+
+from ding_env.config import merge_known_keys
+from ding_env.errors import ConfigError
+
+MANAGER_CONFIG: dict[str, Any] = dict(
+    # Manager kind for create_env_manager: 'base', 'subprocess' or 'async_subprocess'.
+    type="base",
+    # Episodes each env runs before it counts as finished (``manager.done``).
+    episode_num=float("inf"),
+    # Attempts to reset an env before its error is raised.
+    max_retry=1,
+    # 'reset': retry on the same env object; 'renew': build a new one from its env_fn.
+    retry_type="reset",
+    # Reset an env right after its episode ends (its next ready obs is the reset obs).
+    auto_reset=True,
+    # Seconds a step may take before EnvTimeoutError (subprocess managers; None: no limit).
+    step_timeout=None,
+    # Seconds a reset may take before EnvTimeoutError (subprocess managers; None: no limit).
+    reset_timeout=None,
+    # Seconds to wait between reset attempts.
+    retry_waiting_time=0.1,
+    # Subprocess managers: pass obs/reward/done through shared memory (False: pipes).
+    shared_memory=True,
+    # Dict API: return copies of the shared-memory arrays (False: views, valid until the next step).
+    copy_on_get=True,
+    # Subprocess managers: 'fork', 'spawn' or 'forkserver'.
+    context="fork",
+    # Async manager: step returns once this many envs have results (None: all).
+    wait_num=None,
+    # Async manager: seconds to wait for wait_num results before returning what is ready.
+    step_wait_timeout=0.01,
+    # Subprocess managers: seconds a worker may take to start and report its spaces.
+    connect_timeout=60.0,
+    # Subprocess managers: worker processes (None: min(env_num, cpu count)).
+    num_workers=None,
+    # What an exception in env.step does: 'raise' an EnvError (after keeping the
+    # other envs' results), or return an 'abnormal' done timestep and renew the env.
+    step_error="raise",
+)
+
+MANAGER_TYPES = ("base", "subprocess", "async_subprocess")
+CONTEXTS = ("fork", "spawn", "forkserver")
+
+
+def manager_config(user: dict | None, env_num: int) -> EasyDict:
+    """Merge ``user`` over the defaults and validate every value.
+
+    Raises:
+        ConfigError: Naming the key, what was expected and what arrived.
+    """
+    cfg = merge_known_keys(MANAGER_CONFIG, user, "the env manager config")
+    _expect(cfg.type in MANAGER_TYPES, "type", f"one of {MANAGER_TYPES}", cfg.type)
+    _expect(cfg.context in CONTEXTS, "context", f"one of {CONTEXTS}", cfg.context)
+    _expect(cfg.retry_type in ("reset", "renew"), "retry_type", "'reset' or 'renew'", cfg.retry_type)
+    _expect(cfg.step_error in ("raise", "abnormal"), "step_error", "'raise' or 'abnormal'", cfg.step_error)
+    _expect(_is_int(cfg.max_retry) and cfg.max_retry >= 1, "max_retry", "an int >= 1", cfg.max_retry)
+    episode_num = cfg.episode_num
+    _expect(
+        (_is_int(episode_num) and episode_num >= 1) or episode_num == math.inf,
+        "episode_num",
+        "an int >= 1 or inf",
+        episode_num,
+    )
+    for key in ("step_timeout", "reset_timeout"):
+        _expect(cfg[key] is None or (_is_number(cfg[key]) and cfg[key] > 0), key, "None or seconds > 0", cfg[key])
+    for key in ("retry_waiting_time", "step_wait_timeout", "connect_timeout"):
+        _expect(_is_number(cfg[key]) and cfg[key] >= 0, key, "seconds >= 0", cfg[key])
+    if cfg.wait_num is not None:
+        _expect(_is_int(cfg.wait_num) and 1 <= cfg.wait_num, "wait_num", "None or an int >= 1", cfg.wait_num)
+        _expect(cfg.wait_num <= env_num, "wait_num", f"at most env_num={env_num}", cfg.wait_num)
+    if cfg.num_workers is not None:
+        _expect(
+            _is_int(cfg.num_workers) and cfg.num_workers >= 1, "num_workers", "None or an int >= 1", cfg.num_workers
+        )
+    return cfg
+
+
+def _expect(ok: bool, key: str, expected: str, got: Any) -> None:
+    if not ok:
+        raise ConfigError(f"env manager config {key!r}: expected {expected}, got {got!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -1,0 +1,86 @@
+"""Exceptions raised by ding_env.
+
+Every error is a ``RuntimeError`` or ``ValueError`` subclass so code written
+against DI-engine, which raises the builtins, keeps catching them.
+"""
+
+from __future__ import annotations
+
+
+class DingEnvError(RuntimeError):
+    """Base class of the runtime errors raised by ding_env."""
+
+
+class ClosedEnvError(DingEnvError):
+    """An env or env manager was used after ``close()``."""
+
+
+class EnvStateError(DingEnvError):
+    """A call was made in a state that does not allow it (e.g. step before launch)."""
+
+
+class ConfigError(ValueError):
+    """A config holds an unknown key or a value of the wrong kind."""
+
+
+class RegistryError(KeyError):
+    """An env type is not registered, or cannot be imported."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its argument; show the message as written.
+        return str(self.args[0]) if self.args else ""
+
+
+class EnvDataError(ValueError):
+    """An env produced data (obs, reward, done) outside its declared spaces."""
+
+
+class EnvError(DingEnvError):
+    """An exception raised inside an env, re-raised in the manager's process.
+
+    Attributes:
+        env_id: Index of the env in its manager.
+        command: What the manager asked the env to do ('reset', 'step', ...).
+        remote_traceback: The traceback text of the original exception.
+    """
+
+    def __init__(self, env_id: int, command: str, message: str, remote_traceback: str = "") -> None:
+        self.env_id = env_id
+        self.command = command
+        self.remote_traceback = remote_traceback
+        text = f"env {env_id} failed in {command}: {message}"
+        if remote_traceback:
+            text += f"\n--- traceback in the env's process ---\n{remote_traceback}"
+        super().__init__(text)
+
+
+class EnvCrashedError(DingEnvError):
+    """A worker process died (segfault, ``os._exit``, SIGKILL, OOM kill).
+
+    Attributes:
+        env_ids: The envs hosted by the dead worker.
+        exitcode: The worker's exit code (negative: killed by that signal).
+    """
+
+    def __init__(self, env_ids: list[int], exitcode: int | None, command: str = "") -> None:
+        self.env_ids = list(env_ids)
+        self.exitcode = exitcode
+        self.command = command
+        during = f" during {command}" if command else ""
+        super().__init__(f"worker hosting envs {self.env_ids} died{during} with exit code {exitcode}")
+
+
+class EnvTimeoutError(DingEnvError):
+    """An env did not answer within ``step_timeout`` / ``reset_timeout``.
+
+    Attributes:
+        env_ids: The envs that did not answer.
+        command: The command they were running.
+        timeout: The limit in seconds.
+    """
+
+    def __init__(self, env_ids: list[int], command: str, timeout: float) -> None:
+        self.env_ids = list(env_ids)
+        self.command = command
+        self.timeout = timeout
+        super().__init__(f"envs {self.env_ids} did not finish {command} within {timeout} s")

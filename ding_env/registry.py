@@ -1,0 +1,161 @@
+"""``ENV_REGISTRY``: env types by name, and the helpers that build envs from a config.
+
+Types are registered three ways:
+
+* ``@ENV_REGISTRY.register('cartpole')`` on a ``BaseEnv`` subclass;
+* ``ENV_REGISTRY.register('cartpole', 'pkg.module:CartPoleEnv')``, imported on first use;
+* the ``ding_env.envs`` entry-point group of an installed package (dizoo
+  registers its envs this way), also imported on first use.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any
+
+from ding_env.errors import RegistryError
+
+ENTRY_POINT_GROUP = "ding_env.envs"
+
+
+def import_object(path: str) -> Any:
+    """Import ``'package.module:Name'`` (or ``'package.module.Name'``) and return the object.
+
+    Raises:
+        RegistryError: If the module or the name cannot be found.
+    """
+    module_name, sep, attr = path.partition(":")
+    if not sep:
+        module_name, _, attr = path.rpartition(".")
+    if not module_name or not attr:
+        raise RegistryError(f"{path!r} is not of the form 'package.module:Name'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise RegistryError(f"cannot import module {module_name!r} for {path!r}: {error}") from error
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise RegistryError(f"module {module_name!r} has no attribute {attr!r}") from None
+
+
+class Registry:
+    """A name -> object table whose entries may be import paths resolved on first use.
+
+    Args:
+        kind: What the registry holds, used in error messages ('env', ...).
+        entry_point_group: Entry-point group scanned for lazy entries.
+    """
+
+    def __init__(self, kind: str, entry_point_group: str | None = None) -> None:
+        self.kind = kind
+        self._entries: dict[str, Any] = {}
+        self._entry_point_group = entry_point_group
+        self._entry_points_loaded = entry_point_group is None
+
+    def register(self, name: str, obj: Any = None, force_overwrite: bool = False) -> Any:
+        """Register ``obj`` under ``name``; with no ``obj``, return a class decorator.
+
+        Args:
+            name: The type name used in configs (``env.type``).
+            obj: The object, or an import path ``'module:Name'`` resolved lazily.
+            force_overwrite: Replace an existing entry instead of raising.
+
+        Raises:
+            RegistryError: If ``name`` is taken by a different object.
+        """
+        if obj is None:
+
+            def decorator(target: Any) -> Any:
+                self.register(name, target, force_overwrite)
+                return target
+
+            return decorator
+        existing = self._entries.get(name)
+        if existing is not None and existing is not obj and not force_overwrite:
+            if not (isinstance(existing, str) and not isinstance(obj, str) and _path_of(obj) == existing):
+                raise RegistryError(f"{self.kind} type {name!r} is already registered as {existing!r}")
+        self._entries[name] = obj
+        return obj
+
+    def get(self, name: str) -> Any:
+        """The object registered as ``name``, importing it if needed.
+
+        Raises:
+            RegistryError: Naming the unknown type, a close match and the known types.
+        """
+        self._load_entry_points()
+        if name not in self._entries:
+            known = sorted(self._entries)
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise RegistryError(
+                f"unknown {self.kind} type {name!r}{hint}; registered: {', '.join(known) or 'none'}. "
+                f"Add the module that registers it to 'import_names'."
+            )
+        entry = self._entries[name]
+        if isinstance(entry, str):
+            entry = self._entries[name] = import_object(entry)
+        return entry
+
+    def source(self, name: str) -> str:
+        """Where ``name`` is defined, as ``'module:Name'``, without importing it."""
+        self._load_entry_points()
+        entry = self._entries[name]
+        return entry if isinstance(entry, str) else _path_of(entry)
+
+    def names(self) -> list[str]:
+        """All registered names, sorted."""
+        self._load_entry_points()
+        return sorted(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        self._load_entry_points()
+        return name in self._entries
+
+    def _load_entry_points(self) -> None:
+        if self._entry_points_loaded:
+            return
+        self._entry_points_loaded = True
+        for entry_point in metadata.entry_points(group=self._entry_point_group):
+            self._entries.setdefault(entry_point.name, entry_point.value)
+
+
+def _path_of(obj: Any) -> str:
+    return f"{obj.__module__}:{obj.__qualname__}"
+
+
+ENV_REGISTRY = Registry("env", ENTRY_POINT_GROUP)
+
+
+def get_env_cls(cfg: dict) -> type:
+    """The env class named by ``cfg.type``, after importing ``cfg.import_names``.
+
+    Raises:
+        RegistryError: If ``type`` is missing or unknown, or an import fails.
+    """
+    if "type" not in cfg:
+        raise RegistryError("env config has no 'type'; set env.type to a registered env type")
+    for module_name in cfg.get("import_names", []) or []:
+        try:
+            importlib.import_module(module_name)
+        except ImportError as error:
+            raise RegistryError(f"cannot import {module_name!r} listed in env.import_names: {error}") from error
+    return ENV_REGISTRY.get(cfg["type"])
+
+
+def get_vec_env_setting(cfg: dict, collect: bool = True, eval_: bool = True) -> tuple[Callable, list, list]:
+    """Everything needed to build collector and evaluator env managers from an env config.
+
+    Returns:
+        ``(env_fn, collector_env_cfgs, evaluator_env_cfgs)``: ``env_fn(cfg)``
+        builds one env; each list holds independent per-env configs (empty
+        when the matching flag is False).
+    """
+    env_cls = get_env_cls(cfg)
+    collector_cfgs = env_cls.create_collector_env_cfg(cfg) if collect else []
+    evaluator_cfgs = env_cls.create_evaluator_env_cfg(cfg) if eval_ else []
+    return env_cls, collector_cfgs, evaluator_cfgs

@@ -1,0 +1,56 @@
+"""Per-episode seeds drawn from an instance-owned generator.
+
+Static seeding replays the same episode start on every reset (evaluation);
+dynamic seeding gives each episode a fresh seed, drawn reproducibly from the
+seed passed to ``seed()`` (collection). Global RNG state is never touched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_EPISODE_SEED_BOUND = 2**31 - 1
+
+
+class EpisodeSeeder:
+    """Decides the seed of each episode.
+
+    Args:
+        seed: The base seed, or None for an unseeded env (every episode then
+            draws from fresh OS entropy, and no seed is passed on).
+        dynamic: Draw a new seed per episode from ``seed`` instead of
+            replaying ``seed`` on every reset.
+    """
+
+    def __init__(self, seed: int | None = None, dynamic: bool = True) -> None:
+        if seed is not None:
+            seed = _check_seed(seed)
+        self.seed = seed
+        self.dynamic = dynamic
+        self._generator = np.random.default_rng(seed) if seed is not None else None
+
+    def next_episode_seed(self) -> int | None:
+        """The seed for the episode about to start, or None when unseeded."""
+        if self._generator is None:
+            return None
+        if not self.dynamic:
+            return self.seed
+        return int(self._generator.integers(0, _EPISODE_SEED_BOUND))
+
+
+def derive_seeds(base_seed: int, count: int) -> list[int]:
+    """Distinct seeds for ``count`` envs: ``base_seed + i``, as DI-engine does.
+
+    Each env turns its seed into a stream with ``np.random.default_rng``, whose
+    SeedSequence hashing makes neighbouring seeds independent.
+    """
+    base_seed = _check_seed(base_seed)
+    return [base_seed + i for i in range(count)]
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    return int(seed)

@@ -1,0 +1,92 @@
+"""``BaseEnvTimestep``: what ``BaseEnv.step`` returns, and its named constructors.
+
+The tuple keeps DI-engine's four fields so ``obs, rew, done, info = timestep``
+works, and never loses truncation: every step with ``done=True`` carries
+``info['truncated']``.
+
+=============  =====  =========  ===========================
+step           done   truncated  bootstrap from this obs?
+=============  =====  =========  ===========================
+mid-episode    False  False      yes
+natural end    True   False      no (discount 0)
+time limit     True   True       yes (discount 1)
+=============  =====  =========  ===========================
+
+Env code builds timesteps with :func:`transition`, :func:`termination` and
+:func:`truncation` rather than by position.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class BaseEnvTimestep(NamedTuple):
+    """One step of an env.
+
+    Attributes:
+        obs: The observation after the action. On the step that ends an
+            episode this is the true final observation, never a reset one.
+        reward: Array of shape ``(1,)``, float32 unless the env declares otherwise.
+        done: Python ``bool``: the episode ended (terminated or truncated).
+        info: Dict; on done steps it holds ``truncated`` (bool) and
+            ``eval_episode_return`` (float).
+    """
+
+    obs: Any
+    reward: np.ndarray
+    done: bool
+    info: dict
+
+    @property
+    def truncated(self) -> bool:
+        """The episode was cut by a time limit: bootstrap from ``obs``."""
+        return bool(self.done and self.info.get("truncated", False))
+
+    @property
+    def terminated(self) -> bool:
+        """The episode reached a terminal state: do not bootstrap."""
+        return bool(self.done and not self.info.get("truncated", False))
+
+
+def as_reward(reward: Any, dtype: np.dtype | type = np.float32) -> np.ndarray:
+    """Return ``reward`` as an array of shape ``(1,)`` with ``dtype``.
+
+    Raises:
+        ValueError: If ``reward`` holds more than one value.
+    """
+    array = np.asarray(reward, dtype=dtype)
+    if array.size != 1:
+        raise ValueError(f"reward must hold exactly one value, got shape {array.shape}")
+    return array.reshape(1)
+
+
+def transition(obs: Any, reward: Any, info: dict | None = None) -> BaseEnvTimestep:
+    """A mid-episode step (``done=False``)."""
+    return BaseEnvTimestep(obs, as_reward(reward), False, {} if info is None else info)
+
+
+def termination(obs: Any, reward: Any, episode_return: float, info: dict | None = None) -> BaseEnvTimestep:
+    """A step that ends the episode in a terminal state (``truncated=False``)."""
+    return _final(obs, reward, episode_return, info, truncated=False)
+
+
+def truncation(obs: Any, reward: Any, episode_return: float, info: dict | None = None) -> BaseEnvTimestep:
+    """A step that ends the episode at a time limit (``truncated=True``)."""
+    return _final(obs, reward, episode_return, info, truncated=True)
+
+
+def final_step(
+    obs: Any, reward: Any, episode_return: float, truncated: bool, info: dict | None = None
+) -> BaseEnvTimestep:
+    """A step that ends the episode, truncated or not."""
+    return _final(obs, reward, episode_return, info, truncated=truncated)
+
+
+def _final(obs: Any, reward: Any, episode_return: float, info: dict | None, truncated: bool) -> BaseEnvTimestep:
+    info = {} if info is None else info
+    info["truncated"] = bool(truncated)
+    info["eval_episode_return"] = float(episode_return)
+    return BaseEnvTimestep(obs, as_reward(reward), True, info)

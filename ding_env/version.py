@@ -1,0 +1,3 @@
+"""The package version, read by setup.py without importing the package."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,203 @@
+"""``DingEnvWrapper``: any Gymnasium (or legacy gym) env as a ``BaseEnv``.
+
+Example::
+
+    env = DingEnvWrapper(cfg={'env_id': 'CartPole-v1'})   # created on first reset
+    env.seed(0)
+    obs = env.reset()
+    timestep = env.step(env.random_action())
+
+Outputs follow the ding_env contract: float observations are float32 (and the
+observation space says so), the reward is a ``(1,)`` float32 array, ``done`` is
+a Python bool, and done steps carry ``info['truncated']`` and
+``info['eval_episode_return']``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from ding_env.base_env import BaseEnv
+from ding_env.config import unknown_key_message
+from ding_env.errors import ConfigError, EnvStateError
+from ding_env.timestep import BaseEnvTimestep, final_step, transition
+from ding_env.wrappers.dtypes import convention_space, to_convention
+from ding_env.wrappers.family import family_of_env
+from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
+from ding_env.wrappers.presets import wrapper_specs
+from ding_env.wrappers.registry import apply_wrappers
+
+# Keys that DI-engine-shaped env configs carry for the manager and the
+# pipeline; an env accepts them besides its own.
+PIPELINE_KEYS = frozenset(
+    {
+        "type",
+        "import_names",
+        "collector_env_num",
+        "evaluator_env_num",
+        "n_evaluator_episode",
+        "stop_value",
+        "manager",
+        "is_train",
+        "replay_path",
+    }
+)
+
+
+class DingEnvWrapper(BaseEnv):
+    """A Gymnasium env behind the ``BaseEnv`` contract.
+
+    Args:
+        env: A Gymnasium env instance, or a legacy gym-API env instance. When
+            None, ``cfg.env_id`` is created with ``gymnasium.make`` on the
+            first reset (lazy init).
+        cfg: Settings; see ``DingEnvWrapper.config``.
+
+    Raises:
+        ConfigError: For an unknown config key, or neither ``env`` nor ``env_id``.
+    """
+
+    config: ClassVar[dict] = dict(
+        # Gymnasium id passed to gymnasium.make when no env instance is given.
+        env_id=None,
+        # Extra kwargs for gymnasium.make (e.g. render_mode, max_episode_steps).
+        make_kwargs={},
+        # 'default': the env family's standard preprocessing; or a list of
+        # wrapper specs (callables, registered names, dict(name=, kwargs=)).
+        env_wrapper="default",
+        # Box actions are given in [-1, 1] and mapped linearly to the bounds.
+        act_scale=False,
+        # Clip the reward seen by the learner to [-1, 1]; the
+        # eval_episode_return still sums the raw rewards.
+        rew_clip=False,
+    )
+
+    def __init__(self, env: Any = None, cfg: dict | None = None) -> None:
+        cfg = dict(cfg or {})
+        for key in cfg:
+            if key not in self.config and key not in PIPELINE_KEYS:
+                raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
+        super().__init__(cfg)
+        if env is None and not self._cfg.env_id:
+            raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
+        self._user_env = env
+        self._env: gym.Env | None = None
+        self._observation_space: gym.spaces.Space | None = None
+        self._action_space: gym.spaces.Space | None = None
+        self._reward_space = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
+        self._eval_episode_return = 0.0
+        self._needs_reset = True
+
+    # ---- construction --------------------------------------------------
+
+    @property
+    def env(self) -> gym.Env:
+        """The wrapped Gymnasium env (created on first use)."""
+        if self._env is None:
+            self._env = self._build_env()
+            self._observation_space = convention_space(self._env.observation_space)
+            self._action_space = self._env.action_space
+            self._init_flag = True
+        return self._env
+
+    def _build_env(self) -> gym.Env:
+        if self._user_env is not None:
+            env = self._user_env
+            if is_legacy_env(env):
+                env = LegacyGymEnv(env)
+        else:
+            env = gym.make(self._cfg.env_id, **dict(self._cfg.make_kwargs or {}))
+        specs = wrapper_specs(self._cfg.env_wrapper, family_of_env(env), self._cfg)
+        return apply_wrappers(env, specs)
+
+    # ---- BaseEnv -------------------------------------------------------
+
+    def reset(self) -> Any:
+        """Start an episode, seeding the env only when a new seed is due."""
+        env = self.env
+        episode_seed = self._next_episode_seed()
+        if episode_seed is None:
+            obs, _ = env.reset()
+        else:
+            obs, _ = env.reset(seed=episode_seed)
+        self._eval_episode_return = 0.0
+        self._needs_reset = False
+        return to_convention(obs, self._observation_space)
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        """Apply ``action`` (converted to the action space's form) and return the timestep."""
+        if self._needs_reset:
+            raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
+        obs, reward, terminated, truncated, info = self.env.step(self._to_env_action(action))
+        reward = float(reward)
+        self._eval_episode_return += reward
+        if self._cfg.rew_clip:
+            reward = float(np.clip(reward, -1.0, 1.0))
+        obs = to_convention(obs, self._observation_space)
+        info = dict(info)
+        if terminated or truncated:
+            self._needs_reset = True
+            return final_step(obs, reward, self._eval_episode_return, truncated=bool(truncated), info=info)
+        return transition(obs, reward, info)
+
+    def _to_env_action(self, action: Any) -> Any:
+        space = self._action_space
+        if isinstance(space, gym.spaces.Discrete):
+            array = np.asarray(action)
+            if array.size != 1 or array.dtype.kind not in "iu":
+                raise ValueError(
+                    f"{self!r}: a Discrete({space.n}) action must be one integer, got {action!r} "
+                    f"(dtype {array.dtype}, shape {array.shape})"
+                )
+            return int(array.reshape(()))
+        if isinstance(space, gym.spaces.Box):
+            array = np.asarray(action, dtype=space.dtype)
+            if array.size != int(np.prod(space.shape)):
+                raise ValueError(f"{self!r}: a Box action must have shape {space.shape}, got shape {array.shape}")
+            array = array.reshape(space.shape)
+            if self._cfg.act_scale:
+                array = space.low + (array + 1.0) * 0.5 * (space.high - space.low)
+                array = array.astype(space.dtype)
+            return array
+        return action
+
+    def close(self) -> None:
+        """Close the Gymnasium env if it was created; safe to call twice."""
+        if self._env is not None:
+            self._env.close()
+            self._env = None
+        self._needs_reset = True
+
+    def __repr__(self) -> str:
+        name = self._cfg.env_id or type(getattr(self._user_env, "unwrapped", self._user_env)).__name__
+        return f"DingEnvWrapper({name})"
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        """The env's observation space, in the dtype convention."""
+        self.env  # noqa: B018 - builds the env and its spaces
+        return self._observation_space
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        """The env's action space (``[-1, 1]`` bounds are accepted when ``act_scale``)."""
+        self.env  # noqa: B018 - builds the env and its spaces
+        return self._action_space
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        """``Box(-inf, inf, (1,), float32)`` (``[-1, 1]`` with ``rew_clip``)."""
+        if self._cfg.rew_clip:
+            return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
+        return self._reward_space
+
+    def random_action(self) -> Any:
+        """A random action; in ``[-1, 1]`` for Box spaces when ``act_scale`` is on."""
+        action = super().random_action()
+        space = self.action_space
+        if self._cfg.act_scale and isinstance(space, gym.spaces.Box):
+            return ((action - space.low) / (space.high - space.low) * 2.0 - 1.0).astype(space.dtype)
+        return action

@@ -1,0 +1,100 @@
+"""Run an env written against the legacy gym API as a Gymnasium env.
+
+Legacy envs are recognised by behaviour, never by importing gym: ``reset()``
+takes no ``seed`` argument and returns the observation alone, ``step()``
+returns four values, and seeding goes through an ``env.seed(seed)`` method.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+
+def is_legacy_env(env: Any) -> bool:
+    """True for an env whose ``reset`` does not accept a ``seed`` keyword."""
+    if isinstance(env, gym.Env):
+        return False
+    try:
+        parameters = inspect.signature(env.reset).parameters
+    except (TypeError, ValueError):
+        return True
+    accepts_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    return "seed" not in parameters and not accepts_kwargs
+
+
+def to_gymnasium_space(space: Any) -> gym.spaces.Space:
+    """Rebuild a legacy gym space as the matching Gymnasium space.
+
+    Raises:
+        TypeError: For a space of a kind Gymnasium has no counterpart for.
+    """
+    if isinstance(space, gym.spaces.Space):
+        return space
+    kind = type(space).__name__
+    if kind == "Discrete":
+        return gym.spaces.Discrete(int(space.n), start=int(getattr(space, "start", 0)))
+    if kind == "Box":
+        return gym.spaces.Box(low=np.asarray(space.low), high=np.asarray(space.high), dtype=space.dtype)
+    if kind == "MultiDiscrete":
+        return gym.spaces.MultiDiscrete(np.asarray(space.nvec))
+    if kind == "MultiBinary":
+        return gym.spaces.MultiBinary(space.n)
+    if kind == "Dict":
+        return gym.spaces.Dict({key: to_gymnasium_space(sub) for key, sub in space.spaces.items()})
+    if kind == "Tuple":
+        return gym.spaces.Tuple(tuple(to_gymnasium_space(sub) for sub in space.spaces))
+    raise TypeError(f"cannot convert legacy gym space {space!r} to a Gymnasium space")
+
+
+class LegacyGymEnv(gym.Env):
+    """Gymnasium API over a legacy-gym env.
+
+    ``step`` splits the legacy ``done`` into ``terminated`` and ``truncated``
+    using ``info['TimeLimit.truncated']``, as gym's TimeLimit reported it.
+
+    Args:
+        env: The legacy env instance.
+    """
+
+    def __init__(self, env: Any) -> None:
+        self.legacy_env = env
+        self.observation_space = to_gymnasium_space(env.observation_space)
+        self.action_space = to_gymnasium_space(env.action_space)
+        self.metadata = dict(getattr(env, "metadata", {}) or {})
+        self.spec = (
+            getattr(env, "spec", None)
+            if isinstance(getattr(env, "spec", None), gym.envs.registration.EnvSpec)
+            else None
+        )
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        """Seed through ``env.seed`` when a seed is given, then reset."""
+        if seed is not None:
+            seeder = getattr(self.legacy_env, "seed", None)
+            if seeder is None:
+                raise TypeError(f"legacy env {self.legacy_env!r} has no seed() method, so it cannot be seeded")
+            seeder(seed)
+        result = self.legacy_env.reset()
+        return result, {}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Step and split ``done`` into terminated/truncated."""
+        result = self.legacy_env.step(action)
+        if len(result) == 5:
+            return result
+        obs, reward, done, info = result
+        info = dict(info or {})
+        truncated = bool(done and info.pop("TimeLimit.truncated", False))
+        return obs, reward, bool(done) and not truncated, truncated, info
+
+    def render(self) -> Any:
+        """Forward to the legacy env's ``render``."""
+        return self.legacy_env.render()
+
+    def close(self) -> None:
+        """Close the legacy env."""
+        self.legacy_env.close()

@@ -1,0 +1,1 @@
+"""Gymnasium classic-control envs as registered ding_env types."""

@@ -1,0 +1,1 @@
+"""The Acrobot-v1 env: module, registered type and config."""

@@ -1,0 +1,5 @@
+"""The acrobot env type."""
+
+from dizoo.classic_control.acrobot.envs.acrobot_env import AcrobotEnv
+
+__all__ = ["AcrobotEnv"]

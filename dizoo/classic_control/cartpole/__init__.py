@@ -1,0 +1,1 @@
+"""The CartPole-v1 env: module, registered type and config."""

@@ -1,0 +1,1 @@
+"""The MountainCar-v0 env: module, registered type and config."""

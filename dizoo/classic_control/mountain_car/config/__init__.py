@@ -1,0 +1,1 @@
+"""Configs for the mountain_car env."""

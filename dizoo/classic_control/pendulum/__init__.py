@@ -1,0 +1,1 @@
+"""The Pendulum-v1 env: module, registered type and config."""

@@ -1,0 +1,46 @@
+"""Packaging for ding-env; the version is read from ding_env/version.py without importing the package."""
+
+import re
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).parent
+VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ding_env" / "version.py").read_text()).group(1)
+
+EXTRAS = {
+    "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8"],
+    "mujoco": ["mujoco>=3.0"],
+    "torch": ["torch>=2.0"],
+    "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
+    "bench": ["matplotlib>=3.7"],
+    "dev": ["ruff>=0.6"],
+}
+EXTRAS["all"] = sorted({requirement for requirements in EXTRAS.values() for requirement in requirements})
+
+setup(
+    name="ding-env",
+    version=VERSION,
+    description="DI-engine-style RL environments and fast shared-memory env managers",
+    long_description=(HERE / "README.md").read_text(),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=find_packages(include=["ding_env", "ding_env.*", "dizoo", "dizoo.*"]),
+    install_requires=["numpy>=1.24", "gymnasium>=1.0", "easydict>=1.10"],
+    extras_require=EXTRAS,
+    entry_points={
+        "console_scripts": ["ding-env=ding_env.cli:main"],
+        "ding_env.envs": [
+            "cartpole=dizoo.classic_control.cartpole.envs.cartpole_env:CartPoleEnv",
+            "pendulum=dizoo.classic_control.pendulum.envs.pendulum_env:PendulumEnv",
+            "mountain_car=dizoo.classic_control.mountain_car.envs.mountain_car_env:MountainCarEnv",
+            "acrobot=dizoo.classic_control.acrobot.envs.acrobot_env:AcrobotEnv",
+            "card_game=dizoo.card_game.envs.card_game_env:CardGameEnv",
+        ],
+    },
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)
