@@ -1,0 +1,35 @@
+"""Manager fixtures: every semantic test runs against each manager type."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+from ding_env import create_env_manager
+from tests.envs import CountingEnv
+
+MANAGER_TYPES = ["base"]
+
+
+def counting_fns(count: int, **cfg):
+    return [partial(CountingEnv, cfg) for _ in range(count)]
+
+
+@pytest.fixture(params=MANAGER_TYPES)
+def manager_type(request):
+    return request.param
+
+
+@pytest.fixture
+def make_manager(manager_type):
+    managers = []
+
+    def make(env_fn, **cfg):
+        manager = create_env_manager(dict(cfg, type=manager_type), env_fn)
+        managers.append(manager)
+        return manager
+
+    yield make
+    for manager in managers:
+        manager.close()

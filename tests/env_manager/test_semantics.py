@@ -1,0 +1,270 @@
+"""The semantics every manager shares (run once per manager type)."""
+
+import numpy as np
+import pytest
+
+from ding_env import BaseEnvTimestep
+from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
+from tests.env_manager.conftest import counting_fns
+from tests.envs import cartpole_fn
+
+
+def rollout(manager, steps, action_of=lambda env_id, t: (env_id + t) % 3):
+    """Step all ready envs ``steps`` times; return {env_id: [(obs, reward, done, truncated), ...]}."""
+    trace = {}
+    for t in range(steps):
+        ready = manager.ready_obs
+        if not ready:
+            break
+        timesteps = manager.step({env_id: action_of(env_id, t) for env_id in ready})
+        for env_id, ts in timesteps.items():
+            trace.setdefault(env_id, []).append((ts.obs.copy(), ts.reward.copy(), ts.done, ts.truncated))
+    return trace
+
+
+def test_launch_ready_step(make_manager):
+    manager = make_manager(counting_fns(3))
+    manager.seed(0)
+    manager.launch()
+    ready = manager.ready_obs
+    assert sorted(ready) == [0, 1, 2] and manager.ready_obs_id == [0, 1, 2]
+    assert all(obs.dtype == np.float32 and obs.shape == (2,) for obs in ready.values())
+    timesteps = manager.step({0: 1, 2: 0})
+    assert sorted(timesteps) == [0, 2]
+    assert isinstance(timesteps[0], BaseEnvTimestep)
+    assert timesteps[0].reward.shape == (1,) and timesteps[0].reward[0] == 2.0
+    assert type(timesteps[0].done) is bool
+
+
+def test_auto_reset_returns_final_obs_then_reset_obs(make_manager):
+    manager = make_manager(counting_fns(1))
+    manager.seed(1)
+    manager.launch()
+    while True:
+        timestep = manager.step({0: 0})[0]
+        if timestep.done:
+            break
+    assert timestep.obs[0] >= 3  # the final observation (step counter), not the reset one
+    assert timestep.terminated and timestep.info["eval_episode_return"] > 0
+    assert manager.ready_obs[0][0] == 0.0  # next ready obs is the reset obs
+
+
+def test_episode_num_finishes_envs(make_manager):
+    manager = make_manager(counting_fns(2), episode_num=2)
+    manager.seed(0)
+    manager.launch()
+    episodes = {0: 0, 1: 0}
+    while not manager.done:
+        for env_id, ts in manager.step({env_id: 0 for env_id in manager.ready_obs}).items():
+            episodes[env_id] += ts.done
+    assert episodes == {0: 2, 1: 2}
+    assert manager.ready_obs == {}
+
+
+def test_without_auto_reset_done_envs_wait_for_reset(make_manager):
+    manager = make_manager(counting_fns(2), auto_reset=False)
+    manager.seed(0)
+    manager.launch()
+    while 0 in manager.ready_obs:
+        manager.step({env_id: 0 for env_id in manager.ready_obs})
+    with pytest.raises(ValueError, match="env 0 is not ready"):
+        manager.step({0: 0})
+    manager.reset({0: {"offset": 100.0}})
+    assert manager.ready_obs[0][0] == 100.0
+
+
+def test_same_seed_same_trajectories_and_envs_differ(make_manager):
+    traces = []
+    for _ in range(2):
+        manager = make_manager(counting_fns(3))
+        manager.seed(5)
+        manager.launch()
+        traces.append(rollout(manager, 30))
+    for env_id in range(3):
+        for a, b in zip(traces[0][env_id], traces[1][env_id], strict=True):
+            np.testing.assert_array_equal(a[0], b[0])
+            np.testing.assert_array_equal(a[1], b[1])
+            assert a[2:] == b[2:]
+    assert not np.array_equal(traces[0][0][0][0], traces[0][1][0][0])
+
+
+def test_seed_forms(make_manager):
+    starts = {}
+    for form in (7, [7, 8, 9], {0: 7, 1: 8, 2: 9}):
+        manager = make_manager(counting_fns(3))
+        manager.seed(form, dynamic_seed=False)
+        manager.launch()
+        starts[str(form)] = [obs.copy() for _, obs in sorted(manager.ready_obs.items())]
+    first, *others = starts.values()
+    for other in others:
+        for a, b in zip(first, other, strict=True):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="got 2 seeds for 3 envs"):
+        make_manager(counting_fns(3)).seed([1, 2])
+
+
+def test_static_seed_replays_episodes(make_manager):
+    manager = make_manager(counting_fns(1))
+    manager.seed(3, dynamic_seed=False)
+    manager.launch()
+    trace = rollout(manager, 40, action_of=lambda env_id, t: 0)[0]
+    ends = [i for i, step in enumerate(trace) if step[2]]
+    first = [s[0] for s in trace[: ends[0] + 1]]
+    second = [s[0] for s in trace[ends[0] + 1 : ends[1] + 1]]
+    assert len(first) == len(second)
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_batched_api_matches_dict_api(make_manager):
+    dict_manager = make_manager(counting_fns(4))
+    batch_manager = make_manager(counting_fns(4))
+    for manager in (dict_manager, batch_manager):
+        manager.seed(11)
+        manager.launch()
+    for t in range(25):
+        ready = batch_manager.ready_obs_batch
+        expected = dict_manager.ready_obs
+        assert ready.env_id.tolist() == sorted(expected)
+        for row, env_id in enumerate(ready.env_id):
+            np.testing.assert_array_equal(ready.obs[row], expected[int(env_id)])
+        actions = (ready.env_id + t) % 3
+        batch = batch_manager.step_batch(ready.env_id, actions)
+        timesteps = dict_manager.step({int(e): int(a) for e, a in zip(ready.env_id, actions, strict=True)})
+        assert batch.reward.shape == (len(ready.env_id), 1) and batch.done.dtype == bool
+        for row, env_id in enumerate(batch.env_id):
+            ts = timesteps[int(env_id)]
+            np.testing.assert_array_equal(batch.obs[row], ts.obs)
+            assert batch.reward[row][0] == ts.reward[0] and batch.done[row] == ts.done
+            assert batch.truncated[row] == ts.truncated and batch.info[row] == ts.info
+
+
+def test_truncation_reaches_the_batch(make_manager):
+    manager = make_manager(counting_fns(2, limit=2))
+    manager.seed(0)
+    manager.launch()
+    manager.step_batch([0, 1], np.zeros(2, dtype=np.int64))
+    batch = manager.step_batch([0, 1], np.zeros(2, dtype=np.int64))
+    assert batch.done.tolist() == [True, True] and batch.truncated.tolist() == [True, True]
+
+
+def test_nested_observations(make_manager):
+    manager = make_manager(counting_fns(2, nested=True))
+    manager.seed(0)
+    manager.launch()
+    ready = manager.ready_obs_batch
+    assert ready.obs["vec"].shape == (2, 2) and ready.obs["count"].shape == (2,)
+    assert ready.obs["pair"][1].shape == (2, 2)
+    timesteps = manager.step({0: 0, 1: 0})
+    assert timesteps[0].obs["count"] == 1 and timesteps[1].obs["pair"][0].dtype == np.float32
+
+
+def test_cartpole_through_manager(make_manager):
+    manager = make_manager([cartpole_fn] * 2)
+    manager.seed(0)
+    manager.launch()
+    assert manager.observation_space.shape == (4,) and manager.action_space.n == 2
+    trace = rollout(manager, 50, action_of=lambda env_id, t: t % 2)
+    assert len(trace[0]) == 50
+
+
+def test_bad_env_ids(make_manager):
+    manager = make_manager(counting_fns(2))
+    manager.launch()
+    with pytest.raises(ValueError, match="out of range"):
+        manager.step({5: 0})
+    with pytest.raises(ValueError, match="env ids are ints"):
+        manager.step({"0": 0})
+    with pytest.raises(ValueError, match="duplicates"):
+        manager.step_batch([0, 0], np.zeros(2, dtype=np.int64))
+
+
+def test_state_errors(make_manager):
+    manager = make_manager(counting_fns(2))
+    with pytest.raises(EnvStateError, match="not launched"):
+        manager.step({0: 0})
+    with pytest.raises(EnvStateError, match="not launched"):
+        manager.ready_obs  # noqa: B018
+    manager.launch()
+    with pytest.raises(EnvStateError, match="already launched"):
+        manager.launch()
+    manager.close()
+    manager.close()
+    for call in (lambda: manager.step({0: 0}), lambda: manager.ready_obs, lambda: manager.reset(), manager.launch):
+        with pytest.raises(ClosedEnvError):
+            call()
+
+
+def test_context_manager_closes(manager_type):
+    from ding_env import create_env_manager
+
+    with create_env_manager({"type": manager_type}, counting_fns(2)) as manager:
+        manager.launch()
+    assert manager.closed
+
+
+def test_reset_retry_then_error(make_manager):
+    manager = make_manager(counting_fns(1, fail_reset_times=2), max_retry=3, retry_waiting_time=0.0)
+    manager.launch()
+    assert 0 in manager.ready_obs
+    failing = make_manager(counting_fns(1, fail_reset_times=5), max_retry=2, retry_waiting_time=0.0)
+    with pytest.raises(EnvError, match="env 0 failed in reset: RuntimeError: reset failure 2") as info:
+        failing.launch()
+    assert isinstance(info.value, RuntimeError) and "Traceback" in info.value.remote_traceback
+
+
+def test_renew_builds_a_fresh_env(make_manager):
+    # Each fresh env fails its first reset; 'reset' retries the same env, 'renew' a new one.
+    manager = make_manager(counting_fns(1, fail_reset_times=1), max_retry=2, retry_type="renew", retry_waiting_time=0)
+    with pytest.raises(EnvError, match="reset failure 1"):
+        manager.launch()
+    manager = make_manager(counting_fns(1, fail_reset_times=1), max_retry=2, retry_type="reset", retry_waiting_time=0)
+    manager.launch()
+
+
+def test_step_error_raise_keeps_other_results(make_manager):
+    manager = make_manager(counting_fns(2, fail_step_at=1))
+    manager.seed(0)
+    manager.launch()
+    manager.step({0: 0})
+    with pytest.raises(EnvError, match="env 0 failed in step: ValueError: step failure") as info:
+        manager.step({0: 0, 1: 0})
+    assert set(info.value.results) == {0, 1} and info.value.results[1].obs[0] == 1.0
+    assert manager.ready_obs_id == [1]
+    manager.reset({0: {}})
+    assert manager.ready_obs_id == [0, 1]
+
+
+def test_step_error_abnormal_returns_done_and_renews(make_manager):
+    manager = make_manager(counting_fns(1, fail_step_at=0), step_error="abnormal")
+    manager.launch()
+    timestep = manager.step({0: 0})[0]
+    assert timestep.done and timestep.info["abnormal"] and "step failure" in timestep.info["error"]
+    assert manager.ready_obs_id == [0]
+
+
+def test_attribute_broadcast(make_manager):
+    manager = make_manager(counting_fns(2))
+    manager.launch()
+    manager.step({0: 0})
+    assert manager.episode_length == [manager.episode_length[0], manager.episode_length[1]]
+    assert all(3 <= length < 8 for length in manager.episode_length)
+    assert manager.current_step() == [1, 0]
+    with pytest.raises(AttributeError):
+        manager._private  # noqa: B018
+    assert manager.random_action().keys() == {0, 1}
+
+
+def test_config_validation(manager_type):
+    from ding_env import create_env_manager
+
+    with pytest.raises(ConfigError, match=r"unknown key 'auto_rest'.*did you mean 'auto_reset'"):
+        create_env_manager({"type": manager_type, "auto_rest": True}, counting_fns(1))
+    with pytest.raises(ConfigError, match="wait_num': expected at most env_num=2, got 3"):
+        create_env_manager({"type": manager_type, "wait_num": 3}, counting_fns(2))
+    with pytest.raises(ConfigError, match="step_timeout': expected None or seconds > 0, got -1"):
+        create_env_manager({"type": manager_type, "step_timeout": -1}, counting_fns(2))
+    with pytest.raises(ConfigError, match="context"):
+        create_env_manager({"type": manager_type, "context": "thread"}, counting_fns(2))
+    with pytest.raises(ConfigError, match="'type': expected one of"):
+        create_env_manager({"type": "threads"}, counting_fns(2))

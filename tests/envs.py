@@ -1,0 +1,96 @@
+"""Small envs the tests build managers from (top-level, so spawn workers can import them)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from ding_env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
+from ding_env.timestep import termination, transition, truncation
+
+
+def cartpole_fn() -> DingEnvWrapper:
+    return DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+
+
+def pendulum_fn() -> DingEnvWrapper:
+    return DingEnvWrapper(cfg={"env_id": "Pendulum-v1"})
+
+
+class CountingEnv(BaseEnv):
+    """A deterministic-but-seeded env: obs is (step, random draw); ends after ``length`` steps.
+
+    ``length`` is drawn per episode from ``np_random`` (3..7), so seeding is visible
+    in episode lengths; ``limit`` truncates. A Dict observation is used with ``nested``.
+    """
+
+    config: ClassVar[dict] = dict(limit=100, nested=False, fail_reset_times=0, fail_step_at=-1)
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        box = gym.spaces.Box(-np.inf, np.inf, (2,), np.float32)
+        if self._cfg.nested:
+            self._obs_space = gym.spaces.Dict(
+                {"vec": box, "count": gym.spaces.Discrete(1000), "pair": gym.spaces.Tuple((box, box))}
+            )
+        else:
+            self._obs_space = box
+        self._resets_failed = 0
+        self._t = 0
+        self._length = 0
+        self._return = 0.0
+
+    def reset(self, offset: float = 0.0) -> Any:
+        if self._resets_failed < self._cfg.fail_reset_times:
+            self._resets_failed += 1
+            raise RuntimeError(f"reset failure {self._resets_failed}")
+        self._next_episode_seed()
+        self._t, self._return = 0, 0.0
+        self._length = int(self.np_random.integers(3, 8))
+        self._offset = offset
+        return self._obs()
+
+    def _obs(self) -> Any:
+        vec = np.array([self._t + self._offset, self.np_random.random()], dtype=np.float32)
+        if not self._cfg.nested:
+            return vec
+        return {"vec": vec, "count": np.int64(self._t), "pair": (vec.copy(), -vec)}
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        if self._t == self._cfg.fail_step_at:
+            raise ValueError("step failure")
+        self._t += 1
+        reward = float(action) + self._t
+        self._return += reward
+        if self._t >= self._length:
+            return termination(self._obs(), reward, self._return)
+        if self._t >= self._cfg.limit:
+            return truncation(self._obs(), reward, self._return)
+        return transition(self._obs(), reward)
+
+    @property
+    def episode_length(self) -> int:
+        return self._length
+
+    def current_step(self) -> int:
+        return self._t
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "CountingEnv()"
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        return self._obs_space
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return gym.spaces.Discrete(3)
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)

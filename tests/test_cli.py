@@ -1,0 +1,27 @@
+import subprocess
+import sys
+
+from ding_env.cli import main
+
+
+def test_list_shows_types_and_modules(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "cartpole" in out and "dizoo.card_game.envs.card_game_env:CardGameEnv" in out
+
+
+def test_no_command_is_a_usage_error(capsys):
+    assert main([]) == 2
+
+
+def test_demo_runs_every_env_type(capsys):
+    assert main(["demo", "--episodes", "2", "--envs", "2"]) == 0
+    out = capsys.readouterr().out
+    for name in ("cartpole", "pendulum", "mountain_car", "acrobot", "card_game"):
+        assert name in out
+    assert "steps/s" in out
+
+
+def test_python_dash_m_entry_point():
+    result = subprocess.run([sys.executable, "-m", "ding_env", "list"], capture_output=True, text=True, check=True)
+    assert "card_game" in result.stdout

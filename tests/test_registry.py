@@ -1,0 +1,63 @@
+import pytest
+
+from ding_env import ENV_REGISTRY, BaseEnv, get_env_cls, get_vec_env_setting
+from ding_env.errors import RegistryError
+from ding_env.registry import Registry
+from dizoo.card_game.envs import CardGameEnv
+
+
+def test_dizoo_types_are_registered_lazily_through_entry_points():
+    for name in ("cartpole", "pendulum", "mountain_car", "acrobot", "card_game"):
+        assert name in ENV_REGISTRY
+    assert ENV_REGISTRY.source("cartpole") == "dizoo.classic_control.cartpole.envs.cartpole_env:CartPoleEnv"
+    assert issubclass(ENV_REGISTRY.get("cartpole"), BaseEnv)
+
+
+def test_decorator_and_lazy_string_entries():
+    registry = Registry("thing")
+
+    @registry.register("card")
+    class Card:
+        pass
+
+    registry.register("lazy", "dizoo.card_game.envs.card_game_env:CardGameEnv")
+    assert registry.get("card") is Card
+    assert registry.get("lazy") is CardGameEnv
+    with pytest.raises(RegistryError, match="already registered"):
+        registry.register("card", object())
+    registry.register("card", object(), force_overwrite=True)
+
+
+def test_unknown_type_lists_known_types_and_a_suggestion():
+    with pytest.raises(RegistryError, match=r"unknown env type 'cartpol' \(did you mean 'cartpole'\?\).*card_game"):
+        get_env_cls({"type": "cartpol"})
+    with pytest.raises(RegistryError, match="has no 'type'"):
+        get_env_cls({})
+
+
+def test_bad_import_names_are_reported():
+    with pytest.raises(RegistryError, match="cannot import 'no.such.module' listed in env.import_names"):
+        get_env_cls({"type": "cartpole", "import_names": ["no.such.module"]})
+    registry = Registry("thing")
+    registry.register("broken", "no.such.module:Thing")
+    with pytest.raises(RegistryError, match="cannot import module 'no.such.module'"):
+        registry.get("broken")
+
+
+def test_get_vec_env_setting_builds_independent_cfgs():
+    cfg = {
+        "type": "card_game",
+        "import_names": ["dizoo.card_game.envs"],
+        "collector_env_num": 2,
+        "evaluator_env_num": 3,
+    }
+    env_fn, collector, evaluator = get_vec_env_setting(cfg)
+    assert env_fn is CardGameEnv
+    assert [c.is_train for c in collector] == [True, True]
+    assert [c.is_train for c in evaluator] == [False, False, False]
+    assert collector[0] is not collector[1]
+    assert "is_train" not in cfg
+    env = env_fn(collector[0])
+    assert env.reset().shape == (1,)
+    _, collector, evaluator = get_vec_env_setting(cfg, eval_=False)
+    assert evaluator == []

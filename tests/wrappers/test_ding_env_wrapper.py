@@ -1,0 +1,209 @@
+import pickle
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from ding_env import DingEnvWrapper
+from ding_env.errors import ConfigError, EnvStateError
+from tests.conftest import balance_action
+
+
+def run_episode(env, policy):
+    obs = env.reset()
+    steps = 0
+    while True:
+        timestep = env.step(policy(obs))
+        steps += 1
+        obs = timestep.obs
+        if timestep.done:
+            return timestep, steps
+
+
+def test_lazy_env_id_is_created_on_first_reset_and_pickles_before():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    assert env._env is None
+    pickle.loads(pickle.dumps(env))
+    env.reset()
+    assert env._env is not None
+
+
+def test_outputs_follow_the_contract():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.seed(0)
+    obs = env.reset()
+    assert obs.dtype == np.float32 and env.observation_space.dtype == np.float32
+    assert env.observation_space.contains(obs)
+    timestep = env.step(0)
+    assert timestep.reward.shape == (1,) and timestep.reward.dtype == np.float32
+    assert type(timestep.done) is bool
+    assert not np.shares_memory(obs, timestep.obs)
+
+
+def test_float64_observations_become_float32():
+    env = DingEnvWrapper(cfg={"env_id": "Pendulum-v1"})
+    raw = gym.make("Pendulum-v1")
+    assert raw.observation_space.dtype == np.float32  # sanity: gymnasium already float32 here
+    env = DingEnvWrapper(gym.make("MountainCarContinuous-v0"))
+    assert env.reset().dtype == np.float32
+
+    class Float64Env(gym.Env):
+        observation_space = gym.spaces.Box(-1.0, 1.0, (3,), np.float64)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            return np.zeros(3), {}
+
+        def step(self, action):
+            return np.ones(3), 1.0, True, False, {}
+
+    env = DingEnvWrapper(Float64Env())
+    assert env.observation_space.dtype == np.float32
+    assert env.reset().dtype == np.float32 and env.step(0).obs.dtype == np.float32
+
+
+def test_time_limit_is_truncation_and_a_falling_pole_is_termination():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.seed(0, dynamic_seed=False)
+    timestep, steps = run_episode(env, balance_action)
+    assert steps == 500
+    assert timestep.done is True and timestep.info["truncated"] is True and timestep.truncated
+    assert timestep.info["eval_episode_return"] == 500.0
+
+    timestep, steps = run_episode(env, lambda obs: 0)
+    assert steps < 500
+    assert timestep.done and timestep.info["truncated"] is False and timestep.terminated
+    assert type(timestep.info["eval_episode_return"]) is float and timestep.info["eval_episode_return"] == steps
+
+
+@pytest.mark.parametrize("action", [1, np.int64(1), np.int32(1), np.array(1), np.array([1])])
+def test_discrete_action_forms(action):
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.seed(0)
+    env.reset()
+    assert env.step(action).obs.shape == (4,)
+
+
+@pytest.mark.parametrize("action", [np.array([1, 0]), 1.5, np.array([0.5])])
+def test_bad_discrete_actions_are_rejected(action):
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.reset()
+    with pytest.raises(ValueError, match="Discrete"):
+        env.step(action)
+
+
+def test_act_scale_maps_unit_box_to_bounds():
+    seen = []
+
+    class Recorder(gym.ActionWrapper):
+        def action(self, action):
+            seen.append(np.array(action))
+            return action
+
+    env = DingEnvWrapper(cfg={"env_id": "Pendulum-v1", "act_scale": True, "env_wrapper": [Recorder]})
+    env.reset()
+    env.step(np.array([1.0], dtype=np.float32))
+    env.step(np.array([-1.0], dtype=np.float32))
+    env.step(np.array([0.0], dtype=np.float32))
+    np.testing.assert_allclose(np.concatenate(seen), [2.0, -2.0, 0.0])
+    env.seed(0)
+    for _ in range(20):
+        action = env.random_action()
+        assert action.dtype == np.float32 and np.all(np.abs(action) <= 1.0)
+
+
+def test_rew_clip_clips_learner_reward_but_not_episode_return():
+    env = DingEnvWrapper(cfg={"env_id": "Pendulum-v1", "rew_clip": True})
+    env.seed(0, dynamic_seed=False)
+    env.reset()
+    total = 0.0
+    while True:
+        timestep = env.step(np.array([0.0], dtype=np.float32))
+        assert -1.0 <= timestep.reward[0] <= 1.0
+        if timestep.done:
+            break
+    raw = DingEnvWrapper(cfg={"env_id": "Pendulum-v1"})
+    raw.seed(0, dynamic_seed=False)
+    raw.reset()
+    while True:
+        raw_step = raw.step(np.array([0.0], dtype=np.float32))
+        total += raw_step.reward[0]
+        if raw_step.done:
+            break
+    assert timestep.info["eval_episode_return"] == pytest.approx(total, rel=1e-5)
+    assert timestep.info["eval_episode_return"] < -200
+
+
+def test_static_seed_replays_and_dynamic_seed_varies():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.seed(7, dynamic_seed=False)
+    assert np.array_equal(env.reset(), env.reset())
+    env.seed(7, dynamic_seed=True)
+    starts = [env.reset() for _ in range(4)]
+    assert len({s.tobytes() for s in starts}) == 4
+    other = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    other.seed(7, dynamic_seed=True)
+    for start in starts:
+        np.testing.assert_array_equal(start, other.reset())
+
+
+def test_gym_reset_is_seeded_only_when_a_seed_is_due():
+    seeds = []
+
+    class SeedSpy(gym.Wrapper):
+        def reset(self, *, seed=None, options=None):
+            seeds.append(seed)
+            return self.env.reset(seed=seed, options=options)
+
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", "env_wrapper": [SeedSpy]})
+    env.reset()
+    env.reset()
+    assert seeds == [None, None]
+    env.seed(3, dynamic_seed=False)
+    env.reset()
+    env.reset()
+    assert seeds[2:] == [3, 3]
+
+
+def test_step_before_reset_and_after_done_is_an_error():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    with pytest.raises(EnvStateError, match="before reset"):
+        env.step(0)
+    env.reset()
+    run_episode(env, lambda obs: 0)
+    with pytest.raises(EnvStateError):
+        env.step(0)
+
+
+def test_config_errors_name_the_key():
+    with pytest.raises(ConfigError, match="act_scal.*did you mean 'act_scale'"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1", "act_scal": True})
+    with pytest.raises(ConfigError, match="neither"):
+        DingEnvWrapper(cfg={})
+    with pytest.raises(ConfigError, match="unknown wrapper 'no_such'"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1", "env_wrapper": ["no_such"]}).reset()
+    with pytest.raises(ConfigError, match="unknown key 'kwarg'.*valid keys: kwargs, name"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1", "env_wrapper": [{"name": "time_limit", "kwarg": {}}]}).reset()
+    with pytest.raises(ConfigError, match="preset"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1", "env_wrapper": "fancy"}).reset()
+
+
+def test_named_wrapper_specs_apply():
+    env = DingEnvWrapper(
+        cfg={"env_id": "CartPole-v1", "env_wrapper": [{"name": "time_limit", "kwargs": {"max_episode_steps": 10}}]}
+    )
+    env.seed(0)
+    timestep, steps = run_episode(env, balance_action)
+    assert steps == 10 and timestep.truncated
+
+
+def test_close_twice_is_fine():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.reset()
+    env.close()
+    env.close()
+
+
+def test_repr_names_the_env():
+    assert "CartPole-v1" in repr(DingEnvWrapper(cfg={"env_id": "CartPole-v1"}))

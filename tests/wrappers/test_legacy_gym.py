@@ -1,0 +1,90 @@
+"""Envs written against the legacy gym API: reset() -> obs, step() -> 4-tuple, seed()."""
+
+import numpy as np
+
+from ding_env import DingEnvWrapper
+from ding_env.wrappers.legacy_gym import is_legacy_env
+
+
+class Box:
+    """Mimics a gym<0.26 space without importing gym."""
+
+    def __init__(self, low, high, shape, dtype):
+        self.low = np.full(shape, low, dtype=dtype)
+        self.high = np.full(shape, high, dtype=dtype)
+        self.shape, self.dtype = shape, np.dtype(dtype)
+
+
+class Discrete:
+    def __init__(self, n):
+        self.n = n
+
+
+class LegacyWalk:
+    """Random walk: terminates at +-3, or hits a 20-step time limit reported gym-style."""
+
+    observation_space = Box(-10, 10, (1,), np.float64)
+    action_space = Discrete(2)
+
+    def __init__(self):
+        self.rng = np.random.default_rng()
+        self.seeds = []
+
+    def seed(self, seed=None):
+        self.seeds.append(seed)
+        self.rng = np.random.default_rng(seed)
+        return [seed]
+
+    def reset(self):
+        self.pos, self.t = float(self.rng.integers(-1, 2)), 0
+        return np.array([self.pos])
+
+    def step(self, action):
+        self.pos += 1.0 if action == 1 else -1.0
+        self.t += 1
+        info = {}
+        done = abs(self.pos) >= 3
+        if self.t >= 20 and not done:
+            done, info = True, {"TimeLimit.truncated": True}
+        return np.array([self.pos]), 1.0, done, info
+
+    def close(self):
+        pass
+
+
+def test_detected_by_behaviour():
+    assert is_legacy_env(LegacyWalk())
+
+
+def test_legacy_env_follows_the_contract():
+    legacy = LegacyWalk()
+    env = DingEnvWrapper(legacy)
+    env.seed(4, dynamic_seed=False)
+    obs = env.reset()
+    assert obs.dtype == np.float32 and env.observation_space.dtype == np.float32
+    assert legacy.seeds == [4]
+    timestep = env.step(1)
+    assert timestep.reward.dtype == np.float32 and timestep.done is False
+
+
+def test_legacy_time_limit_becomes_truncation():
+    env = DingEnvWrapper(LegacyWalk())
+    env.reset()
+    for _ in range(20):
+        timestep = env.step(0 if _ % 2 else 1)
+        if timestep.done:
+            break
+    assert timestep.truncated and "TimeLimit.truncated" not in timestep.info
+
+
+def test_legacy_termination_is_not_truncation():
+    env = DingEnvWrapper(LegacyWalk())
+    start = env.reset()[0]
+    steps = 0
+    while True:
+        timestep = env.step(1)
+        steps += 1
+        if timestep.done:
+            break
+    assert timestep.terminated and timestep.obs[0] == 3.0
+    assert steps == 3 - start and timestep.info["eval_episode_return"] == float(steps)
