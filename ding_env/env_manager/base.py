@@ -18,9 +18,6 @@ A typical loop::
 from __future__ import annotations
 
 import enum
-import time
-import traceback
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,6 +29,7 @@ from ding_env.base_env import BaseEnv
 from ding_env.env_manager import arrays
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
+from ding_env.env_manager.env_host import EnvHost
 from ding_env.errors import ClosedEnvError, EnvError, EnvStateError
 from ding_env.seeding import derive_seeds
 from ding_env.timestep import BaseEnvTimestep
@@ -73,11 +71,9 @@ class BaseEnvManager:
         self._launched = False
         self._closed = False
         self._env_seeds: list[tuple[int, bool | None] | None] = [None] * self._env_num
-        self._reset_param: list[dict] = [{} for _ in range(self._env_num)]
         self._episode_count = np.zeros(self._env_num, dtype=np.int64)
         self._status = np.full(self._env_num, EnvStatus.NEEDS_RESET, dtype=np.int8)
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
-        self._envs: list[BaseEnv] = []
         self._ready: list[Any] = []
 
     @classmethod
@@ -144,7 +140,7 @@ class BaseEnvManager:
         else:
             env_ids = [self._check_env_id(env_id) for env_id in reset_param]
             for env_id in env_ids:
-                self._reset_param[env_id] = dict(reset_param[env_id] or {})
+                self._backend_set_reset_param(env_id, dict(reset_param[env_id] or {}))
         self._backend_cancel(env_ids)
         self._status[env_ids] = EnvStatus.NEEDS_RESET
         self._backend_reset(env_ids)
@@ -308,7 +304,7 @@ class BaseEnvManager:
         if not self.__dict__.get("_launched"):
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
         values = [self._backend_getattr(env_id, name) for env_id in range(self._env_num)]
-        if all(isinstance(value, _CallableMarker) for value in values):
+        if all(value is CALLABLE for value in values):
 
             def broadcast(*args: Any, **kwargs: Any) -> list[Any]:
                 return [self._backend_call(env_id, name, args, kwargs) for env_id in range(self._env_num)]
@@ -390,13 +386,15 @@ class BaseEnvManager:
     # ---- backend: envs in this process ---------------------------------
 
     def _backend_launch(self) -> None:
-        self._envs = [fn() for fn in self._env_fn]
+        self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg)
+        self._host.launch()
+        first = self._host.envs[0]
+        self._spaces = (first.observation_space, first.action_space, first.reward_space)
+        self._host.obs_layout = arrays.layout_of(self._spaces[0])
         self._ready = [None] * self._env_num
 
     def _backend_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
-        if self._envs:
-            env = self._envs[0]
-            return env.observation_space, env.action_space, env.reward_space
+        """The spaces before launch, read from a throwaway env."""
         env = self._env_fn[0]()
         try:
             return env.observation_space, env.action_space, env.reward_space
@@ -404,59 +402,20 @@ class BaseEnvManager:
             env.close()
 
     def _backend_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        env = self._envs[env_id]
-        if dynamic_seed is None:
-            env.seed(seed)
-        else:
-            env.seed(seed, dynamic_seed=dynamic_seed)
+        self._host.seed(env_id, seed, dynamic_seed)
+
+    def _backend_set_reset_param(self, env_id: int, param: dict) -> None:
+        self._host.reset_params[env_id] = param
 
     def _backend_cancel(self, env_ids: list[int]) -> None:
-        """Drop in-flight work of ``env_ids`` before a reset (nothing in flight here)."""
+        """Drop in-flight work of ``env_ids`` before a reset (nothing is in flight here)."""
 
     def _backend_poll(self) -> None:
         """Collect results that arrived since the last call (nothing arrives late here)."""
 
     def _backend_reset(self, env_ids: list[int]) -> None:
         for env_id in env_ids:
-            self._ready[env_id] = self._reset_one(env_id)
-
-    def _reset_one(self, env_id: int) -> Any:
-        """Reset one env, retrying per ``max_retry`` / ``retry_type``.
-
-        Raises:
-            EnvError: With the last attempt's traceback when every attempt fails.
-        """
-        attempts = self._cfg.max_retry
-        for attempt in range(1, attempts + 1):
-            try:
-                obs = self._envs[env_id].reset(**self._reset_param[env_id])
-                self._check_obs(env_id, obs)
-                return obs
-            except Exception as error:  # noqa: BLE001 - any env error is retried, then re-raised with context
-                if attempt == attempts:
-                    raise EnvError(
-                        env_id, "reset", f"{type(error).__name__}: {error}", traceback.format_exc()
-                    ) from error
-                time.sleep(self._cfg.retry_waiting_time)
-                if self._cfg.retry_type == "renew":
-                    self._renew(env_id)
-        raise AssertionError("unreachable")
-
-    def _renew(self, env_id: int) -> None:
-        """Replace env ``env_id`` with a fresh one from its env_fn, keeping its seed."""
-        old = self._envs[env_id]
-        self._envs[env_id] = self._env_fn[env_id]()
-        if self._env_seeds[env_id] is not None:
-            self._backend_seed(env_id, *self._env_seeds[env_id])
-        try:
-            old.close()
-        except Exception as error:  # noqa: BLE001 - a broken env may fail to close; say so and go on
-            warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
-
-    def _check_obs(self, env_id: int, obs: Any) -> None:
-        if "_obs_layout" not in self.__dict__:
-            self._obs_layout = arrays.layout_of(self.observation_space)
-        arrays.check_value(self._obs_layout, obs, f"env {env_id} ({self._envs[env_id]!r})")
+            self._ready[env_id] = self._host.reset(env_id)
 
     def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
         count = len(env_ids)
@@ -465,24 +424,20 @@ class BaseEnvManager:
         done = np.zeros(count, dtype=bool)
         truncated = np.zeros(count, dtype=bool)
         for row, env_id in enumerate(env_ids.tolist()):
-            action = actions[row]
-            try:
-                timestep = self._envs[env_id].step(action)
-                self._check_obs(env_id, timestep.obs)
-            except Exception as error:  # noqa: BLE001 - reported per env after the other envs stepped
-                errors[row] = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
-                errors[row].__cause__ = error
-                obs[row], infos[row], done[row] = self._ready[env_id], _abnormal_info(errors[row]), True
-                if self._cfg.step_error == "abnormal":
-                    self._renew(env_id)
-                    self._ready[env_id] = self._reset_one(env_id) if reset_on_done[row] else None
-                continue
-            obs[row], reward[row], done[row], infos[row] = timestep.obs, timestep.reward, timestep.done, timestep.info
-            truncated[row] = timestep.truncated
-            if timestep.done and reset_on_done[row]:
-                self._ready[env_id] = self._reset_one(env_id)
+            record = self._host.step(env_id, actions[row], bool(reset_on_done[row]))
+            if record.error is not None:
+                errors[row] = record.error
+                obs[row], infos[row], done[row] = self._ready[env_id], abnormal_info(record.error), True
             else:
-                self._ready[env_id] = timestep.obs
+                timestep = record.timestep
+                obs[row], reward[row], done[row], infos[row] = (
+                    timestep.obs,
+                    timestep.reward,
+                    timestep.done,
+                    timestep.info,
+                )
+                truncated[row] = timestep.truncated
+            self._ready[env_id] = record.ready_obs
         return StepOutcome(env_ids, obs, True, reward, done, truncated, infos, errors, reset_on_done)
 
     def _backend_ready_obs(self, env_id: int) -> Any:
@@ -494,27 +449,28 @@ class BaseEnvManager:
         return arrays.stack([self._ready[env_id] for env_id in env_ids.tolist()])
 
     def _backend_getattr(self, env_id: int, name: str) -> Any:
-        value = getattr(self._envs[env_id], name)
-        return _CallableMarker() if callable(value) else value
+        value = getattr(self._host.envs[env_id], name)
+        return CALLABLE if callable(value) else value
 
     def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
-        return getattr(self._envs[env_id], name)(*args, **kwargs)
+        return getattr(self._host.envs[env_id], name)(*args, **kwargs)
 
     def _backend_close(self) -> None:
-        errors = []
-        for env in self._envs:
-            try:
-                env.close()
-            except Exception as error:  # noqa: BLE001 - close every env, then report all failures
-                errors.append(error)
-        self._envs = []
-        if errors:
-            raise EnvError(-1, "close", "; ".join(repr(error) for error in errors))
+        failures = self._host.close()
+        if failures:
+            raise EnvError(-1, "close", "; ".join(failures))
 
 
-class _CallableMarker:
+class _Callable:
     """Stands for a callable env attribute when broadcasting attributes."""
 
+    def __reduce__(self) -> str:
+        return "CALLABLE"
 
-def _abnormal_info(error: EnvError) -> dict:
+
+CALLABLE = _Callable()
+
+
+def abnormal_info(error: EnvError) -> dict:
+    """The info of the done timestep that replaces a failed step (``step_error='abnormal'``)."""
     return {"abnormal": True, "error": str(error), "truncated": False}

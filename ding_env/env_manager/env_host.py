@@ -1,0 +1,138 @@
+"""``EnvHost``: the envs one process runs, with retries, renewal and error capture.
+
+The serial manager hosts every env in the caller's process; each subprocess
+worker hosts its share. Both use this class, so resetting with
+``max_retry``/``retry_type``, renewing an env after an abnormal step, auto-reset
+and the output checks behave the same in every manager.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from ding_env.base_env import BaseEnv
+from ding_env.env_manager import arrays
+from ding_env.errors import EnvError
+from ding_env.timestep import BaseEnvTimestep
+
+
+class StepRecord(NamedTuple):
+    """What stepping one env produced.
+
+    Attributes:
+        timestep: The env's timestep, or None when the step raised.
+        ready_obs: The observation the env shows next (the reset one after an
+            auto-reset), or None when it needs a reset.
+        error: The error raised by the step, or None.
+    """
+
+    timestep: BaseEnvTimestep | None
+    ready_obs: Any
+    error: EnvError | None
+
+
+class EnvHost:
+    """Creates, seeds, resets and steps a set of envs in this process.
+
+    Args:
+        env_fn: ``{env_id: constructor}`` for the hosted envs.
+        cfg: The manager config (``max_retry``, ``retry_type``,
+            ``retry_waiting_time``, ``step_error`` are used).
+        obs_layout: Layout every observation must match, or None to skip the check.
+    """
+
+    def __init__(self, env_fn: Mapping[int, Callable[[], BaseEnv]], cfg: Mapping, obs_layout: Any = None) -> None:
+        self.env_fn = dict(env_fn)
+        self.cfg = cfg
+        self.obs_layout = obs_layout
+        self.envs: dict[int, BaseEnv] = {}
+        self.seeds: dict[int, tuple[int, bool | None]] = {}
+        self.reset_params: dict[int, dict] = {env_id: {} for env_id in self.env_fn}
+
+    def launch(self) -> None:
+        """Build every env (envs are lazy: this is cheap until their first reset)."""
+        self.envs = {env_id: fn() for env_id, fn in self.env_fn.items()}
+
+    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
+        """Seed one env now and remember the seed for renewals."""
+        self.seeds[env_id] = (seed, dynamic_seed)
+        env = self.envs[env_id]
+        if dynamic_seed is None:
+            env.seed(seed)
+        else:
+            env.seed(seed, dynamic_seed=dynamic_seed)
+
+    def reset(self, env_id: int) -> Any:
+        """Reset one env with its reset params, retrying per ``max_retry`` / ``retry_type``.
+
+        Raises:
+            EnvError: With the last attempt's traceback when every attempt fails.
+        """
+        attempts = self.cfg["max_retry"]
+        for attempt in range(1, attempts + 1):
+            try:
+                obs = self.envs[env_id].reset(**self.reset_params[env_id])
+                self.check_obs(env_id, obs, "reset obs")
+                return obs
+            except Exception as error:  # noqa: BLE001 - retried, then re-raised with the env's context
+                if attempt == attempts:
+                    raise EnvError(
+                        env_id, "reset", f"{type(error).__name__}: {error}", traceback.format_exc()
+                    ) from error
+                time.sleep(self.cfg["retry_waiting_time"])
+                if self.cfg["retry_type"] == "renew":
+                    self.renew(env_id)
+        raise AssertionError("unreachable")
+
+    def step(self, env_id: int, action: Any, reset_on_done: bool) -> StepRecord:
+        """Step one env; auto-reset it when its episode ends and ``reset_on_done``.
+
+        An exception in ``env.step`` is captured in the record; with
+        ``step_error='abnormal'`` the env is then renewed (and reset when
+        ``reset_on_done``). A failing auto-reset raises.
+        """
+        try:
+            timestep = self.envs[env_id].step(action)
+            self.check_obs(env_id, timestep.obs, "step obs")
+        except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
+            env_error = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
+            env_error.__cause__ = error
+            ready = None
+            if self.cfg["step_error"] == "abnormal":
+                self.renew(env_id)
+                ready = self.reset(env_id) if reset_on_done else None
+            return StepRecord(None, ready, env_error)
+        if timestep.done:
+            return StepRecord(timestep, self.reset(env_id) if reset_on_done else None, None)
+        return StepRecord(timestep, timestep.obs, None)
+
+    def renew(self, env_id: int) -> None:
+        """Replace one env with a fresh one from its constructor, keeping its seed."""
+        old = self.envs[env_id]
+        self.envs[env_id] = self.env_fn[env_id]()
+        if env_id in self.seeds:
+            self.seed(env_id, *self.seeds[env_id])
+        try:
+            old.close()
+        except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
+            warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
+
+    def check_obs(self, env_id: int, obs: Any, field: str) -> None:
+        """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
+        if self.obs_layout is not None:
+            arrays.check_value(self.obs_layout, obs, f"env {env_id} ({self.envs[env_id]!r})", field)
+
+    def close(self) -> list[str]:
+        """Close every env; return the text of each failure (all envs are attempted)."""
+        failures = []
+        for env_id, env in self.envs.items():
+            try:
+                env.close()
+            except Exception as error:  # noqa: BLE001 - close them all, then report
+                failures.append(f"env {env_id}: {type(error).__name__}: {error}")
+        self.envs = {}
+        return failures
