@@ -9,7 +9,7 @@ import pytest
 from ding_env import create_env_manager
 from tests.envs import CountingEnv
 
-MANAGER_TYPES = ["base"]
+MANAGER_TYPES = ["base", "subprocess", "async_subprocess"]
 
 
 def counting_fns(count: int, **cfg):

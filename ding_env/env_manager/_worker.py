@@ -1,0 +1,214 @@
+"""The worker process of the subprocess managers (a top-level function, so every context can start it).
+
+A worker hosts several envs. Steps are commanded through shared memory: the
+parent writes actions and a per-worker command word, then posts the worker's
+command semaphore; the worker steps its envs, writes observations, rewards and
+flags into shared memory, bumps its done counter and posts the results
+semaphore that all workers share. Both sides spin briefly
+before blocking. Everything rare (spaces, seeds, resets, attribute calls,
+non-empty infos, errors) travels over the worker's pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import traceback
+from typing import Any
+
+import cloudpickle
+
+from ding_env.env_manager import arrays
+from ding_env.env_manager.env_host import EnvHost
+from ding_env.env_manager.shared_memory import SharedArrays
+
+CMD_STEP = 1
+CMD_PIPE = 2
+STATUS_PLAIN = 0
+STATUS_MESSAGE = 1
+# How often a blocked worker checks that its parent is still alive (seconds).
+PARENT_CHECK_INTERVAL = 0.2
+
+
+def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -> bool:
+    """Acquire ``semaphore``: spin for ``spin_seconds``, then block up to ``timeout`` (None: forever)."""
+    if semaphore.acquire(False):
+        return True
+    if spin_seconds > 0:
+        deadline = time.perf_counter() + spin_seconds
+        while time.perf_counter() < deadline:
+            if semaphore.acquire(False):
+                return True
+    return semaphore.acquire(True, timeout)
+
+
+def encode_error(error: BaseException, env_id: int, command: str) -> tuple:
+    """A picklable description of ``error`` for the parent to rebuild."""
+    remote = getattr(error, "remote_traceback", "") or traceback.format_exc()
+    message = str(error).split("\n--- traceback", 1)[0]
+    prefix = f"env {env_id} failed in {command}: "
+    return ("error", env_id, command, message.removeprefix(prefix), remote)
+
+
+def worker_main(
+    index: int,
+    env_ids: list[int],
+    payload: bytes,
+    cfg: dict,
+    conn: Any,
+    cmd_sem: Any,
+    results_sem: Any,
+    spin_seconds: float,
+) -> None:
+    """Run a worker until the parent sends 'close' or dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    parent_pid = os.getppid()
+    worker = _Worker(index, env_ids, payload, cfg, conn, cmd_sem, results_sem, spin_seconds, parent_pid)
+    try:
+        worker.run()
+    finally:
+        worker.shutdown()
+
+
+class _Worker:
+    def __init__(self, index, env_ids, payload, cfg, conn, cmd_sem, results_sem, spin_seconds, parent_pid) -> None:
+        self.index = index
+        self.env_ids = list(env_ids)
+        self.conn = conn
+        self.cmd_sem = cmd_sem
+        self.results_sem = results_sem
+        self.spin_seconds = spin_seconds
+        self.parent_pid = parent_pid
+        self.host = EnvHost(dict(zip(self.env_ids, cloudpickle.loads(payload), strict=True)), cfg)
+        self.shared: SharedArrays | None = None
+        self.running = True
+
+    def parent_alive(self) -> bool:
+        return os.getppid() == self.parent_pid
+
+    def run(self) -> None:
+        try:
+            self.host.launch()
+            first = self.host.envs[self.env_ids[0]]
+            spaces = (first.observation_space, first.action_space, first.reward_space)
+            self.conn.send(("ok", cloudpickle.dumps(spaces)))
+        except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
+            self.conn.send(encode_error(error, self.env_ids[0], "launch"))
+            return
+        # Until shared memory is attached, commands arrive on the pipe alone.
+        while self.running and self.shared is None:
+            if self.conn.poll(PARENT_CHECK_INTERVAL):
+                self.handle_message(self.conn.recv())
+            elif not self.parent_alive():
+                return
+        while self.running:
+            if not wait_semaphore(self.cmd_sem, self.spin_seconds, PARENT_CHECK_INTERVAL):
+                if not self.parent_alive():
+                    return
+                continue
+            if self.commands[self.index] == CMD_STEP:
+                self.step()
+            else:
+                message = self.receive()
+                if message is None:
+                    return
+                self.handle_message(message)
+
+    def receive(self) -> tuple | None:
+        """The parent's next pipe message, or None once the parent is gone."""
+        while not self.conn.poll(PARENT_CHECK_INTERVAL):
+            if not self.parent_alive():
+                return None
+        return self.conn.recv()
+
+    # ---- pipe commands ------------------------------------------------
+
+    def handle_message(self, message: tuple) -> None:
+        command, *args = message
+        env_id = args[0] if args and isinstance(args[0], int) else self.env_ids[0]
+        try:
+            result = getattr(self, f"on_{command}")(*args)
+        except Exception as error:  # noqa: BLE001 - every env error goes back to the parent
+            self.conn.send(encode_error(error, env_id, command))
+            return
+        self.conn.send(("ok", result))
+
+    def on_attach(self, name: str, entries: list) -> None:
+        self.shared = SharedArrays(entries, name=name)
+        buffers = self.shared.arrays
+        self.commands, self.status, self.done_seq = buffers["command"], buffers["status"], buffers["done_seq"]
+        self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
+        self.actions, self.reward = buffers["action"], buffers["reward"]
+        self.done, self.truncated = buffers["done"], buffers["truncated"]
+        self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
+        self.host.obs_layout = entries[[key for key, *_ in entries].index("ready_obs")][1]
+        self.discrete_action = self.actions.ndim == 1
+
+    def on_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
+        self.host.seed(env_id, seed, dynamic_seed)
+
+    def on_reset_param(self, env_id: int, param: dict) -> None:
+        self.host.reset_params[env_id] = param
+
+    def on_reset(self, env_ids: list[int]) -> None:
+        for env_id in env_ids:
+            arrays.write(self.ready_obs, env_id, self.host.reset(env_id))
+
+    def on_getattr(self, env_id: int, name: str) -> Any:
+        from ding_env.env_manager.base import CALLABLE
+
+        value = getattr(self.host.envs[env_id], name)
+        return CALLABLE if callable(value) else value
+
+    def on_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
+        return getattr(self.host.envs[env_id], name)(*args, **kwargs)
+
+    def on_close(self) -> list[str]:
+        self.running = False
+        return self.host.close()
+
+    # ---- the hot path -------------------------------------------------
+
+    def step(self) -> None:
+        infos, errors = {}, {}
+        host, mask = self.host, self.step_mask
+        for env_id in self.env_ids:
+            if not mask[env_id]:
+                continue
+            action = int(self.actions[env_id]) if self.discrete_action else self.actions[env_id].copy()
+            try:
+                record = host.step(env_id, action, bool(self.reset_on_done[env_id]))
+            except Exception as error:  # noqa: BLE001 - a failing auto-reset is reported like a step error
+                errors[env_id] = encode_error(error, env_id, "reset")[1:]
+                self.done[env_id], self.truncated[env_id] = True, False
+                continue
+            timestep = record.timestep
+            if timestep is None:
+                errors[env_id] = encode_error(record.error, env_id, "step")[1:]
+                arrays.write(self.step_obs, env_id, arrays.row(self.ready_obs, env_id, copy=True))
+                self.reward[env_id] = 0
+                self.done[env_id], self.truncated[env_id] = True, False
+            else:
+                arrays.write(self.step_obs, env_id, timestep.obs)
+                self.reward[env_id] = timestep.reward
+                self.done[env_id] = timestep.done
+                self.truncated[env_id] = timestep.truncated
+                if timestep.info:
+                    infos[env_id] = timestep.info
+            if record.ready_obs is not None:
+                arrays.write(self.ready_obs, env_id, record.ready_obs)
+        has_message = bool(infos or errors)
+        self.status[self.index] = STATUS_MESSAGE if has_message else STATUS_PLAIN
+        self.done_seq[self.index] += 1
+        self.results_sem.release()
+        if has_message:
+            self.conn.send((infos, errors))
+
+    def shutdown(self) -> None:
+        if self.host.envs:
+            self.host.close()
+        if self.shared is not None:
+            self.shared.release()
+            self.shared = None
+        self.conn.close()
