@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -26,7 +27,9 @@ class CountingEnv(BaseEnv):
     in episode lengths; ``limit`` truncates. A Dict observation is used with ``nested``.
     """
 
-    config: ClassVar[dict] = dict(limit=100, nested=False, fail_reset_times=0, fail_step_at=-1)
+    config: ClassVar[dict] = dict(
+        limit=100, nested=False, fail_reset_times=0, fail_step_at=-1, step_sleep=0.0, obs_dtype="float32"
+    )
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg)
@@ -53,12 +56,14 @@ class CountingEnv(BaseEnv):
         return self._obs()
 
     def _obs(self) -> Any:
-        vec = np.array([self._t + self._offset, self.np_random.random()], dtype=np.float32)
+        vec = np.array([self._t + self._offset, self.np_random.random()], dtype=self._cfg.obs_dtype)
         if not self._cfg.nested:
             return vec
         return {"vec": vec, "count": np.int64(self._t), "pair": (vec.copy(), -vec)}
 
     def step(self, action: Any) -> BaseEnvTimestep:
+        if self._cfg.step_sleep:
+            time.sleep(self._cfg.step_sleep)
         if self._t == self._cfg.fail_step_at:
             raise ValueError("step failure")
         self._t += 1

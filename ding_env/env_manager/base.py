@@ -18,6 +18,7 @@ A typical loop::
 from __future__ import annotations
 
 import enum
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.env_host import EnvHost
-from ding_env.errors import ClosedEnvError, EnvError, EnvStateError
+from ding_env.errors import ClosedEnvError, DingEnvError, EnvError, EnvStateError
 from ding_env.seeding import derive_seeds
 from ding_env.timestep import BaseEnvTimestep
 
@@ -157,8 +158,14 @@ class BaseEnvManager:
     def __enter__(self) -> BaseEnvManager:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> None:
+        try:
+            self.close()
+        except DingEnvError as close_error:
+            if exc is None:
+                raise
+            # Keep the error that ended the block; the close failure is secondary.
+            warnings.warn(f"{self._name}: closing after {exc_type.__name__} also failed: {close_error}", stacklevel=2)
 
     def __del__(self) -> None:
         if not getattr(self, "_closed", True):

@@ -152,8 +152,14 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             by_worker.setdefault(int(self._worker_of[env_id]), []).append(env_id)
         for index, ids in by_worker.items():
             self._send(index, ("reset", ids))
-        for index in by_worker:
-            self._receive(index, "reset", self._cfg.reset_timeout)
+        errors = []
+        for index in by_worker:  # read every reply before raising, so no stale reply is left in a pipe
+            try:
+                self._receive(index, "reset", self._cfg.reset_timeout)
+            except EnvError as error:
+                errors.append(error)
+        if errors:
+            raise errors[0]
 
     def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
         self._write_actions(env_ids, actions, batched)

@@ -1,0 +1,207 @@
+"""What is specific to the subprocess managers: processes, shared memory, contexts, async ordering."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from functools import partial
+
+import numpy as np
+import pytest
+
+from ding_env import AsyncSubprocessEnvManager, BaseEnvManager, SyncSubprocessEnvManager, create_env_manager
+from ding_env.errors import EnvError
+from tests.env_manager.conftest import counting_fns
+from tests.envs import CountingEnv, cartpole_fn
+
+
+def shm_segments():
+    return set(os.listdir("/dev/shm"))
+
+
+def child_pids():
+    """Pids of this process's children, leaving out the ``ps`` that lists them."""
+    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True).stdout
+    return {int(line.split()[0]) for line in out.splitlines() if line.split()[1] != "ps"}
+
+
+def trajectory(manager_type, env_fn, steps=60, **cfg):
+    with create_env_manager(dict(cfg, type=manager_type), env_fn) as manager:
+        manager.seed(123)
+        manager.launch()
+        trace = []
+        for t in range(steps):
+            ready = manager.ready_obs_batch
+            actions = (ready.env_id + t) % 2
+            batch = manager.step_batch(ready.env_id, actions)
+            trace.append(
+                (batch.env_id.copy(), _flat(batch.obs), batch.reward.copy(), batch.done.copy(), batch.truncated.copy())
+            )
+        return trace
+
+
+def _flat(obs):
+    if isinstance(obs, dict):
+        return np.concatenate([_flat(obs[key]).reshape(len(_flat(obs["vec"])), -1) for key in sorted(obs)], axis=1)
+    if isinstance(obs, tuple):
+        return np.concatenate([_flat(item).reshape(len(item), -1) for item in obs], axis=1)
+    return obs.astype(np.float64).copy()
+
+
+def assert_same(trace_a, trace_b):
+    assert len(trace_a) == len(trace_b)
+    for step_a, step_b in zip(trace_a, trace_b, strict=True):
+        for a, b in zip(step_a, step_b, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
+def test_bit_identical_trajectories_in_every_manager_and_context(context):
+    reference = trajectory("base", [cartpole_fn] * 4)
+    assert_same(reference, trajectory("subprocess", [cartpole_fn] * 4, context=context))
+    assert_same(reference, trajectory("async_subprocess", [cartpole_fn] * 4, context=context))
+
+
+def test_nested_observations_identical_across_managers():
+    fns = counting_fns(3, nested=True)
+    reference = trajectory("base", fns, steps=30)
+    assert_same(reference, trajectory("subprocess", fns, steps=30, num_workers=2))
+    assert_same(reference, trajectory("async_subprocess", fns, steps=30, num_workers=3))
+
+
+def test_lambdas_ship_under_spawn():
+    fns = [lambda: CountingEnv({"limit": 4}) for _ in range(2)]
+    with SyncSubprocessEnvManager(fns, {"context": "spawn"}) as manager:
+        manager.launch()
+        assert manager.step({0: 0, 1: 0})[0].obs.shape == (2,)
+
+
+def test_workers_host_several_envs():
+    manager = SyncSubprocessEnvManager(counting_fns(5), {"num_workers": 2})
+    assert [len(envs) for envs in manager._worker_envs] == [2, 3] or [len(e) for e in manager._worker_envs] == [3, 2]
+    manager.close()
+
+
+def test_batched_views_point_into_shared_memory():
+    with SyncSubprocessEnvManager(counting_fns(4), {"num_workers": 2}) as manager:
+        manager.launch()
+        ready = manager.ready_obs_batch
+        assert ready.obs.base is not None  # a view, not a fresh array
+        batch = manager.step_batch(ready.env_id, np.zeros(4, dtype=np.int64))
+        assert np.shares_memory(batch.obs, manager._step_buf)
+        timesteps = manager.step({0: 0})
+        assert not np.shares_memory(timesteps[0].obs, manager._step_buf)  # copy_on_get
+
+
+def test_close_leaves_no_process_and_no_segment():
+    before_shm, before_children = shm_segments(), child_pids()
+    for manager_cls in (SyncSubprocessEnvManager, AsyncSubprocessEnvManager):
+        for _ in range(3):
+            manager = manager_cls(counting_fns(4), {"num_workers": 2})
+            manager.launch()
+            manager.step({0: 0, 3: 1})
+            manager.close()
+            manager.close()
+    assert shm_segments() <= before_shm
+    assert child_pids() <= before_children | _resource_tracker_pids()
+
+
+def _resource_tracker_pids():
+    from multiprocessing import resource_tracker
+
+    pid = resource_tracker._resource_tracker._pid
+    return {pid} if pid else set()
+
+
+def test_obs_of_wrong_dtype_is_an_error_naming_env_and_field():
+    fns = [partial(CountingEnv, {"obs_dtype": "float64"})] * 2
+    with pytest.raises(EnvError, match=r"env 0 failed in reset.*reset obs must have shape \(2,\) and dtype float32"):
+        with SyncSubprocessEnvManager(fns, {}) as manager:
+            manager.launch()
+
+
+def test_async_fast_envs_are_not_held_back_and_nothing_is_lost():
+    fns = [partial(CountingEnv, {"step_sleep": 0.2, "limit": 1000})] + counting_fns(3, limit=1000)
+    cfg = {"num_workers": 4, "wait_num": 1, "step_wait_timeout": 0.0}
+    with AsyncSubprocessEnvManager(fns, cfg) as manager:
+        manager.seed(0)
+        manager.launch()
+        returned = {env_id: 0 for env_id in range(4)}
+        sent = {env_id: 0 for env_id in range(4)}
+        start = time.monotonic()
+        while time.monotonic() - start < 0.5:
+            ready = manager.ready_obs
+            assert all(manager.env_state[env_id].name == "READY" for env_id in ready)
+            for env_id in ready:
+                sent[env_id] += 1
+            for env_id in manager.step({env_id: 0 for env_id in ready}):
+                returned[env_id] += 1
+        assert returned[1] > 10 * max(returned[0], 1)
+        # Drain: everything sent comes back exactly once.
+        while sum(sent.values()) > sum(returned.values()):
+            for env_id in manager.step({}):
+                returned[env_id] += 1
+        assert returned == sent
+
+
+def test_async_wait_num_and_timeout():
+    fns = [partial(CountingEnv, {"step_sleep": 0.3, "limit": 1000})] * 2 + counting_fns(2, limit=1000)
+    with AsyncSubprocessEnvManager(fns, {"num_workers": 4, "wait_num": 2, "step_wait_timeout": 5.0}) as manager:
+        manager.launch()
+        timesteps = manager.step({0: 0, 1: 0, 2: 0, 3: 0})
+        assert sorted(timesteps) == [2, 3]
+        assert manager.ready_obs_id == [2, 3]
+        started = time.monotonic()
+        timesteps = manager.step({})
+        assert sorted(timesteps) == [0, 1] and time.monotonic() - started < 1.0
+    with AsyncSubprocessEnvManager(fns, {"num_workers": 4, "wait_num": 4, "step_wait_timeout": 0.05}) as manager:
+        manager.launch()
+        started = time.monotonic()
+        timesteps = manager.step({0: 0, 1: 0, 2: 0, 3: 0})
+        # the timeout passed with two envs finished: return those instead of waiting for all four
+        assert sorted(timesteps) == [2, 3] and time.monotonic() - started < 0.25
+
+
+def test_serial_and_subprocess_share_one_config_schema():
+    assert BaseEnvManager.default_config().keys() == SyncSubprocessEnvManager.default_config().keys()
+    assert SyncSubprocessEnvManager.default_config().type == "subprocess"
+    assert AsyncSubprocessEnvManager.default_config().type == "async_subprocess"
+
+
+def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    script = textwrap.dedent(
+        """
+        import sys, time
+        sys.path.insert(0, %r)
+        from ding_env import SyncSubprocessEnvManager
+        from tests.env_manager.conftest import counting_fns
+        manager = SyncSubprocessEnvManager(counting_fns(4), {"num_workers": 2})
+        manager.launch()
+        print(manager._shared.name, *[p.pid for p in manager._processes], flush=True)
+        time.sleep(60)
+        """
+        % os.getcwd()
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    name, *pids = parent.stdout.readline().split()
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline and any(_alive(int(pid)) for pid in pids):
+        time.sleep(0.05)
+    assert not any(_alive(int(pid)) for pid in pids)
+    deadline = time.monotonic() + 3.0
+    while time.monotonic() < deadline and os.path.exists(f"/dev/shm/{name.lstrip('/')}"):
+        time.sleep(0.05)
+    assert not os.path.exists(f"/dev/shm/{name.lstrip('/')}")
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = open(f"/proc/{pid}/stat").read().split()[2]
+    return status != "Z"
