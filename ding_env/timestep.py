@@ -57,6 +57,8 @@ def as_reward(reward: Any, dtype: np.dtype | type = np.float32) -> np.ndarray:
     Raises:
         ValueError: If ``reward`` holds more than one value.
     """
+    if type(reward) is float:
+        return np.array((reward,), dtype=dtype)
     array = np.asarray(reward, dtype=dtype)
     if array.size != 1:
         raise ValueError(f"reward must hold exactly one value, got shape {array.shape}")

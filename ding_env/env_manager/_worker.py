@@ -38,6 +38,9 @@ def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -
     if spin_seconds > 0:
         deadline = time.perf_counter() + spin_seconds
         while time.perf_counter() < deadline:
+            # Yield between polls: with more processes than cores, the process
+            # we are waiting for may need this core.
+            os.sched_yield()
             if semaphore.acquire(False):
                 return True
     return semaphore.acquire(True, timeout)
@@ -142,8 +145,10 @@ class _Worker:
         self.actions, self.reward = buffers["action"], buffers["reward"]
         self.done, self.truncated = buffers["done"], buffers["truncated"]
         self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
-        self.host.obs_layout = entries[[key for key, *_ in entries].index("ready_obs")][1]
+        self.host.set_obs_layout(entries[[key for key, *_ in entries].index("ready_obs")][1])
         self.discrete_action = self.actions.ndim == 1
+        self.write_step_obs = arrays.compile_writer(self.step_obs)
+        self.write_ready_obs = arrays.compile_writer(self.ready_obs)
 
     def on_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
         self.host.seed(env_id, seed, dynamic_seed)
@@ -172,32 +177,37 @@ class _Worker:
 
     def step(self) -> None:
         infos, errors = {}, {}
-        host, mask = self.host, self.step_mask
+        host, mask, reset_on_done = self.host, self.step_mask, self.reset_on_done
+        actions, reward, done, truncated = self.actions, self.reward, self.done, self.truncated
+        write_step_obs, write_ready_obs = self.write_step_obs, self.write_ready_obs
         for env_id in self.env_ids:
             if not mask[env_id]:
                 continue
-            action = int(self.actions[env_id]) if self.discrete_action else self.actions[env_id].copy()
+            action = int(actions[env_id]) if self.discrete_action else actions[env_id].copy()
             try:
-                record = host.step(env_id, action, bool(self.reset_on_done[env_id]))
+                record = host.step(env_id, action, bool(reset_on_done[env_id]))
             except Exception as error:  # noqa: BLE001 - a failing auto-reset is reported like a step error
                 errors[env_id] = encode_error(error, env_id, "reset")[1:]
-                self.done[env_id], self.truncated[env_id] = True, False
+                done[env_id], truncated[env_id] = True, False
                 continue
             timestep = record.timestep
             if timestep is None:
                 errors[env_id] = encode_error(record.error, env_id, "step")[1:]
-                arrays.write(self.step_obs, env_id, arrays.row(self.ready_obs, env_id, copy=True))
-                self.reward[env_id] = 0
-                self.done[env_id], self.truncated[env_id] = True, False
+                write_step_obs(env_id, arrays.row(self.ready_obs, env_id, copy=True))
+                reward[env_id] = 0
+                done[env_id], truncated[env_id] = True, False
             else:
-                arrays.write(self.step_obs, env_id, timestep.obs)
-                self.reward[env_id] = timestep.reward
-                self.done[env_id] = timestep.done
-                self.truncated[env_id] = timestep.truncated
-                if timestep.info:
+                write_step_obs(env_id, timestep.obs)
+                reward[env_id] = timestep.reward
+                if timestep.done:
+                    done[env_id], truncated[env_id] = True, timestep.truncated
                     infos[env_id] = timestep.info
+                else:
+                    done[env_id] = truncated[env_id] = False
+                    if timestep.info:
+                        infos[env_id] = timestep.info
             if record.ready_obs is not None:
-                arrays.write(self.ready_obs, env_id, record.ready_obs)
+                write_ready_obs(env_id, record.ready_obs)
         has_message = bool(infos or errors)
         self.status[self.index] = STATUS_MESSAGE if has_message else STATUS_PLAIN
         self.done_seq[self.index] += 1

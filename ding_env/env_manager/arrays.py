@@ -74,7 +74,7 @@ def check_value(layout: Any, value: Any, where: str, field: str = "obs") -> None
     """
     if isinstance(layout, ArraySpec):
         shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
-        if shape != layout.shape or dtype != layout.dtype:
+        if shape != layout.shape or dtype != layout.dtype or not isinstance(value, (np.ndarray, np.generic)):
             got = f"shape {shape}, dtype {dtype}" if dtype is not None else f"{type(value).__name__} {value!r:.60}"
             raise EnvDataError(
                 f"{where}: {field} must have shape {layout.shape} and dtype {layout.dtype} "
@@ -94,6 +94,23 @@ def check_value(layout: Any, value: Any, where: str, field: str = "obs") -> None
         check_value(sub, item, where, f"{field}[{index}]")
 
 
+def compile_check(layout: Any) -> Callable[[Any, Callable[[], str], str], None]:
+    """A fast ``check(value, where, field)`` for ``layout``; ``where()`` names the env, only on error."""
+    if isinstance(layout, ArraySpec):
+        shape, dtype = layout.shape, layout.dtype
+
+        def check_leaf(value: Any, where: Callable[[], str], field: str) -> None:
+            if type(value) is not np.ndarray or value.shape != shape or value.dtype != dtype:
+                check_value(layout, value, where(), field)
+
+        return check_leaf
+
+    def check_tree(value: Any, where: Callable[[], str], field: str) -> None:
+        check_value(layout, value, where(), field)
+
+    return check_tree
+
+
 def allocate(layout: Any, count: int, make: Callable[[tuple[int, ...], np.dtype], np.ndarray] | None = None) -> Any:
     """A tree of arrays with a leading batch axis of ``count`` for every leaf."""
     make = make or (lambda shape, dtype: np.zeros(shape, dtype))
@@ -110,6 +127,17 @@ def write(buffers: Any, index: int, value: Any) -> None:
             write(sub, index, item)
     else:
         buffers[index] = value
+
+
+def compile_writer(buffers: Any) -> Callable[[int, Any], None]:
+    """A fast ``write(index, value)`` for ``buffers`` (a single array needs no tree walk)."""
+    if isinstance(buffers, np.ndarray):
+
+        def write_leaf(index: int, value: Any) -> None:
+            buffers[index] = value
+
+        return write_leaf
+    return lambda index, value: write(buffers, index, value)
 
 
 def take(buffers: Any, rows: Any) -> Any:
@@ -136,6 +164,10 @@ def stack(values: list[Any]) -> Any:
 
 def rows_of(ids: np.ndarray) -> slice | np.ndarray:
     """A slice when ``ids`` are consecutive and increasing (so indexing gives views), else ``ids``."""
-    if len(ids) and ids[-1] - ids[0] == len(ids) - 1 and (len(ids) < 3 or np.all(np.diff(ids) == 1)):
-        return slice(int(ids[0]), int(ids[-1]) + 1)
+    if not len(ids):
+        return ids
+    values = ids.tolist()
+    first = values[0]
+    if values[-1] - first == len(values) - 1 and values == list(range(first, first + len(values))):
+        return slice(first, first + len(values))
     return ids

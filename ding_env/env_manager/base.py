@@ -45,6 +45,10 @@ class EnvStatus(enum.IntEnum):
     FINISHED = 3  # ran episode_num episodes
 
 
+# Plain ints for the hot path (enum attribute lookups are slow).
+_NEEDS_RESET, _READY, _STEPPING, _FINISHED = (int(status) for status in EnvStatus)
+
+
 class BaseEnvManager:
     """Drives ``len(env_fn)`` envs through one dict API and one batched API.
 
@@ -75,6 +79,7 @@ class BaseEnvManager:
         self._episode_count = np.zeros(self._env_num, dtype=np.int64)
         self._status = np.full(self._env_num, EnvStatus.NEEDS_RESET, dtype=np.int8)
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
+        self._validated_ids: np.ndarray | None = None
         self._ready: list[Any] = []
 
     @classmethod
@@ -142,10 +147,11 @@ class BaseEnvManager:
             env_ids = [self._check_env_id(env_id) for env_id in reset_param]
             for env_id in env_ids:
                 self._backend_set_reset_param(env_id, dict(reset_param[env_id] or {}))
+        self._validated_ids = None
         self._backend_cancel(env_ids)
-        self._status[env_ids] = EnvStatus.NEEDS_RESET
+        self._status[env_ids] = _NEEDS_RESET
         self._backend_reset(env_ids)
-        self._status[env_ids] = EnvStatus.READY
+        self._status[env_ids] = _READY
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -223,6 +229,9 @@ class BaseEnvManager:
         self._check_running()
         self._backend_poll()
         env_ids = self._ready_ids()
+        env_ids.setflags(write=False)
+        # Remembered so step_batch(ready.env_id, ...) can skip re-validating the ids.
+        self._validated_ids = env_ids
         return ObsBatch(env_ids, self._backend_ready_obs_batch(env_ids))
 
     def step_batch(self, env_id: np.ndarray | Sequence[int], action: Any) -> TimestepBatch:
@@ -232,12 +241,11 @@ class BaseEnvManager:
             A :class:`TimestepBatch`; its arrays may be views valid until the next call.
         """
         self._check_running()
-        env_ids = np.asarray(env_id, dtype=np.int64).reshape(-1)
-        for value in env_ids:
-            self._check_env_id(int(value))
-        if len(np.unique(env_ids)) != len(env_ids):
-            raise ValueError(f"{self._name}: env_id holds duplicates: {env_ids.tolist()}")
-        self._check_ready(env_ids)
+        if env_id is self._validated_ids:
+            env_ids = env_id
+        else:
+            env_ids = self._check_env_id_array(env_id)
+            self._check_ready(env_ids)
         outcome = self._run_step(env_ids, action, batched=True)
         obs = arrays.stack(outcome.obs) if outcome.obs_is_list else outcome.obs
         batch = TimestepBatch(outcome.env_id, obs, outcome.reward, outcome.done, outcome.truncated, outcome.info)
@@ -249,7 +257,7 @@ class BaseEnvManager:
     @property
     def done(self) -> bool:
         """True once every env has run ``episode_num`` episodes."""
-        return bool(np.all(self._status == EnvStatus.FINISHED))
+        return bool(np.all(self._status == _FINISHED))
 
     @property
     def env_num(self) -> int:
@@ -322,8 +330,9 @@ class BaseEnvManager:
     # ---- shared step logic ---------------------------------------------
 
     def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
+        self._validated_ids = None
         reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
-        self._status[env_ids] = EnvStatus.STEPPING
+        self._status[env_ids] = _STEPPING
         outcome = self._backend_step(env_ids, actions, reset_on_done, batched)
         self._settle(outcome)
         return outcome
@@ -331,15 +340,18 @@ class BaseEnvManager:
     def _settle(self, outcome: StepOutcome) -> None:
         """Update statuses and episode counts after ``outcome``."""
         env_ids = outcome.env_id
+        if not outcome.errors and not outcome.done.any():
+            self._status[env_ids] = _READY
+            return
         ended = outcome.done.copy()
         raised = np.zeros(len(env_ids), dtype=bool)
         if self._cfg.step_error == "raise":
             raised[list(outcome.errors)] = True
             ended &= ~raised
         self._episode_count[env_ids[ended]] += 1
-        status = np.where(ended & ~outcome.reset_on_done, EnvStatus.NEEDS_RESET, EnvStatus.READY).astype(np.int8)
-        status[ended & (self._episode_count[env_ids] >= self._cfg.episode_num)] = EnvStatus.FINISHED
-        status[raised] = EnvStatus.NEEDS_RESET
+        status = np.where(ended & ~outcome.reset_on_done, _NEEDS_RESET, _READY).astype(np.int8)
+        status[ended & (self._episode_count[env_ids] >= self._cfg.episode_num)] = _FINISHED
+        status[raised] = _NEEDS_RESET
         self._status[env_ids] = status
 
     def _raise_step_errors(self, outcome: StepOutcome, results: Any) -> None:
@@ -350,7 +362,7 @@ class BaseEnvManager:
         raise error
 
     def _ready_ids(self) -> np.ndarray:
-        return np.flatnonzero(self._status == EnvStatus.READY).astype(np.int64)
+        return np.flatnonzero(self._status == _READY).astype(np.int64)
 
     def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         self._check_open()
@@ -380,8 +392,22 @@ class BaseEnvManager:
             raise ValueError(f"{self._name}: env id {env_id} is out of range [0, {self._env_num})")
         return int(env_id)
 
+    def _check_env_id_array(self, env_id: Any) -> np.ndarray:
+        env_ids = np.asarray(env_id)
+        if env_ids.dtype.kind not in "iu" and env_ids.size:
+            raise ValueError(f"{self._name}: env ids are ints in [0, {self._env_num}), got {env_ids!r}")
+        env_ids = env_ids.astype(np.int64, copy=False).reshape(-1)
+        if env_ids.size and (env_ids.min() < 0 or env_ids.max() >= self._env_num):
+            bad = env_ids[(env_ids < 0) | (env_ids >= self._env_num)][0]
+            raise ValueError(f"{self._name}: env id {bad} is out of range [0, {self._env_num})")
+        seen = np.zeros(self._env_num, dtype=bool)
+        seen[env_ids] = True
+        if np.count_nonzero(seen) != env_ids.size:
+            raise ValueError(f"{self._name}: env_id holds duplicates: {env_ids.tolist()}")
+        return env_ids
+
     def _check_ready(self, env_ids: np.ndarray) -> None:
-        not_ready = env_ids[self._status[env_ids] != EnvStatus.READY]
+        not_ready = env_ids[self._status[env_ids] != _READY]
         if len(not_ready):
             env_id = int(not_ready[0])
             status = EnvStatus(self._status[env_id]).name
@@ -397,7 +423,7 @@ class BaseEnvManager:
         self._host.launch()
         first = self._host.envs[0]
         self._spaces = (first.observation_space, first.action_space, first.reward_space)
-        self._host.obs_layout = arrays.layout_of(self._spaces[0])
+        self._host.set_obs_layout(arrays.layout_of(self._spaces[0]))
         self._ready = [None] * self._env_num
 
     def _backend_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:

@@ -48,10 +48,14 @@ class EnvHost:
     def __init__(self, env_fn: Mapping[int, Callable[[], BaseEnv]], cfg: Mapping, obs_layout: Any = None) -> None:
         self.env_fn = dict(env_fn)
         self.cfg = cfg
-        self.obs_layout = obs_layout
+        self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
         self.seeds: dict[int, tuple[int, bool | None]] = {}
         self.reset_params: dict[int, dict] = {env_id: {} for env_id in self.env_fn}
+
+    def set_obs_layout(self, layout: Any) -> None:
+        """Check every observation against ``layout`` from now on (None: no check)."""
+        self._check = None if layout is None else arrays.compile_check(layout)
 
     def launch(self) -> None:
         """Build every env (envs are lazy: this is cheap until their first reset)."""
@@ -123,8 +127,8 @@ class EnvHost:
 
     def check_obs(self, env_id: int, obs: Any, field: str) -> None:
         """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
-        if self.obs_layout is not None:
-            arrays.check_value(self.obs_layout, obs, f"env {env_id} ({self.envs[env_id]!r})", field)
+        if self._check is not None:
+            self._check(obs, lambda: f"env {env_id} ({self.envs[env_id]!r})", field)
 
     def close(self) -> list[str]:
         """Close every env; return the text of each failure (all envs are attempted)."""

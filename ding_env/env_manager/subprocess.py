@@ -32,8 +32,8 @@ from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 
 # Workers spin this long for the next command before blocking, and the parent
 # this long for results; spinning only while there are cores to spare.
-WORKER_SPIN_SECONDS = 0.0005
-PARENT_SPIN_SECONDS = 0.002
+WORKER_SPIN_SECONDS = 0.0002
+PARENT_SPIN_SECONDS = 0.0003
 # Poll interval while blocked, to notice dead workers (seconds).
 LIVENESS_INTERVAL = 0.05
 CLOSE_GRACE_SECONDS = 1.0
@@ -57,8 +57,8 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         bounds = np.linspace(0, self._env_num, self._num_workers + 1).round().astype(int)
         self._worker_envs = [list(range(bounds[w], bounds[w + 1])) for w in range(self._num_workers)]
         self._worker_of = np.repeat(np.arange(self._num_workers), np.diff(bounds))
-        spare_cores = cpus > self._num_workers
-        self._worker_spin = WORKER_SPIN_SECONDS if spare_cores else WORKER_SPIN_SECONDS / 10
+        self._all_workers = list(range(self._num_workers))
+        self._worker_spin = WORKER_SPIN_SECONDS
         self._parent_spin = PARENT_SPIN_SECONDS
         self._processes: list[mp.Process] = []
         self._conns: list[Any] = []
@@ -162,25 +162,25 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             raise errors[0]
 
     def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
-        self._write_actions(env_ids, actions, batched)
+        rows = arrays.rows_of(env_ids)
+        self._write_actions(env_ids, rows, actions, batched)
         self._mask_buf[:] = False
-        self._mask_buf[env_ids] = True
-        self._reset_buf[env_ids] = reset_on_done
-        workers = np.unique(self._worker_of[env_ids]).tolist()
+        self._mask_buf[rows] = True
+        self._reset_buf[rows] = reset_on_done
+        workers = self._workers_of(env_ids, rows)
         for index in workers:
             self._dispatch(index)
         self._await_results(workers, self._cfg.step_timeout)
-        rows = arrays.rows_of(env_ids)
-        row_of = {int(env_id): row for row, env_id in enumerate(env_ids)}
         infos: list[dict] = [{} for _ in range(len(env_ids))]
         errors: dict[int, EnvError] = {}
-        for index in workers:
-            if self._status_buf[index] == STATUS_MESSAGE:
+        messages = [index for index in workers if self._status_buf[index] == STATUS_MESSAGE]
+        if messages:
+            row_of = {env_id: row for row, env_id in enumerate(env_ids.tolist())}
+            for index in messages:
                 self._merge_message(index, row_of, infos, errors)
-        obs = arrays.take(self._step_buf, rows)
         return StepOutcome(
             env_ids,
-            obs,
+            arrays.take(self._step_buf, rows),
             False,
             self._reward_buf[rows],
             self._done_buf[rows],
@@ -190,9 +190,15 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             reset_on_done,
         )
 
-    def _write_actions(self, env_ids: np.ndarray, actions: Any, batched: bool) -> None:
+    def _workers_of(self, env_ids: np.ndarray, rows: slice | np.ndarray) -> list[int]:
+        """The workers hosting ``env_ids``, in order."""
+        if isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num:
+            return self._all_workers
+        return sorted(set(self._worker_of[env_ids].tolist()))
+
+    def _write_actions(self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, batched: bool) -> None:
         if batched:
-            self._action_buf[arrays.rows_of(env_ids)] = actions
+            self._action_buf[rows] = actions
         else:
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):
                 self._action_buf[env_id] = action
@@ -351,11 +357,11 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         self._results: dict[int, tuple[dict, EnvError | None, bool]] = {}
 
     def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
-        self._write_actions(env_ids, actions, batched)
+        self._write_actions(env_ids, arrays.rows_of(env_ids), actions, batched)
         self._queued[env_ids] = True
         self._queued_reset[env_ids] = reset_on_done
         self._dispatch_queued()
-        in_flight = int(np.count_nonzero(self._status == EnvStatus.STEPPING))
+        in_flight = int(np.count_nonzero(self._status == int(EnvStatus.STEPPING)))
         wait_num = min(self._cfg.wait_num or self._env_num, in_flight)
         deadline = time.monotonic() + self._cfg.step_wait_timeout
         self._harvest(block=False)

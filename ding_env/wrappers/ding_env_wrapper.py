@@ -24,7 +24,8 @@ from ding_env.base_env import BaseEnv
 from ding_env.config import unknown_key_message
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.timestep import BaseEnvTimestep, final_step, transition
-from ding_env.wrappers.dtypes import convention_space, to_convention
+from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
+from ding_env.wrappers.dtypes import convention_space
 from ding_env.wrappers.family import family_of_env
 from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
 from ding_env.wrappers.presets import wrapper_specs
@@ -68,7 +69,8 @@ class DingEnvWrapper(BaseEnv):
         # 'default': the env family's standard preprocessing; or a list of
         # wrapper specs (callables, registered names, dict(name=, kwargs=)).
         env_wrapper="default",
-        # Box actions are given in [-1, 1] and mapped linearly to the bounds.
+        # Box actions are given in [-1, 1] (and action_space says so) and mapped
+        # linearly to the env's bounds.
         act_scale=False,
         # Clip the reward seen by the learner to [-1, 1]; the
         # eval_episode_return still sums the raw rewards.
@@ -90,6 +92,7 @@ class DingEnvWrapper(BaseEnv):
         self._reward_space = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
         self._eval_episode_return = 0.0
         self._needs_reset = True
+        self._rew_clip = bool(self._cfg.rew_clip)
 
     # ---- construction --------------------------------------------------
 
@@ -99,7 +102,10 @@ class DingEnvWrapper(BaseEnv):
         if self._env is None:
             self._env = self._build_env()
             self._observation_space = convention_space(self._env.observation_space)
-            self._action_space = self._env.action_space
+            self._convert_obs = obs_converter(self._observation_space)
+            raw_actions = self._env.action_space
+            self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
+            self._convert_action = action_converter(raw_actions, bool(self._cfg.act_scale), repr(self))
             self._init_flag = True
         return self._env
 
@@ -125,44 +131,23 @@ class DingEnvWrapper(BaseEnv):
             obs, _ = env.reset(seed=episode_seed)
         self._eval_episode_return = 0.0
         self._needs_reset = False
-        return to_convention(obs, self._observation_space)
+        return self._convert_obs(obs)
 
     def step(self, action: Any) -> BaseEnvTimestep:
         """Apply ``action`` (converted to the action space's form) and return the timestep."""
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
-        obs, reward, terminated, truncated, info = self.env.step(self._to_env_action(action))
+        obs, reward, terminated, truncated, info = self.env.step(self._convert_action(action))
         reward = float(reward)
         self._eval_episode_return += reward
-        if self._cfg.rew_clip:
-            reward = float(np.clip(reward, -1.0, 1.0))
-        obs = to_convention(obs, self._observation_space)
-        info = dict(info)
+        if self._rew_clip:
+            reward = min(max(reward, -1.0), 1.0)
+        obs = self._convert_obs(obs)
+        info = dict(info) if info else {}
         if terminated or truncated:
             self._needs_reset = True
             return final_step(obs, reward, self._eval_episode_return, truncated=bool(truncated), info=info)
         return transition(obs, reward, info)
-
-    def _to_env_action(self, action: Any) -> Any:
-        space = self._action_space
-        if isinstance(space, gym.spaces.Discrete):
-            array = np.asarray(action)
-            if array.size != 1 or array.dtype.kind not in "iu":
-                raise ValueError(
-                    f"{self!r}: a Discrete({space.n}) action must be one integer, got {action!r} "
-                    f"(dtype {array.dtype}, shape {array.shape})"
-                )
-            return int(array.reshape(()))
-        if isinstance(space, gym.spaces.Box):
-            array = np.asarray(action, dtype=space.dtype)
-            if array.size != int(np.prod(space.shape)):
-                raise ValueError(f"{self!r}: a Box action must have shape {space.shape}, got shape {array.shape}")
-            array = array.reshape(space.shape)
-            if self._cfg.act_scale:
-                array = space.low + (array + 1.0) * 0.5 * (space.high - space.low)
-                array = array.astype(space.dtype)
-            return array
-        return action
 
     def close(self) -> None:
         """Close the Gymnasium env if it was created; safe to call twice."""
@@ -183,7 +168,7 @@ class DingEnvWrapper(BaseEnv):
 
     @property
     def action_space(self) -> gym.spaces.Space:
-        """The env's action space (``[-1, 1]`` bounds are accepted when ``act_scale``)."""
+        """The env's action space; with ``act_scale`` a Box becomes ``Box(-1, 1)`` of the same shape."""
         self.env  # noqa: B018 - builds the env and its spaces
         return self._action_space
 
@@ -193,11 +178,3 @@ class DingEnvWrapper(BaseEnv):
         if self._cfg.rew_clip:
             return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
         return self._reward_space
-
-    def random_action(self) -> Any:
-        """A random action; in ``[-1, 1]`` for Box spaces when ``act_scale`` is on."""
-        action = super().random_action()
-        space = self.action_space
-        if self._cfg.act_scale and isinstance(space, gym.spaces.Box):
-            return ((action - space.low) / (space.high - space.low) * 2.0 - 1.0).astype(space.dtype)
-        return action

@@ -1,13 +1,10 @@
 """Observation dtype convention: float32 for floats, int64 for integers, uint8 kept.
 
-:func:`convention_space` rewrites a space to the convention and
-:func:`to_convention` converts an observation of the original space to it,
-always into a fresh array, so consecutive observations never share memory.
+:func:`convention_space` rewrites a space to the convention;
+``converters.obs_converter`` copies observations into it.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -37,13 +34,3 @@ def convention_space(space: gym.spaces.Space) -> gym.spaces.Space:
     if isinstance(space, gym.spaces.Tuple):
         return gym.spaces.Tuple(tuple(convention_space(sub) for sub in space.spaces))
     return space
-
-
-def to_convention(obs: Any, space: gym.spaces.Space) -> Any:
-    """A fresh copy of ``obs`` with the dtype of ``space`` (the converted space)."""
-    if isinstance(space, gym.spaces.Dict):
-        return {key: to_convention(obs[key], sub) for key, sub in space.spaces.items()}
-    if isinstance(space, gym.spaces.Tuple):
-        return tuple(to_convention(item, sub) for item, sub in zip(obs, space.spaces, strict=True))
-    dtype = space.dtype if space.dtype is not None else None
-    return np.array(obs, dtype=dtype)

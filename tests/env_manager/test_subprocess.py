@@ -172,17 +172,16 @@ def test_serial_and_subprocess_share_one_config_schema():
 
 def test_workers_exit_when_the_parent_is_killed(tmp_path):
     script = textwrap.dedent(
-        """
+        f"""
         import sys, time
-        sys.path.insert(0, %r)
+        sys.path.insert(0, {os.getcwd()!r})
         from ding_env import SyncSubprocessEnvManager
         from tests.env_manager.conftest import counting_fns
-        manager = SyncSubprocessEnvManager(counting_fns(4), {"num_workers": 2})
+        manager = SyncSubprocessEnvManager(counting_fns(4), {{"num_workers": 2}})
         manager.launch()
         print(manager._shared.name, *[p.pid for p in manager._processes], flush=True)
         time.sleep(60)
         """
-        % os.getcwd()
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     name, *pids = parent.stdout.readline().split()

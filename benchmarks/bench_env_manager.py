@@ -1,0 +1,227 @@
+"""Steps per second of env executors, side by side in one run.
+
+Executors: a plain single-process loop over raw Gymnasium envs; Gymnasium's
+SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv and EnvPool when
+installed; ding_env's three managers through the dict API and the batched API.
+Every executor steps the same envs with the same actions; ratios are to the
+single-process loop and to AsyncVectorEnv of the same run.
+
+Usage::
+
+    python benchmarks/bench_env_manager.py [--seconds 3] [--quick] [--only cartpole,busy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workloads import WORKLOADS, Workload  # noqa: E402
+
+from ding_env import create_env_manager  # noqa: E402
+
+OUT_DIR = Path(__file__).resolve().parent / "out"
+
+
+def actions_for(space: gym.spaces.Space, env_num: int, count: int = 64) -> np.ndarray:
+    """A fixed cycle of batched random actions (the same for every executor)."""
+    space.seed(0)
+    return np.stack([np.stack([space.sample() for _ in range(env_num)]) for _ in range(count)])
+
+
+def timed(step: Callable[[int], int], seconds: float, min_steps: int) -> float:
+    """Env steps per second of ``step(i) -> envs stepped``, after a short warm-up."""
+    for i in range(min(20, min_steps)):
+        step(i)
+    total, i = 0, 0
+    start = time.perf_counter()
+    while True:
+        total += step(i)
+        i += 1
+        elapsed = time.perf_counter() - start
+        if i >= min_steps and elapsed >= seconds:
+            return total / elapsed
+
+
+def bench_single_loop(workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
+    envs = [fn() for fn in workload.gym_fns()]
+    for index, env in enumerate(envs):
+        env.reset(seed=index)
+
+    def step(i: int) -> int:
+        batch = actions[i % len(actions)]
+        for env, action in zip(envs, batch, strict=True):
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+        return len(envs)
+
+    try:
+        return timed(step, seconds, min_steps)
+    finally:
+        for env in envs:
+            env.close()
+
+
+def bench_gym_vector(
+    vector_cls: type, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int
+) -> float:
+    envs = vector_cls(workload.gym_fns())
+    envs.reset(seed=0)
+
+    def step(i: int) -> int:
+        envs.step(actions[i % len(actions)])
+        return workload.env_num
+
+    try:
+        return timed(step, seconds, min_steps)
+    finally:
+        envs.close()
+
+
+def bench_sb3(workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    envs = SubprocVecEnv(workload.gym_fns())
+    envs.reset()
+
+    def step(i: int) -> int:
+        envs.step(actions[i % len(actions)])
+        return workload.env_num
+
+    try:
+        return timed(step, seconds, min_steps)
+    finally:
+        envs.close()
+
+
+def bench_ding(manager_type: str, batched: bool, workload: Workload, actions, seconds, min_steps) -> float:
+    manager = create_env_manager({"type": manager_type}, workload.ding_fns())
+    manager.seed(0)
+    manager.launch()
+
+    def step_batched(i: int) -> int:
+        ready = manager.ready_obs_batch
+        manager.step_batch(ready.env_id, actions[i % len(actions)][ready.env_id])
+        return len(ready.env_id)
+
+    def step_dict(i: int) -> int:
+        batch = actions[i % len(actions)]
+        return len(manager.step({env_id: batch[env_id] for env_id in manager.ready_obs}))
+
+    try:
+        return timed(step_batched if batched else step_dict, seconds, min_steps)
+    finally:
+        manager.close()
+
+
+def executors(workload: Workload) -> dict[str, Callable]:
+    table: dict[str, Callable] = {
+        "single-process loop": bench_single_loop,
+        "gymnasium SyncVectorEnv": lambda *a: bench_gym_vector(gym.vector.SyncVectorEnv, *a),
+        "gymnasium AsyncVectorEnv": lambda *a: bench_gym_vector(gym.vector.AsyncVectorEnv, *a),
+    }
+    if importlib.util.find_spec("stable_baselines3"):
+        table["SB3 SubprocVecEnv"] = bench_sb3
+    for manager_type in ("base", "subprocess", "async_subprocess"):
+        for batched in (False, True):
+            name = f"ding_env {manager_type} ({'batched' if batched else 'dict'})"
+            table[name] = lambda *a, m=manager_type, b=batched: bench_ding(m, b, *a)
+    return table
+
+
+def machine() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="measured seconds per executor (default 3)")
+    parser.add_argument("--quick", action="store_true", help="a few steps per executor: proves the script works")
+    parser.add_argument("--only", default="", help="comma-separated substrings of workload labels to run")
+    parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for results.json and results.png")
+    args = parser.parse_args(argv)
+    seconds, min_steps = (0.0, 5) if args.quick else (args.seconds, 50)
+    selected = [
+        w for w in WORKLOADS if not args.only or any(s in w.label.lower() for s in args.only.lower().split(","))
+    ]
+    results = {"machine": machine(), "workloads": {}}
+    for workload in selected:
+        if workload.needs and not importlib.util.find_spec(workload.needs):
+            print(f"\n{workload.label}: skipped ({workload.needs} is not installed)")
+            continue
+        probe = workload.gym_fns()[0]()
+        actions = actions_for(probe.action_space, workload.env_num)
+        probe.close()
+        rates = {}
+        print(f"\n{workload.label}")
+        for name, run in executors(workload).items():
+            rates[name] = run(workload, actions, seconds, min_steps)
+            print(f"  {name:<34} {rates[name]:>10.0f} steps/s", flush=True)
+        results["workloads"][workload.label] = rates
+        print_table(workload, rates)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps(results, indent=2))
+    plot(results, args.out / "results.png")
+    print(f"\nwrote {args.out / 'results.json'} and {args.out / 'results.png'}")
+    return 0
+
+
+def print_table(workload: Workload, rates: dict[str, float]) -> None:
+    single = rates["single-process loop"]
+    vector = rates["gymnasium AsyncVectorEnv"]
+    print(f"\n  {'executor':<34} {'steps/s':>10} {'x single':>9} {'x Async':>8} {'us/batch':>9}")
+    for name, rate in rates.items():
+        per_batch_us = workload.env_num / rate * 1e6
+        print(f"  {name:<34} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {per_batch_us:>9.1f}")
+
+
+def plot(results: dict, path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no chart (pip install -e '.[bench]')")
+        return
+    workloads = results["workloads"]
+    if not workloads:
+        return
+    fig, axes = plt.subplots(len(workloads), 1, figsize=(9, 3.2 * len(workloads)), squeeze=False)
+    for axis, (label, rates) in zip(axes[:, 0], workloads.items(), strict=True):
+        single = rates["single-process loop"]
+        names = list(rates)
+        ratios = [rates[name] / single for name in names]
+        colors = ["tab:orange" if name.startswith("ding_env") else "tab:gray" for name in names]
+        axis.barh(names, ratios, color=colors)
+        axis.axvline(1.0, color="black", linewidth=0.8)
+        axis.set_title(f"{label}: steps/s relative to the single-process loop")
+        axis.invert_yaxis()
+        axis.tick_params(axis="y", labelsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

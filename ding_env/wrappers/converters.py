@@ -1,0 +1,89 @@
+"""Converters built once per env: actions into the Gymnasium env's form, observations into ours.
+
+Building a closure per space keeps the per-step path to one or two numpy calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+
+def action_converter(space: gym.spaces.Space, act_scale: bool, owner: str) -> Callable[[Any], Any]:
+    """A function turning a user action into what the Gymnasium env expects.
+
+    ``Discrete``: Python ints, numpy integer scalars, 0-d and 1-element integer
+    arrays become an ``int``. ``Box``: any array of the right size becomes an
+    array of the space's shape and dtype; with ``act_scale`` the action is
+    given in ``[-1, 1]`` and mapped linearly to the bounds.
+
+    Args:
+        space: The Gymnasium env's action space.
+        act_scale: Map ``[-1, 1]`` to the Box bounds.
+        owner: Names the env in error messages.
+    """
+    if isinstance(space, gym.spaces.Discrete):
+        return _discrete_converter(space, owner)
+    if isinstance(space, gym.spaces.Box):
+        return _box_converter(space, act_scale, owner)
+    return lambda action: action
+
+
+def _discrete_converter(space: gym.spaces.Discrete, owner: str) -> Callable[[Any], int]:
+    def convert(action: Any) -> int:
+        if type(action) is int:
+            return action
+        if isinstance(action, np.integer):
+            return int(action)
+        array = np.asarray(action)
+        if array.size != 1 or array.dtype.kind not in "iu":
+            raise ValueError(
+                f"{owner}: a Discrete({space.n}) action must be one integer, got {action!r} "
+                f"(dtype {array.dtype}, shape {array.shape})"
+            )
+        return int(array.reshape(()))
+
+    return convert
+
+
+def _box_converter(space: gym.spaces.Box, act_scale: bool, owner: str) -> Callable[[Any], np.ndarray]:
+    shape, dtype, size = space.shape, space.dtype, int(np.prod(space.shape))
+    center = ((space.high.astype(np.float64) + space.low) / 2).astype(dtype)
+    half_range = ((space.high.astype(np.float64) - space.low) / 2).astype(dtype)
+
+    def convert(action: Any) -> np.ndarray:
+        array = np.asarray(action, dtype=dtype)
+        if array.shape != shape:
+            if array.size != size:
+                raise ValueError(f"{owner}: a Box action must have shape {shape}, got shape {array.shape}")
+            array = array.reshape(shape)
+        if act_scale:
+            array = center + array * half_range
+        return array
+
+    return convert
+
+
+def scaled_action_space(space: gym.spaces.Space) -> gym.spaces.Space:
+    """The ``[-1, 1]`` Box that users act in when ``act_scale`` is on (other spaces unchanged)."""
+    if not isinstance(space, gym.spaces.Box):
+        return space
+    return gym.spaces.Box(low=-1.0, high=1.0, shape=space.shape, dtype=space.dtype)
+
+
+def obs_converter(space: gym.spaces.Space) -> Callable[[Any], Any]:
+    """A function copying an observation into ``space``'s dtypes (a fresh array every call).
+
+    ``space`` is the converted (convention) space: see ``dtypes.convention_space``.
+    """
+    if isinstance(space, gym.spaces.Dict):
+        parts = {key: obs_converter(sub) for key, sub in space.spaces.items()}
+        return lambda obs: {key: convert(obs[key]) for key, convert in parts.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        items = [obs_converter(sub) for sub in space.spaces]
+        return lambda obs: tuple(convert(item) for convert, item in zip(items, obs, strict=True))
+    dtype = space.dtype
+    return lambda obs: np.array(obs, dtype=dtype)
