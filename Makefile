@@ -18,7 +18,7 @@ $(VENV)/.installed-test: $(VENV)/.installed-base requirements-test.txt setup.py
 	touch $@
 
 demo: $(VENV)/.installed-base
-	$(PY) -m ding_env demo
+	$(PY) -m ding_env run configs/cartpole.py --manager subprocess
 
 lint: $(VENV)/.installed-test
 	$(PY) -m ruff check .

@@ -17,6 +17,22 @@ from easydict import EasyDict
 
 from ding_env.errors import ConfigError
 
+# Keys that DI-engine-shaped env configs carry for the managers and the
+# pipeline; every env accepts them besides its own.
+PIPELINE_KEYS = frozenset(
+    {
+        "type",
+        "import_names",
+        "collector_env_num",
+        "evaluator_env_num",
+        "n_evaluator_episode",
+        "stop_value",
+        "manager",
+        "is_train",
+        "replay_path",
+    }
+)
+
 
 def deep_merge_dicts(original: Mapping, new: Mapping | None) -> EasyDict:
     """Merge ``new`` into a deep copy of ``original``; neither input is changed.

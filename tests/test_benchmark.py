@@ -7,7 +7,7 @@ import sys
 
 def test_benchmark_quick_run(tmp_path):
     result = subprocess.run(
-        [sys.executable, "benchmarks/bench_env_manager.py", "--quick", "--only", "zero,cartpole", "--out", str(tmp_path)],
+        [sys.executable, "benchmarks/bench_env_manager.py", "--quick", "--only", "zero,cartpole", "--out", tmp_path],
         capture_output=True,
         text=True,
         timeout=300,

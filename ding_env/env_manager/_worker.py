@@ -133,7 +133,7 @@ class _Worker:
         try:
             result = getattr(self, f"on_{command}")(*args)
         except Exception as error:  # noqa: BLE001 - every env error goes back to the parent
-            self.conn.send(encode_error(error, env_id, command))
+            self.conn.send(encode_error(error, env_id, args[1] if command in ("call", "getattr") else command))
             return
         self.conn.send(("ok", result))
 

@@ -140,6 +140,18 @@ def compile_writer(buffers: Any) -> Callable[[int, Any], None]:
     return lambda index, value: write(buffers, index, value)
 
 
+def put(buffers: Any, rows: Any, values: Any) -> None:
+    """Copy the stacked ``values`` into ``rows`` of every leaf of ``buffers``."""
+    if isinstance(buffers, dict):
+        for key, sub in buffers.items():
+            put(sub, rows, values[key])
+    elif isinstance(buffers, tuple):
+        for sub, value in zip(buffers, values, strict=True):
+            put(sub, rows, value)
+    else:
+        buffers[rows] = values
+
+
 def take(buffers: Any, rows: Any) -> Any:
     """Rows of every leaf: views for a slice, copies for an index array."""
     return map_tree(lambda array: array[rows], buffers)

@@ -21,7 +21,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.base_env import BaseEnv
-from ding_env.config import unknown_key_message
+from ding_env.config import PIPELINE_KEYS, unknown_key_message
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.timestep import BaseEnvTimestep, final_step, transition
 from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
@@ -30,22 +30,6 @@ from ding_env.wrappers.family import family_of_env
 from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
 from ding_env.wrappers.presets import wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
-
-# Keys that DI-engine-shaped env configs carry for the manager and the
-# pipeline; an env accepts them besides its own.
-PIPELINE_KEYS = frozenset(
-    {
-        "type",
-        "import_names",
-        "collector_env_num",
-        "evaluator_env_num",
-        "n_evaluator_episode",
-        "stop_value",
-        "manager",
-        "is_train",
-        "replay_path",
-    }
-)
 
 
 class DingEnvWrapper(BaseEnv):

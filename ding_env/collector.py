@@ -1,0 +1,90 @@
+"""Driving a (collector) env manager with a policy and yielding transition batches.
+
+Works with every manager, including the async one whose steps return other
+envs than the ones just stepped: each env's last observation and action are
+kept until its result arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ding_env.env_manager import BaseEnvManager, arrays
+
+
+class TransitionBatch(NamedTuple):
+    """Transitions of one step, row ``k`` belonging to ``env_id[k]``.
+
+    Attributes:
+        env_id: int64 array of env ids.
+        obs: Observations the actions were taken in.
+        action: The actions.
+        reward: ``(n, 1)`` rewards.
+        next_obs: Observations after the actions: the true final observation
+            where ``done`` (never a reset one).
+        done: ``(n,)`` bool: the episode ended.
+        truncated: ``(n,)`` bool: it ended at a time limit (bootstrap from ``next_obs``).
+        info: List of info dicts.
+    """
+
+    env_id: np.ndarray
+    obs: Any
+    action: np.ndarray
+    reward: np.ndarray
+    next_obs: Any
+    done: np.ndarray
+    truncated: np.ndarray
+    info: list
+
+    @property
+    def terminated(self) -> np.ndarray:
+        """``(n,)`` bool: the episode reached a terminal state (do not bootstrap)."""
+        return self.done & ~self.truncated
+
+
+Policy = Callable[[Any], Any]
+
+
+def collect(manager: BaseEnvManager, policy: Policy, n_steps: int | None = None) -> Iterator[TransitionBatch]:
+    """Step ``manager`` with ``policy`` and yield one :class:`TransitionBatch` per manager step.
+
+    Args:
+        manager: A launched manager (auto-reset keeps envs running).
+        policy: Maps a batch of observations to a batch of actions.
+        n_steps: Stop after this many env steps (None: until ``manager.done``).
+
+    Yields:
+        Batches whose arrays are copies, safe to keep.
+    """
+    layout = arrays.layout_of(manager.observation_space)
+    last_obs = arrays.allocate(layout, manager.env_num)
+    last_action: np.ndarray | None = None
+    steps = 0
+    while (n_steps is None or steps < n_steps) and not manager.done:
+        ready = manager.ready_obs_batch
+        if len(ready.env_id):
+            actions = np.asarray(policy(ready.obs))
+            if last_action is None:
+                last_action = np.zeros((manager.env_num, *actions.shape[1:]), dtype=actions.dtype)
+            arrays.put(last_obs, ready.env_id, ready.obs)
+            last_action[ready.env_id] = actions
+            batch = manager.step_batch(ready.env_id, actions)
+        else:
+            batch = manager.step_batch(np.zeros(0, dtype=np.int64), np.zeros((0, *last_action.shape[1:])))
+        if not len(batch.env_id):
+            continue
+        rows = batch.env_id
+        steps += len(rows)
+        yield TransitionBatch(
+            rows.copy(),
+            arrays.take(last_obs, rows),
+            last_action[rows],
+            batch.reward.copy(),
+            arrays.map_tree(np.copy, batch.obs),
+            batch.done.copy(),
+            batch.truncated.copy(),
+            batch.info,
+        )

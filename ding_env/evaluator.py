@@ -1,0 +1,87 @@
+"""Evaluating a policy on an (evaluator) env manager for an exact number of episodes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ding_env.env_manager import BaseEnvManager
+
+
+class EvalResult(NamedTuple):
+    """What an evaluation measured.
+
+    Attributes:
+        returns: Per-episode returns (``eval_episode_return``), in completion order per env.
+        mean: Mean return.
+        std: Standard deviation of the returns.
+        stop_reached: ``mean >= stop_value`` (False when no stop value is set).
+        steps: Env steps taken.
+    """
+
+    returns: list[float]
+    mean: float
+    std: float
+    stop_reached: bool
+    steps: int
+
+
+def episode_quota(n_episode: int, env_num: int) -> np.ndarray:
+    """Episodes each env runs so that ``n_episode`` are spread as evenly as possible."""
+    if n_episode < 1:
+        raise ValueError(f"n_episode must be >= 1, got {n_episode}")
+    quota = np.full(env_num, n_episode // env_num, dtype=np.int64)
+    quota[: n_episode % env_num] += 1
+    return quota
+
+
+def evaluate(
+    manager: BaseEnvManager,
+    policy: Callable[[Any], Any],
+    n_episode: int,
+    stop_value: float | None = None,
+    seed: int | None = None,
+) -> EvalResult:
+    """Run exactly ``n_episode`` episodes with ``policy`` and summarise the returns.
+
+    The manager is reset first; with ``seed`` it is re-seeded statically, so
+    the same seed and policy give the same returns.
+
+    Args:
+        manager: A launched evaluator manager.
+        policy: Maps a batch of observations to a batch of actions.
+        n_episode: Episodes to run, spread over the envs.
+        stop_value: Mean return that counts as solved.
+        seed: Static seed applied before the evaluation.
+    """
+    if seed is not None:
+        manager.seed(seed, dynamic_seed=False)
+    manager.reset()
+    remaining = episode_quota(n_episode, manager.env_num)
+    returns: list[float] = []
+    steps = 0
+    while remaining.any():
+        ready = manager.ready_obs_batch
+        wanted = remaining[ready.env_id] > 0
+        env_ids = ready.env_id[wanted]
+        obs = _rows(ready.obs, wanted)
+        actions = np.asarray(policy(obs)) if len(env_ids) else np.zeros(0, dtype=np.int64)
+        batch = manager.step_batch(env_ids, actions)
+        steps += len(batch.env_id)
+        for env_id, done, info in zip(batch.env_id.tolist(), batch.done.tolist(), batch.info, strict=True):
+            if done and remaining[env_id] > 0:
+                remaining[env_id] -= 1
+                returns.append(float(info["eval_episode_return"]))
+    mean = float(np.mean(returns))
+    reached = stop_value is not None and mean >= stop_value
+    return EvalResult(returns, mean, float(np.std(returns)), reached, steps)
+
+
+def _rows(obs: Any, mask: np.ndarray) -> Any:
+    if isinstance(obs, dict):
+        return {key: _rows(value, mask) for key, value in obs.items()}
+    if isinstance(obs, tuple):
+        return tuple(_rows(value, mask) for value in obs)
+    return obs[mask]

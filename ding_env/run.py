@@ -1,0 +1,147 @@
+"""The main job behind ``ding-env run``: collect with a policy, then evaluate, and report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+from ding_env.collector import collect
+from ding_env.evaluator import EvalResult, evaluate
+from ding_env.policies import RandomPolicy
+from ding_env.registry import import_object
+from ding_env.run_config import build_managers
+
+
+@dataclass
+class RunSummary:
+    """What a run measured."""
+
+    exp_name: str
+    manager: str
+    collect_steps: int
+    collect_seconds: float
+    collect_episodes: int
+    collect_returns: list[float]
+    truncated_episodes: int
+    evaluation: EvalResult
+    stop_value: float | None
+
+    @property
+    def steps_per_second(self) -> float:
+        """Collector throughput."""
+        return self.collect_steps / max(self.collect_seconds, 1e-9)
+
+
+def load_policy(spec: str, action_space: Any, seed: int) -> Callable[[Any], Any]:
+    """``'random'`` or ``'module:callable'`` (a callable from a batch of observations to a batch of actions)."""
+    if spec == "random":
+        return RandomPolicy(action_space, seed)
+    policy = import_object(spec)
+    if not callable(policy):
+        raise TypeError(f"policy {spec!r} is not callable")
+    return policy
+
+
+def run_job(
+    cfg: Any,
+    policy_spec: str = "random",
+    steps: int = 20000,
+    eval_episodes: int | None = None,
+    manager_type: str | None = None,
+    replay_dir: str | None = None,
+    progress: TextIO | None = None,
+) -> RunSummary:
+    """Collect ``steps`` env steps with the policy, then evaluate it; return the summary.
+
+    Progress goes to ``progress`` (None: no progress output).
+    """
+    collector, evaluator = build_managers(cfg, manager_type)
+    with collector, evaluator:
+        collector.launch()
+        evaluator.launch()
+        if replay_dir is not None:
+            evaluator.enable_save_replay(replay_dir)
+        policy = load_policy(policy_spec, collector.action_space, cfg.seed)
+        returns: list[float] = []
+        truncated = 0
+        done_steps = 0
+        bar = _ProgressBar(steps, progress)
+        start = time.perf_counter()
+        for batch in collect(collector, policy, steps):
+            done_steps += len(batch.env_id)
+            for info in (info for info, done in zip(batch.info, batch.done, strict=True) if done):
+                returns.append(float(info["eval_episode_return"]))
+            truncated += int(batch.truncated.sum())
+            bar.update(done_steps, len(returns), returns)
+        elapsed = time.perf_counter() - start
+        bar.close(done_steps, len(returns), returns)
+        n_episode = eval_episodes or cfg.env.n_evaluator_episode
+        result = evaluate(evaluator, policy, n_episode, cfg.env.stop_value, seed=cfg.seed)
+        return RunSummary(
+            cfg.exp_name,
+            type(collector).__name__,
+            done_steps,
+            elapsed,
+            len(returns),
+            returns,
+            truncated,
+            result,
+            cfg.env.stop_value,
+        )
+
+
+def format_summary(summary: RunSummary) -> str:
+    """The summary table printed at the end of ``ding-env run``."""
+    evaluation = summary.evaluation
+    collect_mean = f"{np.mean(summary.collect_returns):.2f}" if summary.collect_returns else "n/a"
+    if summary.stop_value is None:
+        reached = "no stop value"
+    else:
+        reached = f"{'yes' if evaluation.stop_reached else 'no'} (stop value {summary.stop_value})"
+    rows = [
+        ("run", summary.exp_name),
+        ("manager", summary.manager),
+        ("collect steps", f"{summary.collect_steps}"),
+        ("collect throughput", f"{summary.steps_per_second:,.0f} steps/s"),
+        ("collect episodes", f"{summary.collect_episodes} ({summary.truncated_episodes} truncated)"),
+        ("collect mean return", collect_mean),
+        ("eval episodes", f"{len(evaluation.returns)}"),
+        ("eval return", f"{evaluation.mean:.2f} +- {evaluation.std:.2f}"),
+        ("stop value reached", reached),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+class _ProgressBar:
+    """A one-line progress report (steps, steps/s, episodes, mean return), redrawn at most 4 times a second."""
+
+    def __init__(self, total: int, stream: TextIO | None) -> None:
+        self.total, self.stream = total, stream
+        self.start = self.last = time.perf_counter()
+        self.interactive = bool(stream is not None and stream.isatty())
+
+    def update(self, steps: int, episodes: int, returns: list[float], force: bool = False) -> None:
+        now = time.perf_counter()
+        interval = 0.25 if self.interactive else 2.0
+        if self.stream is None or (not force and now - self.last < interval):
+            return
+        self.last = now
+        rate = steps / max(now - self.start, 1e-9)
+        mean = f"{np.mean(returns[-100:]):.1f}" if returns else "-"
+        filled = int(20 * min(steps / max(self.total, 1), 1.0))
+        line = (
+            f"collect [{'#' * filled}{'.' * (20 - filled)}] {steps}/{self.total} steps  "
+            f"{rate:,.0f} steps/s  {episodes} episodes  mean return {mean}"
+        )
+        self.stream.write(("\r" + line) if self.interactive else line + "\n")
+        self.stream.flush()
+
+    def close(self, steps: int, episodes: int, returns: list[float]) -> None:
+        self.update(steps, episodes, returns, force=True)
+        if self.stream is not None and self.interactive:
+            self.stream.write("\n")

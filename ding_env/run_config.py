@@ -1,0 +1,102 @@
+"""Run configs: the env tree of a config file, validated, and the managers built from it.
+
+A run config is DI-engine-shaped (``main_config`` + ``create_config``) or a
+single ``config`` dict; see ``configs/cartpole.py``. Top-level keys:
+
+* ``exp_name``: name of the run (used in output);
+* ``seed``: base seed of the collector (dynamic) and evaluator (static) envs;
+* ``env``: the env type, its settings, counts and manager settings;
+* ``policy``: free-form settings for the user's learner (not read here).
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from easydict import EasyDict
+
+from ding_env.config import PIPELINE_KEYS, load_config_file, set_by_path, unknown_key_message
+from ding_env.env_manager import BaseEnvManager, create_env_manager
+from ding_env.env_manager.config import manager_config
+from ding_env.errors import ConfigError
+from ding_env.registry import get_env_cls, get_vec_env_setting
+
+TOP_LEVEL_KEYS = ("exp_name", "seed", "env", "policy")
+ENV_DEFAULTS = dict(collector_env_num=8, evaluator_env_num=5, n_evaluator_episode=5, stop_value=None)
+
+
+def load_run_config(path: str | Path, overrides: list[str] | None = None) -> EasyDict:
+    """Load ``path``, apply ``--set key.sub=value`` overrides, fill defaults and validate.
+
+    Raises:
+        ConfigError: For a missing file, an unknown key (with the valid keys), or a bad value.
+    """
+    cfg = load_config_file(path)
+    for override in overrides or []:
+        key, sep, text = override.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set expects key.sub=value, got {override!r}")
+        set_by_path(cfg, key.strip(), _parse_value(text.strip()))
+    return validate_run_config(cfg, str(path))
+
+
+def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
+    """Fill defaults and check every key of a run config.
+
+    Raises:
+        ConfigError: Naming the key, what was expected and what arrived.
+    """
+    cfg = EasyDict(cfg)
+    for key in cfg:
+        if key not in TOP_LEVEL_KEYS:
+            raise ConfigError(unknown_key_message(where, key, TOP_LEVEL_KEYS))
+    if "env" not in cfg:
+        raise ConfigError(f"{where} has no 'env' section")
+    cfg.setdefault("exp_name", Path(where).stem)
+    cfg.setdefault("seed", 0)
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
+        raise ConfigError(f"{where}: 'seed' must be an int >= 0, got {cfg.seed!r}")
+    env = cfg.env
+    for key, value in ENV_DEFAULTS.items():
+        env.setdefault(key, value)
+    env_cls = get_env_cls(env)
+    valid = set(env_cls.default_config()) | PIPELINE_KEYS
+    for key in env:
+        if key not in valid:
+            raise ConfigError(unknown_key_message(f"{where} env section (type {env.type!r})", key, valid))
+    for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
+        if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
+            raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")
+    manager_config(env.get("manager"), max(env.collector_env_num, env.evaluator_env_num))
+    return cfg
+
+
+def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvManager, BaseEnvManager]:
+    """The collector manager (dynamic seeds, ``is_train=True``) and evaluator manager (static seeds).
+
+    Both are seeded with ``cfg.seed`` but not launched.
+
+    Args:
+        cfg: A validated run config.
+        manager_type: Overrides ``env.manager.type``.
+    """
+    env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(cfg.env)
+    manager_cfg = dict(cfg.env.get("manager") or {})
+    if manager_type is not None:
+        manager_cfg["type"] = manager_type
+    collector = create_env_manager(manager_cfg, [partial(env_fn, env_cfg) for env_cfg in collector_cfgs])
+    evaluator = create_env_manager(manager_cfg, [partial(env_fn, env_cfg) for env_cfg in evaluator_cfgs])
+    collector.seed(cfg.seed, dynamic_seed=True)
+    evaluator.seed(cfg.seed, dynamic_seed=False)
+    return collector, evaluator
+
+
+def _parse_value(text: str) -> Any:
+    """A Python literal when ``text`` is one (``3``, ``0.5``, ``True``, ``'x'``, ``[1]``), else the string."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text

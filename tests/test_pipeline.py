@@ -1,0 +1,133 @@
+"""Config-driven collector and evaluator envs, the collection loop, the evaluator and `ding-env run`."""
+
+import numpy as np
+import pytest
+
+from ding_env.cli import main
+from ding_env.collector import collect
+from ding_env.errors import ConfigError
+from ding_env.evaluator import episode_quota, evaluate
+from ding_env.policies import RandomPolicy
+from ding_env.run_config import build_managers, load_run_config, validate_run_config
+from tests.conftest import balance_action
+
+CONFIGS = ["configs/cartpole.py", "configs/pendulum.py", "configs/card_game.py"]
+
+
+@pytest.mark.parametrize("path", CONFIGS)
+def test_configs_load_and_validate(path):
+    cfg = load_run_config(path)
+    assert cfg.env.collector_env_num >= 1 and cfg.seed == 0
+
+
+def test_overrides_and_typos():
+    cfg = load_run_config("configs/cartpole.py", ["env.collector_env_num=3", "env.manager.type=base", "seed=7"])
+    assert cfg.env.collector_env_num == 3 and cfg.env.manager.type == "base" and cfg.seed == 7
+    with pytest.raises(ConfigError, match=r"unknown key 'colector_env_num'.*valid keys: .*collector_env_num"):
+        load_run_config("configs/cartpole.py", ["env.colector_env_num=3"])
+    with pytest.raises(ConfigError, match=r"unknown key 'auto_rest' in the env manager config"):
+        load_run_config("configs/cartpole.py", ["env.manager.auto_rest=False"])
+    with pytest.raises(ConfigError, match=r"unknown key 'polcy'.*did you mean 'policy'"):
+        validate_run_config({"polcy": {}, "env": {"type": "cartpole"}})
+    with pytest.raises(ConfigError, match="collector_env_num must be an int >= 1, got 0"):
+        load_run_config("configs/cartpole.py", ["env.collector_env_num=0"])
+
+
+def _managers(manager_type="base", **overrides):
+    sets = [f"env.{key}={value!r}" for key, value in overrides.items()]
+    return build_managers(load_run_config("configs/cartpole.py", sets), manager_type)
+
+
+def test_collector_dynamic_and_evaluator_static_and_reproducible():
+    starts = []
+    for _ in range(2):
+        collector, evaluator = _managers(collector_env_num=2, evaluator_env_num=2)
+        with collector, evaluator:
+            collector.launch()
+            evaluator.launch()
+            first = collector.ready_obs_batch.obs.copy()
+            evaluator_first = evaluator.ready_obs_batch.obs.copy()
+            evaluator.reset()
+            np.testing.assert_array_equal(evaluator_first, evaluator.ready_obs_batch.obs)  # static
+            collector.reset()
+            assert not np.array_equal(first, collector.ready_obs_batch.obs)  # dynamic
+            starts.append((first, evaluator_first))
+    np.testing.assert_array_equal(starts[0][0], starts[1][0])
+    np.testing.assert_array_equal(starts[0][1], starts[1][1])
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_collection_loop_keeps_true_final_observations(manager_type):
+    collector, evaluator = _managers(manager_type, collector_env_num=3)
+    evaluator.close()
+    with collector:
+        collector.launch()
+        policy = RandomPolicy(collector.action_space, 0)
+        seen_done = 0
+        following = {}
+        for batch in collect(collector, policy, 600):
+            for row, env_id in enumerate(batch.env_id.tolist()):
+                if env_id in following:
+                    # obs of this transition is the next_obs of the previous one, unless that one ended
+                    previous_next, previous_done = following[env_id]
+                    if not previous_done:
+                        np.testing.assert_array_equal(batch.obs[row], previous_next)
+                    else:
+                        assert np.abs(batch.obs[row]).max() <= 0.05  # a fresh CartPole reset state
+                following[env_id] = (batch.next_obs[row], batch.done[row])
+                if batch.done[row]:
+                    seen_done += 1
+                    # a falling pole: the final obs is outside CartPole's termination bounds
+                    x, _, theta, _ = batch.next_obs[row]
+                    assert abs(theta) > 0.2094 or abs(x) > 2.4
+                    assert batch.terminated[row]
+        assert seen_done > 5
+
+
+def test_evaluator_runs_exactly_the_requested_episodes_and_is_reproducible():
+    assert episode_quota(7, 3).tolist() == [3, 2, 2]
+    results = []
+    for _ in range(2):
+        collector, evaluator = _managers(evaluator_env_num=3)
+        collector.close()
+        with evaluator:
+            evaluator.launch()
+            result = evaluate(evaluator, RandomPolicy(evaluator.action_space, 1), 7, stop_value=10, seed=4)
+            assert len(result.returns) == 7
+            results.append(result)
+    assert results[0].returns == results[1].returns
+    assert results[0].stop_reached == (results[0].mean >= 10)
+
+
+def test_evaluator_reaches_stop_value_with_a_good_policy():
+    collector, evaluator = _managers(evaluator_env_num=2)
+    collector.close()
+    with evaluator:
+        evaluator.launch()
+        result = evaluate(evaluator, lambda obs: np.array([balance_action(o) for o in obs]), 4, stop_value=195)
+    assert result.returns == [500.0] * 4 and result.stop_reached
+
+
+@pytest.mark.parametrize("path", CONFIGS)
+def test_cli_run_prints_a_summary(path, capsys):
+    assert main(["run", path, "--steps", "300", "--eval-episodes", "2", "--manager", "base"]) == 0
+    out = capsys.readouterr().out
+    assert "collect throughput" in out and "eval return" in out and "stop value reached" in out
+
+
+def test_cli_run_subprocess_manager(capsys):
+    assert main(["run", "configs/cartpole.py", "--steps", "500", "--eval-episodes", "2"]) == 0
+    assert "SyncSubprocessEnvManager" in capsys.readouterr().out
+
+
+def test_cli_run_bad_config_is_a_clear_usage_error(capsys, tmp_path):
+    assert main(["run", "configs/cartpole.py", "--set", "env.colector_env_num=3"]) == 2
+    assert "did you mean 'collector_env_num'" in capsys.readouterr().err
+    assert main(["run", str(tmp_path / "missing.py")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["run", "configs/cartpole.py", "--policy", "no.such:policy"]) == 2
+    assert "cannot import module 'no.such'" in capsys.readouterr().err
+    assert main(["run", "configs/cartpole.py", "--replay", str(tmp_path), "--steps", "10"]) == 1
+    err = capsys.readouterr().err
+    assert "env 0 failed in enable_save_replay: NotImplementedError: CartPoleEnv does not support saving replays" in err
+    assert "Traceback" not in err
