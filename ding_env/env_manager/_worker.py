@@ -22,6 +22,7 @@ import cloudpickle
 from ding_env.env_manager import arrays
 from ding_env.env_manager.env_host import EnvHost
 from ding_env.env_manager.shared_memory import SharedArrays
+from ding_env.errors import EnvError
 
 CMD_STEP = 1
 CMD_PIPE = 2
@@ -48,10 +49,12 @@ def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -
 
 def encode_error(error: BaseException, env_id: int, command: str) -> tuple:
     """A picklable description of ``error`` for the parent to rebuild."""
-    remote = getattr(error, "remote_traceback", "") or traceback.format_exc()
-    message = str(error).split("\n--- traceback", 1)[0]
-    prefix = f"env {env_id} failed in {command}: "
-    return ("error", env_id, command, message.removeprefix(prefix), remote)
+    if isinstance(error, EnvError):
+        # Already describes its env and command: keep its own words.
+        message = str(error).split("\n--- traceback", 1)[0]
+        message = message.removeprefix(f"env {error.env_id} failed in {error.command}: ")
+        return ("error", error.env_id, error.command, message, error.remote_traceback or traceback.format_exc())
+    return ("error", env_id, command, f"{type(error).__name__}: {error}", traceback.format_exc())
 
 
 def worker_main(
