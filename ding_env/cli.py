@@ -5,10 +5,12 @@ Usage::
     ding-env run CONFIG [--policy random|MODULE:CALLABLE] [--steps N] [--eval-episodes N]
                         [--manager base|subprocess|async_subprocess] [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
+    ding-env check TARGET [--config FILE] [--episodes N] [--max-steps N] [--seed S] [--json]
     ding-env list
     ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
 
-Exit codes: 0 success, 1 the run failed, 2 usage or config error.
+Exit codes: 0 success (``check``: no errors), 1 the run failed (``check``: errors found),
+2 usage or config error.
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     run.set_defaults(handler=_run)
 
+    check = commands.add_parser("check", help="check an env against the BaseEnv contract")
+    check.add_argument("target", help="module:Class, a registered env type, or a config file")
+    check.add_argument("--config", default=None, help="config file whose env section configures the env")
+    check.add_argument("--episodes", type=int, default=3, help="episodes per rollout (default 3)")
+    check.add_argument("--max-steps", type=int, default=1000, help="step cap per episode (default 1000)")
+    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.set_defaults(handler=_check)
+
     list_cmd = commands.add_parser("list", help="list registered env types and where they live")
     list_cmd.set_defaults(handler=_list)
 
@@ -85,6 +96,33 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     print(format_summary(summary))
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    import json
+
+    from ding_env.checker import check_env
+    from ding_env.checker.target import resolve_target
+    from ding_env.errors import ConfigError, RegistryError
+
+    if args.episodes < 1 or args.max_steps < 1:
+        print("ding-env check: --episodes and --max-steps must be >= 1", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        env_cls, cfg = resolve_target(args.target, args.config)
+    except (ConfigError, RegistryError) as error:
+        print(f"ding-env check: {error}", file=sys.stderr)
+        return USAGE_ERROR
+
+    def progress(name: str) -> None:
+        if not args.json:
+            print(f"  running {name} ...", file=sys.stderr, flush=True)
+
+    report = check_env(
+        env_cls, cfg, episodes=args.episodes, max_steps=args.max_steps, seed=args.seed, progress=progress
+    )
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
+    return 0 if report.passed else 1
 
 
 def _list(args: argparse.Namespace) -> int:

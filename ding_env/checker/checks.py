@@ -72,13 +72,21 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
     return episodes
 
 
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
 def _raised(check: str, what: str, error: BaseException, hint: str = "") -> Finding:
     frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     where = f" at {frame.filename}:{frame.lineno}" if frame else ""
     return Finding(check, ERROR, f"{what} raised {type(error).__name__}: {error}{where}", hint)
 
 
-def _guard(check: str, what: str, body: Callable[[], list[Finding]], hint: str = "") -> list[Finding]:
+_RAISED_HINT = "fix the exception; the check calls the env as a manager does: construct, seed, reset, step, close"
+
+
+def _guard(check: str, what: str, body: Callable[[], list[Finding]], hint: str = _RAISED_HINT) -> list[Finding]:
     try:
         return body()
     except Exception as error:  # noqa: BLE001 - an env error is a finding, not a checker crash
@@ -210,7 +218,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                         report(problem, "declare reward_space to match the rewards the env emits")
                 if type(timestep.done) is not bool:
                     report(
-                        f"done must be a Python bool, got {type(timestep.done).__name__}",
+                        f"done must be a Python bool, got {_type_name(timestep.done)}",
                         "return bool(terminated or truncated), not a numpy bool",
                     )
                 if not isinstance(timestep.info, dict):
@@ -359,10 +367,10 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
         env_a, env_b, env_c, env_d = ctx.make_env(), ctx.make_env(), ctx.make_env(), ctx.make_env()
         a = rollout(env_a, ctx, ctx.seed, dynamic=True)
         b = rollout(env_b, ctx, ctx.seed, dynamic=True, actions=[episode.actions for episode in a])
-        c = rollout(env_c, ctx, ctx.seed + 1, dynamic=True, actions=[episode.actions for episode in a])
         # Every episode replays the longest action sequence: only the seeds can make them differ.
         longest = max((episode.actions for episode in a), key=len)
         repeated = rollout(env_d, ctx, ctx.seed, dynamic=True, actions=[longest] * ctx.episodes)
+        other_seed = rollout(env_c, ctx, ctx.seed + 1, dynamic=True, actions=[longest] * ctx.episodes)
         for env in (env_a, env_b, env_c, env_d):
             env.close()
         findings = []
@@ -385,8 +393,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     "a dynamic seed should give each episode a new seed (ignore for deterministic envs)",
                 )
             )
-        c_longest = rollout(ctx.make_env(), ctx, ctx.seed + 1, dynamic=True, actions=[longest] * ctx.episodes)
-        if _same(_trajectory(repeated), _trajectory(c_longest)):
+        if _same(_trajectory(repeated), _trajectory(other_seed)):
             findings.append(
                 Finding(
                     name,

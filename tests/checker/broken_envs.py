@@ -1,0 +1,160 @@
+"""A gallery of envs, each breaking the contract in one way, and the good env they derive from."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from ding_env import BaseEnv, BaseEnvTimestep
+from ding_env.timestep import termination, transition, truncation
+
+
+class GoodEnv(BaseEnv):
+    """A random walk on [-5, 5]: terminates at the edges, truncates after ``max_episode_steps``."""
+
+    config: ClassVar[dict] = dict(max_episode_steps=30)
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self._pos = np.zeros(2, dtype=np.float32)
+        self._t = 0
+        self._return = 0.0
+
+    def reset(self) -> np.ndarray:
+        self._next_episode_seed()
+        self._init_flag = True
+        self._pos = self.rng().uniform(-1, 1, size=2).astype(np.float32)
+        self._t, self._return = 0, 0.0
+        return self.make_obs()
+
+    def rng(self) -> np.random.Generator:
+        return self.np_random
+
+    def make_obs(self) -> np.ndarray:
+        return self._pos.copy()
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        self._t += 1
+        self._pos = np.clip(self._pos + (float(action) - 0.5) + self.rng().normal(0, 0.3, 2), -5, 5).astype(np.float32)
+        reward = float(-np.abs(self._pos).sum())
+        self._return += reward
+        if np.any(np.abs(self._pos) >= 5):
+            return termination(self.make_obs(), reward, self._return)
+        if self._t >= self._cfg.max_episode_steps:
+            return truncation(self.make_obs(), reward, self._return)
+        return transition(self.make_obs(), reward)
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return type(self).__name__ + "()"
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-5.0, 5.0, (2,), np.float32)
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return gym.spaces.Discrete(2)
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
+
+
+class Float64ObsEnv(GoodEnv):
+    def make_obs(self):
+        return self._pos.astype(np.float64)
+
+
+class Float64SpaceEnv(GoodEnv):
+    @property
+    def observation_space(self):
+        return gym.spaces.Box(-5.0, 5.0, (2,), np.float64)
+
+    def make_obs(self):
+        return self._pos.astype(np.float64)
+
+
+class OutOfBoundsObsEnv(GoodEnv):
+    def make_obs(self):
+        return (self._pos * 10).astype(np.float32)
+
+
+class ZeroDimRewardEnv(GoodEnv):
+    def step(self, action):
+        timestep = super().step(action)
+        return timestep._replace(reward=np.float32(timestep.reward[0]))
+
+
+class NumpyBoolDoneEnv(GoodEnv):
+    def step(self, action):
+        timestep = super().step(action)
+        return timestep._replace(done=np.bool_(timestep.done))
+
+
+class MissingReturnEnv(GoodEnv):
+    def step(self, action):
+        timestep = super().step(action)
+        timestep.info.pop("eval_episode_return", None)
+        return timestep
+
+
+class SharedBufferEnv(GoodEnv):
+    def make_obs(self):
+        buffer = self.__dict__.setdefault("_buffer", np.zeros(2, dtype=np.float32))
+        buffer[:] = self._pos
+        return buffer
+
+
+class UnseededRngEnv(GoodEnv):
+    def rng(self):
+        return np.random.default_rng()
+
+
+class GlobalSeedEnv(GoodEnv):
+    def seed(self, seed, dynamic_seed=True):
+        super().seed(seed, dynamic_seed)
+        np.random.seed(seed)
+
+
+class RandomActionNEnv(GoodEnv):
+    def random_action(self):
+        return np.int64(self.action_space.n)
+
+
+class NeverEndsEnv(GoodEnv):
+    config: ClassVar[dict] = dict(max_episode_steps=10**9)
+
+    def step(self, action):
+        self._t += 1
+        return transition(self.make_obs(), 0.0)
+
+
+class UnpicklableEnv(GoodEnv):
+    def __init__(self, cfg=None):
+        super().__init__(cfg)
+        self._lock = threading.Lock()
+
+
+class EagerEnv(GoodEnv):
+    def __init__(self, cfg=None):
+        super().__init__(cfg)
+        self._init_flag = True
+
+
+class TimeLimitAsTerminationEnv(GoodEnv):
+    def step(self, action):
+        timestep = super().step(action)
+        if timestep.done:
+            timestep.info["truncated"] = False
+        return timestep
+
+
+class RaisingResetEnv(GoodEnv):
+    def reset(self):
+        raise RuntimeError("simulator failed to start")

@@ -1,0 +1,82 @@
+"""For each check, an env it catches and the good env it passes."""
+
+import pytest
+
+from ding_env.checker import EnvCheckError, check_all, check_array_space, check_env
+from ding_env.checker.checks import CHECKS, CheckContext
+from ding_env.testing import EnvContractTests
+from tests.checker import broken_envs as gallery
+
+CHECK_BY_NAME = {check.__name__: check for check in CHECKS}
+
+CAUGHT = [
+    ("check_spaces", gallery.Float64SpaceEnv, "error", "dtype float64"),
+    ("check_reset_obs", gallery.Float64ObsEnv, "error", "must have dtype float32"),
+    ("check_reset_obs", gallery.OutOfBoundsObsEnv, "error", "outside its Box bounds"),
+    ("check_reset_obs", gallery.RaisingResetEnv, "error", "simulator failed to start"),
+    ("check_step_output", gallery.ZeroDimRewardEnv, "error", "reward must be an array of shape (1,)"),
+    ("check_step_output", gallery.NumpyBoolDoneEnv, "error", "done must be a Python bool, got numpy.bool"),
+    ("check_step_output", gallery.MissingReturnEnv, "error", "eval_episode_return"),
+    ("check_step_output", gallery.NeverEndsEnv, "warning", "did not end within"),
+    ("check_obs_memory", gallery.SharedBufferEnv, "error", "share memory"),
+    ("check_random_action", gallery.RandomActionNEnv, "error", "outside Discrete(n=2, start=0): [0, 1]"),
+    ("check_static_seed", gallery.UnseededRngEnv, "error", "different"),
+    ("check_dynamic_seed", gallery.UnseededRngEnv, "error", "diverged"),
+    ("check_global_rng", gallery.GlobalSeedEnv, "error", "global numpy"),
+    ("check_lazy_init", gallery.UnpicklableEnv, "error", "pickling"),
+    ("check_lazy_init", gallery.EagerEnv, "error", "_init_flag"),
+    ("check_time_limit", gallery.TimeLimitAsTerminationEnv, "error", "as a termination"),
+]
+
+
+def _run(check_name, env_cls, **kwargs):
+    ctx = CheckContext(env_cls, episodes=3, max_steps=kwargs.get("max_steps", 200), seed=0)
+    return CHECK_BY_NAME[check_name](ctx)
+
+
+@pytest.mark.parametrize(("check_name", "env_cls", "severity", "text"), CAUGHT, ids=lambda v: getattr(v, "__name__", v))
+def test_check_catches_its_broken_env(check_name, env_cls, severity, text):
+    findings = _run(check_name, env_cls)
+    assert any(f.severity == severity and text in f.message for f in findings), findings
+    assert all(f.hint for f in findings if f.severity == "error")
+
+
+@pytest.mark.parametrize("check_name", sorted(CHECK_BY_NAME))
+def test_good_env_passes_every_check(check_name):
+    assert _run(check_name, gallery.GoodEnv) == []
+
+
+def test_report_and_step_cap():
+    report = check_env(gallery.NeverEndsEnv, episodes=1, max_steps=50, subprocess=False)
+    assert report.passed and report.warnings
+    text = report.format()
+    assert "[WARN] check_step_output" in text and "fix:" in text and text.splitlines()[-1].startswith("passed")
+    broken = check_env(gallery.Float64ObsEnv, subprocess=False)
+    assert not broken.passed and "FAILED" in broken.format()
+    assert broken.to_dict()["passed"] is False
+
+
+def test_di_engine_compatible_entry_points_raise():
+    check_all(gallery.GoodEnv())
+    with pytest.raises(EnvCheckError, match="must have dtype float32"):
+        check_all(gallery.Float64ObsEnv())
+    with pytest.raises(AssertionError, match="share memory"):
+        check_all(gallery.SharedBufferEnv())
+    import gymnasium as gym
+    import numpy as np
+
+    check_array_space(np.int64(2), gym.spaces.Discrete(3), "action")
+    with pytest.raises(EnvCheckError, match=r"outside Discrete\(n=3, start=0\)"):
+        check_array_space(np.int64(3), gym.spaces.Discrete(3), "action")
+
+
+class TestGoodEnvContract(EnvContractTests):
+    env_cls = gallery.GoodEnv
+
+
+def test_contract_mixin_fails_a_broken_env():
+    class Broken(EnvContractTests):
+        env_cls = gallery.SharedBufferEnv
+
+    with pytest.raises(AssertionError, match="share memory"):
+        Broken().test_obs_memory()
