@@ -9,8 +9,8 @@ HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ding_env" / "version.py").read_text()).group(1)
 
 EXTRAS = {
-    "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8"],
-    "mujoco": ["mujoco>=3.0"],
+    "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
+    "mujoco": ["mujoco>=3.0", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
     "torch": ["torch>=2.0"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
     "bench": ["matplotlib>=3.7"],
@@ -37,6 +37,8 @@ setup(
             "mountain_car=dizoo.classic_control.mountain_car.envs.mountain_car_env:MountainCarEnv",
             "acrobot=dizoo.classic_control.acrobot.envs.acrobot_env:AcrobotEnv",
             "card_game=dizoo.card_game.envs.card_game_env:CardGameEnv",
+            "atari=dizoo.atari.envs.atari_env:AtariEnv",
+            "mujoco=dizoo.mujoco.envs.mujoco_env:MujocoEnv",
         ],
     },
     classifiers=[

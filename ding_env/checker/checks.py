@@ -363,7 +363,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
 
     def body() -> list[Finding]:
         # Enough episodes that random actions exercise the env's randomness.
-        ctx = dataclasses.replace(outer, episodes=max(outer.episodes, 8))
+        ctx = dataclasses.replace(outer, episodes=max(outer.episodes, 4))
         env_a, env_b, env_c, env_d = ctx.make_env(), ctx.make_env(), ctx.make_env(), ctx.make_env()
         a = rollout(env_a, ctx, ctx.seed, dynamic=True)
         b = rollout(env_b, ctx, ctx.seed, dynamic=True, actions=[episode.actions for episode in a])

@@ -37,6 +37,8 @@ PARENT_SPIN_SECONDS = 0.0003
 # Poll interval while blocked, to notice dead workers (seconds).
 LIVENESS_INTERVAL = 0.05
 CLOSE_GRACE_SECONDS = 1.0
+# How long envs may take to close (videos to write, renderers to free) before their worker is terminated.
+CLOSE_TIMEOUT_SECONDS = 10.0
 
 
 class SyncSubprocessEnvManager(BaseEnvManager):
@@ -261,7 +263,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             if not process.is_alive():
                 continue
             try:
-                failures += self._request(index, ("close",), "close", CLOSE_GRACE_SECONDS) or []
+                failures += self._request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS) or []
             except (EnvError, EnvCrashedError, EnvTimeoutError, OSError) as error:
                 failures.append(str(error))
         self._terminate_workers()

@@ -15,6 +15,7 @@ a Python bool, and done steps carry ``info['truncated']`` and
 
 from __future__ import annotations
 
+import os
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -26,10 +27,11 @@ from ding_env.errors import ConfigError, EnvStateError
 from ding_env.timestep import BaseEnvTimestep, final_step, transition
 from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
 from ding_env.wrappers.dtypes import convention_space
-from ding_env.wrappers.family import family_of_env
+from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
 from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
-from ding_env.wrappers.presets import wrapper_specs
+from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
+from ding_env.wrappers.replay import EpisodeVideoWrapper, replay_prefix
 
 
 class DingEnvWrapper(BaseEnv):
@@ -59,6 +61,19 @@ class DingEnvWrapper(BaseEnv):
         # Clip the reward seen by the learner to [-1, 1]; the
         # eval_episode_return still sums the raw rewards.
         rew_clip=False,
+        # Atari preset ('default' on an ALE env, or 'atari_default'):
+        # frames stacked into one observation,
+        frame_stack=4,
+        # at most this many no-ops on reset,
+        noop_max=30,
+        # actions repeated (and the last two frames max-pooled) this many times,
+        frame_skip=4,
+        # frames resized to screen_size x screen_size grayscale,
+        screen_size=84,
+        # uint8 frames (False) or float32 in [0, 1] (True),
+        scale_obs=False,
+        # and sticky actions with this probability (ALE v5's recommendation is 0.25).
+        repeat_action_probability=0.25,
     )
 
     def __init__(self, env: Any = None, cfg: dict | None = None) -> None:
@@ -70,6 +85,7 @@ class DingEnvWrapper(BaseEnv):
         if env is None and not self._cfg.env_id:
             raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
         self._user_env = env
+        self._replay_path: str | None = self._cfg.get("replay_path")
         self._env: gym.Env | None = None
         self._observation_space: gym.spaces.Space | None = None
         self._action_space: gym.spaces.Space | None = None
@@ -98,10 +114,39 @@ class DingEnvWrapper(BaseEnv):
             env = self._user_env
             if is_legacy_env(env):
                 env = LegacyGymEnv(env)
+            family = family_of_env(env)
         else:
-            env = gym.make(self._cfg.env_id, **dict(self._cfg.make_kwargs or {}))
-        specs = wrapper_specs(self._cfg.env_wrapper, family_of_env(env), self._cfg)
-        return apply_wrappers(env, specs)
+            env, family = self._make_from_id()
+        if self._replay_path is not None:
+            env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
+        return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
+
+    def _make_from_id(self) -> tuple[gym.Env, str]:
+        env_id = self._cfg.env_id
+        if env_id.startswith("ALE/"):
+            _register_ale(env_id)
+        family = family_of_env_id(env_id)
+        kwargs = dict(self._cfg.make_kwargs or {})
+        if uses_atari_preset(self._cfg.env_wrapper, family):
+            kwargs.setdefault("frameskip", 1)  # the preset skips frames itself
+            kwargs.setdefault("repeat_action_probability", self._cfg.repeat_action_probability)
+        if self._replay_path is not None:
+            kwargs["render_mode"] = "rgb_array"
+            if family == MUJOCO:
+                os.environ.setdefault("MUJOCO_GL", "egl")
+        return gym.make(env_id, **kwargs), family
+
+    def enable_save_replay(self, replay_path: str) -> None:
+        """Record every episode from the next reset on as an MP4 under ``replay_path``.
+
+        File names carry the env id, the process id, a random token and the
+        episode number, so many envs can record into one folder.
+        """
+        self._replay_path = str(replay_path)
+        if self._env is not None:  # rebuild with rendering on at the next reset
+            self._env.close()
+            self._env = None
+            self._needs_reset = True
 
     # ---- BaseEnv -------------------------------------------------------
 
@@ -130,7 +175,9 @@ class DingEnvWrapper(BaseEnv):
         info = dict(info) if info else {}
         if terminated or truncated:
             self._needs_reset = True
-            return final_step(obs, reward, self._eval_episode_return, truncated=bool(truncated), info=info)
+            # An inner EvalEpisodeReturnWrapper reports the raw game return (before clipping, across lives).
+            episode_return = float(info.pop("eval_episode_return", self._eval_episode_return))
+            return final_step(obs, reward, episode_return, truncated=bool(truncated), info=info)
         return transition(obs, reward, info)
 
     def close(self) -> None:
@@ -162,3 +209,12 @@ class DingEnvWrapper(BaseEnv):
         if self._cfg.rew_clip:
             return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
         return self._reward_space
+
+
+def _register_ale(env_id: str) -> None:
+    """Register the ALE envs with Gymnasium (ale-py ships its ROMs)."""
+    try:
+        import ale_py
+    except ImportError as error:
+        raise ImportError(f"{env_id!r} needs ale-py: pip install 'ding-env[atari]'") from error
+    gym.register_envs(ale_py)

@@ -30,6 +30,25 @@ for _name, _path in {
     "frame_stack": "gymnasium.wrappers:FrameStackObservation",
     "grayscale": "gymnasium.wrappers:GrayscaleObservation",
     "resize": "gymnasium.wrappers:ResizeObservation",
+    # DI-engine's names (ding_env.wrappers.*) and ALF's / TF-Agents' additions.
+    "noop_reset": "ding_env.wrappers.atari:NoopResetWrapper",
+    "max_and_skip": "ding_env.wrappers.atari:MaxAndSkipWrapper",
+    "warp_frame": "ding_env.wrappers.atari:WarpFrameWrapper",
+    "ram": "ding_env.wrappers.atari:RamWrapper",
+    "episodic_life": "ding_env.wrappers.atari:EpisodicLifeWrapper",
+    "fire_reset": "ding_env.wrappers.atari:FireResetWrapper",
+    "scaled_float_frame": "ding_env.wrappers.observation:ScaledFloatFrameWrapper",
+    "frame_stack_wrapper": "ding_env.wrappers.observation:FrameStackWrapper",
+    "obs_transpose": "ding_env.wrappers.observation:ObsTransposeWrapper",
+    "obs_norm": "ding_env.wrappers.observation:ObsNormWrapper",
+    "observation_clip": "ding_env.wrappers.observation:ObservationClipWrapper",
+    "clip_reward_sign": "ding_env.wrappers.reward:ClipRewardWrapper",
+    "reward_norm": "ding_env.wrappers.reward:RewardNormWrapper",
+    "sparse_reward": "ding_env.wrappers.reward:SparseRewardWrapper",
+    "eval_episode_return": "ding_env.wrappers.reward:EvalEpisodeReturnWrapper",
+    "action_repeat": "ding_env.wrappers.action:ActionRepeatWrapper",
+    "action_discretize": "ding_env.wrappers.action:ActionDiscretizeWrapper",
+    "time_limit_wrapper": "ding_env.wrappers.time_limit:TimeLimitWrapper",
 }.items():
     WRAPPER_REGISTRY.register(_name, _path)
 

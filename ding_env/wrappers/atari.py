@@ -1,0 +1,133 @@
+"""Atari wrappers under DI-engine's names (DeepMind preprocessing pieces Gymnasium lacks or names differently).
+
+Each wrapper updates its spaces and emits data inside them. Where Gymnasium
+maintains the same operation (max-and-skip), the wrapper builds on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+
+def _ale(env: gym.Env) -> Any:
+    return env.unwrapped.ale
+
+
+class NoopResetWrapper(gym.Wrapper):
+    """On reset, take a random number (1..``noop_max``) of no-op actions, drawn from the env's own RNG."""
+
+    def __init__(self, env: gym.Env, noop_max: int = 30) -> None:
+        super().__init__(env)
+        if noop_max < 1:
+            raise ValueError(f"noop_max must be >= 1, got {noop_max}")
+        self.noop_max = noop_max
+        meanings = env.unwrapped.get_action_meanings()
+        if meanings[0] != "NOOP":
+            raise ValueError(f"action 0 of {env.spec.id if env.spec else env} is {meanings[0]!r}, not NOOP")
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict]:
+        """Reset, then step no-ops (resetting again should the game end)."""
+        obs, info = self.env.reset(**kwargs)
+        for _ in range(int(self.unwrapped.np_random.integers(1, self.noop_max + 1))):
+            obs, _, terminated, truncated, info = self.env.step(0)
+            if terminated or truncated:
+                obs, info = self.env.reset()
+        return obs, info
+
+
+class MaxAndSkipWrapper(gym.wrappers.MaxAndSkipObservation):
+    """Repeat each action ``skip`` times and max-pool the last two frames (Gymnasium's MaxAndSkipObservation)."""
+
+    def __init__(self, env: gym.Env, skip: int = 4) -> None:
+        super().__init__(env, skip=skip)
+
+
+class WarpFrameWrapper(gym.ObservationWrapper):
+    """RGB frames to ``size`` x ``size`` grayscale ``uint8`` (area interpolation)."""
+
+    def __init__(self, env: gym.Env, size: int = 84) -> None:
+        super().__init__(env)
+        import cv2  # the atari extra installs opencv-python-headless
+
+        self._cv2 = cv2
+        self.size = size
+        self.observation_space = gym.spaces.Box(0, 255, (size, size), np.uint8)
+
+    def observation(self, observation: np.ndarray) -> np.ndarray:
+        """Grayscale and resize one frame."""
+        gray = self._cv2.cvtColor(observation, self._cv2.COLOR_RGB2GRAY)
+        return self._cv2.resize(gray, (self.size, self.size), interpolation=self._cv2.INTER_AREA)
+
+
+class RamWrapper(gym.ObservationWrapper):
+    """Observe the console's 128 bytes of RAM (``uint8``) instead of the screen."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.observation_space = gym.spaces.Box(0, 255, (128,), np.uint8)
+
+    def observation(self, observation: Any) -> np.ndarray:
+        """The RAM, copied."""
+        return np.array(_ale(self.env).getRAM(), dtype=np.uint8)
+
+
+class EpisodicLifeWrapper(gym.Wrapper):
+    """End the learner's episode on every life lost, but reset the game only when it is really over.
+
+    A life loss is reported as ``terminated`` (no bootstrap, as in DeepMind's
+    DQN); the next ``reset`` then continues the same game with a no-op step.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.lives = 0
+        self.game_over = True
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Step; a drop in lives terminates the learner's episode."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.game_over = terminated or truncated
+        lives = _ale(self.env).lives()
+        if 0 < lives < self.lives:
+            terminated = True
+        self.lives = lives
+        return obs, reward, terminated, truncated, info
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict]:
+        """Reset the game if it is over, else continue it with a no-op."""
+        if self.game_over:
+            obs, info = self.env.reset(**kwargs)
+        else:
+            obs, _, terminated, truncated, info = self.env.step(0)
+            if terminated or truncated:
+                obs, info = self.env.reset(**kwargs)
+        self.game_over = False
+        self.lives = _ale(self.env).lives()
+        return obs, info
+
+
+class FireResetWrapper(gym.Wrapper):
+    """Press FIRE after reset, for games that wait for it (chosen when the action meanings include FIRE)."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        meanings = env.unwrapped.get_action_meanings()
+        if "FIRE" not in meanings:
+            raise ValueError(f"FireResetWrapper needs a FIRE action; this game has {meanings}")
+        self.fire_action = meanings.index("FIRE")
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict]:
+        """Reset, then press FIRE (resetting again should that end the game)."""
+        self.env.reset(**kwargs)
+        obs, _, terminated, truncated, info = self.env.step(self.fire_action)
+        if terminated or truncated:
+            obs, info = self.env.reset(**kwargs)
+        return obs, info
+
+
+def has_fire_action(env: gym.Env) -> bool:
+    """True when the game's action meanings include FIRE."""
+    return "FIRE" in env.unwrapped.get_action_meanings()

@@ -1,0 +1,1 @@
+"""Atari games (ALE) with DeepMind's preprocessing, registered as env type 'atari'."""

@@ -1,0 +1,1 @@
+"""Configs for Atari games."""

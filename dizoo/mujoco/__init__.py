@@ -1,0 +1,1 @@
+"""MuJoCo locomotion envs, registered as env type 'mujoco'."""

@@ -1,0 +1,1 @@
+"""Configs for MuJoCo envs."""

@@ -1,0 +1,5 @@
+"""Ant-v5: collector and evaluator envs, in DI-engine's main_config / create_config shape."""
+
+from dizoo.mujoco.config.mujoco_config import make_mujoco_config
+
+main_config, create_config = make_mujoco_config("Ant-v5", stop_value=6000)

@@ -1,0 +1,94 @@
+"""Atari through DingEnvWrapper: family detection, DeepMind preprocessing, collector vs evaluator."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ale_py", reason="the atari extra (make test installs it)")
+pytest.importorskip("cv2", reason="the atari extra (make test installs it)")
+
+from ding_env import DingEnvWrapper  # noqa: E402
+from ding_env.wrappers.family import ATARI, family_of_env_id  # noqa: E402
+
+
+def atari(env_id="ALE/Pong-v5", **cfg):
+    env = DingEnvWrapper(cfg=dict(cfg, env_id=env_id))
+    env.seed(0)
+    return env
+
+
+def chain(env):
+    names, inner = [], env.env
+    while hasattr(inner, "env"):
+        names.append(type(inner).__name__)
+        inner = inner.env
+    return names
+
+
+def test_family_comes_from_the_entry_point():
+    atari().reset()  # registers the ALE ids
+    assert family_of_env_id("ALE/Pong-v5") == ATARI
+
+
+@pytest.mark.parametrize("preset", ["default", "atari_default"])
+def test_default_preset_gives_channel_first_uint8_stacks(preset):
+    env = atari(env_wrapper=preset)
+    obs = env.reset()
+    assert obs.shape == (4, 84, 84) and obs.dtype == np.uint8
+    assert env.observation_space.contains(obs) and env.observation_space.dtype == np.uint8
+    for _ in range(10):
+        timestep = env.step(env.random_action())
+        assert env.observation_space.contains(timestep.obs)
+    assert env.env.unwrapped._frameskip == 1  # the base env skips nothing; the preset does
+
+
+def test_scaled_obs_are_float32_in_unit_range():
+    env = atari(scale_obs=True)
+    obs = env.reset()
+    assert obs.dtype == np.float32 and 0.0 <= obs.min() and obs.max() <= 1.0
+    assert env.observation_space.contains(obs)
+
+
+def test_fire_reset_is_chosen_from_action_meanings():
+    assert "FireResetWrapper" in chain(atari("ALE/Breakout-v5").env and atari("ALE/Breakout-v5"))
+    env = atari("ALE/Freeway-v5")
+    env.reset()
+    assert "FIRE" not in env.env.unwrapped.get_action_meanings()
+    assert "FireResetWrapper" not in chain(env)
+
+
+def test_collector_clips_rewards_and_evaluator_does_not():
+    def rewards(is_train):
+        env = atari("ALE/SpaceInvaders-v5", is_train=is_train)
+        env.reset()
+        seen = []
+        for _ in range(400):
+            timestep = env.step(env.random_action())
+            seen.append(float(timestep.reward[0]))
+            if timestep.done:
+                env.reset()
+        return seen
+
+    assert set(rewards(True)) <= {-1.0, 0.0, 1.0} and max(rewards(True)) == 1.0
+    assert max(rewards(False)) > 1.0
+
+
+def test_collector_ends_episodes_per_life_and_evaluator_per_game():
+    def first_episode(is_train):
+        env = atari("ALE/Breakout-v5", is_train=is_train)
+        env.reset()
+        while True:
+            timestep = env.step(env.random_action())
+            if timestep.done:
+                return timestep
+
+    collector_end = first_episode(True)
+    assert collector_end.terminated and collector_end.info["lives"] == 4  # one life lost, game goes on
+    evaluator_end = first_episode(False)
+    assert evaluator_end.info["lives"] == 0
+    assert isinstance(evaluator_end.info["eval_episode_return"], float)
+
+
+def test_ram_observations():
+    env = atari(env_wrapper=["ram"])
+    obs = env.reset()
+    assert obs.shape == (128,) and obs.dtype == np.uint8 and env.observation_space.contains(obs)
