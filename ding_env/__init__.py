@@ -40,7 +40,7 @@ _SUBPROCESS_MANAGERS = ("SyncSubprocessEnvManager", "AsyncSubprocessEnvManager")
 def __getattr__(name: str) -> Any:
     # The subprocess managers load multiprocessing machinery: import on first use.
     if name in _SUBPROCESS_MANAGERS:
-        from ding_env.env_manager import subprocess
+        from ding_env.env_manager import get_env_manager_cls
 
-        return getattr(subprocess, name)
+        return get_env_manager_cls("subprocess" if name == "SyncSubprocessEnvManager" else "async_subprocess")
     raise AttributeError(f"module 'ding_env' has no attribute {name!r}")

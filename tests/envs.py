@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from typing import Any, ClassVar
 
@@ -99,3 +101,26 @@ class CountingEnv(BaseEnv):
     @property
     def reward_space(self) -> gym.spaces.Space:
         return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
+
+
+class FaultEnv(CountingEnv):
+    """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang."""
+
+    config: ClassVar[dict] = dict(CountingEnv.config, raise_every=0, crash_every=0, kill_every=0, hang_every=0)
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self._life_steps = 0
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        self._life_steps += 1
+        cfg = self._cfg
+        if cfg.raise_every and self._life_steps % cfg.raise_every == 0:
+            raise RuntimeError(f"injected error at step {self._life_steps}")
+        if cfg.crash_every and self._life_steps % cfg.crash_every == 0:
+            os._exit(3)
+        if cfg.kill_every and self._life_steps % cfg.kill_every == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if cfg.hang_every and self._life_steps % cfg.hang_every == 0:
+            time.sleep(3600)
+        return super().step(action)

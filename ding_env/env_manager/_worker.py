@@ -3,9 +3,9 @@
 A worker hosts several envs. Steps are commanded through shared memory: the
 parent writes actions and a per-worker command word, then posts the worker's
 command semaphore; the worker steps its envs, writes observations, rewards and
-flags into shared memory, bumps its done counter and posts the results
-semaphore that all workers share. Both sides spin briefly
-before blocking. Everything rare (spaces, seeds, resets, attribute calls,
+flags into shared memory, posts its done semaphore and rings the doorbell
+semaphore all workers share (the async manager waits on it for "any worker
+done"). Both sides spin briefly before blocking. Everything rare (spaces, seeds, resets, attribute calls,
 non-empty infos, errors) travels over the worker's pipe.
 """
 
@@ -64,13 +64,14 @@ def worker_main(
     cfg: dict,
     conn: Any,
     cmd_sem: Any,
-    results_sem: Any,
+    done_sem: Any,
+    doorbell: Any,
     spin_seconds: float,
 ) -> None:
     """Run a worker until the parent sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     parent_pid = os.getppid()
-    worker = _Worker(index, env_ids, payload, cfg, conn, cmd_sem, results_sem, spin_seconds, parent_pid)
+    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, doorbell), spin_seconds, parent_pid)
     try:
         worker.run()
     finally:
@@ -78,12 +79,11 @@ def worker_main(
 
 
 class _Worker:
-    def __init__(self, index, env_ids, payload, cfg, conn, cmd_sem, results_sem, spin_seconds, parent_pid) -> None:
+    def __init__(self, index, env_ids, payload, cfg, conn, semaphores, spin_seconds, parent_pid) -> None:
         self.index = index
         self.env_ids = list(env_ids)
         self.conn = conn
-        self.cmd_sem = cmd_sem
-        self.results_sem = results_sem
+        self.cmd_sem, self.done_sem, self.doorbell = semaphores
         self.spin_seconds = spin_seconds
         self.parent_pid = parent_pid
         self.host = EnvHost(dict(zip(self.env_ids, cloudpickle.loads(payload), strict=True)), cfg)
@@ -143,7 +143,7 @@ class _Worker:
     def on_attach(self, name: str, entries: list) -> None:
         self.shared = SharedArrays(entries, name=name)
         buffers = self.shared.arrays
-        self.commands, self.status, self.done_seq = buffers["command"], buffers["status"], buffers["done_seq"]
+        self.commands, self.status = buffers["command"], buffers["status"]
         self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
         self.actions, self.reward = buffers["action"], buffers["reward"]
         self.done, self.truncated = buffers["done"], buffers["truncated"]
@@ -213,8 +213,8 @@ class _Worker:
                 write_ready_obs(env_id, record.ready_obs)
         has_message = bool(infos or errors)
         self.status[self.index] = STATUS_MESSAGE if has_message else STATUS_PLAIN
-        self.done_seq[self.index] += 1
-        self.results_sem.release()
+        self.done_sem.release()
+        self.doorbell.release()
         if has_message:
             self.conn.send((infos, errors))
 

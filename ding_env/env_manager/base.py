@@ -28,6 +28,7 @@ from easydict import EasyDict
 
 from ding_env.base_env import BaseEnv
 from ding_env.env_manager import arrays
+from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.env_host import EnvHost
@@ -211,7 +212,9 @@ class BaseEnvManager:
         self._check_running()
         env_ids = np.fromiter((self._check_env_id(env_id) for env_id in actions), dtype=np.int64, count=len(actions))
         self._check_ready(env_ids)
-        outcome = self._run_step(env_ids, [actions[int(env_id)] for env_id in env_ids], batched=False)
+        checker = self._action_checker()
+        checked = [checker.check_one(env_id, actions[env_id]) for env_id in env_ids.tolist()]
+        outcome = self._run_step(env_ids, checked, batched=False)
         copy = self._cfg.copy_on_get
         timesteps = {}
         for row, env_id in enumerate(outcome.env_id):
@@ -246,6 +249,7 @@ class BaseEnvManager:
         else:
             env_ids = self._check_env_id_array(env_id)
             self._check_ready(env_ids)
+        action = self._action_checker().check_batch(env_ids, action)
         outcome = self._run_step(env_ids, action, batched=True)
         obs = arrays.stack(outcome.obs) if outcome.obs_is_list else outcome.obs
         batch = TimestepBatch(outcome.env_id, obs, outcome.reward, outcome.done, outcome.truncated, outcome.info)
@@ -360,6 +364,11 @@ class BaseEnvManager:
         error = next(iter(outcome.errors.values()))
         error.results = results
         raise error
+
+    def _action_checker(self) -> ActionChecker:
+        if self.__dict__.get("_actions") is None:
+            self._actions = ActionChecker(self.action_space, self._name)
+        return self._actions
 
     def _ready_ids(self) -> np.ndarray:
         return np.flatnonzero(self._status == _READY).astype(np.int64)

@@ -1,0 +1,100 @@
+"""Action validation shared by every manager: bad actions fail in the caller, before any env sees them.
+
+Checks are vectorised over the batch: dtype kind, shape, finiteness and
+bounds (``Box``), range (``Discrete``, ``MultiDiscrete``), 0/1 (``MultiBinary``).
+Valid actions come back as one array in the space's dtype, ready for shared memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+
+class ActionChecker:
+    """Validates actions for one action space.
+
+    Args:
+        space: The envs' action space.
+        owner: Names the manager in error messages.
+    """
+
+    def __init__(self, space: gym.spaces.Space, owner: str) -> None:
+        self.space = space
+        self.owner = owner
+        self.shape = tuple(space.shape or ())
+        self.dtype = np.dtype(space.dtype) if space.dtype is not None else None
+        self.array_form = isinstance(
+            space, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
+        )
+
+    def check_batch(self, env_ids: np.ndarray, actions: Any) -> Any:
+        """``actions`` (row ``k`` for ``env_ids[k]``) as one validated array.
+
+        Raises:
+            ValueError: Naming the first bad env id, the space and the value received.
+        """
+        if not self.array_form:
+            if len(actions) != len(env_ids):
+                raise ValueError(f"{self.owner}: got {len(actions)} actions for {len(env_ids)} env ids")
+            for env_id, action in zip(env_ids.tolist(), actions, strict=True):
+                if not self.space.contains(action):
+                    self._fail(env_id, action, "is not in the action space")
+            return actions
+        array = np.asarray(actions)
+        expected = (len(env_ids), *self.shape)
+        if array.shape != expected:
+            if array.size == int(np.prod(expected)) and array.ndim >= 1 and array.shape[0] == len(env_ids):
+                array = array.reshape(expected)  # e.g. (n, 1) for Discrete, (n,) for a Box of shape (1,)
+            else:
+                raise ValueError(
+                    f"{self.owner}: actions for envs {env_ids.tolist()} must have shape {expected} "
+                    f"({len(env_ids)} x {self.space}), got shape {array.shape}"
+                )
+        if isinstance(self.space, gym.spaces.Box):
+            return self._check_box(env_ids, array)
+        return self._check_integers(env_ids, array)
+
+    def check_one(self, env_id: int, action: Any) -> Any:
+        """One env's action, validated (the dict API)."""
+        if not self.array_form:
+            return self.check_batch(np.array([env_id]), [action])[0]
+        return self.check_batch(np.array([env_id]), np.asarray(action)[None])[0]
+
+    def _check_box(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
+        if array.dtype.kind not in "fiu":
+            self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected numbers ({self.dtype})")
+        bad = ~np.isfinite(array).reshape(len(env_ids), -1).all(axis=1)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            self._fail(int(env_ids[row]), array[row], "holds NaN or inf")
+        space = self.space
+        outside = ((array < space.low) | (array > space.high)).reshape(len(env_ids), -1).any(axis=1)
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            self._fail(int(env_ids[row]), array[row], f"is outside the bounds [{space.low.min()}, {space.high.max()}]")
+        return array.astype(self.dtype, copy=False)
+
+    def _check_integers(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
+        if array.dtype.kind not in "iu":
+            if array.dtype.kind == "b" or not np.all(np.mod(array, 1) == 0):
+                self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected integers")
+        space = self.space
+        if isinstance(space, gym.spaces.Discrete):
+            low, high = int(space.start), int(space.start + space.n)
+        elif isinstance(space, gym.spaces.MultiDiscrete):
+            low, high = space.start, space.start + space.nvec
+        else:
+            low, high = 0, 2
+        outside = ((array < low) | (array >= high)).reshape(len(env_ids), -1).any(axis=1)
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            self._fail(int(env_ids[row]), array[row], "is out of range")
+        return array.astype(self.dtype, copy=False)
+
+    def _fail(self, env_id: int, action: Any, problem: str) -> None:
+        raise ValueError(
+            f"{self.owner}: action for env {env_id} {problem}: expected a value in {self.space}, got {action!r}"
+        )

@@ -1,0 +1,288 @@
+"""``WorkerPool``: the worker processes of a subprocess manager, their pipes, semaphores and shared memory.
+
+The pool starts workers, allocates the shared segment from the spaces, sends
+pipe requests and waits for step results without ever blocking forever: every
+wait is cut into short slices that check the worker is alive and the deadline
+has not passed. A dead or hung worker is replaced by :meth:`restart`, which
+starts a fresh process for the same envs and re-applies their seeds and reset
+params (the envs then need a reset).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from collections.abc import Callable, Mapping
+from multiprocessing import resource_tracker
+from multiprocessing.connection import wait as wait_connections
+from typing import Any
+
+import cloudpickle
+import gymnasium as gym
+import numpy as np
+
+from ding_env.env_manager import arrays
+from ding_env.env_manager._worker import CMD_PIPE, CMD_STEP, wait_semaphore, worker_main
+from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
+from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
+
+# Workers spin this long for their next command before blocking, the parent this long for results.
+WORKER_SPIN_SECONDS = 0.0002
+PARENT_SPIN_SECONDS = 0.0003
+# Longest a blocked wait goes without checking that the worker is alive (seconds).
+LIVENESS_INTERVAL = 0.05
+# Grace before a closing worker is terminated, then killed.
+CLOSE_GRACE_SECONDS = 1.0
+# How long envs may take to close (videos to write, renderers to free).
+CLOSE_TIMEOUT_SECONDS = 10.0
+
+
+class WorkerPool:
+    """Worker processes hosting ``worker_envs[w]`` each.
+
+    Args:
+        env_fn: All env constructors, indexed by env id.
+        worker_envs: The env ids each worker hosts.
+        cfg: The manager config (context, timeouts, retry settings).
+        name: Names the manager in errors.
+    """
+
+    def __init__(self, env_fn: list[Callable], worker_envs: list[list[int]], cfg: Mapping, name: str) -> None:
+        self.env_fn = env_fn
+        self.worker_envs = worker_envs
+        self.cfg = cfg
+        self.name = name
+        self.size = len(worker_envs)
+        self.context = mp.get_context(cfg["context"])
+        self.processes: list[Any] = [None] * self.size
+        self.conns: list[Any] = [None] * self.size
+        self.cmd_sems: list[Any] = [None] * self.size
+        self.done_sems: list[Any] = [None] * self.size
+        self.doorbell = None
+        self.shared: SharedArrays | None = None
+        self.entries: list | None = None
+
+    # ---- lifecycle -----------------------------------------------------
+
+    def start(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+        """Start every worker; return the envs' spaces as worker 0 reports them."""
+        resource_tracker.ensure_running()  # one tracker shared by every worker: no double unlink
+        self.doorbell = self.context.Semaphore(0)
+        try:
+            for index in range(self.size):
+                self._spawn(index)
+            replies = [self.receive(index, "launch", self.cfg["connect_timeout"]) for index in range(self.size)]
+            return cloudpickle.loads(replies[0])
+        except BaseException:
+            self.close_processes()
+            raise
+
+    def _spawn(self, index: int) -> None:
+        parent_conn, child_conn = self.context.Pipe()
+        self.cmd_sems[index] = self.context.Semaphore(0)
+        self.done_sems[index] = self.context.Semaphore(0)
+        payload = cloudpickle.dumps([self.env_fn[env_id] for env_id in self.worker_envs[index]])
+        process = self.context.Process(
+            target=worker_main,
+            args=(
+                index,
+                self.worker_envs[index],
+                payload,
+                dict(self.cfg),
+                child_conn,
+                self.cmd_sems[index],
+                self.done_sems[index],
+                self.doorbell,
+                WORKER_SPIN_SECONDS,
+            ),
+            name=f"ding_env-worker-{index}",
+            daemon=True,
+        )
+        process.start()
+        child_conn.close()
+        self.processes[index], self.conns[index] = process, parent_conn
+
+    def allocate(self, spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space], env_num: int) -> dict:
+        """Allocate the shared segment from the spaces, attach every worker, and return the arrays."""
+        observation_space, action_space, reward_space = spaces
+        obs_layout = arrays.layout_of(observation_space)
+        try:
+            action_layout = arrays.layout_of(action_space)
+        except TypeError as error:
+            raise TypeError(
+                f"{self.name}: the action space {action_space!r} has no array form; use BaseEnvManager for this env"
+            ) from error
+        if not isinstance(action_layout, arrays.ArraySpec):
+            raise TypeError(f"{self.name}: nested action spaces are not supported by the subprocess managers")
+        reward_layout = arrays.ArraySpec(tuple(reward_space.shape) or (1,), np.dtype(reward_space.dtype))
+        self.entries = [
+            ("ready_obs", obs_layout, env_num),
+            ("step_obs", obs_layout, env_num),
+            ("action", action_layout, env_num),
+            ("reward", reward_layout, env_num),
+            ("done", scalar_flags(bool), env_num),
+            ("truncated", scalar_flags(bool), env_num),
+            ("step_mask", scalar_flags(bool), env_num),
+            ("reset_on_done", scalar_flags(bool), env_num),
+            ("command", scalar_flags(np.int64), self.size),
+            ("status", scalar_flags(np.int64), self.size),
+        ]
+        self.shared = SharedArrays(self.entries)
+        for index in range(self.size):
+            self.request(index, ("attach", self.shared.name, self.entries), "attach", self.cfg["connect_timeout"])
+        return self.shared.arrays
+
+    def restart(self, index: int, seeds: Mapping[int, tuple], reset_params: Mapping[int, dict]) -> None:
+        """Replace worker ``index`` (dead, hung or not) with a fresh one hosting the same envs."""
+        self._stop(index, kill=True)
+        self._spawn(index)
+        self.receive(index, "launch", self.cfg["connect_timeout"])
+        self.request(index, ("attach", self.shared.name, self.entries), "attach", self.cfg["connect_timeout"])
+        for env_id in self.worker_envs[index]:
+            if env_id in seeds:
+                self.request(index, ("seed", env_id, *seeds[env_id]), "seed", self.cfg["reset_timeout"])
+            if reset_params.get(env_id):
+                self.request(index, ("reset_param", env_id, reset_params[env_id]), "reset", self.cfg["reset_timeout"])
+
+    def close(self) -> list[str]:
+        """Ask every live worker to close its envs, then join them all and free shared memory.
+
+        Returns:
+            The text of every failure (env close errors, unresponsive workers).
+        """
+        failures = []
+        for index, process in enumerate(self.processes):
+            if process is None or not process.is_alive():
+                continue
+            try:
+                failures += self.request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS) or []
+            except (EnvError, EnvCrashedError, EnvTimeoutError, OSError) as error:
+                failures.append(str(error).splitlines()[0])
+        self.close_processes()
+        return failures
+
+    def close_processes(self) -> None:
+        """Join every worker (terminate, then kill after a grace period) and unlink the segment."""
+        deadline = time.monotonic() + CLOSE_GRACE_SECONDS
+        for process in self.processes:
+            if process is not None:
+                process.join(max(0.0, deadline - time.monotonic()))
+        for index in range(self.size):
+            self._stop(index, kill=False)
+        if self.shared is not None:
+            self.shared.release()
+            self.shared = None
+
+    def _stop(self, index: int, kill: bool) -> None:
+        process = self.processes[index]
+        if process is not None:
+            if process.is_alive():
+                process.kill() if kill else process.terminate()
+                process.join(CLOSE_GRACE_SECONDS)
+            if process.is_alive():
+                process.kill()
+                process.join()
+            process.close()
+        if self.conns[index] is not None:
+            self.conns[index].close()
+        self.processes[index] = self.conns[index] = None
+
+    # ---- steps ---------------------------------------------------------
+
+    def dispatch(self, index: int) -> None:
+        """Tell worker ``index`` to step its masked envs."""
+        self.shared.arrays["command"][index] = CMD_STEP
+        self.cmd_sems[index].release()
+
+    def wait_done(self, index: int, deadline: float | None, timeout: float | None) -> None:
+        """Wait for worker ``index``'s step to finish.
+
+        Raises:
+            EnvCrashedError: The worker died.
+            EnvTimeoutError: ``deadline`` passed (``timeout`` is reported).
+        """
+        semaphore = self.done_sems[index]
+        if wait_semaphore(semaphore, PARENT_SPIN_SECONDS, _slice(deadline)):
+            return
+        while True:
+            if not self.processes[index].is_alive():
+                if semaphore.acquire(False):  # finished just before dying
+                    return
+                raise self.crashed(index, "step")
+            if deadline is not None and time.monotonic() >= deadline:
+                raise EnvTimeoutError(self.worker_envs[index], "step", timeout)
+            if semaphore.acquire(True, _slice(deadline)):
+                return
+
+    def poll_done(self, index: int) -> bool:
+        """True (once) if worker ``index`` finished its step."""
+        return self.done_sems[index].acquire(False)
+
+    def wait_doorbell(self, timeout: float) -> None:
+        """Sleep until some worker finishes a step or ``timeout`` passes; forget extra rings."""
+        if wait_semaphore(self.doorbell, PARENT_SPIN_SECONDS, timeout):
+            while self.doorbell.acquire(False):
+                pass
+
+    def has_message(self, index: int) -> bool:
+        """Whether worker ``index``'s last step sent infos or errors on its pipe."""
+        from ding_env.env_manager._worker import STATUS_MESSAGE
+
+        return self.shared.arrays["status"][index] == STATUS_MESSAGE
+
+    # ---- pipe traffic --------------------------------------------------
+
+    def request(self, index: int, message: tuple, command: str, timeout: float | None) -> Any:
+        """Send ``message`` to worker ``index`` and return its reply (raising its error)."""
+        self.send(index, message)
+        return self.receive(index, command, timeout)
+
+    def send(self, index: int, message: tuple) -> None:
+        """Send a pipe command, waking the worker unless it is still attaching."""
+        self.conns[index].send(message)
+        if message[0] != "attach":  # before attaching, workers read only their pipe
+            self.shared.arrays["command"][index] = CMD_PIPE
+            self.cmd_sems[index].release()
+
+    def receive(self, index: int, command: str, timeout: float | None) -> Any:
+        """The worker's reply; never blocks forever on a dead worker.
+
+        Raises:
+            EnvError: The env raised (remote traceback attached).
+            EnvCrashedError: The worker died.
+            EnvTimeoutError: No reply within ``timeout`` seconds.
+        """
+        conn, process = self.conns[index], self.processes[index]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            ready = wait_connections([conn, process.sentinel], timeout=_slice(deadline))
+            if conn in ready:
+                try:
+                    reply = conn.recv()
+                except EOFError:
+                    raise self.crashed(index, command) from None
+                break
+            if process.sentinel in ready:
+                raise self.crashed(index, command)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise EnvTimeoutError(self.worker_envs[index], command, timeout)
+        if reply[0] == "error":
+            _, env_id, remote_command, message, remote = reply
+            raise EnvError(env_id, remote_command, message, remote)
+        return reply[1]
+
+    def receive_step_message(self, index: int) -> tuple[dict, dict]:
+        """The ``(infos, errors)`` a worker sent after its step."""
+        return self.conns[index].recv()
+
+    def crashed(self, index: int, command: str) -> EnvCrashedError:
+        """The error for a dead worker, with its exit code."""
+        process = self.processes[index]
+        process.join(LIVENESS_INTERVAL)
+        return EnvCrashedError(self.worker_envs[index], process.exitcode, command)
+
+
+def _slice(deadline: float | None) -> float:
+    if deadline is None:
+        return LIVENESS_INTERVAL
+    return max(0.0, min(LIVENESS_INTERVAL, deadline - time.monotonic()))

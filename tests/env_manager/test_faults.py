@@ -1,0 +1,182 @@
+"""Faults, resource safety and bad input: managers never hang, never lose data, always explain themselves."""
+
+import os
+import time
+from functools import partial
+
+import numpy as np
+import pytest
+
+from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
+from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from tests.env_manager.test_subprocess import child_pids, shm_segments
+from tests.envs import CountingEnv, FaultEnv
+
+SUBPROCESS = ["subprocess", "async_subprocess"]
+
+
+def fault_fns(count, faulty=None, **fault):
+    faulty = range(count) if faulty is None else faulty
+    return [partial(FaultEnv, dict(limit=10**6, **(fault if i in faulty else {}))) for i in range(count)]
+
+
+def open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+@pytest.mark.parametrize("fault", ["crash_every", "kill_every"])
+def test_dead_worker_is_reported_fast_and_renewed_on_reset(manager_type, fault):
+    with create_env_manager({"type": manager_type, "num_workers": 2}, fault_fns(2, [1], **{fault: 3})) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        manager.step({0: 0, 1: 0})
+        started = time.monotonic()
+        with pytest.raises(EnvCrashedError) as info:
+            manager.step({0: 0, 1: 0})
+            manager.step({})  # the async manager may return env 0 first
+        assert time.monotonic() - started < 1.0
+        assert info.value.env_ids == [1] and info.value.exitcode in (3, -9)
+        assert 1 not in manager.ready_obs_id
+        manager.reset({1: {}})
+        assert manager.ready_obs[1][0] == 0.0
+        manager.step({1: 0})
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_crash_as_abnormal_timestep(manager_type):
+    cfg = {"type": manager_type, "num_workers": 2, "step_error": "abnormal"}
+    with create_env_manager(cfg, fault_fns(2, [0], crash_every=2)) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        results = {}
+        while 0 not in results:
+            results.update(manager.step({env_id: 0 for env_id in manager.ready_obs}))
+        assert results[0].done and results[0].info["abnormal"] and "died" in results[0].info["error"]
+        assert 0 in manager.ready_obs_id  # renewed and reset: ready again
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_hung_env_times_out_and_its_worker_is_replaced(manager_type):
+    cfg = {"type": manager_type, "num_workers": 2, "step_timeout": 0.3}
+    with create_env_manager(cfg, fault_fns(2, [1], hang_every=2)) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        old_pid = manager._pool.processes[1].pid
+        started = time.monotonic()
+        with pytest.raises(EnvTimeoutError, match=r"envs \[1\] did not finish step within 0.3 s"):
+            manager.step({0: 0, 1: 0})
+            manager.step({})
+        assert time.monotonic() - started < 1.5
+        assert manager._pool.processes[1].pid != old_pid
+        manager.reset({1: {}})
+        assert sorted(manager.step({0: 0, 1: 0})) in ([0, 1], [0], [1])
+
+
+def test_reset_timeout_is_a_float_enforced_by_the_parent():
+    fns = [partial(CountingEnv, {})] + [partial(FaultEnv, {"hang_every": 1})]
+    manager = SyncSubprocessEnvManager(fns, {"reset_timeout": 0.2, "step_timeout": 0.2, "num_workers": 2})
+    manager.launch()
+    with pytest.raises(EnvTimeoutError):
+        manager.step({0: 0, 1: 0})
+    manager.close()
+
+
+@pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
+def test_env_exception_names_env_and_command_with_remote_traceback(manager_type):
+    with create_env_manager({"type": manager_type}, fault_fns(2, [1], raise_every=2)) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        with pytest.raises(EnvError, match="env 1 failed in step: RuntimeError: injected error at step 2") as info:
+            manager.step({0: 0, 1: 0})
+            manager.step({})
+        assert isinstance(info.value, RuntimeError) and "injected error" in info.value.remote_traceback
+
+
+@pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
+def test_bad_actions_change_nothing(manager_type):
+    import gymnasium as gym
+
+    fns = [partial(CountingEnv, {"limit": 10**6})] * 2
+    with create_env_manager({"type": manager_type}, fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        before = {env_id: obs.copy() for env_id, obs in manager.ready_obs.items()}
+        bad = [
+            ({0: 3}, r"action for env 0 is out of range: expected a value in Discrete\(3\), got"),
+            ({0: 1.5}, "expected integers"),
+            ({1: np.array([1, 2])}, r"must have shape \(1,\)"),
+            ({7: 0}, "out of range"),
+        ]
+        for actions, message in bad:
+            with pytest.raises(ValueError, match=message):
+                manager.step(actions)
+        with pytest.raises(ValueError, match="must have shape"):
+            manager.step_batch([0, 1], np.zeros(3, dtype=np.int64))
+        with pytest.raises(ValueError, match="out of range"):
+            manager.step_batch([0, 1], np.array([0, -1]))
+        assert manager.ready_obs_id == [0, 1]
+        for env_id, obs in manager.ready_obs.items():
+            np.testing.assert_array_equal(obs, before[env_id])
+        assert manager.step({0: 2})[0].obs[0] == 1.0  # the env is where it was
+    from ding_env.env_manager.actions import ActionChecker
+
+    box = ActionChecker(gym.spaces.Box(-1, 1, (2,), np.float32), "m")
+    with pytest.raises(ValueError, match="NaN or inf"):
+        box.check_batch(np.array([0]), np.array([[np.nan, 0.0]]))
+    with pytest.raises(ValueError, match=r"action for env 4 is outside the bounds \[-1.0, 1.0\]"):
+        box.check_batch(np.array([3, 4]), np.array([[0.0, 0.0], [2.0, 0.0]]))
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_step_before_launch_and_after_close(manager_type):
+    manager = create_env_manager({"type": manager_type}, fault_fns(1))
+    with pytest.raises(Exception, match="not launched"):
+        manager.step({0: 0})
+    manager.launch()
+    manager.close()
+    with pytest.raises(ClosedEnvError):
+        manager.step({0: 0})
+
+
+def test_launch_close_cycles_leak_no_fd_process_or_segment():
+    SyncSubprocessEnvManager(fault_fns(2), {}).close()  # warm up lazily created fds (resource tracker)
+    fds, segments, children = open_fds(), shm_segments(), child_pids()
+    for manager_cls in (SyncSubprocessEnvManager, AsyncSubprocessEnvManager):
+        for _ in range(3):
+            with manager_cls(fault_fns(4), {"num_workers": 2}) as manager:
+                manager.launch()
+                manager.step({0: 0, 1: 0, 2: 0, 3: 0})
+    assert open_fds() <= fds and shm_segments() <= segments and child_pids() <= children
+
+
+def run_soak(fault_cfgs, steps):
+    """Step every ready env ``steps`` times; return per-env transitions and the set of abnormal steps."""
+    fns = [partial(FaultEnv, dict(limit=50, **cfg)) for cfg in fault_cfgs]
+    cfg = {"num_workers": len(fns), "step_error": "abnormal", "step_timeout": 0.5, "retry_waiting_time": 0.0}
+    transitions = {env_id: [] for env_id in range(len(fns))}
+    abnormal = {env_id: 0 for env_id in range(len(fns))}
+    with SyncSubprocessEnvManager(fns, cfg) as manager:
+        manager.seed(11)
+        manager.launch()
+        for t in range(steps):
+            actions = {env_id: (env_id + t) % 3 for env_id in manager.ready_obs}
+            timesteps = manager.step(actions)
+            assert sorted(timesteps) == sorted(actions)  # every step is returned or reported
+            for env_id, ts in timesteps.items():
+                if ts.info.get("abnormal"):
+                    abnormal[env_id] += 1
+                transitions[env_id].append((actions[env_id], ts.obs.tobytes(), float(ts.reward[0]), ts.done))
+    return transitions, abnormal
+
+
+def test_fault_injection_soak():
+    segments, children, fds = shm_segments(), child_pids(), open_fds()
+    steps = 1500
+    faults = [{}, {"raise_every": 300}, {}, {"crash_every": 500}, {}, {"hang_every": 700}, {"kill_every": 650}, {}]
+    clean, _ = run_soak([{}] * 8, steps)
+    faulty, abnormal = run_soak(faults, steps)
+    assert abnormal == {0: 0, 1: 5, 2: 0, 3: 3, 4: 0, 5: 2, 6: 2, 7: 0}
+    for env_id in (0, 2, 4, 7):
+        assert faulty[env_id] == clean[env_id]
+    assert shm_segments() <= segments and child_pids() <= children and open_fds() <= fds
