@@ -140,15 +140,21 @@ class _Worker:
             return
         self.conn.send(("ok", result))
 
-    def on_attach(self, name: str, entries: list) -> None:
+    def on_attach(self, name: str, entries: list, data_entries: list | None = None) -> None:
+        """Map the shared segment; with ``data_entries`` (``shared_memory=False``) keep the data arrays private."""
         self.shared = SharedArrays(entries, name=name)
-        buffers = self.shared.arrays
+        buffers = dict(self.shared.arrays)
+        self.private_data = data_entries is not None
+        if self.private_data:
+            buffers.update({key: arrays.allocate(layout, count) for key, layout, count in data_entries})
         self.commands, self.status = buffers["command"], buffers["status"]
         self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
         self.actions, self.reward = buffers["action"], buffers["reward"]
         self.done, self.truncated = buffers["done"], buffers["truncated"]
         self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
-        self.host.set_obs_layout(entries[[key for key, *_ in entries].index("ready_obs")][1])
+        self.host.set_obs_layout(
+            next(layout for key, layout, _ in entries + (data_entries or []) if key == "ready_obs")
+        )
         self.discrete_action = self.actions.ndim == 1
         self.write_step_obs = arrays.compile_writer(self.step_obs)
         self.write_ready_obs = arrays.compile_writer(self.ready_obs)
@@ -159,9 +165,12 @@ class _Worker:
     def on_reset_param(self, env_id: int, param: dict) -> None:
         self.host.reset_params[env_id] = param
 
-    def on_reset(self, env_ids: list[int]) -> None:
+    def on_reset(self, env_ids: list[int]) -> dict | None:
         for env_id in env_ids:
             arrays.write(self.ready_obs, env_id, self.host.reset(env_id))
+        if self.private_data:  # no shared memory: the observations travel in the reply
+            return {env_id: arrays.row(self.ready_obs, env_id, copy=True) for env_id in env_ids}
+        return None
 
     def on_getattr(self, env_id: int, name: str) -> Any:
         from ding_env.env_manager.base import CALLABLE
@@ -211,12 +220,27 @@ class _Worker:
                         infos[env_id] = timestep.info
             if record.ready_obs is not None:
                 write_ready_obs(env_id, record.ready_obs)
-        has_message = bool(infos or errors)
+        data = self.step_rows() if self.private_data else None
+        has_message = bool(infos or errors or data)
         self.status[self.index] = STATUS_MESSAGE if has_message else STATUS_PLAIN
         self.done_sem.release()
         self.doorbell.release()
         if has_message:
-            self.conn.send((infos, errors))
+            self.conn.send((infos, errors, data))
+
+    def step_rows(self) -> dict:
+        """The stepped envs' results, for the pipe when shared memory is off."""
+        rows = {}
+        for env_id in self.env_ids:
+            if self.step_mask[env_id]:
+                rows[env_id] = (
+                    arrays.row(self.step_obs, env_id, copy=True),
+                    arrays.row(self.ready_obs, env_id, copy=True),
+                    self.reward[env_id].copy(),
+                    bool(self.done[env_id]),
+                    bool(self.truncated[env_id]),
+                )
+        return rows
 
     def shutdown(self) -> None:
         if self.host.envs:

@@ -83,7 +83,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         errors: list[DingEnvError] = []
         for index in by_worker:  # read every reply before raising, so no stale reply is left in a pipe
             try:
-                self._pool.receive(index, "reset", self._cfg.reset_timeout)
+                self._pool.receive_reset(index, self._cfg.reset_timeout)
             except EnvError as error:
                 errors.append(error)
             except WORKER_FAILURES as error:
@@ -158,7 +158,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             self._done_buf[env_id], self._truncated_buf[env_id] = True, False
         due = [env_id for env_id in stepped if reset[env_id]]
         if self._cfg.step_error == "abnormal" and due:
-            self._pool.request(index, ("reset", due), "reset", self._cfg.reset_timeout)
+            self._pool.reset(index, due, self._cfg.reset_timeout)
         return {env_id: abnormal_info(error) for env_id in stepped}
 
     def _workers_of(self, env_ids: np.ndarray, rows: slice | np.ndarray) -> list[int]:

@@ -61,6 +61,8 @@ class WorkerPool:
         self.doorbell = None
         self.shared: SharedArrays | None = None
         self.entries: list | None = None
+        self.private_entries: list | None = None
+        self.buffers: dict = {}
 
     # ---- lifecycle -----------------------------------------------------
 
@@ -115,29 +117,55 @@ class WorkerPool:
         if not isinstance(action_layout, arrays.ArraySpec):
             raise TypeError(f"{self.name}: nested action spaces are not supported by the subprocess managers")
         reward_layout = arrays.ArraySpec(tuple(reward_space.shape) or (1,), np.dtype(reward_space.dtype))
-        self.entries = [
+        data_entries = [
             ("ready_obs", obs_layout, env_num),
             ("step_obs", obs_layout, env_num),
-            ("action", action_layout, env_num),
             ("reward", reward_layout, env_num),
             ("done", scalar_flags(bool), env_num),
             ("truncated", scalar_flags(bool), env_num),
+        ]
+        control_entries = [
+            ("action", action_layout, env_num),
             ("step_mask", scalar_flags(bool), env_num),
             ("reset_on_done", scalar_flags(bool), env_num),
             ("command", scalar_flags(np.int64), self.size),
             ("status", scalar_flags(np.int64), self.size),
         ]
+        if self.cfg["shared_memory"]:
+            self.entries, self.private_entries = data_entries + control_entries, None
+        else:
+            # Only the small control block is shared; observations, rewards and flags go through the pipes.
+            self.entries, self.private_entries = control_entries, data_entries
         self.shared = SharedArrays(self.entries)
+        buffers = dict(self.shared.arrays)
+        if self.private_entries is not None:
+            buffers.update({key: arrays.allocate(layout, count) for key, layout, count in self.private_entries})
+        self.buffers = buffers
         for index in range(self.size):
-            self.request(index, ("attach", self.shared.name, self.entries), "attach", self.cfg["connect_timeout"])
-        return self.shared.arrays
+            self._attach(index)
+        return buffers
+
+    def _attach(self, index: int) -> None:
+        message = ("attach", self.shared.name, self.entries, self.private_entries)
+        self.request(index, message, "attach", self.cfg["connect_timeout"])
+
+    def reset(self, index: int, env_ids: list[int], timeout: float | None) -> None:
+        """Reset ``env_ids`` of worker ``index`` (observations land in ``ready_obs``)."""
+        self.send(index, ("reset", env_ids))
+        self.receive_reset(index, timeout)
+
+    def receive_reset(self, index: int, timeout: float | None) -> None:
+        """Wait for a reset reply; without shared memory, copy the observations it carries."""
+        rows = self.receive(index, "reset", timeout)
+        for env_id, obs in (rows or {}).items():
+            arrays.write(self.buffers["ready_obs"], env_id, obs)
 
     def restart(self, index: int, seeds: Mapping[int, tuple], reset_params: Mapping[int, dict]) -> None:
         """Replace worker ``index`` (dead, hung or not) with a fresh one hosting the same envs."""
         self._stop(index, kill=True)
         self._spawn(index)
         self.receive(index, "launch", self.cfg["connect_timeout"])
-        self.request(index, ("attach", self.shared.name, self.entries), "attach", self.cfg["connect_timeout"])
+        self._attach(index)
         for env_id in self.worker_envs[index]:
             if env_id in seeds:
                 self.request(index, ("seed", env_id, *seeds[env_id]), "seed", self.cfg["reset_timeout"])
@@ -169,6 +197,7 @@ class WorkerPool:
                 process.join(max(0.0, deadline - time.monotonic()))
         for index in range(self.size):
             self._stop(index, kill=False)
+        self.buffers = {}
         if self.shared is not None:
             self.shared.release()
             self.shared = None
@@ -272,8 +301,14 @@ class WorkerPool:
         return reply[1]
 
     def receive_step_message(self, index: int) -> tuple[dict, dict]:
-        """The ``(infos, errors)`` a worker sent after its step."""
-        return self.conns[index].recv()
+        """The ``(infos, errors)`` a worker sent after its step (its results, too, without shared memory)."""
+        infos, errors, rows = self.conns[index].recv()
+        buffers = self.buffers
+        for env_id, (step_obs, ready_obs, reward, done, truncated) in (rows or {}).items():
+            arrays.write(buffers["step_obs"], env_id, step_obs)
+            arrays.write(buffers["ready_obs"], env_id, ready_obs)
+            buffers["reward"][env_id], buffers["done"][env_id], buffers["truncated"][env_id] = reward, done, truncated
+        return infos, errors
 
     def crashed(self, index: int, command: str) -> EnvCrashedError:
         """The error for a dead worker, with its exit code."""

@@ -64,11 +64,18 @@ def test_bit_identical_trajectories_in_every_manager_and_context(context):
     assert_same(reference, trajectory("async_subprocess", [cartpole_fn] * 4, context=context))
 
 
-def test_nested_observations_identical_across_managers():
+@pytest.mark.parametrize("shared_memory", [True, False])
+def test_nested_observations_identical_across_managers(shared_memory):
     fns = counting_fns(3, nested=True)
     reference = trajectory("base", fns, steps=30)
-    assert_same(reference, trajectory("subprocess", fns, steps=30, num_workers=2))
-    assert_same(reference, trajectory("async_subprocess", fns, steps=30, num_workers=3))
+    assert_same(reference, trajectory("subprocess", fns, steps=30, num_workers=2, shared_memory=shared_memory))
+    assert_same(reference, trajectory("async_subprocess", fns, steps=30, num_workers=3, shared_memory=shared_memory))
+
+
+def test_shared_memory_off_matches_on_for_cartpole():
+    reference = trajectory("subprocess", [cartpole_fn] * 4)
+    assert_same(reference, trajectory("subprocess", [cartpole_fn] * 4, shared_memory=False))
+    assert_same(reference, trajectory("async_subprocess", [cartpole_fn] * 4, shared_memory=False))
 
 
 def test_lambdas_ship_under_spawn():
