@@ -74,26 +74,9 @@ def bench_single_loop(workload: Workload, actions: np.ndarray, seconds: float, m
             env.close()
 
 
-def bench_gym_vector(
-    vector_cls: type, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int
-) -> float:
-    envs = vector_cls(workload.gym_fns())
-    envs.reset(seed=0)
-
-    def step(i: int) -> int:
-        envs.step(actions[i % len(actions)])
-        return workload.env_num
-
-    try:
-        return timed(step, seconds, min_steps)
-    finally:
-        envs.close()
-
-
-def bench_sb3(workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
-    from stable_baselines3.common.vec_env import SubprocVecEnv
-
-    envs = SubprocVecEnv(workload.gym_fns())
+def bench_vector(make_envs: Callable, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int):
+    """A vectorised env with Gymnasium's or SB3's interface: ``reset()`` then ``step(batch)``."""
+    envs = make_envs(workload.gym_fns())
     envs.reset()
 
     def step(i: int) -> int:
@@ -104,6 +87,38 @@ def bench_sb3(workload: Workload, actions: np.ndarray, seconds: float, min_steps
         return timed(step, seconds, min_steps)
     finally:
         envs.close()
+
+
+def sb3_subproc(env_fns: list) -> object:
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    return SubprocVecEnv(env_fns)
+
+
+def bench_envpool(workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
+    import envpool
+
+    task = ENVPOOL_TASKS.get(workload.env_id)
+    if task is None:
+        raise SkipExecutor("EnvPool has no equivalent of this env")
+    envs = envpool.make_gymnasium(task, num_envs=workload.env_num)
+    envs.reset()
+
+    def step(i: int) -> int:
+        envs.step(actions[i % len(actions)])
+        return workload.env_num
+
+    try:
+        return timed(step, seconds, min_steps)
+    finally:
+        envs.close()
+
+
+ENVPOOL_TASKS = {"CartPole-v1": "CartPole-v1", "ale_py:ALE/Pong-v5": "Pong-v5", "HalfCheetah-v5": "HalfCheetah-v4"}
+
+
+class SkipExecutor(Exception):
+    """An executor that cannot run this workload."""
 
 
 def bench_ding(manager_type: str, batched: bool, workload: Workload, actions, seconds, min_steps) -> float:
@@ -129,11 +144,13 @@ def bench_ding(manager_type: str, batched: bool, workload: Workload, actions, se
 def executors(workload: Workload) -> dict[str, Callable]:
     table: dict[str, Callable] = {
         "single-process loop": bench_single_loop,
-        "gymnasium SyncVectorEnv": lambda *a: bench_gym_vector(gym.vector.SyncVectorEnv, *a),
-        "gymnasium AsyncVectorEnv": lambda *a: bench_gym_vector(gym.vector.AsyncVectorEnv, *a),
+        "gymnasium SyncVectorEnv": lambda *a: bench_vector(gym.vector.SyncVectorEnv, *a),
+        "gymnasium AsyncVectorEnv": lambda *a: bench_vector(gym.vector.AsyncVectorEnv, *a),
     }
     if importlib.util.find_spec("stable_baselines3"):
-        table["SB3 SubprocVecEnv"] = bench_sb3
+        table["SB3 SubprocVecEnv"] = lambda *a: bench_vector(sb3_subproc, *a)
+    if importlib.util.find_spec("envpool"):
+        table["EnvPool"] = bench_envpool
     for manager_type in ("base", "subprocess", "async_subprocess"):
         for batched in (False, True):
             name = f"ding_env {manager_type} ({'batched' if batched else 'dict'})"
@@ -175,7 +192,11 @@ def main(argv: list[str] | None = None) -> int:
         rates = {}
         print(f"\n{workload.label}")
         for name, run in executors(workload).items():
-            rates[name] = run(workload, actions, seconds, min_steps)
+            try:
+                rates[name] = run(workload, actions, seconds, min_steps)
+            except SkipExecutor as reason:
+                print(f"  {name:<34} skipped: {reason}")
+                continue
             print(f"  {name:<34} {rates[name]:>10.0f} steps/s", flush=True)
         results["workloads"][workload.label] = rates
         print_table(workload, rates)

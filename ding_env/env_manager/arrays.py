@@ -117,8 +117,8 @@ def allocate(layout: Any, count: int, make: Callable[[tuple[int, ...], np.dtype]
     return map_layout(lambda leaf: make((count, *leaf.shape), leaf.dtype), layout)
 
 
-def write(buffers: Any, index: int, value: Any) -> None:
-    """Copy ``value`` into row ``index`` of every leaf of ``buffers``."""
+def write(buffers: Any, index: Any, value: Any) -> None:
+    """Copy ``value`` into row ``index`` (or rows) of every leaf of ``buffers``."""
     if isinstance(buffers, dict):
         for key, sub in buffers.items():
             write(sub, index, value[key])
@@ -141,15 +141,8 @@ def compile_writer(buffers: Any) -> Callable[[int, Any], None]:
 
 
 def put(buffers: Any, rows: Any, values: Any) -> None:
-    """Copy the stacked ``values`` into ``rows`` of every leaf of ``buffers``."""
-    if isinstance(buffers, dict):
-        for key, sub in buffers.items():
-            put(sub, rows, values[key])
-    elif isinstance(buffers, tuple):
-        for sub, value in zip(buffers, values, strict=True):
-            put(sub, rows, value)
-    else:
-        buffers[rows] = values
+    """Copy the stacked ``values`` into ``rows`` (an index, slice or index array) of every leaf."""
+    write(buffers, rows, values)
 
 
 def take(buffers: Any, rows: Any) -> Any:

@@ -117,17 +117,7 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         errors = {row: error for row, (_, error, _) in enumerate(results) if error is not None}
         reset_on_done = np.array([reset for _, _, reset in results], dtype=bool)
         infos = [info for info, _, _ in results]
-        return StepOutcome(
-            env_ids,
-            arrays.take(self._step_buf, rows),
-            False,
-            self._reward_buf[rows],
-            self._done_buf[rows],
-            self._truncated_buf[rows],
-            infos,
-            errors,
-            reset_on_done,
-        )
+        return self._outcome_of(env_ids, rows, infos, errors, reset_on_done)
 
     def _backend_cancel(self, env_ids: list[int]) -> None:
         """Let in-flight steps of ``env_ids`` finish and drop them, so a reset starts clean."""

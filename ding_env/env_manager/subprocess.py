@@ -129,6 +129,12 @@ class SyncSubprocessEnvManager(BaseEnvManager):
                 failed = self._fail_worker(index, error, stepped, {e: bool(reset_on_done[row_of[e]]) for e in stepped})
                 for env_id, info in failed.items():
                     errors[row_of[env_id]], infos[row_of[env_id]] = error, info
+        return self._outcome_of(env_ids, rows, infos, errors, reset_on_done)
+
+    def _outcome_of(
+        self, env_ids: np.ndarray, rows: slice | np.ndarray, infos: list, errors: dict, reset_on_done: np.ndarray
+    ) -> StepOutcome:
+        """The outcome of ``env_ids`` read from the result buffers (views when ``rows`` is a slice)."""
         return StepOutcome(
             env_ids,
             arrays.take(self._step_buf, rows),
