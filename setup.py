@@ -13,7 +13,7 @@ EXTRAS = {
     "mujoco": ["mujoco>=3.0", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
     "torch": ["torch>=2.0"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
-    "bench": ["matplotlib>=3.7"],
+    "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=0.8"],
     "dev": ["ruff>=0.6"],
 }
 EXTRAS["all"] = sorted({requirement for requirements in EXTRAS.values() for requirement in requirements})

@@ -98,10 +98,10 @@ def sb3_subproc(env_fns: list) -> object:
 def bench_envpool(workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
     import envpool
 
-    task = ENVPOOL_TASKS.get(workload.env_id)
-    if task is None:
+    if workload.env_id not in ENVPOOL_TASKS:
         raise SkipExecutor("EnvPool has no equivalent of this env")
-    envs = envpool.make_gymnasium(task, num_envs=workload.env_num)
+    task, kwargs = ENVPOOL_TASKS[workload.env_id]
+    envs = envpool.make_gymnasium(task, num_envs=workload.env_num, **kwargs)
     envs.reset()
 
     def step(i: int) -> int:
@@ -114,7 +114,15 @@ def bench_envpool(workload: Workload, actions: np.ndarray, seconds: float, min_s
         envs.close()
 
 
-ENVPOOL_TASKS = {"CartPole-v1": "CartPole-v1", "ale_py:ALE/Pong-v5": "Pong-v5", "HalfCheetah-v5": "HalfCheetah-v4"}
+# EnvPool's closest task to each workload, with its preprocessing turned off for Pong (raw RGB frames).
+ENVPOOL_TASKS = {
+    "CartPole-v1": ("CartPole-v1", {}),
+    "ale_py:ALE/Pong-v5": (
+        "Pong-v5",
+        dict(img_height=210, img_width=160, gray_scale=False, stack_num=1, episodic_life=False, reward_clip=False),
+    ),
+    "HalfCheetah-v5": ("HalfCheetah-v4", {}),
+}
 
 
 class SkipExecutor(Exception):

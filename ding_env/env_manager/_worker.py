@@ -189,15 +189,19 @@ class _Worker:
 
     def step(self) -> None:
         infos, errors = {}, {}
-        host, mask, reset_on_done = self.host, self.step_mask, self.reset_on_done
-        actions, reward, done, truncated = self.actions, self.reward, self.done, self.truncated
+        host, reward, done, truncated = self.host, self.reward, self.done, self.truncated
         write_step_obs, write_ready_obs = self.write_step_obs, self.write_ready_obs
-        for env_id in self.env_ids:
-            if not mask[env_id]:
+        # This worker's envs are the consecutive ids [first, stop): read its rows in one call each.
+        first, stop = self.env_ids[0], self.env_ids[-1] + 1
+        mask = self.step_mask[first:stop].tolist()
+        resets = self.reset_on_done[first:stop].tolist()
+        actions = self.actions[first:stop]
+        actions = actions.tolist() if self.discrete_action else actions.copy()
+        for offset, env_id in enumerate(self.env_ids):
+            if not mask[offset]:
                 continue
-            action = int(actions[env_id]) if self.discrete_action else actions[env_id].copy()
             try:
-                record = host.step(env_id, action, bool(reset_on_done[env_id]))
+                record = host.step(env_id, actions[offset], resets[offset])
             except Exception as error:  # noqa: BLE001 - a failing auto-reset is reported like a step error
                 errors[env_id] = encode_error(error, env_id, "reset")[1:]
                 done[env_id], truncated[env_id] = True, False

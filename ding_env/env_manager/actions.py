@@ -66,13 +66,13 @@ class ActionChecker:
     def _check_box(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "fiu":
             self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected numbers ({self.dtype})")
-        bad = ~np.isfinite(array).reshape(len(env_ids), -1).all(axis=1)
-        if bad.any():
+        space = self.space
+        if not np.isfinite(array).all():
+            bad = ~np.isfinite(array).reshape(len(env_ids), -1).all(axis=1)
             row = int(np.flatnonzero(bad)[0])
             self._fail(int(env_ids[row]), array[row], "holds NaN or inf")
-        space = self.space
-        outside = ((array < space.low) | (array > space.high)).reshape(len(env_ids), -1).any(axis=1)
-        if outside.any():
+        if (array < space.low).any() or (array > space.high).any():
+            outside = ((array < space.low) | (array > space.high)).reshape(len(env_ids), -1).any(axis=1)
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], f"is outside the bounds [{space.low.min()}, {space.high.max()}]")
         return array.astype(self.dtype, copy=False)
@@ -88,8 +88,8 @@ class ActionChecker:
             low, high = space.start, space.start + space.nvec
         else:
             low, high = 0, 2
-        outside = ((array < low) | (array >= high)).reshape(len(env_ids), -1).any(axis=1)
-        if outside.any():
+        if array.size and (np.any(array < low) or np.any(array >= high)):
+            outside = ((array < low) | (array >= high)).reshape(len(env_ids), -1).any(axis=1)
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], "is out of range")
         return array.astype(self.dtype, copy=False)

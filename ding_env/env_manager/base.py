@@ -18,6 +18,7 @@ A typical loop::
 from __future__ import annotations
 
 import enum
+import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -335,7 +336,10 @@ class BaseEnvManager:
 
     def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
         self._validated_ids = None
-        reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
+        if self._cfg.auto_reset and self._cfg.episode_num == math.inf:
+            reset_on_done = np.ones(len(env_ids), dtype=bool)
+        else:
+            reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
         self._status[env_ids] = _STEPPING
         outcome = self._backend_step(env_ids, actions, reset_on_done, batched)
         self._settle(outcome)
