@@ -34,8 +34,8 @@ from ding_env import create_env_manager  # noqa: E402
 OUT_DIR = Path(__file__).resolve().parent / "out"
 
 
-def actions_for(space: gym.spaces.Space, env_num: int, count: int = 64) -> np.ndarray:
-    """A fixed cycle of batched random actions (the same for every executor)."""
+def actions_for(space: gym.spaces.Space, env_num: int, count: int = 1024) -> np.ndarray:
+    """A fixed cycle of batched random actions, the same for every executor (long enough not to trap a game)."""
     space.seed(0)
     return np.stack([np.stack([space.sample() for _ in range(env_num)]) for _ in range(count)])
 
