@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import NamedTuple
 
+import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import create_env_manager
@@ -36,6 +37,11 @@ def run_demo(
     rows = []
     for env_type in env_types:
         env_cls = ENV_REGISTRY.get(env_type)
+        missing = _missing_dependency(env_cls)
+        if missing is not None:
+            if progress is not None:
+                progress(f"{env_type}: skipped ({missing})")
+            continue
         env_fn = [partial(env_cls, cfg) for cfg in env_cls.create_collector_env_cfg({"collector_env_num": env_num})]
         returns, truncated, steps = [], 0, 0
         start = time.perf_counter()
@@ -55,3 +61,15 @@ def run_demo(
             progress(f"{env_type}: {row.episodes} episodes, mean return {row.mean_return:.2f}")
         rows.append(row)
     return rows
+
+
+def _missing_dependency(env_cls: type) -> str | None:
+    """Why an env type cannot run here (an optional extra not installed), or None."""
+    env = env_cls()
+    try:
+        env.observation_space  # noqa: B018 - builds the simulator, importing what it needs
+    except (ImportError, gym.error.DependencyNotInstalled) as error:
+        return str(error)
+    finally:
+        env.close()
+    return None
