@@ -133,3 +133,13 @@ def test_cli_run_bad_config_is_a_clear_usage_error(capsys, tmp_path):
     assert main(["run", "configs/card_game.py", "--replay", str(tmp_path), "--manager", "subprocess"]) == 1
     err = capsys.readouterr().err
     assert "env 0 failed in enable_save_replay: NotImplementedError: CardGameEnv does not support saving replays" in err
+
+
+@pytest.mark.parametrize(
+    ("path", "module", "steps"), [("configs/pong.py", "ale_py", 200), ("configs/halfcheetah.py", "mujoco", 1000)]
+)
+def test_cli_runs_the_atari_and_mujoco_configs(path, module, steps, capsys):
+    pytest.importorskip(module)
+    assert main(["run", path, "--steps", str(steps), "--eval-episodes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "SyncSubprocessEnvManager" in out and "eval episodes        1" in out
