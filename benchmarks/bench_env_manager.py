@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -79,7 +80,11 @@ def bench_single_loop(workload: Workload, actions: np.ndarray, seconds: float, m
 
 def bench_vector(make_envs: Callable, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int):
     """A vectorised env with Gymnasium's or SB3's interface: ``reset()`` then ``step(batch)``."""
-    envs = make_envs(workload.gym_fns())
+    return time_vector(make_envs(workload.gym_fns()), workload, actions, seconds, min_steps)
+
+
+def time_vector(envs: Any, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
+    """Steps per second of a vectorised env stepping the batched ``actions``; closes it afterwards."""
     envs.reset()
 
     def step(i: int) -> int:
@@ -104,17 +109,9 @@ def bench_envpool(workload: Workload, actions: np.ndarray, seconds: float, min_s
     if workload.env_id not in ENVPOOL_TASKS:
         raise SkipExecutor("EnvPool has no equivalent of this env")
     task, kwargs = ENVPOOL_TASKS[workload.env_id]
-    envs = envpool.make_gymnasium(task, num_envs=workload.env_num, **kwargs)
-    envs.reset()
-
-    def step(i: int) -> int:
-        envs.step(actions[i % len(actions)])
-        return workload.env_num
-
-    try:
-        return timed(step, seconds, min_steps)
-    finally:
-        envs.close()
+    return time_vector(
+        envpool.make_gymnasium(task, num_envs=workload.env_num, **kwargs), workload, actions, seconds, min_steps
+    )
 
 
 # EnvPool's closest task to each workload, with its preprocessing turned off for Pong (raw RGB frames).

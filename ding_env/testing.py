@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ding_env.checker.checks import CHECKS, CheckContext
+from ding_env.checker.checks import CHECKS
+from ding_env.checker.rollout import CheckContext
 
 
 class EnvContractTests:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from ding_env.checker.checks import CHECKS, CheckContext
+from ding_env.checker.checks import CHECKS
 from ding_env.checker.compat import (
     EnvCheckError,
     check_all,
@@ -24,6 +24,7 @@ from ding_env.checker.compat import (
     demonstrate_correct_procedure,
 )
 from ding_env.checker.report import CheckReport, Finding
+from ding_env.checker.rollout import CheckContext
 
 __all__ = [
     "CHECKS",

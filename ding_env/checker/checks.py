@@ -10,10 +10,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import random
-import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
 
 import cloudpickle
 import gymnasium as gym
@@ -21,77 +18,8 @@ import numpy as np
 
 from ding_env.base_env import BaseEnv
 from ding_env.checker.report import ERROR, WARNING, Finding
+from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, trajectory, type_name
 from ding_env.checker.spaces import dtype_problems, leaves, space_problems
-
-
-@dataclass
-class CheckContext:
-    """What every check needs.
-
-    Attributes:
-        make_env: Builds a fresh env (each check uses its own).
-        episodes: Episodes per rollout.
-        max_steps: Steps after which an episode that has not ended is cut (and reported).
-        seed: Base seed.
-    """
-
-    make_env: Callable[[], BaseEnv]
-    episodes: int = 3
-    max_steps: int = 1000
-    seed: int = 0
-
-
-class Episode(NamedTuple):
-    """One rollout episode: the reset obs, the actions and the timesteps (``ended`` False if cut)."""
-
-    reset_obs: Any
-    actions: list
-    timesteps: list
-    ended: bool
-
-
-def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: list | None = None) -> list[Episode]:
-    """Run ``ctx.episodes`` episodes with seeded random actions (or replay ``actions``)."""
-    env.seed(seed, dynamic_seed=dynamic)
-    sampler = env.action_space
-    sampler.seed(seed)
-    episodes = []
-    for index in range(ctx.episodes):
-        reset_obs = env.reset()
-        taken, timesteps, ended = [], [], False
-        for step in range(ctx.max_steps):
-            replaying = actions is not None and index < len(actions) and step < len(actions[index])
-            action = actions[index][step] if replaying else sampler.sample()
-            timestep = env.step(action)
-            taken.append(action)
-            timesteps.append(timestep)
-            if timestep.done:
-                ended = True
-                break
-        episodes.append(Episode(reset_obs, taken, timesteps, ended))
-    return episodes
-
-
-def _type_name(value: Any) -> str:
-    kind = type(value)
-    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-
-
-def _raised(check: str, what: str, error: BaseException, hint: str = "") -> Finding:
-    frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
-    where = f" at {frame.filename}:{frame.lineno}" if frame else ""
-    return Finding(check, ERROR, f"{what} raised {type(error).__name__}: {error}{where}", hint)
-
-
-_RAISED_HINT = "fix the exception; the check calls the env as a manager does: construct, seed, reset, step, close"
-
-
-def _guard(check: str, what: str, body: Callable[[], list[Finding]], hint: str = _RAISED_HINT) -> list[Finding]:
-    try:
-        return body()
-    except Exception as error:  # noqa: BLE001 - an env error is a finding, not a checker crash
-        return [_raised(check, what, error, hint)]
-
 
 # ---- the checks ------------------------------------------------------------
 
@@ -131,7 +59,7 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
         env.close()
         return findings
 
-    return _guard(name, "building the env or reading its spaces", body)
+    return guard(name, "building the env or reading its spaces", body)
 
 
 def check_lazy_init(ctx: CheckContext) -> list[Finding]:
@@ -154,7 +82,7 @@ def check_lazy_init(ctx: CheckContext) -> list[Finding]:
             pickle.loads(cloudpickle.dumps(env))
         except Exception as error:  # noqa: BLE001 - any pickling failure is the finding
             findings.append(
-                _raised(
+                raised(
                     name,
                     "pickling the env before its first reset",
                     error,
@@ -164,7 +92,7 @@ def check_lazy_init(ctx: CheckContext) -> list[Finding]:
         env.close()
         return findings
 
-    return _guard(name, "constructing the env", body)
+    return guard(name, "constructing the env", body)
 
 
 def check_reset_obs(ctx: CheckContext) -> list[Finding]:
@@ -182,7 +110,7 @@ def check_reset_obs(ctx: CheckContext) -> list[Finding]:
             for p in problems
         ]
 
-    return _guard(name, "reset()", body)
+    return guard(name, "reset()", body)
 
 
 def check_step_output(ctx: CheckContext) -> list[Finding]:
@@ -218,7 +146,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                         report(problem, "declare reward_space to match the rewards the env emits")
                 if type(timestep.done) is not bool:
                     report(
-                        f"done must be a Python bool, got {_type_name(timestep.done)}",
+                        f"done must be a Python bool, got {type_name(timestep.done)}",
                         "return bool(terminated or truncated), not a numpy bool",
                     )
                 if not isinstance(timestep.info, dict):
@@ -248,7 +176,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                 )
         return list(found.values())
 
-    return _guard(name, "stepping the env with random actions", body)
+    return guard(name, "stepping the env with random actions", body)
 
 
 def check_obs_memory(ctx: CheckContext) -> list[Finding]:
@@ -279,7 +207,7 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
         env.close()
         return []
 
-    return _guard(name, "stepping the env", body)
+    return guard(name, "stepping the env", body)
 
 
 def check_random_action(ctx: CheckContext) -> list[Finding]:
@@ -301,26 +229,7 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
         env.close()
         return findings
 
-    return _guard(name, "random_action()", body)
-
-
-def _trajectory(episodes: list[Episode]) -> list[np.ndarray]:
-    flat = []
-    for episode in episodes:
-        flat += [np.concatenate([np.ravel(a) for a in leaves(episode.reset_obs)] or [np.zeros(0)])]
-        for timestep in episode.timesteps:
-            flat.append(
-                np.concatenate(
-                    [np.ravel(a).astype(np.float64) for a in leaves(timestep.obs)] + [np.ravel(timestep.reward)]
-                )
-            )
-    return flat
-
-
-def _same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
-    return len(a) == len(b) and all(
-        x.shape == y.shape and np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b, strict=True)
-    )
+    return guard(name, "random_action()", body)
 
 
 def check_static_seed(ctx: CheckContext) -> list[Finding]:
@@ -343,7 +252,7 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
                     "in reset(), seed the simulator with self._next_episode_seed() (DI-engine's static seed)",
                 )
             )
-        if not _same(_trajectory(first), _trajectory(replay)):
+        if not same(trajectory(first), trajectory(replay)):
             findings.append(
                 Finding(
                     name,
@@ -354,7 +263,7 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
             )
         return findings
 
-    return _guard(name, "seeded rollouts", body)
+    return guard(name, "seeded rollouts", body)
 
 
 def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
@@ -374,7 +283,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
         for env in (env_a, env_b, env_c, env_d):
             env.close()
         findings = []
-        if not _same(_trajectory(a), _trajectory(b)):
+        if not same(trajectory(a), trajectory(b)):
             findings.append(
                 Finding(
                     name,
@@ -383,7 +292,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     "draw per-episode seeds from the seed given to seed() (self._next_episode_seed())",
                 )
             )
-        episodes = {b"".join(step.tobytes() for step in _trajectory([episode])) for episode in repeated}
+        episodes = {b"".join(step.tobytes() for step in trajectory([episode])) for episode in repeated}
         if ctx.episodes > 1 and len(episodes) == 1:
             findings.append(
                 Finding(
@@ -393,7 +302,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     "a dynamic seed should give each episode a new seed (ignore for deterministic envs)",
                 )
             )
-        if _same(_trajectory(repeated), _trajectory(other_seed)):
+        if same(trajectory(repeated), trajectory(other_seed)):
             findings.append(
                 Finding(
                     name,
@@ -404,7 +313,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
             )
         return findings
 
-    return _guard(name, "seeded rollouts", body)
+    return guard(name, "seeded rollouts", body)
 
 
 def check_global_rng(ctx: CheckContext) -> list[Finding]:
@@ -439,7 +348,7 @@ def check_global_rng(ctx: CheckContext) -> list[Finding]:
             for what in touched
         ]
 
-    return _guard(name, "seeded rollouts", body)
+    return guard(name, "seeded rollouts", body)
 
 
 def check_time_limit(ctx: CheckContext) -> list[Finding]:
@@ -468,7 +377,7 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
                 break
         return findings
 
-    return _guard(name, "rollouts", body)
+    return guard(name, "rollouts", body)
 
 
 def _time_limit(env: BaseEnv) -> int | None:
@@ -495,7 +404,7 @@ def check_close_twice(ctx: CheckContext) -> list[Finding]:
         env.close()
         return []
 
-    return _guard(name, "close()", body, "make close() idempotent: release resources only if they exist")
+    return guard(name, "close()", body, "make close() idempotent: release resources only if they exist")
 
 
 def check_subprocess(ctx: CheckContext) -> list[Finding]:
@@ -519,7 +428,7 @@ def check_subprocess(ctx: CheckContext) -> list[Finding]:
             return trace
 
     def body() -> list[Finding]:
-        if not _same(run(BaseEnvManager), run(SyncSubprocessEnvManager)):
+        if not same(run(BaseEnvManager), run(SyncSubprocessEnvManager)):
             return [
                 Finding(
                     name,
@@ -530,7 +439,7 @@ def check_subprocess(ctx: CheckContext) -> list[Finding]:
             ]
         return []
 
-    return _guard(
+    return guard(
         name,
         "running the env in SyncSubprocessEnvManager",
         body,

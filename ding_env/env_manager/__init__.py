@@ -6,9 +6,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ding_env.config import deep_merge_dicts
-from ding_env.env_manager.base import BaseEnvManager, EnvStatus
+from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import ObsBatch, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
+from ding_env.env_manager.status import EnvStatus
 from ding_env.errors import ConfigError
 
 __all__ = [

@@ -173,7 +173,7 @@ class _Worker:
         return None
 
     def on_getattr(self, env_id: int, name: str) -> Any:
-        from ding_env.env_manager.base import CALLABLE
+        from ding_env.env_manager.status import CALLABLE
 
         value = getattr(self.host.envs[env_id], name)
         return CALLABLE if callable(value) else value

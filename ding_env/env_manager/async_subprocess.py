@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.base import _STEPPING
 from ding_env.env_manager.batch import StepOutcome
+from ding_env.env_manager.status import STEPPING
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 from ding_env.env_manager.worker_pool import LIVENESS_INTERVAL
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvTimeoutError
@@ -41,7 +41,7 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         self._queued[env_ids] = True
         self._queued_reset[env_ids] = reset_on_done
         self._dispatch_queued()
-        in_flight = int(np.count_nonzero(self._status == _STEPPING))
+        in_flight = int(np.count_nonzero(self._status == STEPPING))
         wait_num = min(self._cfg.wait_num or self._env_num, in_flight)
         deadline = time.monotonic() + self._cfg.step_wait_timeout
         self._harvest()

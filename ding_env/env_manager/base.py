@@ -17,7 +17,6 @@ A typical loop::
 
 from __future__ import annotations
 
-import enum
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -33,22 +32,10 @@ from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.env_host import EnvHost
+from ding_env.env_manager.status import CALLABLE, FINISHED, NEEDS_RESET, READY, STEPPING, EnvStatus, abnormal_info
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvError, EnvStateError
 from ding_env.seeding import derive_seeds
 from ding_env.timestep import BaseEnvTimestep
-
-
-class EnvStatus(enum.IntEnum):
-    """Where one env stands."""
-
-    NEEDS_RESET = 0  # not reset yet, or its episode ended without auto-reset
-    READY = 1  # has an observation and takes an action
-    STEPPING = 2  # an action is in flight (async manager)
-    FINISHED = 3  # ran episode_num episodes
-
-
-# Plain ints for the hot path (enum attribute lookups are slow).
-_NEEDS_RESET, _READY, _STEPPING, _FINISHED = (int(status) for status in EnvStatus)
 
 
 class BaseEnvManager:
@@ -151,9 +138,9 @@ class BaseEnvManager:
                 self._backend_set_reset_param(env_id, dict(reset_param[env_id] or {}))
         self._validated_ids = None
         self._backend_cancel(env_ids)
-        self._status[env_ids] = _NEEDS_RESET
+        self._status[env_ids] = NEEDS_RESET
         self._backend_reset(env_ids)
-        self._status[env_ids] = _READY
+        self._status[env_ids] = READY
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -262,7 +249,7 @@ class BaseEnvManager:
     @property
     def done(self) -> bool:
         """True once every env has run ``episode_num`` episodes."""
-        return bool(np.all(self._status == _FINISHED))
+        return bool(np.all(self._status == FINISHED))
 
     @property
     def env_num(self) -> int:
@@ -340,7 +327,7 @@ class BaseEnvManager:
             reset_on_done = np.ones(len(env_ids), dtype=bool)
         else:
             reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
-        self._status[env_ids] = _STEPPING
+        self._status[env_ids] = STEPPING
         outcome = self._backend_step(env_ids, actions, reset_on_done, batched)
         self._settle(outcome)
         return outcome
@@ -349,7 +336,7 @@ class BaseEnvManager:
         """Update statuses and episode counts after ``outcome``."""
         env_ids = outcome.env_id
         if not outcome.errors and not outcome.done.any():
-            self._status[env_ids] = _READY
+            self._status[env_ids] = READY
             return
         ended = outcome.done.copy()
         raised = np.zeros(len(env_ids), dtype=bool)
@@ -357,9 +344,9 @@ class BaseEnvManager:
             raised[list(outcome.errors)] = True
             ended &= ~raised
         self._episode_count[env_ids[ended]] += 1
-        status = np.where(ended & ~outcome.reset_on_done, _NEEDS_RESET, _READY).astype(np.int8)
-        status[ended & (self._episode_count[env_ids] >= self._cfg.episode_num)] = _FINISHED
-        status[raised] = _NEEDS_RESET
+        status = np.where(ended & ~outcome.reset_on_done, NEEDS_RESET, READY).astype(np.int8)
+        status[ended & (self._episode_count[env_ids] >= self._cfg.episode_num)] = FINISHED
+        status[raised] = NEEDS_RESET
         self._status[env_ids] = status
 
     def _raise_step_errors(self, outcome: StepOutcome, results: Any) -> None:
@@ -375,7 +362,7 @@ class BaseEnvManager:
         return self._actions
 
     def _ready_ids(self) -> np.ndarray:
-        return np.flatnonzero(self._status == _READY).astype(np.int64)
+        return np.flatnonzero(self._status == READY).astype(np.int64)
 
     def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         self._check_open()
@@ -420,7 +407,7 @@ class BaseEnvManager:
         return env_ids
 
     def _check_ready(self, env_ids: np.ndarray) -> None:
-        not_ready = env_ids[self._status[env_ids] != _READY]
+        not_ready = env_ids[self._status[env_ids] != READY]
         if len(not_ready):
             env_id = int(not_ready[0])
             status = EnvStatus(self._status[env_id]).name
@@ -505,18 +492,3 @@ class BaseEnvManager:
         failures = self._host.close()
         if failures:
             raise EnvError(-1, "close", "; ".join(failures))
-
-
-class _Callable:
-    """Stands for a callable env attribute when broadcasting attributes."""
-
-    def __reduce__(self) -> str:
-        return "CALLABLE"
-
-
-CALLABLE = _Callable()
-
-
-def abnormal_info(error: EnvError) -> dict:
-    """The info of the done timestep that replaces a failed step (``step_error='abnormal'``)."""
-    return {"abnormal": True, "error": str(error), "truncated": False}

@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.base import _NEEDS_RESET, BaseEnvManager, abnormal_info
+from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import StepOutcome
+from ding_env.env_manager.status import NEEDS_RESET, abnormal_info
 from ding_env.env_manager.worker_pool import WorkerPool
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 
@@ -95,7 +96,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _replace_worker(self, index: int) -> None:
         """Start a fresh worker for ``index``; its envs need a reset."""
         self._pool.restart(index, self._env_seeds_of(index), self._reset_params)
-        self._status[self._worker_envs[index]] = _NEEDS_RESET
+        self._status[self._worker_envs[index]] = NEEDS_RESET
 
     def _env_seeds_of(self, index: int) -> dict[int, tuple]:
         return {env_id: self._env_seeds[env_id] for env_id in self._worker_envs[index] if self._env_seeds[env_id]}

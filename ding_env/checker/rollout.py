@@ -1,0 +1,107 @@
+"""What the checks share: their context, seeded rollouts, and turning env exceptions into findings."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ding_env.base_env import BaseEnv
+from ding_env.checker.report import ERROR, Finding
+from ding_env.checker.spaces import leaves
+
+
+@dataclass
+class CheckContext:
+    """What every check needs.
+
+    Attributes:
+        make_env: Builds a fresh env (each check uses its own).
+        episodes: Episodes per rollout.
+        max_steps: Steps after which an episode that has not ended is cut (and reported).
+        seed: Base seed.
+    """
+
+    make_env: Callable[[], BaseEnv]
+    episodes: int = 3
+    max_steps: int = 1000
+    seed: int = 0
+
+
+class Episode(NamedTuple):
+    """One rollout episode: the reset obs, the actions and the timesteps (``ended`` False if cut)."""
+
+    reset_obs: Any
+    actions: list
+    timesteps: list
+    ended: bool
+
+
+def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: list | None = None) -> list[Episode]:
+    """Run ``ctx.episodes`` episodes with seeded random actions (or replay ``actions``)."""
+    env.seed(seed, dynamic_seed=dynamic)
+    sampler = env.action_space
+    sampler.seed(seed)
+    episodes = []
+    for index in range(ctx.episodes):
+        reset_obs = env.reset()
+        taken, timesteps, ended = [], [], False
+        for step in range(ctx.max_steps):
+            replaying = actions is not None and index < len(actions) and step < len(actions[index])
+            action = actions[index][step] if replaying else sampler.sample()
+            timestep = env.step(action)
+            taken.append(action)
+            timesteps.append(timestep)
+            if timestep.done:
+                ended = True
+                break
+        episodes.append(Episode(reset_obs, taken, timesteps, ended))
+    return episodes
+
+
+def type_name(value: Any) -> str:
+    """``bool`` for builtins, ``numpy.bool`` for others: names users recognise."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def raised(check: str, what: str, error: BaseException, hint: str = "") -> Finding:
+    """An error finding for an exception the env raised, with where it was raised."""
+    frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    where = f" at {frame.filename}:{frame.lineno}" if frame else ""
+    return Finding(check, ERROR, f"{what} raised {type(error).__name__}: {error}{where}", hint)
+
+
+RAISED_HINT = "fix the exception; the check calls the env as a manager does: construct, seed, reset, step, close"
+
+
+def guard(check: str, what: str, body: Callable[[], list[Finding]], hint: str = RAISED_HINT) -> list[Finding]:
+    """Run a check's ``body``; an exception from the env becomes one error finding."""
+    try:
+        return body()
+    except Exception as error:  # noqa: BLE001 - an env error is a finding, not a checker crash
+        return [raised(check, what, error, hint)]
+
+
+def trajectory(episodes: list[Episode]) -> list[np.ndarray]:
+    """Episodes flattened to one float array per step (obs and reward), for comparisons."""
+    flat = []
+    for episode in episodes:
+        flat += [np.concatenate([np.ravel(a) for a in leaves(episode.reset_obs)] or [np.zeros(0)])]
+        for timestep in episode.timesteps:
+            flat.append(
+                np.concatenate(
+                    [np.ravel(a).astype(np.float64) for a in leaves(timestep.obs)] + [np.ravel(timestep.reward)]
+                )
+            )
+    return flat
+
+
+def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    """True when two flattened trajectories are identical (NaN equal to NaN)."""
+    return len(a) == len(b) and all(
+        x.shape == y.shape and np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b, strict=True)
+    )

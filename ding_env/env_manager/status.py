@@ -1,0 +1,35 @@
+"""Env statuses in a manager, and the small values managers and workers exchange about envs."""
+
+from __future__ import annotations
+
+import enum
+
+from ding_env.errors import DingEnvError
+
+
+class EnvStatus(enum.IntEnum):
+    """Where one env stands."""
+
+    NEEDS_RESET = 0  # not reset yet, or its episode ended without auto-reset
+    READY = 1  # has an observation and takes an action
+    STEPPING = 2  # an action is in flight (async manager)
+    FINISHED = 3  # ran episode_num episodes
+
+
+# Plain ints for the hot path (enum attribute lookups are slow).
+NEEDS_RESET, READY, STEPPING, FINISHED = (int(status) for status in EnvStatus)
+
+
+class _Callable:
+    """Stands for a callable env attribute when broadcasting attributes."""
+
+    def __reduce__(self) -> str:
+        return "CALLABLE"
+
+
+CALLABLE = _Callable()
+
+
+def abnormal_info(error: DingEnvError) -> dict:
+    """The info of the done timestep that replaces a failed step (``step_error='abnormal'``)."""
+    return {"abnormal": True, "error": str(error), "truncated": False}
