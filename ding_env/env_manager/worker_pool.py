@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager._worker import CMD_PIPE, CMD_STEP, wait_semaphore, worker_main
+from ding_env.env_manager._worker import CMD_PIPE, CMD_STEP, STATUS_MESSAGE, wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 
@@ -255,8 +255,6 @@ class WorkerPool:
 
     def has_message(self, index: int) -> bool:
         """Whether worker ``index``'s last step sent infos or errors on its pipe."""
-        from ding_env.env_manager._worker import STATUS_MESSAGE
-
         return self.shared.arrays["status"][index] == STATUS_MESSAGE
 
     # ---- pipe traffic --------------------------------------------------
