@@ -84,6 +84,11 @@ class CountingEnv(BaseEnv):
     def current_step(self) -> int:
         return self._t
 
+    def imported(self, module: str) -> bool:
+        import sys
+
+        return module in sys.modules
+
     def close(self) -> None:
         pass
 

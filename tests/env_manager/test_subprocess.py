@@ -211,3 +211,12 @@ def _alive(pid):
         return False
     status = open(f"/proc/{pid}/stat").read().split()[2]
     return status != "Z"
+
+
+@pytest.mark.parametrize("context", ["spawn", "forkserver"])
+def test_workers_do_not_import_torch_unless_the_env_does(context):
+    pytest.importorskip("torch")  # imported into this process, so a leak into workers would show
+    with SyncSubprocessEnvManager(counting_fns(2), {"context": context}) as manager:
+        manager.launch()
+        assert manager.imported("torch") == [False, False]
+        assert manager.imported("ding_env") == [True, True]
