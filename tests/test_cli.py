@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from ding_env.cli import main
 
 
@@ -14,8 +16,9 @@ def test_no_command_is_a_usage_error(capsys):
     assert main([]) == 2
 
 
-def test_demo_runs_every_env_type(capsys):
-    assert main(["demo", "--episodes", "2", "--envs", "2"]) == 0
+@pytest.mark.parametrize("manager", ["base", "subprocess"])
+def test_demo_runs_every_env_type(manager, capsys):
+    assert main(["demo", "--episodes", "1", "--envs", "2", "--manager", manager]) == 0
     out = capsys.readouterr().out
     for name in ("cartpole", "pendulum", "mountain_car", "acrobot", "card_game"):
         assert name in out
