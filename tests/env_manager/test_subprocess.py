@@ -168,7 +168,7 @@ def test_async_wait_num_and_timeout():
         started = time.monotonic()
         timesteps = manager.step({0: 0, 1: 0, 2: 0, 3: 0})
         # the timeout passed with two envs finished: return those instead of waiting for all four
-        assert sorted(timesteps) == [2, 3] and time.monotonic() - started < 0.25
+        assert sorted(timesteps) == [2, 3] and time.monotonic() - started < 0.28  # before the slow envs (0.3 s)
 
 
 def test_serial_and_subprocess_share_one_config_schema():
