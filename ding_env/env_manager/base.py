@@ -452,26 +452,30 @@ class BaseEnvManager:
 
     def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
         count = len(env_ids)
-        obs, infos, errors = [None] * count, [None] * count, {}
-        reward = np.zeros((count, 1), dtype=self.reward_space.dtype)
-        done = np.zeros(count, dtype=bool)
-        truncated = np.zeros(count, dtype=bool)
+        obs, rewards, infos, errors = [None] * count, [None] * count, [None] * count, {}
+        done, truncated = [False] * count, [False] * count
+        if isinstance(actions, np.ndarray) and actions.ndim == 1:
+            actions = actions.tolist()  # scalar actions: Python ints are the cheapest to pass on
+        resets = reset_on_done.tolist()
+        zero = np.zeros(1, dtype=self.reward_space.dtype)
         for row, env_id in enumerate(env_ids.tolist()):
-            record = self._host.step(env_id, actions[row], bool(reset_on_done[row]))
+            record = self._host.step(env_id, actions[row], resets[row])
             if record.error is not None:
                 errors[row] = record.error
-                obs[row], infos[row], done[row] = self._ready[env_id], abnormal_info(record.error), True
+                obs[row], rewards[row], infos[row], done[row] = (
+                    self._ready[env_id],
+                    zero,
+                    abnormal_info(record.error),
+                    True,
+                )
             else:
                 timestep = record.timestep
-                obs[row], reward[row], done[row], infos[row] = (
-                    timestep.obs,
-                    timestep.reward,
-                    timestep.done,
-                    timestep.info,
-                )
-                truncated[row] = timestep.truncated
+                obs[row], rewards[row], infos[row] = timestep.obs, timestep.reward, timestep.info
+                done[row], truncated[row] = timestep.done, timestep.truncated
             self._ready[env_id] = record.ready_obs
-        return StepOutcome(env_ids, obs, True, reward, done, truncated, infos, errors, reset_on_done)
+        reward = np.array(rewards) if count else np.zeros((0, 1), dtype=zero.dtype)
+        done_flags, truncated_flags = np.array(done, dtype=bool), np.array(truncated, dtype=bool)
+        return StepOutcome(env_ids, obs, True, reward, done_flags, truncated_flags, infos, errors, reset_on_done)
 
     def _backend_ready_obs(self, env_id: int) -> Any:
         return self._ready[env_id]

@@ -55,7 +55,11 @@ class EnvHost:
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
-        self._check = None if layout is None else arrays.compile_check(layout)
+        self._check = None if layout is None else arrays.compile_check(layout, self.describe)
+
+    def describe(self, env_id: int) -> str:
+        """Names an env in error messages."""
+        return f"env {env_id} ({self.envs[env_id]!r})"
 
     def launch(self) -> None:
         """Build every env (envs are lazy: this is cheap until their first reset)."""
@@ -128,7 +132,7 @@ class EnvHost:
     def check_obs(self, env_id: int, obs: Any, field: str) -> None:
         """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
         if self._check is not None:
-            self._check(obs, lambda: f"env {env_id} ({self.envs[env_id]!r})", field)
+            self._check(obs, env_id, field)
 
     def close(self) -> list[str]:
         """Close every env; return the text of each failure (all envs are attempted)."""

@@ -166,7 +166,8 @@ class DingEnvWrapper(BaseEnv):
         """Apply ``action`` (converted to the action space's form) and return the timestep."""
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
-        obs, reward, terminated, truncated, info = self.env.step(self._convert_action(action))
+        # Not self.env: after a reset the env exists, and the property costs on every step.
+        obs, reward, terminated, truncated, info = self._env.step(self._convert_action(action))
         reward = float(reward)
         self._eval_episode_return += reward
         if self._rew_clip:
