@@ -11,6 +11,7 @@ params (the envs then need a reset).
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 from collections.abc import Callable, Mapping
 from multiprocessing import resource_tracker
@@ -26,7 +27,8 @@ from ding_env.env_manager._worker import CMD_PIPE, CMD_STEP, STATUS_MESSAGE, wai
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 
-# Workers spin this long for their next command before blocking, the parent this long for results.
+# Workers spin this long for their next command before blocking, the parent this long for results,
+# as long as the spinners fit on the cores (see WorkerPool.__init__).
 WORKER_SPIN_SECONDS = 0.0002
 PARENT_SPIN_SECONDS = 0.0003
 # Longest a blocked wait goes without checking that the worker is alive (seconds).
@@ -59,6 +61,11 @@ class WorkerPool:
         self.cmd_sems: list[Any] = [None] * self.size
         self.done_sems: list[Any] = [None] * self.size
         self.doorbell = None
+        # Never more spinners than cores: idle workers spin only if each can have a core, and the
+        # parent only if a core is left over (else it blocks at once; measured to cost nothing).
+        cores = os.cpu_count() or 1
+        self.worker_spin = WORKER_SPIN_SECONDS if self.size <= cores else 0.0
+        self.parent_spin = PARENT_SPIN_SECONDS if self.size < cores else 0.0
         self.shared: SharedArrays | None = None
         self.entries: list | None = None
         self.private_entries: list | None = None
@@ -95,7 +102,7 @@ class WorkerPool:
                 self.cmd_sems[index],
                 self.done_sems[index],
                 self.doorbell,
-                WORKER_SPIN_SECONDS,
+                self.worker_spin,
             ),
             name=f"ding_env-worker-{index}",
             daemon=True,
@@ -231,7 +238,7 @@ class WorkerPool:
             EnvTimeoutError: ``deadline`` passed (``timeout`` is reported).
         """
         semaphore = self.done_sems[index]
-        if wait_semaphore(semaphore, PARENT_SPIN_SECONDS, _slice(deadline)):
+        if wait_semaphore(semaphore, self.parent_spin, _slice(deadline)):
             return
         while True:
             if not self.processes[index].is_alive():
@@ -249,7 +256,7 @@ class WorkerPool:
 
     def wait_doorbell(self, timeout: float) -> None:
         """Sleep until some worker finishes a step or ``timeout`` passes; forget extra rings."""
-        if wait_semaphore(self.doorbell, PARENT_SPIN_SECONDS, timeout):
+        if wait_semaphore(self.doorbell, self.parent_spin, timeout):
             while self.doorbell.acquire(False):
                 pass
 

@@ -220,3 +220,14 @@ def test_workers_do_not_import_torch_unless_the_env_does(context):
         manager.launch()
         assert manager.imported("torch") == [False, False]
         assert manager.imported("ding_env") == [True, True]
+
+
+def test_never_more_spinners_than_cores():
+    cores = os.cpu_count()
+    for num_workers in (1, cores, cores + 1):
+        manager = SyncSubprocessEnvManager(counting_fns(num_workers), {"num_workers": num_workers})
+        manager.launch()
+        pool = manager._pool
+        spinners = num_workers * (pool.worker_spin > 0) + (pool.parent_spin > 0)
+        assert spinners <= cores or (num_workers > cores and spinners == 0)
+        manager.close()
