@@ -57,6 +57,23 @@ class ActionChecker:
             return self._check_box(env_ids, array)
         return self._check_integers(env_ids, array)
 
+    def check_mapping(self, env_ids: np.ndarray, actions: Any) -> tuple[Any, bool]:
+        """The dict API's ``{env_id: action}`` for ``env_ids``, validated.
+
+        Returns:
+            ``(actions, batched)``: one stacked array when the actions stack cleanly
+            (checked in one vectorised pass), else a list checked env by env.
+        """
+        values = [actions[env_id] for env_id in env_ids.tolist()]
+        if self.array_form and values:
+            try:
+                stacked = np.asarray(values)
+            except ValueError:  # ragged: let the per-env check name the odd one out
+                stacked = None
+            if stacked is not None and stacked.dtype != object and stacked.size == len(values) * _size(self.shape):
+                return self.check_batch(env_ids, stacked), True
+        return [self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)], False
+
     def check_one(self, env_id: int, action: Any) -> Any:
         """One env's action, validated (the dict API)."""
         if not self.array_form:
@@ -98,3 +115,7 @@ class ActionChecker:
         raise ValueError(
             f"{self.owner}: action for env {env_id} {problem}: expected a value in {self.space}, got {action!r}"
         )
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))

@@ -200,9 +200,8 @@ class BaseEnvManager:
         self._check_running()
         env_ids = np.fromiter((self._check_env_id(env_id) for env_id in actions), dtype=np.int64, count=len(actions))
         self._check_ready(env_ids)
-        checker = self._action_checker()
-        checked = [checker.check_one(env_id, actions[env_id]) for env_id in env_ids.tolist()]
-        outcome = self._run_step(env_ids, checked, batched=False)
+        checked, batched = self._action_checker().check_mapping(env_ids, actions)
+        outcome = self._run_step(env_ids, checked, batched=batched)
         copy = self._cfg.copy_on_get
         timesteps = {}
         for row, env_id in enumerate(outcome.env_id):
