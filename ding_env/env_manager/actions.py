@@ -88,11 +88,11 @@ class ActionChecker:
             bad = ~np.isfinite(array).reshape(len(env_ids), -1).all(axis=1)
             row = int(np.flatnonzero(bad)[0])
             self._fail(int(env_ids[row]), array[row], "holds NaN or inf")
-        if (array < space.low).any() or (array > space.high).any():
+        if (array < space.low).any() or (array > space.high).any():  # ndarray methods: no Python-level wrapper
             outside = ((array < space.low) | (array > space.high)).reshape(len(env_ids), -1).any(axis=1)
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], f"is outside the bounds [{space.low.min()}, {space.high.max()}]")
-        return array.astype(self.dtype, copy=False)
+        return array if array.dtype == self.dtype else array.astype(self.dtype)
 
     def _check_integers(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "iu":
@@ -100,16 +100,20 @@ class ActionChecker:
                 self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected integers")
         space = self.space
         if isinstance(space, gym.spaces.Discrete):
+            # Scalar bounds: two C reductions instead of element-wise masks.
             low, high = int(space.start), int(space.start + space.n)
-        elif isinstance(space, gym.spaces.MultiDiscrete):
-            low, high = space.start, space.start + space.nvec
+            bad = array.size and (array.min() < low or array.max() >= high)
         else:
-            low, high = 0, 2
-        if array.size and (np.any(array < low) or np.any(array >= high)):
+            if isinstance(space, gym.spaces.MultiDiscrete):
+                low, high = space.start, space.start + space.nvec
+            else:
+                low, high = 0, 2
+            bad = array.size and ((array < low).any() or (array >= high).any())
+        if bad:
             outside = ((array < low) | (array >= high)).reshape(len(env_ids), -1).any(axis=1)
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], "is out of range")
-        return array.astype(self.dtype, copy=False)
+        return array if array.dtype == self.dtype else array.astype(self.dtype)
 
     def _fail(self, env_id: int, action: Any, problem: str) -> None:
         raise ValueError(

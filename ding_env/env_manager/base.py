@@ -361,7 +361,8 @@ class BaseEnvManager:
         return self._actions
 
     def _ready_ids(self) -> np.ndarray:
-        return np.flatnonzero(self._status == READY).astype(np.int64)
+        env_ids = (self._status == READY).nonzero()[0]
+        return env_ids if env_ids.dtype == np.int64 else env_ids.astype(np.int64)
 
     def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         self._check_open()
