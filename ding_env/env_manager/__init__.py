@@ -32,14 +32,14 @@ def get_env_manager_cls(manager_type: str) -> type[BaseEnvManager]:
     """
     if manager_type == "base":
         return BaseEnvManager
-    if manager_type in ("subprocess", "async_subprocess"):
-        from ding_env.env_manager import subprocess
+    if manager_type == "subprocess":
+        from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 
-        return (
-            subprocess.SyncSubprocessEnvManager
-            if manager_type == "subprocess"
-            else subprocess.AsyncSubprocessEnvManager
-        )
+        return SyncSubprocessEnvManager
+    if manager_type == "async_subprocess":
+        from ding_env.env_manager.async_subprocess import AsyncSubprocessEnvManager
+
+        return AsyncSubprocessEnvManager
     raise ConfigError(f"env manager config 'type': expected one of {MANAGER_TYPES}, got {manager_type!r}")
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.batch import StepOutcome
-from ding_env.env_manager.status import STEPPING
+from ding_env.env_manager.status import STEPPING, abnormal_info
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 from ding_env.env_manager.worker_pool import LIVENESS_INTERVAL
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvTimeoutError
@@ -108,7 +108,7 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
             self._mask_buf[env_id] = False
             self._results[env_id] = (infos[env_id], error, reset[env_id])
         for env_id in queued:
-            self._results[env_id] = ({"abnormal": True, "error": str(error), "truncated": False}, error, False)
+            self._results[env_id] = (abnormal_info(error), error, False)
 
     def _outcome(self) -> StepOutcome:
         env_ids = np.array(sorted(self._results), dtype=np.int64)

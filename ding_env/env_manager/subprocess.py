@@ -217,12 +217,3 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         except WORKER_FAILURES:
             self._replace_worker(index)
             raise
-
-
-def __getattr__(name: str) -> Any:
-    # AsyncSubprocessEnvManager lives in its own module; keep the old import path working.
-    if name == "AsyncSubprocessEnvManager":
-        from ding_env.env_manager.async_subprocess import AsyncSubprocessEnvManager
-
-        return AsyncSubprocessEnvManager
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
