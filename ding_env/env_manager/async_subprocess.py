@@ -9,7 +9,7 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.batch import StepOutcome
-from ding_env.env_manager.status import STEPPING, abnormal_info
+from ding_env.env_manager.status import STEPPING
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 from ding_env.env_manager.worker_pool import LIVENESS_INTERVAL
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvTimeoutError
@@ -99,16 +99,16 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
 
     def _collect_failure(self, index: int, error: DingEnvError) -> None:
         self._busy[index] = False
-        env_ids = self._stepped_envs(index)
-        reset = {env_id: bool(self._reset_buf[env_id]) for env_id in env_ids}
+        # Envs whose actions were still queued for this worker lose their state too: they get the
+        # same abnormal done rows as the ones in flight, and no auto-reset.
         queued = [env_id for env_id in self._worker_envs[index] if self._queued[env_id]]
+        self._queued[queued] = False
+        env_ids = self._stepped_envs(index) + queued
+        reset = {env_id: bool(self._reset_buf[env_id]) and env_id not in queued for env_id in env_ids}
         infos = self._fail_worker(index, error, env_ids, reset)
-        self._queued[queued] = False  # their worker is new: the queued actions were for lost env states
         for env_id in env_ids:
             self._mask_buf[env_id] = False
             self._results[env_id] = (infos[env_id], error, reset[env_id])
-        for env_id in queued:
-            self._results[env_id] = (abnormal_info(error), error, False)
 
     def _outcome(self) -> StepOutcome:
         env_ids = np.array(sorted(self._results), dtype=np.int64)
