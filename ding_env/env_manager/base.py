@@ -424,6 +424,7 @@ class BaseEnvManager:
         first = self._host.envs[0]
         self._spaces = (first.observation_space, first.action_space, first.reward_space)
         self._host.set_obs_layout(arrays.layout_of(self._spaces[0]))
+        self._zero_reward = np.zeros(1, dtype=self._spaces[2].dtype)  # the reward row of a failed step
         self._ready = [None] * self._env_num
 
     def _backend_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -457,7 +458,7 @@ class BaseEnvManager:
         if isinstance(actions, np.ndarray) and actions.ndim == 1:
             actions = actions.tolist()  # scalar actions: Python ints are the cheapest to pass on
         resets = reset_on_done.tolist()
-        zero = np.zeros(1, dtype=self.reward_space.dtype)
+        zero = self._zero_reward
         for row, env_id in enumerate(env_ids.tolist()):
             record = self._host.step(env_id, actions[row], resets[row])
             if record.error is not None:
