@@ -108,6 +108,29 @@ class CountingEnv(BaseEnv):
         return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
 
 
+class InfoEnv(CountingEnv):
+    """A CountingEnv whose infos change form over time, as real envs' do.
+
+    Most steps carry the same numeric keys (float, int, bool); some add a key,
+    hold a string, an int too large for float64 or a NaN; done steps add
+    ``truncated``/``eval_episode_return``.
+    """
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        t = self._t
+        info = dict(timestep.info, x=float(t) / 3, frame=t * 4, alive=t % 2 == 0)
+        if t % 5 == 0:
+            info["extra"] = -0.0
+        if t % 7 == 0:
+            info["frame"] = 2**60 + t
+        if t % 11 == 0:
+            info["note"] = "text"
+        if t % 13 == 0:
+            info["x"] = float("nan")
+        return timestep._replace(info=info)
+
+
 class FaultEnv(CountingEnv):
     """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang."""
 

@@ -6,7 +6,8 @@ command semaphore; the worker steps its envs, writes observations, rewards and
 flags into shared memory, posts its done semaphore and rings the doorbell
 semaphore all workers share (the async manager waits on it for "any worker
 done"). Both sides spin briefly before blocking. Everything rare (spaces, seeds, resets, attribute calls,
-non-empty infos, errors) travels over the worker's pipe.
+infos of a new schema, errors) travels over the worker's pipe; infos of a known
+schema go through the shared info table (see ``info_table``).
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ import cloudpickle
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.env_host import EnvHost
+from ding_env.env_manager.info_table import InfoWriter
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.errors import EnvError
 
 CMD_STEP = 1
 CMD_PIPE = 2
-STATUS_PLAIN = 0
-STATUS_MESSAGE = 1
+# Bits of a worker's status word after a step.
+STATUS_MESSAGE = 1  # infos, errors or results wait on the pipe
+STATUS_TABLE = 2  # infos wait in the shared info table
 # How often a blocked worker checks that its parent is still alive (seconds).
 PARENT_CHECK_INTERVAL = 0.2
 
@@ -156,6 +159,8 @@ class _Worker:
             next(layout for key, layout, _ in entries + (data_entries or []) if key == "ready_obs")
         )
         self.discrete_action = self.actions.ndim == 1
+        # Without shared memory the table would be private: infos then travel by pipe.
+        self.info_writer = None if self.private_data else InfoWriter(buffers["info_values"], buffers["info_schema"])
         self.write_step_obs = arrays.compile_writer(self.step_obs)
         self.write_ready_obs = arrays.compile_writer(self.ready_obs)
 
@@ -188,11 +193,14 @@ class _Worker:
     # ---- the hot path -------------------------------------------------
 
     def step(self) -> None:
-        infos, errors = {}, {}
+        infos, errors, schemas = {}, {}, {}
         host, reward, done, truncated = self.host, self.reward, self.done, self.truncated
         write_step_obs, write_ready_obs = self.write_step_obs, self.write_ready_obs
         # This worker's envs are the consecutive ids [first, stop): read its rows in one call each.
         first, stop = self.env_ids[0], self.env_ids[-1] + 1
+        info_writer = self.info_writer
+        if info_writer is not None:
+            info_writer.start_step(first, stop)
         mask = self.step_mask[first:stop].tolist()
         resets = self.reset_on_done[first:stop].tolist()
         actions = self.actions[first:stop]
@@ -217,20 +225,21 @@ class _Worker:
                 reward[env_id] = timestep.reward
                 if timestep.done:
                     done[env_id], truncated[env_id] = True, timestep.truncated
-                    infos[env_id] = timestep.info
                 else:
                     done[env_id] = truncated[env_id] = False
-                    if timestep.info:
-                        infos[env_id] = timestep.info
+                info = timestep.info
+                if info and (info_writer is None or not info_writer.put(env_id, info, schemas)):
+                    infos[env_id] = info
             if record.ready_obs is not None:
                 write_ready_obs(env_id, record.ready_obs)
         data = self.step_rows() if self.private_data else None
         has_message = bool(infos or errors or data)
-        self.status[self.index] = STATUS_MESSAGE if has_message else STATUS_PLAIN
+        in_table = info_writer is not None and info_writer.wrote
+        self.status[self.index] = (STATUS_MESSAGE if has_message else 0) | (STATUS_TABLE if in_table else 0)
         self.done_sem.release()
         self.doorbell.release()
         if has_message:
-            self.conn.send((infos, errors, data))
+            self.conn.send((infos, errors, data, schemas))
 
     def step_rows(self) -> dict:
         """The stepped envs' results, for the pipe when shared memory is off."""

@@ -90,8 +90,8 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         row_of = {env_id: row for row, env_id in enumerate(env_ids)}
         infos: list[dict] = [{} for _ in env_ids]
         errors: dict[int, DingEnvError] = {}
-        if self._pool.has_message(index):
-            self._merge_message(index, row_of, infos, errors)
+        if self._pool.has_news(index):
+            self._merge_news(index, row_of, infos, errors)
         for env_id in env_ids:
             self._mask_buf[env_id] = False
             row = row_of[env_id]

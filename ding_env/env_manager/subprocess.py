@@ -120,11 +120,11 @@ class SyncSubprocessEnvManager(BaseEnvManager):
                 failures[index] = error
         infos: list[dict] = [{} for _ in range(len(env_ids))]
         errors: dict[int, DingEnvError] = {}
-        messages = [index for index in workers if index not in failures and self._pool.has_message(index)]
-        if messages or failures:
+        news = [index for index in workers if index not in failures and self._pool.has_news(index)]
+        if news or failures:
             row_of = {env_id: row for row, env_id in enumerate(env_ids.tolist())}
-            for index in messages:
-                self._merge_message(index, row_of, infos, errors)
+            for index in news:
+                self._merge_news(index, row_of, infos, errors)
             for index, error in failures.items():
                 stepped = [env_id for env_id in self._worker_envs[index] if env_id in row_of]
                 failed = self._fail_worker(index, error, stepped, {e: bool(reset_on_done[row_of[e]]) for e in stepped})
@@ -181,9 +181,9 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):
                 self._action_buf[env_id] = action
 
-    def _merge_message(self, index: int, row_of: dict[int, int], infos: list[dict], errors: dict) -> None:
-        """Read worker ``index``'s infos and errors from its pipe and place them by row."""
-        worker_infos, worker_errors = self._pool.receive_step_message(index)
+    def _merge_news(self, index: int, row_of: dict[int, int], infos: list[dict], errors: dict) -> None:
+        """Read worker ``index``'s infos and errors of its last step and place them by row."""
+        worker_infos, worker_errors = self._pool.step_news(index)
         for env_id, info in worker_infos.items():
             infos[row_of[env_id]] = info
         for env_id, (_, command, message, remote) in worker_errors.items():

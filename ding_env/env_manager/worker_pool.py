@@ -23,7 +23,15 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager._worker import CMD_PIPE, CMD_STEP, STATUS_MESSAGE, wait_semaphore, worker_main
+from ding_env.env_manager._worker import (
+    CMD_PIPE,
+    CMD_STEP,
+    STATUS_MESSAGE,
+    STATUS_TABLE,
+    wait_semaphore,
+    worker_main,
+)
+from ding_env.env_manager.info_table import INFO_SLOTS, InfoReader
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 
@@ -72,6 +80,7 @@ class WorkerPool:
         self.entries: list | None = None
         self.private_entries: list | None = None
         self.buffers: dict = {}
+        self.info_reader: InfoReader | None = None
 
     # ---- lifecycle -----------------------------------------------------
 
@@ -132,6 +141,8 @@ class WorkerPool:
             ("reward", reward_layout, env_num),
             ("done", scalar_flags(bool), env_num),
             ("truncated", scalar_flags(bool), env_num),
+            ("info_values", arrays.ArraySpec((INFO_SLOTS,), np.dtype(np.float64)), env_num),
+            ("info_schema", scalar_flags(np.int8), env_num),
         ]
         control_entries = [
             ("action", action_layout, env_num),
@@ -150,6 +161,9 @@ class WorkerPool:
         if self.private_entries is not None:
             buffers.update({key: arrays.allocate(layout, count) for key, layout, count in self.private_entries})
         self.buffers = buffers
+        self.info_reader = (
+            InfoReader(buffers["info_values"], buffers["info_schema"]) if self.private_entries is None else None
+        )
         for index in range(self.size):
             self._attach(index)
         return buffers
@@ -262,9 +276,18 @@ class WorkerPool:
             while self.doorbell.acquire(False):
                 pass
 
-    def has_message(self, index: int) -> bool:
-        """Whether worker ``index``'s last step sent infos or errors on its pipe."""
-        return self.shared.arrays["status"][index] == STATUS_MESSAGE
+    def has_news(self, index: int) -> bool:
+        """Whether worker ``index``'s last step left infos or errors (on its pipe or in the info table)."""
+        return bool(self.shared.arrays["status"][index])
+
+    def step_news(self, index: int) -> tuple[dict, dict]:
+        """The ``(infos, errors)`` of worker ``index``'s last step, from its pipe and the info table."""
+        status = int(self.shared.arrays["status"][index])
+        infos, errors = self.receive_step_message(index) if status & STATUS_MESSAGE else ({}, {})
+        if status & STATUS_TABLE:
+            env_ids = self.worker_envs[index]
+            infos.update(self.info_reader.read(slice(env_ids[0], env_ids[-1] + 1)))
+        return infos, errors
 
     # ---- pipe traffic --------------------------------------------------
 
@@ -309,7 +332,9 @@ class WorkerPool:
 
     def receive_step_message(self, index: int) -> tuple[dict, dict]:
         """The ``(infos, errors)`` a worker sent after its step (its results, too, without shared memory)."""
-        infos, errors, rows = self.conns[index].recv()
+        infos, errors, rows, schemas = self.conns[index].recv()
+        if schemas:
+            self.info_reader.learn(schemas)
         buffers = self.buffers
         for env_id, (step_obs, ready_obs, reward, done, truncated) in (rows or {}).items():
             arrays.write(buffers["step_obs"], env_id, step_obs)

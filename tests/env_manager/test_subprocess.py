@@ -11,10 +11,17 @@ from functools import partial
 import numpy as np
 import pytest
 
-from ding_env import AsyncSubprocessEnvManager, BaseEnvManager, SyncSubprocessEnvManager, create_env_manager
+from ding_env import (
+    AsyncSubprocessEnvManager,
+    BaseEnvManager,
+    DingEnvWrapper,
+    SyncSubprocessEnvManager,
+    create_env_manager,
+)
+from ding_env.env_manager._worker import STATUS_TABLE
 from ding_env.errors import EnvError
 from tests.env_manager.conftest import counting_fns
-from tests.envs import CountingEnv, cartpole_fn
+from tests.envs import CountingEnv, InfoEnv, cartpole_fn
 
 
 def shm_segments():
@@ -27,19 +34,21 @@ def child_pids():
     return {int(line.split()[0]) for line in out.splitlines() if line.split()[1] != "ps"}
 
 
-def trajectory(manager_type, env_fn, steps=60, **cfg):
+def trajectory(manager_type, env_fn, steps=60, record=None, seed=123, actions=2, **cfg):
+    """``record(batch)`` of every batched step with actions ``(env_id + t) % actions``."""
+    record = record or _arrays_of
     with create_env_manager(dict(cfg, type=manager_type), env_fn) as manager:
-        manager.seed(123)
+        manager.seed(seed)
         manager.launch()
         trace = []
         for t in range(steps):
             ready = manager.ready_obs_batch
-            actions = (ready.env_id + t) % 2
-            batch = manager.step_batch(ready.env_id, actions)
-            trace.append(
-                (batch.env_id.copy(), _flat(batch.obs), batch.reward.copy(), batch.done.copy(), batch.truncated.copy())
-            )
+            trace.append(record(manager.step_batch(ready.env_id, (ready.env_id + t) % actions)))
         return trace
+
+
+def _arrays_of(batch):
+    return batch.env_id.copy(), _flat(batch.obs), batch.reward.copy(), batch.done.copy(), batch.truncated.copy()
 
 
 def _flat(obs):
@@ -233,3 +242,69 @@ def test_never_more_spinners_than_cores():
         assert idle_spinning_workers + (pool.parent_spin > 0) <= cores
         assert pool.worker_spin == 0 or num_workers <= cores
         manager.close()
+
+
+def info_trace(manager_type, env_fn, **cfg):
+    return trajectory(manager_type, env_fn, steps=80, record=_typed_infos, seed=7, actions=3, **cfg)
+
+
+def _typed_infos(batch):
+    return [(env_id, _typed(info)) for env_id, info in zip(batch.env_id.tolist(), batch.info, strict=True)]
+
+
+def _typed(info):
+    """Info items with their types, NaN made comparable."""
+    return [(key, type(value).__name__, "nan" if value != value else value) for key, value in info.items()]
+
+
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+@pytest.mark.parametrize("shared_memory", [True, False])
+def test_infos_arrive_equal_and_with_their_types(manager_type, shared_memory):
+    fns = [partial(InfoEnv, {"limit": 6})] * 4
+    reference = info_trace("base", fns)
+    assert any(info for step in reference for _, info in step)
+    assert info_trace(manager_type, fns, num_workers=2, shared_memory=shared_memory) == reference
+
+
+def test_numeric_infos_of_a_known_form_are_not_pickled():
+    with SyncSubprocessEnvManager([partial(InfoEnv, {"limit": 1000})] * 2, {"num_workers": 1}) as manager:
+        manager.seed(0)
+        manager.launch()
+        manager.step_batch(np.array([0, 1]), np.array([0, 0]))  # t=1: the info's form is announced by pipe
+        batch = manager.step_batch(np.array([0, 1]), np.array([0, 0]))  # t=2: same form
+        status = int(manager._pool.shared.arrays["status"][0])
+        assert status == STATUS_TABLE  # the infos came through shared memory alone
+        assert batch.info[0] == {"x": 2 / 3, "frame": 8, "alive": True}
+
+
+def test_mujoco_infos_match_the_serial_manager():
+    pytest.importorskip("mujoco")
+    fns = [partial(DingEnvWrapper, cfg={"env_id": "HalfCheetah-v5", "make_kwargs": {"max_episode_steps": 12}})] * 2
+    traces = {}
+    for manager_type in ("base", "subprocess"):
+        with create_env_manager({"type": manager_type}, fns) as manager:
+            manager.seed(3)
+            manager.launch()
+            traces[manager_type] = [
+                manager.step_batch(np.arange(2), np.full((2, 6), 0.5, np.float32)).info for _ in range(30)
+            ]
+    assert traces["subprocess"] == traces["base"]
+    assert set(traces["base"][0][0]) == {"x_position", "x_velocity", "reward_forward", "reward_ctrl"}
+
+
+def test_infos_stay_true_across_a_worker_replacement():
+    fns = [partial(InfoEnv, {"limit": 1000})] * 4
+    with SyncSubprocessEnvManager(fns, {"num_workers": 2, "step_error": "abnormal"}) as manager:
+        manager.seed(1)
+        manager.launch()
+        for t in range(40):
+            if t == 15:
+                os.kill(manager._pool.processes[0].pid, signal.SIGKILL)
+            ready = manager.ready_obs_batch
+            batch = manager.step_batch(ready.env_id, np.zeros(len(ready.env_id), np.int64))
+            for obs, info in zip(batch.obs, batch.info, strict=True):
+                if "abnormal" in info:
+                    continue
+                step = int(obs[0])  # the env's step count within its episode
+                assert info["frame"] == (2**60 + step if step % 7 == 0 else 4 * step)
+                assert info["alive"] == (step % 2 == 0)

@@ -1,0 +1,129 @@
+"""Per-step infos of fixed numeric keys, carried in shared memory instead of pickled through a pipe.
+
+Many envs return an info on every step with the same few numeric keys
+(MuJoCo's ``x_position``/``reward_ctrl``..., ALE's ``lives``/``frame_number``...).
+Pickling it through a pipe costs a message per worker per step. Instead, the
+first time an env shows an info of a new *schema* (its keys, in order, and the
+type of each value), the info travels by pipe together with the schema; from
+then on, infos of a known schema are written as float64 values into the env's
+row of a shared table, with the schema's number in a per-env byte, and the
+parent rebuilds the dict. Only ``float``, ``int`` (within +-2**53, where float64
+is exact) and ``bool`` values qualify, so every info comes back equal, with the
+same types; anything else keeps using the pipe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+# Values per env row, and schemas remembered per env (e.g. one for mid-episode steps, one for done steps).
+INFO_SLOTS = 16
+MAX_SCHEMAS = 4
+_EXACT_INT = 2**53
+_TABLE_TYPES = (float, int, bool)
+
+
+class InfoSchema(NamedTuple):
+    """The keys of an info, in order, and the Python type of each value."""
+
+    keys: tuple
+    types: tuple
+
+    def fits(self, info: dict) -> bool:
+        """Whether ``info`` has exactly these keys and value types, with every int exact in float64."""
+        if tuple(info) != self.keys:
+            return False
+        for value, kind in zip(info.values(), self.types, strict=True):
+            if type(value) is not kind or (kind is int and not -_EXACT_INT <= value <= _EXACT_INT):
+                return False
+        return True
+
+    def decoder(self) -> Callable[[list], dict]:
+        """A function turning a row's float values back into the info dict."""
+        keys, types = self.keys, self.types
+        if all(kind is float for kind in types):
+            return lambda values: dict(zip(keys, values, strict=True))
+        return lambda values: {key: kind(value) for key, kind, value in zip(keys, types, values, strict=True)}
+
+
+def schema_of(info: dict) -> InfoSchema | None:
+    """The schema of ``info`` if it can travel through the table, else None."""
+    if len(info) > INFO_SLOTS or not all(type(key) is str for key in info):
+        return None
+    schema = InfoSchema(tuple(info), tuple(type(value) for value in info.values()))
+    if not all(kind in _TABLE_TYPES for kind in schema.types) or not schema.fits(info):
+        return None
+    return schema
+
+
+class InfoWriter:
+    """The worker's side: stores infos of known schemas and learns new ones.
+
+    Args:
+        values: The shared ``(env_num, INFO_SLOTS)`` float64 table.
+        schema_numbers: The shared ``(env_num,)`` int8 array; 0 means "no info in the table".
+    """
+
+    def __init__(self, values: np.ndarray, schema_numbers: np.ndarray) -> None:
+        self.values = values
+        self.schema_numbers = schema_numbers
+        self.schemas: dict[int, list[InfoSchema]] = {}
+        self.wrote = True  # so the first step clears rows a replaced worker may have left behind
+
+    def start_step(self, first: int, stop: int) -> None:
+        """Clear the rows ``[first, stop)`` if the last step wrote any (cheap when infos never fit)."""
+        if self.wrote:
+            self.schema_numbers[first:stop] = 0
+            self.wrote = False
+
+    def put(self, env_id: int, info: dict, announce: dict) -> bool:
+        """Store ``info`` in the table if its schema is known; True if stored.
+
+        Otherwise the caller sends ``info`` by pipe; a new schema is learned
+        and added to ``announce`` as ``{env_id: (number, schema)}`` for the parent.
+        """
+        schemas = self.schemas.setdefault(env_id, [])
+        for number, schema in enumerate(schemas, 1):
+            if schema.fits(info):
+                self.values[env_id, : len(info)] = list(info.values())
+                self.schema_numbers[env_id] = number
+                self.wrote = True
+                return True
+        if len(schemas) < MAX_SCHEMAS:
+            schema = schema_of(info)
+            if schema is not None:
+                schemas.append(schema)
+                announce[env_id] = (len(schemas), schema)
+        return False
+
+
+class InfoReader:
+    """The parent's side: the schemas workers announced, and the infos stored under them.
+
+    Args:
+        values: The shared ``(env_num, INFO_SLOTS)`` float64 table.
+        schema_numbers: The shared ``(env_num,)`` int8 array.
+    """
+
+    def __init__(self, values: np.ndarray, schema_numbers: np.ndarray) -> None:
+        self.values = values
+        self.schema_numbers = schema_numbers
+        self.decoders: dict[tuple[int, int], tuple[int, Callable[[list], dict]]] = {}
+
+    def learn(self, announced: dict[int, tuple[int, InfoSchema]]) -> None:
+        """Remember the schemas a worker announced (a restarted worker re-announces from 1)."""
+        for env_id, (number, schema) in announced.items():
+            self.decoders[env_id, number] = (len(schema.keys), schema.decoder())
+
+    def read(self, env_ids: Any) -> dict[int, dict]:
+        """``{env_id: info}`` for those of ``env_ids`` whose info this step is in the table."""
+        numbers = self.schema_numbers[env_ids]
+        infos = {}
+        for row in np.flatnonzero(numbers).tolist():
+            env_id = int(env_ids[row]) if not isinstance(env_ids, slice) else env_ids.start + row
+            size, decode = self.decoders[env_id, int(numbers[row])]
+            infos[env_id] = decode(self.values[env_id, :size].tolist())
+        return infos
