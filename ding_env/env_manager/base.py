@@ -70,6 +70,8 @@ class BaseEnvManager:
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
         self._validated_ids: np.ndarray | None = None
         self._ready: list[Any] = []
+        self._always_reset = np.ones(self._env_num, dtype=bool)
+        self._always_reset.setflags(write=False)
 
     @classmethod
     def default_config(cls) -> EasyDict:
@@ -323,7 +325,7 @@ class BaseEnvManager:
     def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
         self._validated_ids = None
         if self._cfg.auto_reset and self._cfg.episode_num == math.inf:
-            reset_on_done = np.ones(len(env_ids), dtype=bool)
+            reset_on_done = self._always_reset[: len(env_ids)]
         else:
             reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
         self._status[env_ids] = STEPPING

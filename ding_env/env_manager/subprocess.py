@@ -104,8 +104,11 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
         rows = arrays.rows_of(env_ids)
         self._write_actions(env_ids, rows, actions, batched)
-        self._mask_buf[:] = False
-        self._mask_buf[rows] = True
+        if self._is_every_env(rows):
+            self._mask_buf[:] = True
+        else:
+            self._mask_buf[:] = False
+            self._mask_buf[rows] = True
         self._reset_buf[rows] = reset_on_done
         workers = self._workers_of(env_ids, rows)
         for index in workers:
@@ -168,9 +171,12 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             self._pool.reset(index, due, self._cfg.reset_timeout)
         return {env_id: abnormal_info(error) for env_id in stepped}
 
+    def _is_every_env(self, rows: slice | np.ndarray) -> bool:
+        return isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num
+
     def _workers_of(self, env_ids: np.ndarray, rows: slice | np.ndarray) -> list[int]:
         """The workers hosting ``env_ids``, in order."""
-        if isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num:
+        if self._is_every_env(rows):
             return self._all_workers
         return sorted(set(self._worker_of[env_ids].tolist()))
 
