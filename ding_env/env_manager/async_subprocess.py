@@ -35,11 +35,14 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         self._queued = np.zeros(self._env_num, dtype=bool)
         self._queued_reset = np.zeros(self._env_num, dtype=bool)
         self._results: dict[int, tuple[dict, DingEnvError | None, bool]] = {}
+        self._any_queued = False
+        self._health_checked_at = 0.0
 
     def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
         self._write_actions(env_ids, arrays.rows_of(env_ids), actions, batched)
         self._queued[env_ids] = True
         self._queued_reset[env_ids] = reset_on_done
+        self._any_queued = True
         self._dispatch_queued()
         in_flight = int(np.count_nonzero(self._status == STEPPING))
         wait_num = min(self._cfg.wait_num or self._env_num, in_flight)
@@ -51,11 +54,15 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         return self._outcome()
 
     def _dispatch_queued(self) -> None:
+        if not self._any_queued:
+            return
+        waiting = False  # queued envs of busy workers remain
         for index in range(self._num_workers):
-            if self._busy[index]:
-                continue
             env_ids = [env_id for env_id in self._worker_envs[index] if self._queued[env_id]]
             if not env_ids:
+                continue
+            if self._busy[index]:
+                waiting = True
                 continue
             self._mask_buf[self._worker_envs[index]] = False
             self._mask_buf[env_ids] = True
@@ -64,15 +71,22 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
             self._busy[index] = True
             self._dispatched_at[index] = time.monotonic()
             self._pool.dispatch(index)
+        self._any_queued = waiting
 
     def _harvest(self) -> None:
-        """Collect finished workers' results, replace dead or overdue ones, dispatch queued actions."""
+        """Collect finished workers' results, replace dead or overdue ones, dispatch queued actions.
+
+        Liveness (a system call per worker) is checked at most once per ``LIVENESS_INTERVAL``.
+        """
         now = time.monotonic()
         timeout = self._cfg.step_timeout
+        check_health = now - self._health_checked_at >= LIVENESS_INTERVAL
+        if check_health:
+            self._health_checked_at = now
         for index in np.flatnonzero(self._busy).tolist():
             if self._pool.poll_done(index):
                 self._collect(index)
-            elif not self._pool.processes[index].is_alive():
+            elif check_health and not self._pool.processes[index].is_alive():
                 if not self._pool.poll_done(index):
                     self._collect_failure(index, self._pool.crashed(index, "step"))
                 else:
