@@ -15,7 +15,7 @@ same types; anything else keeps using the pipe.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -118,12 +118,12 @@ class InfoReader:
         for env_id, (number, schema) in announced.items():
             self.decoders[env_id, number] = (len(schema.keys), schema.decoder())
 
-    def read(self, env_ids: Any) -> dict[int, dict]:
-        """``{env_id: info}`` for those of ``env_ids`` whose info this step is in the table."""
-        numbers = self.schema_numbers[env_ids]
+    def read(self, first: int, stop: int) -> dict[int, dict]:
+        """``{env_id: info}`` for the envs in ``[first, stop)`` whose info this step is in the table."""
+        numbers = self.schema_numbers[first:stop]
         infos = {}
         for row in np.flatnonzero(numbers).tolist():
-            env_id = int(env_ids[row]) if not isinstance(env_ids, slice) else env_ids.start + row
+            env_id = first + row
             size, decode = self.decoders[env_id, int(numbers[row])]
             infos[env_id] = decode(self.values[env_id, :size].tolist())
         return infos

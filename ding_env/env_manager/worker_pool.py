@@ -286,7 +286,7 @@ class WorkerPool:
         infos, errors = self.receive_step_message(index) if status & STATUS_MESSAGE else ({}, {})
         if status & STATUS_TABLE:
             env_ids = self.worker_envs[index]
-            infos.update(self.info_reader.read(slice(env_ids[0], env_ids[-1] + 1)))
+            infos.update(self.info_reader.read(env_ids[0], env_ids[-1] + 1))
         return infos, errors
 
     # ---- pipe traffic --------------------------------------------------
