@@ -81,15 +81,17 @@ class BaseEnv(abc.ABC):
         if seeder is None:
             seeder = self._seeder = EpisodeSeeder(None)
         episode_seed = seeder.next_episode_seed()
-        if episode_seed is not None or "_np_random" not in self.__dict__:
-            self._np_random = np.random.default_rng(episode_seed)
+        if episode_seed is not None:
+            # Built on first use: a generator costs ~10 us, and most envs seed their simulator instead.
+            self.__dict__.pop("_np_random", None)
+            self._np_random_seed = episode_seed
         return episode_seed
 
     @property
     def np_random(self) -> np.random.Generator:
         """The env's own generator, re-seeded at each seeded episode start."""
         if "_np_random" not in self.__dict__:
-            self._np_random = np.random.default_rng()
+            self._np_random = np.random.default_rng(self.__dict__.get("_np_random_seed"))
         return self._np_random
 
     # ---- the contract --------------------------------------------------

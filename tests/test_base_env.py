@@ -43,6 +43,20 @@ def test_dynamic_seed_gives_new_episodes_reproducibly():
     assert len({tuple(e) for e in episodes_a}) > 1
 
 
+def test_np_random_is_the_episode_generator_whenever_first_used():
+    # The generator is built lazily; skipped episodes must not shift it.
+    used_at_once, used_later = CardGameEnv(), CardGameEnv()
+    for env in (used_at_once, used_later):
+        env.seed(11, dynamic_seed=False)
+    used_at_once.reset()
+    first = used_at_once.np_random.integers(0, 2**31, size=4)
+    used_later.reset()
+    used_later.reset()
+    np.testing.assert_array_equal(used_later.np_random.integers(0, 2**31, size=4), first)
+    used_later.reset()
+    np.testing.assert_array_equal(used_later.np_random.integers(0, 2**31, size=4), first)
+
+
 def test_different_seeds_differ():
     env = CardGameEnv()
     env.seed(1, dynamic_seed=False)

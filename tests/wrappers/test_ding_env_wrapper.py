@@ -85,7 +85,30 @@ def test_discrete_action_forms(action):
     assert env.step(action).obs.shape == (4,)
 
 
-@pytest.mark.parametrize("action", [np.array([1, 0]), 1.5, np.array([0.5])])
+@pytest.mark.parametrize("action", [1, np.int64(1), np.int32(1), np.uint8(1), np.array(1), np.array([1])])
+def test_discrete_actions_reach_the_env_as_scalars_of_the_space_dtype(action):
+    received = []
+
+    class RecordingEnv(gym.Env):
+        observation_space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        action_space = gym.spaces.Discrete(3)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            return np.zeros(2, np.float32), {}
+
+        def step(self, action):
+            assert self.action_space.contains(action)
+            received.append(action)
+            return np.zeros(2, np.float32), 0.0, False, False, {}
+
+    env = DingEnvWrapper(RecordingEnv(), cfg={"env_wrapper": []})
+    env.reset()
+    env.step(action)
+    assert type(received[0]) is np.int64 and received[0] == 1
+
+
+@pytest.mark.parametrize("action", [np.array([1, 0]), 1.5, np.array([0.5]), 2**70, np.uint64(2**64 - 1)])
 def test_bad_discrete_actions_are_rejected(action):
     env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
     env.reset()
