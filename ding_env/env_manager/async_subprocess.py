@@ -30,18 +30,27 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
 
     def __init__(self, env_fn: Any, cfg: dict | None = None) -> None:
         super().__init__(env_fn, cfg)
-        self._busy = np.zeros(self._num_workers, dtype=bool)
-        self._dispatched_at = np.zeros(self._num_workers)
-        self._queued = np.zeros(self._env_num, dtype=bool)
+        # Per-worker bookkeeping in plain Python lists: a handful of envs per worker makes
+        # numpy's per-call cost the larger part.
+        self._spans = [(env_ids[0], env_ids[-1] + 1) for env_ids in self._worker_envs]
+        self._worker_of_env = self._worker_of.tolist()
+        self._busy = [False] * self._num_workers
+        self._in_flight: list[list[int]] = [[] for _ in range(self._num_workers)]
+        self._queued: list[list[int]] = [[] for _ in range(self._num_workers)]
         self._queued_reset = np.zeros(self._env_num, dtype=bool)
+        self._dispatched_at = [0.0] * self._num_workers
         self._results: dict[int, tuple[dict, DingEnvError | None, bool]] = {}
         self._any_queued = False
         self._health_checked_at = 0.0
 
-    def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
-        self._write_actions(env_ids, arrays.rows_of(env_ids), actions, batched)
-        self._queued[env_ids] = True
-        self._queued_reset[env_ids] = reset_on_done
+    def _backend_step(
+        self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool
+    ) -> StepOutcome:
+        self._write_actions(env_ids, rows, actions, batched)
+        self._queued_reset[rows] = reset_on_done
+        worker_of, queued = self._worker_of_env, self._queued
+        for env_id in env_ids.tolist():
+            queued[worker_of[env_id]].append(env_id)
         self._any_queued = True
         self._dispatch_queued()
         in_flight = int(np.count_nonzero(self._status == STEPPING))
@@ -57,17 +66,21 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         if not self._any_queued:
             return
         waiting = False  # queued envs of busy workers remain
-        for index in range(self._num_workers):
-            env_ids = [env_id for env_id in self._worker_envs[index] if self._queued[env_id]]
+        for index, env_ids in enumerate(self._queued):
             if not env_ids:
                 continue
             if self._busy[index]:
                 waiting = True
                 continue
-            self._mask_buf[self._worker_envs[index]] = False
-            self._mask_buf[env_ids] = True
-            self._reset_buf[env_ids] = self._queued_reset[env_ids]
-            self._queued[env_ids] = False
+            first, stop = self._spans[index]
+            if len(env_ids) == stop - first:
+                self._mask_buf[first:stop] = True
+            else:
+                self._mask_buf[first:stop] = False
+                self._mask_buf[env_ids] = True
+            # Rows of envs not stepped now are ignored by the worker.
+            self._reset_buf[first:stop] = self._queued_reset[first:stop]
+            self._in_flight[index], self._queued[index] = env_ids, []
             self._busy[index] = True
             self._dispatched_at[index] = time.monotonic()
             self._pool.dispatch(index)
@@ -83,7 +96,9 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         check_health = now - self._health_checked_at >= LIVENESS_INTERVAL
         if check_health:
             self._health_checked_at = now
-        for index in np.flatnonzero(self._busy).tolist():
+        for index, busy in enumerate(self._busy):
+            if not busy:
+                continue
             if self._pool.poll_done(index):
                 self._collect(index)
             elif check_health and not self._pool.processes[index].is_alive():
@@ -95,48 +110,49 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
                 self._collect_failure(index, EnvTimeoutError(self._worker_envs[index], "step", timeout))
         self._dispatch_queued()
 
-    def _stepped_envs(self, index: int) -> list[int]:
-        return [env_id for env_id in self._worker_envs[index] if self._mask_buf[env_id]]
-
     def _collect(self, index: int) -> None:
+        env_ids, self._in_flight[index] = self._in_flight[index], []
         self._busy[index] = False
-        env_ids = self._stepped_envs(index)
+        first, stop = self._spans[index]
+        resets = self._reset_buf[first:stop].tolist()
+        results = self._results
+        if not self._pool.has_news(index):
+            for env_id in env_ids:
+                results[env_id] = ({}, None, resets[env_id - first])
+            return
         row_of = {env_id: row for row, env_id in enumerate(env_ids)}
         infos: list[dict] = [{} for _ in env_ids]
         errors: dict[int, DingEnvError] = {}
-        if self._pool.has_news(index):
-            self._merge_news(index, row_of, infos, errors)
-        for env_id in env_ids:
-            self._mask_buf[env_id] = False
-            row = row_of[env_id]
-            self._results[env_id] = (infos[row], errors.get(row), bool(self._reset_buf[env_id]))
+        self._merge_news(index, row_of, infos, errors)
+        for row, env_id in enumerate(env_ids):
+            results[env_id] = (infos[row], errors.get(row), resets[env_id - first])
 
     def _collect_failure(self, index: int, error: DingEnvError) -> None:
+        env_ids, self._in_flight[index] = self._in_flight[index], []
         self._busy[index] = False
         # Envs whose actions were still queued for this worker lose their state too: they get the
         # same abnormal done rows as the ones in flight, and no auto-reset.
-        queued = [env_id for env_id in self._worker_envs[index] if self._queued[env_id]]
-        self._queued[queued] = False
-        env_ids = self._stepped_envs(index) + queued
-        reset = {env_id: bool(self._reset_buf[env_id]) and env_id not in queued for env_id in env_ids}
-        infos = self._fail_worker(index, error, env_ids, reset)
-        for env_id in env_ids:
-            self._mask_buf[env_id] = False
+        queued, self._queued[index] = self._queued[index], []
+        reset = {env_id: bool(self._reset_buf[env_id]) for env_id in env_ids}
+        reset.update((env_id, False) for env_id in queued)
+        infos = self._fail_worker(index, error, env_ids + queued, reset)
+        for env_id in env_ids + queued:
             self._results[env_id] = (infos[env_id], error, reset[env_id])
 
     def _outcome(self) -> StepOutcome:
-        env_ids = np.array(sorted(self._results), dtype=np.int64)
-        results = [self._results.pop(env_id) for env_id in env_ids.tolist()]
+        results, self._results = sorted(self._results.items()), {}
+        env_ids = np.array([env_id for env_id, _ in results], dtype=np.int64)
         rows = arrays.rows_of(env_ids)
-        errors = {row: error for row, (_, error, _) in enumerate(results) if error is not None}
-        reset_on_done = np.array([reset for _, _, reset in results], dtype=bool)
-        infos = [info for info, _, _ in results]
+        errors = {row: error for row, (_, (_, error, _)) in enumerate(results) if error is not None}
+        reset_on_done = np.array([reset for _, (_, _, reset) in results], dtype=bool)
+        infos = [info for _, (info, _, _) in results]
         return self._outcome_of(env_ids, rows, infos, errors, reset_on_done)
 
     def _backend_cancel(self, env_ids: list[int]) -> None:
         """Let in-flight steps of ``env_ids`` finish and drop them, so a reset starts clean."""
-        self._queued[env_ids] = False
-        workers = set(self._worker_of[env_ids].tolist())
+        cancelled = set(env_ids)
+        self._queued = [[env_id for env_id in queued if env_id not in cancelled] for queued in self._queued]
+        workers = {self._worker_of_env[env_id] for env_id in env_ids}
         while any(self._busy[index] for index in workers):
             self._pool.wait_doorbell(LIVENESS_INTERVAL)
             self._harvest()
@@ -144,13 +160,13 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
             self._results.pop(env_id, None)
 
     def _backend_poll(self) -> None:
-        if self._busy.any():
+        if any(self._busy):
             self._harvest()
 
     def _backend_close(self) -> None:
         deadline = time.monotonic() + 1.0
         try:
-            while self._busy.any() and time.monotonic() < deadline:
+            while any(self._busy) and time.monotonic() < deadline:
                 self._pool.wait_doorbell(LIVENESS_INTERVAL)
                 self._harvest()
         except (EnvCrashedError, EnvTimeoutError):

@@ -72,6 +72,10 @@ class BaseEnvManager:
         self._ready: list[Any] = []
         self._always_reset = np.ones(self._env_num, dtype=bool)
         self._always_reset.setflags(write=False)
+        # The ids of every env, returned by _ready_ids when all are ready, so _rows_of knows them at once.
+        self._every_id = np.arange(self._env_num, dtype=np.int64)
+        self._every_id.setflags(write=False)
+        self._every_row = slice(0, self._env_num)
 
     @classmethod
     def default_config(cls) -> EasyDict:
@@ -328,8 +332,9 @@ class BaseEnvManager:
             reset_on_done = self._always_reset[: len(env_ids)]
         else:
             reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
-        self._status[env_ids] = STEPPING
-        outcome = self._backend_step(env_ids, actions, reset_on_done, batched)
+        rows = self._rows_of(env_ids)
+        self._status[rows] = STEPPING
+        outcome = self._backend_step(env_ids, rows, actions, reset_on_done, batched)
         self._settle(outcome)
         return outcome
 
@@ -337,7 +342,7 @@ class BaseEnvManager:
         """Update statuses and episode counts after ``outcome``."""
         env_ids = outcome.env_id
         if not outcome.errors and not outcome.done.any():
-            self._status[env_ids] = READY
+            self._status[outcome.rows] = READY
             return
         ended = outcome.done.copy()
         raised = np.zeros(len(env_ids), dtype=bool)
@@ -364,7 +369,13 @@ class BaseEnvManager:
 
     def _ready_ids(self) -> np.ndarray:
         env_ids = (self._status == READY).nonzero()[0]
+        if len(env_ids) == self._env_num:
+            return self._every_id
         return env_ids if env_ids.dtype == np.int64 else env_ids.astype(np.int64)
+
+    def _rows_of(self, env_ids: np.ndarray) -> slice | np.ndarray:
+        """``arrays.rows_of(env_ids)``, at no cost when ``env_ids`` is every env from ``_ready_ids``."""
+        return self._every_row if env_ids is self._every_id else arrays.rows_of(env_ids)
 
     def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         self._check_open()
@@ -453,7 +464,9 @@ class BaseEnvManager:
         for env_id in env_ids:
             self._ready[env_id] = self._host.reset(env_id)
 
-    def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
+    def _backend_step(
+        self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool
+    ) -> StepOutcome:
         count = len(env_ids)
         obs, rewards, infos, errors = [None] * count, [None] * count, [None] * count, {}
         done, truncated = [False] * count, [False] * count
@@ -478,7 +491,7 @@ class BaseEnvManager:
             self._ready[env_id] = record.ready_obs
         reward = np.array(rewards) if count else np.zeros((0, 1), dtype=zero.dtype)
         done_flags, truncated_flags = np.array(done, dtype=bool), np.array(truncated, dtype=bool)
-        return StepOutcome(env_ids, obs, True, reward, done_flags, truncated_flags, infos, errors, reset_on_done)
+        return StepOutcome(env_ids, rows, obs, True, reward, done_flags, truncated_flags, infos, errors, reset_on_done)
 
     def _backend_ready_obs(self, env_id: int) -> Any:
         return self._ready[env_id]

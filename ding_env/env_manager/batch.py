@@ -44,13 +44,15 @@ class TimestepBatch(NamedTuple):
 class StepOutcome(NamedTuple):
     """What a backend reports for the envs of one step (row ``k`` is ``env_id[k]``).
 
-    ``obs`` is a list of per-env observations (serial backend) or a tree of
-    stacked arrays (shared-memory backends); ``errors`` maps the row of each
+    ``rows`` indexes ``env_id``'s rows in per-env arrays (a slice when the ids are
+    consecutive and increasing); ``obs`` is a list of per-env observations
+    (serial backend) or a tree of stacked arrays (shared-memory backends); ``errors`` maps the row of each
     env whose step raised to that error; ``reset_on_done`` says which envs
     were to be auto-reset if their episode ended.
     """
 
     env_id: np.ndarray
+    rows: slice | np.ndarray
     obs: Any
     obs_is_list: bool
     reward: np.ndarray

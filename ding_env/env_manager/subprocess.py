@@ -101,8 +101,9 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _env_seeds_of(self, index: int) -> dict[int, tuple]:
         return {env_id: self._env_seeds[env_id] for env_id in self._worker_envs[index] if self._env_seeds[env_id]}
 
-    def _backend_step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool) -> StepOutcome:
-        rows = arrays.rows_of(env_ids)
+    def _backend_step(
+        self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool
+    ) -> StepOutcome:
         self._write_actions(env_ids, rows, actions, batched)
         if self._is_every_env(rows):
             self._mask_buf[:] = True
@@ -141,6 +142,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         """The outcome of ``env_ids`` read from the result buffers (views when ``rows`` is a slice)."""
         return StepOutcome(
             env_ids,
+            rows,
             arrays.take(self._step_buf, rows),
             False,
             self._reward_buf[rows],
@@ -172,7 +174,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return {env_id: abnormal_info(error) for env_id in stepped}
 
     def _is_every_env(self, rows: slice | np.ndarray) -> bool:
-        return isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num
+        return rows is self._every_row or (isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num)
 
     def _workers_of(self, env_ids: np.ndarray, rows: slice | np.ndarray) -> list[int]:
         """The workers hosting ``env_ids``, in order."""
@@ -203,7 +205,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _backend_ready_obs_batch(self, env_ids: np.ndarray) -> Any:
         if not len(env_ids):
             return None
-        return arrays.take(self._ready_buf, arrays.rows_of(env_ids))
+        return arrays.take(self._ready_buf, self._rows_of(env_ids))
 
     def _backend_getattr(self, env_id: int, name: str) -> Any:
         return self._env_request(env_id, ("getattr", env_id, name), "getattr")
