@@ -341,7 +341,7 @@ class BaseEnvManager:
     def _settle(self, outcome: StepOutcome) -> None:
         """Update statuses and episode counts after ``outcome``."""
         env_ids = outcome.env_id
-        if not outcome.errors and not outcome.done.any():
+        if not outcome.errors and not np.count_nonzero(outcome.done):  # cheaper than .any() on a few envs
             self._status[outcome.rows] = READY
             return
         ended = outcome.done.copy()

@@ -128,6 +128,39 @@ def test_bad_actions_change_nothing(manager_type):
         box.check_batch(np.array([3, 4]), np.array([[0.0, 0.0], [2.0, 0.0]]))
 
 
+@pytest.mark.parametrize("count", [8, 200])  # both sides of the small-batch path
+def test_action_checker_names_the_first_bad_env_in_any_batch_size(count):
+    import gymnasium as gym
+
+    from ding_env.env_manager.actions import ActionChecker
+
+    env_ids = np.arange(100, 100 + count)
+    discrete = ActionChecker(gym.spaces.Discrete(3, start=1), "m")
+    actions = np.ones(count, dtype=np.int64)
+    assert discrete.check_batch(env_ids, actions) is actions
+    for bad_value in (0, 4):
+        actions[count - 3] = bad_value
+        with pytest.raises(ValueError, match=f"action for env {100 + count - 3} is out of range"):
+            discrete.check_batch(env_ids, actions)
+
+    box = ActionChecker(gym.spaces.Box(-1, 1, (2,), np.float32), "m")
+    good = np.zeros((count, 2), dtype=np.float64)
+    checked = box.check_batch(env_ids, good)
+    assert checked.dtype == np.float32 and np.array_equal(checked, good)
+    for bad_value, message in ((np.inf, "holds NaN or inf"), (np.nan, "holds NaN or inf"), (1.5, "is outside")):
+        bad = good.copy()
+        bad[count - 2, 1] = bad_value
+        with pytest.raises(ValueError, match=f"action for env {100 + count - 2} {message}"):
+            box.check_batch(env_ids, bad)
+
+    unbounded = ActionChecker(gym.spaces.Box(-np.inf, np.inf, (2,), np.float32), "m")
+    assert np.array_equal(unbounded.check_batch(env_ids, good + 1e30), good + np.float32(1e30))
+    bad = good.copy()
+    bad[0, 0] = -np.inf
+    with pytest.raises(ValueError, match="action for env 100 holds NaN or inf"):
+        unbounded.check_batch(env_ids, bad)
+
+
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
 def test_step_before_launch_and_after_close(manager_type):
     manager = create_env_manager({"type": manager_type}, fault_fns(1))
