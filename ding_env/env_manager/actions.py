@@ -28,6 +28,7 @@ class ActionChecker:
         self.space = space
         self.owner = owner
         self.shape = tuple(space.shape or ())
+        self.size = int(np.prod(self.shape, dtype=np.int64))  # values in one action
         self.dtype = np.dtype(space.dtype) if space.dtype is not None else None
         self.array_form = isinstance(
             space, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
@@ -77,7 +78,7 @@ class ActionChecker:
                 stacked = np.asarray(values)
             except ValueError:  # ragged: let the per-env check name the odd one out
                 stacked = None
-            if stacked is not None and stacked.dtype != object and stacked.size == len(values) * _size(self.shape):
+            if stacked is not None and stacked.dtype != object and stacked.size == len(values) * self.size:
                 return self.check_batch(env_ids, stacked), True
         return [self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)], False
 
@@ -133,7 +134,3 @@ class ActionChecker:
         raise ValueError(
             f"{self.owner}: action for env {env_id} {problem}: expected a value in {self.space}, got {action!r}"
         )
-
-
-def _size(shape: tuple[int, ...]) -> int:
-    return int(np.prod(shape, dtype=np.int64))

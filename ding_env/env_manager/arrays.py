@@ -157,6 +157,15 @@ def row(buffers: Any, index: int, copy: bool) -> Any:
     return map_tree(lambda array: array[index], buffers)
 
 
+def row_reader(buffers: Any, copy: bool) -> Callable[[int], Any]:
+    """A fast ``row(buffers, index, copy)`` for fixed ``buffers`` (a single array needs no tree walk)."""
+    if isinstance(buffers, np.ndarray):
+        if copy:
+            return lambda index: buffers[index].copy()
+        return buffers.__getitem__
+    return lambda index: row(buffers, index, copy)
+
+
 def stack(values: list[Any]) -> Any:
     """Stack per-env trees into one tree of batched arrays."""
     first = values[0]

@@ -179,14 +179,14 @@ class BaseEnvManager:
         """``{env_id: obs}`` for the envs that can take an action now."""
         self._check_running()
         self._backend_poll()
-        return {int(env_id): self._backend_ready_obs(int(env_id)) for env_id in self._ready_ids()}
+        return {env_id: self._backend_ready_obs(env_id) for env_id in self._ready_ids().tolist()}
 
     @property
     def ready_obs_id(self) -> list[int]:
         """Ids of the envs that can take an action now."""
         self._check_running()
         self._backend_poll()
-        return [int(env_id) for env_id in self._ready_ids()]
+        return self._ready_ids().tolist()
 
     def step(self, actions: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
         """Step the envs named in ``actions``.
@@ -204,16 +204,17 @@ class BaseEnvManager:
             EnvError: If an env raised and ``step_error='raise'``.
         """
         self._check_running()
-        env_ids = np.fromiter((self._check_env_id(env_id) for env_id in actions), dtype=np.int64, count=len(actions))
+        env_ids = self._env_ids_of(actions)
         self._check_ready(env_ids)
         checked, batched = self._action_checker().check_mapping(env_ids, actions)
         outcome = self._run_step(env_ids, checked, batched=batched)
-        copy = self._cfg.copy_on_get
+        obs_of = (
+            outcome.obs.__getitem__ if outcome.obs_is_list else arrays.row_reader(outcome.obs, self._cfg.copy_on_get)
+        )
+        rewards, done, infos = outcome.reward, outcome.done.tolist(), outcome.info
         timesteps = {}
-        for row, env_id in enumerate(outcome.env_id):
-            obs = outcome.obs[row] if outcome.obs_is_list else arrays.row(outcome.obs, row, copy)
-            reward = outcome.reward[row].copy()
-            timesteps[int(env_id)] = BaseEnvTimestep(obs, reward, bool(outcome.done[row]), outcome.info[row])
+        for row, env_id in enumerate(outcome.env_id.tolist()):
+            timesteps[env_id] = BaseEnvTimestep(obs_of(row), rewards[row].copy(), done[row], infos[row])
         self._raise_step_errors(outcome, timesteps)
         return timesteps
 
@@ -404,6 +405,13 @@ class BaseEnvManager:
         if not 0 <= env_id < self._env_num:
             raise ValueError(f"{self._name}: env id {env_id} is out of range [0, {self._env_num})")
         return int(env_id)
+
+    def _env_ids_of(self, actions: Mapping[int, Any]) -> np.ndarray:
+        """The keys of ``actions`` as checked env ids (plain in-range ints take one pass)."""
+        keys = list(actions)
+        if keys and all(type(key) is int for key in keys) and min(keys) >= 0 and max(keys) < self._env_num:
+            return np.array(keys, dtype=np.int64)
+        return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
 
     def _check_env_id_array(self, env_id: Any) -> np.ndarray:
         env_ids = np.asarray(env_id)

@@ -67,6 +67,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._action_buf, self._reward_buf = buffers["action"], buffers["reward"]
         self._done_buf, self._truncated_buf = buffers["done"], buffers["truncated"]
         self._mask_buf, self._reset_buf = buffers["step_mask"], buffers["reset_on_done"]
+        self._read_ready = arrays.row_reader(self._ready_buf, self._cfg.copy_on_get)
 
     def _backend_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
         self._env_request(env_id, ("seed", env_id, seed, dynamic_seed), "seed")
@@ -200,7 +201,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             infos[row_of[env_id]] = abnormal_info(error)
 
     def _backend_ready_obs(self, env_id: int) -> Any:
-        return arrays.row(self._ready_buf, env_id, copy=self._cfg.copy_on_get)
+        return self._read_ready(env_id)
 
     def _backend_ready_obs_batch(self, env_ids: np.ndarray) -> Any:
         if not len(env_ids):
