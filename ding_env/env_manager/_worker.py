@@ -3,8 +3,8 @@
 A worker hosts several envs. Steps are commanded through shared memory: the
 parent writes actions and a per-worker command word, then posts the worker's
 command semaphore; the worker steps its envs, writes observations, rewards and
-flags into shared memory, posts its done semaphore and rings the doorbell
-semaphore all workers share (the async manager waits on it for "any worker
+flags into shared memory, posts its done semaphore and, for the async manager,
+rings the doorbell semaphore all workers share (it waits on it for "any worker
 done"). Both sides spin briefly before blocking. Everything rare (spaces, seeds, resets, attribute calls,
 infos of a new schema, errors) travels over the worker's pipe; infos of a known
 schema go through the shared info table (see ``info_table``).
@@ -237,7 +237,8 @@ class _Worker:
         in_table = info_writer is not None and info_writer.wrote
         self.status[self.index] = (STATUS_MESSAGE if has_message else 0) | (STATUS_TABLE if in_table else 0)
         self.done_sem.release()
-        self.doorbell.release()
+        if self.doorbell is not None:
+            self.doorbell.release()
         if has_message:
             self.conn.send((infos, errors, data, schemas))
 

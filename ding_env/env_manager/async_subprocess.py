@@ -27,6 +27,7 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
     """
 
     manager_type = "async_subprocess"
+    _uses_doorbell = True
 
     def __init__(self, env_fn: Any, cfg: dict | None = None) -> None:
         super().__init__(env_fn, cfg)
@@ -96,6 +97,8 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         check_health = now - self._health_checked_at >= LIVENESS_INTERVAL
         if check_health:
             self._health_checked_at = now
+        # Rings so far are answered by the polls below; draining keeps the count bounded.
+        self._pool.drain_doorbell()
         for index, busy in enumerate(self._busy):
             if not busy:
                 continue

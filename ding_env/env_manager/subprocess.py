@@ -41,6 +41,8 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     """
 
     manager_type = "subprocess"
+    # Workers ring a shared doorbell after each step only for a manager that waits for "any worker".
+    _uses_doorbell = False
 
     def __init__(self, env_fn: Any, cfg: dict | None = None) -> None:
         super().__init__(env_fn, cfg)
@@ -56,7 +58,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     # ---- backend: workers ----------------------------------------------
 
     def _backend_launch(self) -> None:
-        self._pool = WorkerPool(self._env_fn, self._worker_envs, self._cfg, self._name)
+        self._pool = WorkerPool(self._env_fn, self._worker_envs, self._cfg, self._name, doorbell=self._uses_doorbell)
         self._spaces = self._pool.start()
         try:
             buffers = self._pool.allocate(self._spaces, self._env_num)

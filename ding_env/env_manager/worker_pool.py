@@ -57,7 +57,9 @@ class WorkerPool:
         name: Names the manager in errors.
     """
 
-    def __init__(self, env_fn: list[Callable], worker_envs: list[list[int]], cfg: Mapping, name: str) -> None:
+    def __init__(
+        self, env_fn: list[Callable], worker_envs: list[list[int]], cfg: Mapping, name: str, doorbell: bool = False
+    ) -> None:
         self.env_fn = env_fn
         self.worker_envs = worker_envs
         self.cfg = cfg
@@ -68,6 +70,7 @@ class WorkerPool:
         self.conns: list[Any] = [None] * self.size
         self.cmd_sems: list[Any] = [None] * self.size
         self.done_sems: list[Any] = [None] * self.size
+        self.uses_doorbell = doorbell
         self.doorbell = None
         # Never more spinners than cores. Idle workers spin only if each can have a core. The parent
         # waits only while some worker is stepping (not spinning), so it adds at most one spinner to
@@ -87,7 +90,8 @@ class WorkerPool:
     def start(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         """Start every worker; return the envs' spaces as worker 0 reports them."""
         resource_tracker.ensure_running()  # one tracker shared by every worker: no double unlink
-        self.doorbell = self.context.Semaphore(0)
+        # A semaphore's count is bounded (2**31 - 1 on Linux): nobody may ring a doorbell nobody drains.
+        self.doorbell = self.context.Semaphore(0) if self.uses_doorbell else None
         try:
             for index in range(self.size):
                 self._spawn(index)
@@ -273,8 +277,12 @@ class WorkerPool:
     def wait_doorbell(self, timeout: float) -> None:
         """Sleep until some worker finishes a step or ``timeout`` passes; forget extra rings."""
         if wait_semaphore(self.doorbell, self.parent_spin, timeout):
-            while self.doorbell.acquire(False):
-                pass
+            self.drain_doorbell()
+
+    def drain_doorbell(self) -> None:
+        """Forget every ring so far; call before polling the workers, so no finished step goes unseen."""
+        while self.doorbell.acquire(False):
+            pass
 
     def has_news(self, index: int) -> bool:
         """Whether worker ``index``'s last step left infos or errors (on its pipe or in the info table)."""

@@ -180,6 +180,19 @@ def test_async_wait_num_and_timeout():
         assert sorted(timesteps) == [2, 3] and time.monotonic() - started < 0.28  # before the slow envs (0.3 s)
 
 
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_no_semaphore_count_grows_with_the_steps(manager_type):
+    # A semaphore's count is bounded (2**31 - 1): a post nobody takes back would end a long run.
+    with create_env_manager({"type": manager_type, "num_workers": 2}, counting_fns(4, limit=10**6)) as manager:
+        manager.launch()
+        for t in range(300):
+            ready = manager.ready_obs_batch
+            manager.step_batch(ready.env_id, np.full(len(ready.env_id), t % 2))
+        pool = manager._pool
+        semaphores = pool.cmd_sems + pool.done_sems + ([pool.doorbell] if pool.doorbell is not None else [])
+        assert max(semaphore.get_value() for semaphore in semaphores) <= pool.size
+
+
 def test_serial_and_subprocess_share_one_config_schema():
     assert BaseEnvManager.default_config().keys() == SyncSubprocessEnvManager.default_config().keys()
     assert SyncSubprocessEnvManager.default_config().type == "subprocess"
