@@ -143,13 +143,21 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
             self._results[env_id] = (infos[env_id], error, reset[env_id])
 
     def _outcome(self) -> StepOutcome:
-        results, self._results = sorted(self._results.items()), {}
-        env_ids = np.array([env_id for env_id, _ in results], dtype=np.int64)
-        rows = arrays.rows_of(env_ids)
-        errors = {row: error for row, (_, (_, error, _)) in enumerate(results) if error is not None}
-        reset_on_done = np.array([reset for _, (_, _, reset) in results], dtype=bool)
-        infos = [info for _, (info, _, _) in results]
-        return self._outcome_of(env_ids, rows, infos, errors, reset_on_done)
+        results, self._results = self._results, {}
+        ids = sorted(results)
+        if len(ids) == self._env_num:
+            env_ids, rows = self._every_id, self._every_row
+        else:
+            env_ids = np.array(ids, dtype=np.int64)
+            rows = arrays.rows_of(env_ids)
+        infos, resets, errors = [], [], {}
+        for row, env_id in enumerate(ids):
+            info, error, reset = results[env_id]
+            infos.append(info)
+            resets.append(reset)
+            if error is not None:
+                errors[row] = error
+        return self._outcome_of(env_ids, rows, infos, errors, np.array(resets, dtype=bool))
 
     def _backend_cancel(self, env_ids: list[int]) -> None:
         """Let in-flight steps of ``env_ids`` finish and drop them, so a reset starts clean."""
