@@ -154,6 +154,8 @@ class _Worker:
         self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
         self.actions, self.reward = buffers["action"], buffers["reward"]
         self.done, self.truncated = buffers["done"], buffers["truncated"]
+        # Flag writes through memoryviews skip numpy's indexing machinery (~40 ns each instead of ~110).
+        self.done_flags, self.truncated_flags = memoryview(self.done), memoryview(self.truncated)
         self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
         self.host.set_obs_layout(
             next(layout for key, layout, _ in entries + (data_entries or []) if key == "ready_obs")
@@ -194,7 +196,7 @@ class _Worker:
 
     def step(self) -> None:
         infos, errors, schemas = {}, {}, {}
-        host, reward, done, truncated = self.host, self.reward, self.done, self.truncated
+        host, reward, done, truncated = self.host, self.reward, self.done_flags, self.truncated_flags
         write_step_obs, write_ready_obs = self.write_step_obs, self.write_ready_obs
         # This worker's envs are the consecutive ids [first, stop): read its rows in one call each.
         first, stop = self.env_ids[0], self.env_ids[-1] + 1
