@@ -162,6 +162,46 @@ def test_async_fast_envs_are_not_held_back_and_nothing_is_lost():
         assert returned == sent
 
 
+def test_async_steps_of_env_subsets_keep_every_env_trajectory():
+    # Three envs per worker, stepped in changing subsets, so actions queue behind a busy worker
+    # and workers step only some of their envs; each env must still follow its own trajectory.
+    fns = [partial(CountingEnv, {"step_sleep": 0.002 if env_id < 3 else 0.0, "limit": 1000}) for env_id in range(6)]
+    sent = {env_id: [] for env_id in range(6)}
+    seen = {env_id: [] for env_id in range(6)}
+
+    def record(timesteps):
+        for env_id, timestep in timesteps.items():
+            seen[env_id].append((timestep.obs.tolist(), timestep.reward.tolist(), timestep.done, timestep.truncated))
+
+    cfg = {"num_workers": 2, "wait_num": 1, "step_wait_timeout": 0.0}
+    with AsyncSubprocessEnvManager(fns, cfg) as manager:
+        manager.seed(7)
+        manager.launch()
+        t = 0
+        while min(map(len, sent.values())) < 12:
+            t += 1
+            assert t < 5000, f"envs starved: {sent}"
+            ready = manager.ready_obs_id
+            chosen = [env_id for env_id in ready if (env_id + t) % 3 != 0] or ready[:1]
+            actions = {env_id: (len(sent[env_id]) + env_id) % 3 for env_id in chosen}
+            for env_id, action in actions.items():
+                sent[env_id].append(action)
+            record(manager.step(actions))
+        while sum(map(len, sent.values())) > sum(map(len, seen.values())):
+            record(manager.step({}))
+    with BaseEnvManager(fns, {}) as serial:
+        serial.seed(7)
+        serial.launch()
+        expected = {env_id: [] for env_id in range(6)}
+        for env_id, actions in sent.items():
+            for action in actions:
+                timestep = serial.step({env_id: action})[env_id]
+                expected[env_id].append(
+                    (timestep.obs.tolist(), timestep.reward.tolist(), timestep.done, timestep.truncated)
+                )
+    assert seen == expected
+
+
 def test_async_wait_num_and_timeout():
     fns = [partial(CountingEnv, {"step_sleep": 0.3, "limit": 1000})] * 2 + counting_fns(2, limit=1000)
     with AsyncSubprocessEnvManager(fns, {"num_workers": 4, "wait_num": 2, "step_wait_timeout": 5.0}) as manager:
