@@ -95,7 +95,7 @@ class ActionChecker:
         if self.finite_bounds:
             inside = (array >= space.low) & (array <= space.high)  # False for NaN, and for inf
             if np.count_nonzero(inside) == inside.size:
-                return array if array.dtype == self.dtype else array.astype(self.dtype)
+                return array.astype(self.dtype, copy=False)
         if not np.isfinite(array).all():
             bad = ~np.isfinite(array).reshape(len(env_ids), -1).all(axis=1)
             row = int(np.flatnonzero(bad)[0])
@@ -104,7 +104,7 @@ class ActionChecker:
             outside = ((array < space.low) | (array > space.high)).reshape(len(env_ids), -1).any(axis=1)
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], f"is outside the bounds [{space.low.min()}, {space.high.max()}]")
-        return array if array.dtype == self.dtype else array.astype(self.dtype)
+        return array.astype(self.dtype, copy=False)
 
     def _check_integers(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "iu":
@@ -128,7 +128,7 @@ class ActionChecker:
             outside = ((array < low) | (array >= high)).reshape(len(env_ids), -1).any(axis=1)
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], "is out of range")
-        return array if array.dtype == self.dtype else array.astype(self.dtype)
+        return array.astype(self.dtype, copy=False)
 
     def _fail(self, env_id: int, action: Any, problem: str) -> None:
         raise ValueError(

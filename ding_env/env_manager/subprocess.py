@@ -177,7 +177,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return {env_id: abnormal_info(error) for env_id in stepped}
 
     def _is_every_env(self, rows: slice | np.ndarray) -> bool:
-        return rows is self._every_row or (isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num)
+        return isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num
 
     def _workers_of(self, env_ids: np.ndarray, rows: slice | np.ndarray) -> list[int]:
         """The workers hosting ``env_ids``, in order."""

@@ -275,9 +275,8 @@ class WorkerPool:
         return self.done_sems[index].acquire(False)
 
     def wait_doorbell(self, timeout: float) -> None:
-        """Sleep until some worker finishes a step or ``timeout`` passes; forget extra rings."""
-        if wait_semaphore(self.doorbell, self.parent_spin, timeout):
-            self.drain_doorbell()
+        """Sleep until some worker finishes a step or ``timeout`` passes (callers then drain and poll)."""
+        wait_semaphore(self.doorbell, self.parent_spin, timeout)
 
     def drain_doorbell(self) -> None:
         """Forget every ring so far; call before polling the workers, so no finished step goes unseen."""
