@@ -14,6 +14,19 @@ def balance_action(obs: np.ndarray) -> int:
     return int(theta + 0.5 * theta_dot + 0.01 * x + 0.1 * x_dot > 0)
 
 
+def manager_cfg(manager_type: str, **cfg) -> dict:
+    """A manager config for ``manager_type`` in which the async manager waits for every env in flight.
+
+    With the default ``step_wait_timeout`` (10 ms), a loaded machine makes the async manager
+    return only the envs that finished in time, so its batches would no longer line up with
+    the serial manager's. Tests of that timeout set it themselves.
+    """
+    cfg = dict(cfg, type=manager_type)
+    if manager_type == "async_subprocess":
+        cfg.setdefault("step_wait_timeout", 60.0)
+    return cfg
+
+
 @pytest.fixture
 def cartpole_fns():
     return [cartpole_fn] * 4

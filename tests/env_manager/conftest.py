@@ -7,6 +7,7 @@ from functools import partial
 import pytest
 
 from ding_env import create_env_manager
+from tests.conftest import manager_cfg
 from tests.envs import CountingEnv
 
 MANAGER_TYPES = ["base", "subprocess", "async_subprocess"]
@@ -26,7 +27,7 @@ def make_manager(manager_type):
     managers = []
 
     def make(env_fn, **cfg):
-        manager = create_env_manager(dict(cfg, type=manager_type), env_fn)
+        manager = create_env_manager(manager_cfg(manager_type, **cfg), env_fn)
         managers.append(manager)
         return manager
 

@@ -9,6 +9,7 @@ import pytest
 
 from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
 from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from tests.conftest import manager_cfg
 from tests.env_manager.test_subprocess import child_pids, shm_segments
 from tests.envs import CountingEnv, FaultEnv
 
@@ -27,7 +28,7 @@ def open_fds():
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
 @pytest.mark.parametrize("fault", ["crash_every", "kill_every"])
 def test_dead_worker_is_reported_fast_and_renewed_on_reset(manager_type, fault):
-    with create_env_manager({"type": manager_type, "num_workers": 2}, fault_fns(2, [1], **{fault: 3})) as manager:
+    with create_env_manager(manager_cfg(manager_type, num_workers=2), fault_fns(2, [1], **{fault: 3})) as manager:
         manager.launch()
         manager.step({0: 0, 1: 0})
         manager.step({0: 0, 1: 0})
@@ -45,7 +46,7 @@ def test_dead_worker_is_reported_fast_and_renewed_on_reset(manager_type, fault):
 
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
 def test_crash_as_abnormal_timestep(manager_type):
-    cfg = {"type": manager_type, "num_workers": 2, "step_error": "abnormal"}
+    cfg = manager_cfg(manager_type, num_workers=2, step_error="abnormal")
     with create_env_manager(cfg, fault_fns(2, [0], crash_every=2)) as manager:
         manager.launch()
         manager.step({0: 0, 1: 0})
@@ -58,7 +59,7 @@ def test_crash_as_abnormal_timestep(manager_type):
 
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
 def test_hung_env_times_out_and_its_worker_is_replaced(manager_type):
-    cfg = {"type": manager_type, "num_workers": 2, "step_timeout": 0.3}
+    cfg = manager_cfg(manager_type, num_workers=2, step_timeout=0.3)
     with create_env_manager(cfg, fault_fns(2, [1], hang_every=2)) as manager:
         manager.launch()
         manager.step({0: 0, 1: 0})
@@ -84,7 +85,7 @@ def test_reset_timeout_is_a_float_enforced_by_the_parent():
 
 @pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
 def test_env_exception_names_env_and_command_with_remote_traceback(manager_type):
-    with create_env_manager({"type": manager_type}, fault_fns(2, [1], raise_every=2)) as manager:
+    with create_env_manager(manager_cfg(manager_type), fault_fns(2, [1], raise_every=2)) as manager:
         manager.launch()
         manager.step({0: 0, 1: 0})
         with pytest.raises(EnvError, match="env 1 failed in step: RuntimeError: injected error at step 2") as info:
@@ -98,7 +99,7 @@ def test_bad_actions_change_nothing(manager_type):
     import gymnasium as gym
 
     fns = [partial(CountingEnv, {"limit": 10**6})] * 2
-    with create_env_manager({"type": manager_type}, fns) as manager:
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.seed(0)
         manager.launch()
         before = {env_id: obs.copy() for env_id, obs in manager.ready_obs.items()}

@@ -20,6 +20,7 @@ from ding_env import (
 )
 from ding_env.env_manager._worker import STATUS_TABLE
 from ding_env.errors import EnvError
+from tests.conftest import manager_cfg
 from tests.env_manager.conftest import counting_fns
 from tests.envs import CountingEnv, InfoEnv, cartpole_fn
 
@@ -37,7 +38,7 @@ def child_pids():
 def trajectory(manager_type, env_fn, steps=60, record=None, seed=123, actions=2, **cfg):
     """``record(batch)`` of every batched step with actions ``(env_id + t) % actions``."""
     record = record or _arrays_of
-    with create_env_manager(dict(cfg, type=manager_type), env_fn) as manager:
+    with create_env_manager(manager_cfg(manager_type, **cfg), env_fn) as manager:
         manager.seed(seed)
         manager.launch()
         trace = []
@@ -212,12 +213,13 @@ def test_async_wait_num_and_timeout():
         started = time.monotonic()
         timesteps = manager.step({})
         assert sorted(timesteps) == [0, 1] and time.monotonic() - started < 1.0
-    with AsyncSubprocessEnvManager(fns, {"num_workers": 4, "wait_num": 4, "step_wait_timeout": 0.05}) as manager:
+    fns = [partial(CountingEnv, {"step_sleep": 1.0, "limit": 1000})] * 2 + counting_fns(2, limit=1000)
+    with AsyncSubprocessEnvManager(fns, {"num_workers": 4, "wait_num": 4, "step_wait_timeout": 0.2}) as manager:
         manager.launch()
         started = time.monotonic()
         timesteps = manager.step({0: 0, 1: 0, 2: 0, 3: 0})
         # the timeout passed with two envs finished: return those instead of waiting for all four
-        assert sorted(timesteps) == [2, 3] and time.monotonic() - started < 0.28  # before the slow envs (0.3 s)
+        assert sorted(timesteps) == [2, 3] and time.monotonic() - started < 0.9  # before the slow envs (1 s)
 
 
 @pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
