@@ -3,8 +3,10 @@
 Executors: a plain single-process loop over raw Gymnasium envs; Gymnasium's
 SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv and EnvPool when
 installed; ding_env's three managers through the dict API and the batched API.
-Every executor steps the same envs with the same actions; ratios are to the
-single-process loop and to AsyncVectorEnv of the same run.
+Every executor steps the same envs with the same actions, and seeds them at most
+once, so all do the same env work; one more row shows what per-episode seeding
+(``manager.seed(0)``, as collectors use) adds. Ratios are to the single-process
+loop and to AsyncVectorEnv of the same run.
 
 Usage::
 
@@ -129,9 +131,18 @@ class SkipExecutor(Exception):
     """An executor that cannot run this workload."""
 
 
-def bench_ding(manager_type: str, batched: bool, workload: Workload, actions, seconds, min_steps) -> float:
+def bench_ding(
+    manager_type: str, batched: bool, workload: Workload, actions, seconds, min_steps, seed_episodes: bool = False
+) -> float:
+    """Steps per second of one of our managers.
+
+    Like the other executors, the envs are not re-seeded when an episode ends, unless
+    ``seed_episodes``: then ``seed(0)`` gives every episode its own seed, as collectors do, and
+    each reset pays for it (a Gymnasium env builds a new generator, ALE reloads its ROM).
+    """
     manager = create_env_manager({"type": manager_type}, workload.ding_fns())
-    manager.seed(0)
+    if seed_episodes:
+        manager.seed(0)
     manager.launch()
 
     def step_batched(i: int) -> int:
@@ -163,6 +174,7 @@ def executors(workload: Workload) -> dict[str, Callable]:
         for batched in (False, True):
             name = f"ding_env {manager_type} ({'batched' if batched else 'dict'})"
             table[name] = lambda *a, m=manager_type, b=batched: bench_ding(m, b, *a)
+    table["ding_env subprocess (batched, seed per episode)"] = lambda *a: bench_ding("subprocess", True, *a, True)
     return table
 
 
@@ -203,9 +215,9 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 rates[name] = run(workload, actions, seconds, min_steps)
             except SkipExecutor as reason:
-                print(f"  {name:<34} skipped: {reason}")
+                print(f"  {name:<48} skipped: {reason}")
                 continue
-            print(f"  {name:<34} {rates[name]:>10.0f} steps/s", flush=True)
+            print(f"  {name:<48} {rates[name]:>10.0f} steps/s", flush=True)
         results["workloads"][workload.label] = rates
         print_table(workload, rates)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -218,10 +230,10 @@ def main(argv: list[str] | None = None) -> int:
 def print_table(workload: Workload, rates: dict[str, float]) -> None:
     single = rates["single-process loop"]
     vector = rates["gymnasium AsyncVectorEnv"]
-    print(f"\n  {'executor':<34} {'steps/s':>10} {'x single':>9} {'x Async':>8} {'us/batch':>9}")
+    print(f"\n  {'executor':<48} {'steps/s':>10} {'x single':>9} {'x Async':>8} {'us/batch':>9}")
     for name, rate in rates.items():
         per_batch_us = workload.env_num / rate * 1e6
-        print(f"  {name:<34} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {per_batch_us:>9.1f}")
+        print(f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {per_batch_us:>9.1f}")
 
 
 def plot(results: dict, path: Path) -> None:

@@ -15,7 +15,12 @@ def test_benchmark_quick_run(tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads((tmp_path / "results.json").read_text())
     rates = data["workloads"]["CartPole-v1 x8"]
-    for name in ("single-process loop", "gymnasium AsyncVectorEnv", "ding_env subprocess (batched)"):
+    for name in (
+        "single-process loop",
+        "gymnasium AsyncVectorEnv",
+        "ding_env subprocess (batched)",
+        "ding_env subprocess (batched, seed per episode)",
+    ):
         assert rates[name] > 0
     assert data["machine"]["cores"] >= 1
     assert "x single" in result.stdout
