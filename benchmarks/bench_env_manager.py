@@ -5,12 +5,13 @@ SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv and EnvPool when
 installed; ding_env's three managers through the dict API and the batched API.
 Every executor steps the same envs with the same actions, and seeds them at most
 once, so all do the same env work; one more row shows what per-episode seeding
-(``manager.seed(0)``, as collectors use) adds. Ratios are to the single-process
-loop and to AsyncVectorEnv of the same run.
+(``manager.seed(0)``, as collectors use) adds. Every executor runs once per
+round, the rounds interleaved; each executor's median round counts. Ratios are
+to the single-process loop and to AsyncVectorEnv of the same run.
 
 Usage::
 
-    python benchmarks/bench_env_manager.py [--seconds 3] [--quick] [--only cartpole,busy]
+    python benchmarks/bench_env_manager.py [--seconds 1] [--rounds 3] [--quick] [--only cartpole,busy]
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import importlib.util
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -192,16 +194,27 @@ def machine() -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="measured seconds per executor (default 3)")
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, help="measured seconds per executor and round (default 1)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of every executor, interleaved; the median round counts (default 3)",
+    )
     parser.add_argument("--quick", action="store_true", help="a few steps per executor: proves the script works")
     parser.add_argument("--only", default="", help="comma-separated substrings of workload labels to run")
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for results.json and results.png")
     args = parser.parse_args(argv)
     seconds, min_steps = (0.0, 5) if args.quick else (args.seconds, 50)
+    rounds = 1 if args.quick else args.rounds
+    if rounds < 1:
+        parser.error(f"--rounds must be >= 1, got {rounds}")
     selected = [
         w for w in WORKLOADS if not args.only or any(s in w.label.lower() for s in args.only.lower().split(","))
     ]
-    results = {"machine": machine(), "workloads": {}}
+    results = {"machine": machine(), "workloads": {}, "rounds": {}}
     for workload in selected:
         if workload.needs and not importlib.util.find_spec(workload.needs):
             print(f"\n{workload.label}: skipped ({workload.needs} is not installed)")
@@ -209,17 +222,12 @@ def main(argv: list[str] | None = None) -> int:
         probe = workload.gym_fns()[0]()
         actions = actions_for(probe.action_space, workload.env_num)
         probe.close()
-        rates = {}
         print(f"\n{workload.label}")
-        for name, run in executors(workload).items():
-            try:
-                rates[name] = run(workload, actions, seconds, min_steps)
-            except SkipExecutor as reason:
-                print(f"  {name:<48} skipped: {reason}")
-                continue
-            print(f"  {name:<48} {rates[name]:>10.0f} steps/s", flush=True)
+        rounds_of = run_rounds(workload, actions, seconds, min_steps, rounds)
+        rates = {name: statistics.median(rates) for name, rates in rounds_of.items()}
         results["workloads"][workload.label] = rates
-        print_table(workload, rates)
+        results["rounds"][workload.label] = rounds_of
+        print_table(workload, rates, rounds_of)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     plot(results, args.out / "results.png")
@@ -227,13 +235,42 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def print_table(workload: Workload, rates: dict[str, float]) -> None:
+def run_rounds(
+    workload: Workload, actions: np.ndarray, seconds: float, min_steps: int, rounds: int
+) -> dict[str, list[float]]:
+    """Steps/s of every executor in each round.
+
+    Rounds interleave the executors (odd rounds in reverse order), so a slow spell of a shared
+    machine hits several executors once rather than one executor throughout.
+    """
+    table = executors(workload)
+    names = list(table)
+    rounds_of: dict[str, list[float]] = {}
+    for index in range(rounds):
+        for name in names if index % 2 == 0 else reversed(names):
+            if index and name not in rounds_of:
+                continue  # skipped in the first round
+            try:
+                rate = table[name](workload, actions, seconds, min_steps)
+            except SkipExecutor as reason:
+                print(f"  {name:<48} skipped: {reason}")
+                continue
+            rounds_of.setdefault(name, []).append(rate)
+            print(f"  round {index + 1}/{rounds}  {name:<48} {rate:>10.0f} steps/s", flush=True)
+    return {name: rounds_of[name] for name in names if name in rounds_of}
+
+
+def print_table(workload: Workload, rates: dict[str, float], rounds_of: dict[str, list[float]]) -> None:
     single = rates["single-process loop"]
     vector = rates["gymnasium AsyncVectorEnv"]
-    print(f"\n  {'executor':<48} {'steps/s':>10} {'x single':>9} {'x Async':>8} {'us/batch':>9}")
+    header = f"{'executor':<48} {'steps/s':>10} {'x single':>9} {'x Async':>8} {'us/batch':>9} {'rounds':>13}"
+    print(f"\n  {header}")
     for name, rate in rates.items():
         per_batch_us = workload.env_num / rate * 1e6
-        print(f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {per_batch_us:>9.1f}")
+        spread = f"{min(rounds_of[name]) / rate:.2f}-{max(rounds_of[name]) / rate:.2f}"
+        print(
+            f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {per_batch_us:>9.1f} {spread:>13}"
+        )
 
 
 def plot(results: dict, path: Path) -> None:
