@@ -13,16 +13,25 @@ from pathlib import Path
 
 
 def tables(results: dict) -> str:
-    """One Markdown table per workload, with ratios to the single loop and to AsyncVectorEnv."""
+    """One Markdown table per workload, with ratios to the single loop and to AsyncVectorEnv.
+
+    For runs with interleaved rounds, a last column gives the slowest and fastest round relative
+    to the median.
+    """
     lines = []
     for label, rates in results["workloads"].items():
         single, vector = rates["single-process loop"], rates["gymnasium AsyncVectorEnv"]
         env_num = int(label.rsplit("x", 1)[-1])
-        lines += [f"### {label}", "", "| executor | steps/s | x single | x AsyncVectorEnv | us per batch step |"]
-        lines.append("|---|---:|---:|---:|---:|")
+        rounds_of = results.get("rounds", {}).get(label)  # runs with interleaved rounds: median counts
+        header = "| executor | steps/s | x single | x AsyncVectorEnv | us per batch step |"
+        lines += [f"### {label}", "", header + (" rounds / median |" if rounds_of else "")]
+        lines.append("|---|---:|---:|---:|---:|" + ("---:|" if rounds_of else ""))
         for name, rate in rates.items():
             per_batch = env_num / rate * 1e6
-            lines.append(f"| {name} | {rate:,.0f} | {rate / single:.2f} | {rate / vector:.2f} | {per_batch:.1f} |")
+            row = f"| {name} | {rate:,.0f} | {rate / single:.2f} | {rate / vector:.2f} | {per_batch:.1f} |"
+            if rounds_of:
+                row += f" {min(rounds_of[name]) / rate:.2f}-{max(rounds_of[name]) / rate:.2f} |"
+            lines.append(row)
         lines.append("")
     return "\n".join(lines)
 
