@@ -2,6 +2,9 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
+# DI-engine, a benchmark peer, pins numpy<2 and legacy gym: it lives in a venv of its own.
+DI_VENV ?= .venv-di-engine
+DI_PY := $(DI_VENV)/bin/python
 
 .PHONY: demo test lint format bench clean
 
@@ -17,6 +20,13 @@ $(VENV)/.installed-test: $(VENV)/.installed-base requirements-test.txt setup.py
 	$(PIP) install --quiet -e ".[atari,mujoco]" -r requirements-test.txt
 	touch $@
 
+$(DI_VENV)/.installed: benchmarks/requirements-di-engine.txt
+	python3 -m venv $(DI_VENV)
+	$(DI_PY) -m pip install --quiet --upgrade pip
+	$(DI_PY) -m pip install --quiet --no-deps $$(grep '^DI-engine==' benchmarks/requirements-di-engine.txt)
+	$(DI_PY) -m pip install --quiet $$(grep -v -e '^#' -e '^DI-engine==' benchmarks/requirements-di-engine.txt)
+	touch $@
+
 demo: $(VENV)/.installed-base
 	$(PY) -m ding_env run configs/cartpole.py --manager subprocess
 
@@ -28,12 +38,12 @@ format: $(VENV)/.installed-test
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
 
-test: lint
+test: lint $(DI_VENV)/.installed
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test $(DI_VENV)/.installed
 	$(PIP) install --quiet -e ".[bench]"
 	$(PY) benchmarks/bench_env_manager.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(DI_VENV) build *.egg-info

@@ -1,8 +1,9 @@
 """Steps per second of env executors, side by side in one run.
 
 Executors: a plain single-process loop over raw Gymnasium envs; Gymnasium's
-SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv and EnvPool when
-installed; ding_env's three managers through the dict API and the batched API.
+SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv, EnvPool, and DI-engine's
+Sync/AsyncSubprocessEnvManager (in DI-engine's own venv, see di_engine_peer.py)
+when installed; ding_env's three managers through the dict API and the batched API.
 Every executor steps the same envs with the same actions, and seeds them at most
 once, so all do the same env work; one more row shows what per-episode seeding
 (``manager.seed(0)``, as collectors use) adds. Every executor runs once per
@@ -22,9 +23,10 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
-import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,34 +34,15 @@ import gymnasium as gym
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workloads import WORKLOADS, Workload  # noqa: E402
+from timing import timed  # noqa: E402
+from workloads import WORKLOADS, Workload, actions_for  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
 
-OUT_DIR = Path(__file__).resolve().parent / "out"
-
-
-def actions_for(space: gym.spaces.Space, env_num: int, count: int = 1024) -> np.ndarray:
-    """A fixed cycle of batched random actions, the same for every executor (long enough not to trap a game)."""
-    space.seed(0)
-    return np.stack([np.stack([space.sample() for _ in range(env_num)]) for _ in range(count)])
-
-
-def timed(step: Callable[[int], int], seconds: float, min_steps: int) -> float:
-    """Env steps per second of ``step(i) -> envs stepped``, after a warm-up of a quarter of ``seconds``."""
-    warm_until = time.perf_counter() + seconds / 4
-    i = 0
-    while i < min(20, min_steps) or time.perf_counter() < warm_until:
-        step(i)
-        i += 1
-    total, i = 0, 0
-    start = time.perf_counter()
-    while True:
-        total += step(i)
-        i += 1
-        elapsed = time.perf_counter() - start
-        if i >= min_steps and elapsed >= seconds:
-            return total / elapsed
+BENCH_DIR = Path(__file__).resolve().parent
+OUT_DIR = BENCH_DIR / "out"
+# DI-engine's own venv (see requirements-di-engine.txt); DI_ENGINE_PYTHON overrides it.
+DI_ENGINE_PYTHON = BENCH_DIR.parent / ".venv-di-engine" / "bin" / "python"
 
 
 def bench_single_loop(workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
@@ -129,6 +112,24 @@ ENVPOOL_TASKS = {
 }
 
 
+def bench_di_engine(kind: str, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
+    """DI-engine's ``kind`` ('sync' or 'async') subprocess manager, timed in its own venv.
+
+    ``di_engine_peer.py`` rebuilds the same ``actions`` there (``actions_for`` is deterministic).
+    """
+    python = Path(os.environ.get("DI_ENGINE_PYTHON", DI_ENGINE_PYTHON))
+    if not python.exists():
+        raise SkipExecutor(f"no DI-engine venv at {python} (make .venv-di-engine/.installed builds it)")
+    command = [str(python), str(BENCH_DIR / "di_engine_peer.py"), workload.label, kind, repr(seconds), str(min_steps)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise RuntimeError(f"DI-engine's {kind} manager failed on {workload.label}:\n{result.stderr[-3000:]}")
+    reply = json.loads(result.stdout.strip().splitlines()[-1])
+    if "skip" in reply:
+        raise SkipExecutor(reply["skip"])
+    return reply["steps_per_second"]
+
+
 class SkipExecutor(Exception):
     """An executor that cannot run this workload."""
 
@@ -172,6 +173,8 @@ def executors(workload: Workload) -> dict[str, Callable]:
         table["SB3 SubprocVecEnv"] = lambda *a: bench_vector(sb3_subproc, *a)
     if importlib.util.find_spec("envpool"):
         table["EnvPool"] = bench_envpool
+    table["DI-engine SyncSubprocessEnvManager (dict)"] = partial(bench_di_engine, "sync")
+    table["DI-engine AsyncSubprocessEnvManager (dict)"] = partial(bench_di_engine, "async")
     for manager_type in ("base", "subprocess", "async_subprocess"):
         for batched in (False, True):
             name = f"ding_env {manager_type} ({'batched' if batched else 'dict'})"

@@ -64,6 +64,12 @@ def make_ding(env_id: str):
     return DingEnvWrapper(make_gym(env_id), cfg={"env_wrapper": []})
 
 
+def actions_for(space: gym.spaces.Space, env_num: int, count: int = 1024) -> np.ndarray:
+    """A fixed cycle of batched random actions, the same for every executor (long enough not to trap a game)."""
+    space.seed(0)
+    return np.stack([np.stack([space.sample() for _ in range(env_num)]) for _ in range(count)])
+
+
 @dataclass(frozen=True)
 class Workload:
     """One benchmark row group: an env, how many copies, and a label."""

@@ -20,6 +20,9 @@ def test_benchmark_quick_run(tmp_path):
         "gymnasium AsyncVectorEnv",
         "ding_env subprocess (batched)",
         "ding_env subprocess (batched, seed per episode)",
+        # DI-engine runs in its own venv, which `make test` builds (.venv-di-engine).
+        "DI-engine SyncSubprocessEnvManager (dict)",
+        "DI-engine AsyncSubprocessEnvManager (dict)",
     ):
         assert rates[name] > 0
     assert data["machine"]["cores"] >= 1

@@ -1,0 +1,23 @@
+"""How every executor of the benchmark is timed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+def timed(step: Callable[[int], int], seconds: float, min_steps: int) -> float:
+    """Env steps per second of ``step(i) -> envs stepped``, after a warm-up of a quarter of ``seconds``."""
+    warm_until = time.perf_counter() + seconds / 4
+    i = 0
+    while i < min(20, min_steps) or time.perf_counter() < warm_until:
+        step(i)
+        i += 1
+    total, i = 0, 0
+    start = time.perf_counter()
+    while True:
+        total += step(i)
+        i += 1
+        elapsed = time.perf_counter() - start
+        if i >= min_steps and elapsed >= seconds:
+            return total / elapsed
