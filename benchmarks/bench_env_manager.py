@@ -127,6 +127,8 @@ def bench_di_engine(kind: str, workload: Workload, actions: np.ndarray, seconds:
     reply = json.loads(result.stdout.strip().splitlines()[-1])
     if "skip" in reply:
         raise SkipExecutor(reply["skip"])
+    if "close_error" in reply:
+        print(f"  note: DI-engine's {kind} manager raised on close: {reply['close_error']}")
     return reply["steps_per_second"]
 
 

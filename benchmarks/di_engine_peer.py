@@ -2,9 +2,10 @@
 
 DI-engine pins numpy<2 and imports legacy gym, so ``bench_env_manager.py`` starts this script
 with the Python of ``.venv-di-engine`` (built from ``requirements-di-engine.txt``) and reads the
-JSON line it prints last: ``{"steps_per_second": ...}``, or ``{"skip": reason}``. The envs are
-the same raw Gymnasium envs behind DI-engine's own ``DingEnvWrapper``, stepped through its dict
-API (its only one) with the same fixed actions, timed the same way as every other executor.
+JSON line it prints last: ``{"steps_per_second": ...}`` (with ``"close_error"`` when the
+manager failed to close), or ``{"skip": reason}``. The envs are the same raw Gymnasium envs
+behind DI-engine's own ``DingEnvWrapper``, stepped through its dict API (its only one) with
+the same fixed actions, timed the same way as every other executor.
 
 Usage::
 
@@ -57,9 +58,15 @@ def steps_per_second(label: str, kind: str, seconds: float, min_steps: int) -> d
         return len(manager.step({env_id: batch[env_id] for env_id in manager.ready_obs}))
 
     try:
-        return {"steps_per_second": timed(step, seconds, min_steps)}
-    finally:
+        reply = {"steps_per_second": timed(step, seconds, min_steps)}
+    except BaseException:
         manager.close()
+        raise
+    try:
+        manager.close()
+    except OSError as error:  # its async manager can find a worker's pipe already reset on close
+        reply["close_error"] = f"{type(error).__name__}: {error}"
+    return reply
 
 
 if __name__ == "__main__":
