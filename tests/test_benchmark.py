@@ -24,6 +24,8 @@ def test_benchmark_quick_run(tmp_path):
         "DI-engine SyncSubprocessEnvManager (dict)",
         "DI-engine AsyncSubprocessEnvManager (dict)",
     ):
+        skipped = [line.strip() for line in result.stdout.splitlines() if "skipped" in line]
+        assert name in rates, f"{name} did not run: {skipped}"
         assert rates[name] > 0
     assert data["machine"]["cores"] >= 1
     assert "x single" in result.stdout
