@@ -34,7 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import timed  # noqa: E402
+from timing import round_spread, timed  # noqa: E402
 from workloads import WORKLOADS, Workload, actions_for  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
@@ -272,7 +272,7 @@ def print_table(workload: Workload, rates: dict[str, float], rounds_of: dict[str
     print(f"\n  {header}")
     for name, rate in rates.items():
         per_batch_us = workload.env_num / rate * 1e6
-        spread = f"{min(rounds_of[name]) / rate:.2f}-{max(rounds_of[name]) / rate:.2f}"
+        spread = round_spread(rounds_of[name], rate)
         print(
             f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {per_batch_us:>9.1f} {spread:>13}"
         )

@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from timing import round_spread
+
 
 def tables(results: dict) -> str:
     """One Markdown table per workload, with ratios to the single loop and to AsyncVectorEnv.
@@ -30,7 +32,7 @@ def tables(results: dict) -> str:
             per_batch = env_num / rate * 1e6
             row = f"| {name} | {rate:,.0f} | {rate / single:.2f} | {rate / vector:.2f} | {per_batch:.1f} |"
             if rounds_of:
-                row += f" {min(rounds_of[name]) / rate:.2f}-{max(rounds_of[name]) / rate:.2f} |"
+                row += f" {round_spread(rounds_of[name], rate)} |"
             lines.append(row)
         lines.append("")
     return "\n".join(lines)

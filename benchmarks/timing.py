@@ -21,3 +21,8 @@ def timed(step: Callable[[int], int], seconds: float, min_steps: int) -> float:
         elapsed = time.perf_counter() - start
         if i >= min_steps and elapsed >= seconds:
             return total / elapsed
+
+
+def round_spread(rounds: list[float], median: float) -> str:
+    """The slowest and fastest of an executor's rounds relative to its median, e.g. ``0.93-1.05``."""
+    return f"{min(rounds) / median:.2f}-{max(rounds) / median:.2f}"
