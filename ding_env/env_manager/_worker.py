@@ -150,7 +150,7 @@ class _Worker:
         self.private_data = data_entries is not None
         if self.private_data:
             buffers.update({key: arrays.allocate(layout, count) for key, layout, count in data_entries})
-        self.commands, self.status = buffers["command"], buffers["status"]
+        self.commands, self.status = memoryview(buffers["command"]), memoryview(buffers["status"])
         self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
         self.actions, self.reward = buffers["action"], buffers["reward"]
         self.done, self.truncated = buffers["done"], buffers["truncated"]
@@ -262,6 +262,7 @@ class _Worker:
         if self.host.envs:
             self.host.close()
         if self.shared is not None:
+            self.commands = self.status = None  # views of the segment, released with it
             self.shared.release()
             self.shared = None
         self.conn.close()

@@ -37,6 +37,10 @@ class ActionChecker:
         self.finite_bounds = isinstance(space, gym.spaces.Box) and bool(
             np.isfinite(space.low).all() and np.isfinite(space.high).all()
         )
+        # Discrete ranges as Python ints, for the check of small batches.
+        self.discrete_range = (
+            (int(space.start), int(space.start + space.n)) if isinstance(space, gym.spaces.Discrete) else None
+        )
 
     def check_batch(self, env_ids: np.ndarray, actions: Any) -> Any:
         """``actions`` (row ``k`` for ``env_ids[k]``) as one validated array.
@@ -44,6 +48,10 @@ class ActionChecker:
         Raises:
             ValueError: Naming the first bad env id, the space and the value received.
         """
+        if self.discrete_range is not None and type(actions) is np.ndarray and actions.dtype.kind in "iu":
+            checked = self._check_discrete_array(env_ids, actions)
+            if checked is not None:
+                return checked
         if not self.array_form:
             if len(actions) != len(env_ids):
                 raise ValueError(f"{self.owner}: got {len(actions)} actions for {len(env_ids)} env ids")
@@ -105,6 +113,21 @@ class ActionChecker:
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], f"is outside the bounds [{space.low.min()}, {space.high.max()}]")
         return array.astype(self.dtype, copy=False)
+
+    def _check_discrete_array(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray | None:
+        """The common case, a small integer array of shape ``(n,)`` in range, checked in a few Python calls.
+
+        Returns:
+            The actions in the space's dtype, or None to take the general checks (which name the problem).
+        """
+        count = len(env_ids)
+        if array.shape != (count,) or count > _SMALL_BATCH:
+            return None
+        low, high = self.discrete_range
+        values = array.tolist()
+        if values and (min(values) < low or max(values) >= high):
+            return None
+        return array if array.dtype == self.dtype else array.astype(self.dtype)
 
     def _check_integers(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "iu":

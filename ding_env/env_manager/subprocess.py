@@ -70,6 +70,17 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._done_buf, self._truncated_buf = buffers["done"], buffers["truncated"]
         self._mask_buf, self._reset_buf = buffers["step_mask"], buffers["reset_on_done"]
         self._read_ready = arrays.row_reader(self._ready_buf, self._cfg.copy_on_get)
+        # Views of every env's results and ready observations, made once.
+        every = self._every_row
+        self._every_result = (
+            arrays.take(self._step_buf, every),
+            self._reward_buf[every],
+            self._done_buf[every],
+            self._truncated_buf[every],
+        )
+        self._every_ready = arrays.take(self._ready_buf, every)
+        # Whether every row of the step mask / auto-reset flags is already True.
+        self._mask_is_full = self._reset_is_full = False
 
     def _backend_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
         self._env_request(env_id, ("seed", env_id, seed, dynamic_seed), "seed")
@@ -107,27 +118,24 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _backend_step(
         self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool
     ) -> StepOutcome:
+        every = rows is self._every_row
         self._write_actions(env_ids, rows, actions, batched)
-        if self._is_every_env(rows):
-            self._mask_buf[:] = True
-        else:
-            self._mask_buf[:] = False
-            self._mask_buf[rows] = True
-        self._reset_buf[rows] = reset_on_done
-        workers = self._workers_of(env_ids, rows)
+        self._write_step_flags(rows, every, reset_on_done)
+        workers = self._all_workers if every else self._workers_of(env_ids)
+        pool = self._pool
         for index in workers:
-            self._pool.dispatch(index)
+            pool.dispatch(index)
         timeout = self._cfg.step_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         failures: dict[int, DingEnvError] = {}
         for index in workers:
             try:
-                self._pool.wait_done(index, deadline, timeout)
+                pool.wait_done(index, deadline, timeout)
             except WORKER_FAILURES as error:
                 failures[index] = error
         infos: list[dict] = [{} for _ in range(len(env_ids))]
         errors: dict[int, DingEnvError] = {}
-        news = [index for index in workers if index not in failures and self._pool.has_news(index)]
+        news = [index for index in workers if index not in failures and pool.has_news(index)]
         if news or failures:
             row_of = {env_id: row for row, env_id in enumerate(env_ids.tolist())}
             for index in news:
@@ -139,22 +147,36 @@ class SyncSubprocessEnvManager(BaseEnvManager):
                     errors[row_of[env_id]], infos[row_of[env_id]] = error, info
         return self._outcome_of(env_ids, rows, infos, errors, reset_on_done)
 
+    def _write_step_flags(self, rows: slice | np.ndarray, every: bool, reset_on_done: np.ndarray) -> None:
+        """Mark the stepped rows and their auto-reset flags; unchanged flags of every env are not rewritten."""
+        if every:
+            if not self._mask_is_full:
+                self._mask_buf[:] = True
+                self._mask_is_full = True
+            if reset_on_done is not self._always_reset or not self._reset_is_full:
+                self._reset_buf[:] = reset_on_done
+                self._reset_is_full = reset_on_done is self._always_reset
+            return
+        self._mask_buf[:] = False
+        self._mask_buf[rows] = True
+        self._reset_buf[rows] = reset_on_done
+        self._mask_is_full = self._reset_is_full = False
+
     def _outcome_of(
         self, env_ids: np.ndarray, rows: slice | np.ndarray, infos: list, errors: dict, reset_on_done: np.ndarray
     ) -> StepOutcome:
         """The outcome of ``env_ids`` read from the result buffers (views when ``rows`` is a slice)."""
-        return StepOutcome(
-            env_ids,
-            rows,
-            arrays.take(self._step_buf, rows),
-            False,
-            self._reward_buf[rows],
-            self._done_buf[rows],
-            self._truncated_buf[rows],
-            infos,
-            errors,
-            reset_on_done,
-        )
+        if rows is self._every_row:
+            views = self._every_result
+        else:
+            views = (
+                arrays.take(self._step_buf, rows),
+                self._reward_buf[rows],
+                self._done_buf[rows],
+                self._truncated_buf[rows],
+            )
+        obs, reward, done, truncated = views
+        return StepOutcome(env_ids, rows, obs, False, reward, done, truncated, infos, errors, reset_on_done)
 
     def _fail_worker(self, index: int, error: DingEnvError, stepped: list[int], reset: dict[int, bool]) -> dict:
         """Replace a dead or hung worker; its stepped envs get abnormal done results.
@@ -176,13 +198,8 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             self._pool.reset(index, due, self._cfg.reset_timeout)
         return {env_id: abnormal_info(error) for env_id in stepped}
 
-    def _is_every_env(self, rows: slice | np.ndarray) -> bool:
-        return isinstance(rows, slice) and rows.start == 0 and rows.stop == self._env_num
-
-    def _workers_of(self, env_ids: np.ndarray, rows: slice | np.ndarray) -> list[int]:
+    def _workers_of(self, env_ids: np.ndarray) -> list[int]:
         """The workers hosting ``env_ids``, in order."""
-        if self._is_every_env(rows):
-            return self._all_workers
         return sorted(set(self._worker_of[env_ids].tolist()))
 
     def _write_actions(self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, batched: bool) -> None:
@@ -208,7 +225,8 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _backend_ready_obs_batch(self, env_ids: np.ndarray) -> Any:
         if not len(env_ids):
             return None
-        return arrays.take(self._ready_buf, self._rows_of(env_ids))
+        rows = self._rows_of(env_ids)
+        return self._every_ready if rows is self._every_row else arrays.take(self._ready_buf, rows)
 
     def _backend_getattr(self, env_id: int, name: str) -> Any:
         return self._env_request(env_id, ("getattr", env_id, name), "getattr")

@@ -83,6 +83,8 @@ class WorkerPool:
         self.entries: list | None = None
         self.private_entries: list | None = None
         self.buffers: dict = {}
+        self.command_words: memoryview | None = None
+        self.status_words: memoryview | None = None
         self.info_reader: InfoReader | None = None
 
     # ---- lifecycle -----------------------------------------------------
@@ -165,6 +167,8 @@ class WorkerPool:
         if self.private_entries is not None:
             buffers.update({key: arrays.allocate(layout, count) for key, layout, count in self.private_entries})
         self.buffers = buffers
+        # Python-level indexing of the command and status words (a memoryview item costs half a numpy one).
+        self.command_words, self.status_words = memoryview(buffers["command"]), memoryview(buffers["status"])
         self.info_reader = (
             InfoReader(buffers["info_values"], buffers["info_schema"]) if self.private_entries is None else None
         )
@@ -225,6 +229,7 @@ class WorkerPool:
         for index in range(self.size):
             self._stop(index, kill=False)
         self.buffers = {}
+        self.command_words = self.status_words = None
         if self.shared is not None:
             self.shared.release()
             self.shared = None
@@ -247,7 +252,7 @@ class WorkerPool:
 
     def dispatch(self, index: int) -> None:
         """Tell worker ``index`` to step its masked envs."""
-        self.shared.arrays["command"][index] = CMD_STEP
+        self.command_words[index] = CMD_STEP
         self.cmd_sems[index].release()
 
     def wait_done(self, index: int, deadline: float | None, timeout: float | None) -> None:
@@ -285,11 +290,11 @@ class WorkerPool:
 
     def has_news(self, index: int) -> bool:
         """Whether worker ``index``'s last step left infos or errors (on its pipe or in the info table)."""
-        return bool(self.shared.arrays["status"][index])
+        return self.status_words[index] != 0
 
     def step_news(self, index: int) -> tuple[dict, dict]:
         """The ``(infos, errors)`` of worker ``index``'s last step, from its pipe and the info table."""
-        status = int(self.shared.arrays["status"][index])
+        status = self.status_words[index]
         infos, errors = self.receive_step_message(index) if status & STATUS_MESSAGE else ({}, {})
         if status & STATUS_TABLE:
             env_ids = self.worker_envs[index]
@@ -307,7 +312,7 @@ class WorkerPool:
         """Send a pipe command, waking the worker unless it is still attaching."""
         self.conns[index].send(message)
         if message[0] != "attach":  # before attaching, workers read only their pipe
-            self.shared.arrays["command"][index] = CMD_PIPE
+            self.command_words[index] = CMD_PIPE
             self.cmd_sems[index].release()
 
     def receive(self, index: int, command: str, timeout: float | None) -> Any:
