@@ -25,7 +25,7 @@ from easydict import EasyDict
 
 from ding_env.config import deep_merge_dicts
 from ding_env.seeding import EpisodeSeeder
-from ding_env.timestep import BaseEnvTimestep
+from ding_env.timestep import BaseEnvTimestep, StepFields
 
 
 class BaseEnv(abc.ABC):
@@ -128,6 +128,18 @@ class BaseEnv(abc.ABC):
         """Space of the rewards (shape ``(1,)``)."""
 
     # ---- optional ------------------------------------------------------
+
+    def step_fields(self, action: Any) -> StepFields:
+        """What ``step(action)`` returns, as plain fields: what the env managers call.
+
+        Managers copy the fields into their own buffers and never need a
+        timestep object per env. An env that builds its timesteps from such
+        fields can override this to skip building one; ``step`` and
+        ``step_fields`` must then describe the same step.
+        """
+        timestep = self.step(action)
+        done = bool(timestep.done)
+        return StepFields(timestep.obs, timestep.reward, done, done and timestep.truncated, timestep.info)
 
     def random_action(self) -> Any:
         """A uniformly random action inside ``action_space``, with its dtype.

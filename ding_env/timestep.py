@@ -51,6 +51,24 @@ class BaseEnvTimestep(NamedTuple):
         return bool(self.done and not self.info.get("truncated", False))
 
 
+class StepFields(NamedTuple):
+    """One step as plain fields, without the ``(1,)`` reward array of a timestep (see ``BaseEnv.step_fields``).
+
+    Attributes:
+        obs: The observation after the action (the true final one where ``done``).
+        reward: A Python float, or an array of the reward space's shape.
+        done: Python ``bool``: the episode ended.
+        truncated: Python ``bool``: it ended at a time limit (False unless ``done``).
+        info: Dict; on done steps it holds ``truncated`` and ``eval_episode_return``.
+    """
+
+    obs: Any
+    reward: Any
+    done: bool
+    truncated: bool
+    info: dict
+
+
 def as_reward(reward: Any, dtype: np.dtype | type = np.float32) -> np.ndarray:
     """Return ``reward`` as an array of shape ``(1,)`` with ``dtype``.
 
@@ -87,8 +105,13 @@ def final_step(
     return _final(obs, reward, episode_return, info, truncated=truncated)
 
 
-def _final(obs: Any, reward: Any, episode_return: float, info: dict | None, truncated: bool) -> BaseEnvTimestep:
+def final_info(info: dict | None, episode_return: float, truncated: bool) -> dict:
+    """``info`` (a new dict if None) with the keys every done step carries: ``truncated``, ``eval_episode_return``."""
     info = {} if info is None else info
     info["truncated"] = bool(truncated)
     info["eval_episode_return"] = float(episode_return)
-    return BaseEnvTimestep(obs, as_reward(reward), True, info)
+    return info
+
+
+def _final(obs: Any, reward: Any, episode_return: float, info: dict | None, truncated: bool) -> BaseEnvTimestep:
+    return BaseEnvTimestep(obs, as_reward(reward), True, final_info(info, episode_return, truncated))

@@ -152,3 +152,25 @@ class FaultEnv(CountingEnv):
         if cfg.hang_every and self._life_steps % cfg.hang_every == 0:
             time.sleep(3600)
         return super().step(action)
+
+
+class ShapedCartPole(DingEnvWrapper):
+    """A DingEnvWrapper subclass with its own step(): managers must step through it."""
+
+    def __init__(self) -> None:
+        super().__init__(cfg={"env_id": "CartPole-v1"})
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        return timestep._replace(reward=timestep.reward * 10, info=dict(timestep.info, shaped=True))
+
+
+class TenthsEnv(CountingEnv):
+    """A CountingEnv whose rewards are tenths (not exact in float32), as a float or a float64 array."""
+
+    config: ClassVar[dict] = dict(CountingEnv.config, reward_as_array=False)
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        reward = float(timestep.reward[0]) / 10 + 0.01  # action + step, exact in float32 before this
+        return timestep._replace(reward=np.array([reward], np.float64) if self._cfg.reward_as_array else reward)

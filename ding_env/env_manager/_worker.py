@@ -16,9 +16,11 @@ import os
 import signal
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import cloudpickle
+import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.env_host import EnvHost
@@ -48,6 +50,25 @@ def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -
             if semaphore.acquire(False):
                 return True
     return semaphore.acquire(True, timeout)
+
+
+def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
+    """A ``write(env_id, reward)`` for the reward rows: a float into a one-value float row skips numpy's indexing."""
+    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
+
+        def write_row(env_id: int, value: Any) -> None:
+            rewards[env_id] = value
+
+        return write_row
+    flat = memoryview(rewards.reshape(-1))
+
+    def write_value(env_id: int, value: Any) -> None:
+        if type(value) is float:
+            flat[env_id] = value  # rounds to float32 exactly as numpy does
+        else:
+            rewards[env_id] = value
+
+    return write_value
 
 
 def encode_error(error: BaseException, env_id: int, command: str) -> tuple:
@@ -165,6 +186,7 @@ class _Worker:
         self.info_writer = None if self.private_data else InfoWriter(buffers["info_values"], buffers["info_schema"])
         self.write_step_obs = arrays.compile_writer(self.step_obs)
         self.write_ready_obs = arrays.compile_writer(self.ready_obs)
+        self.write_reward = reward_writer(self.reward)
 
     def on_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
         self.host.seed(env_id, seed, dynamic_seed)
@@ -207,33 +229,29 @@ class _Worker:
         resets = self.reset_on_done[first:stop].tolist()
         actions = self.actions[first:stop]
         actions = actions.tolist() if self.discrete_action else actions.copy()
+        write_reward = self.write_reward
         for offset, env_id in enumerate(self.env_ids):
             if not mask[offset]:
                 continue
             try:
-                record = host.step(env_id, actions[offset], resets[offset])
-            except Exception as error:  # noqa: BLE001 - a failing auto-reset is reported like a step error
-                errors[env_id] = encode_error(error, env_id, "reset")[1:]
+                fields, ready, error = host.step(env_id, actions[offset], resets[offset])
+            except Exception as reset_error:  # noqa: BLE001 - a failing auto-reset is reported like a step error
+                errors[env_id] = encode_error(reset_error, env_id, "reset")[1:]
                 done[env_id], truncated[env_id] = True, False
                 continue
-            timestep = record.timestep
-            if timestep is None:
-                errors[env_id] = encode_error(record.error, env_id, "step")[1:]
+            if error is not None:
+                errors[env_id] = encode_error(error, env_id, "step")[1:]
                 write_step_obs(env_id, arrays.row(self.ready_obs, env_id, copy=True))
                 reward[env_id] = 0
                 done[env_id], truncated[env_id] = True, False
             else:
-                write_step_obs(env_id, timestep.obs)
-                reward[env_id] = timestep.reward
-                if timestep.done:
-                    done[env_id], truncated[env_id] = True, timestep.truncated
-                else:
-                    done[env_id] = truncated[env_id] = False
-                info = timestep.info
+                obs, value, done[env_id], truncated[env_id], info = fields
+                write_step_obs(env_id, obs)
+                write_reward(env_id, value)
                 if info and (info_writer is None or not info_writer.put(env_id, info, schemas)):
                     infos[env_id] = info
-            if record.ready_obs is not None:
-                write_ready_obs(env_id, record.ready_obs)
+            if ready is not None:
+                write_ready_obs(env_id, ready)
         data = self.step_rows() if self.private_data else None
         has_message = bool(infos or errors or data)
         in_table = info_writer is not None and info_writer.wrote
@@ -262,7 +280,8 @@ class _Worker:
         if self.host.envs:
             self.host.close()
         if self.shared is not None:
-            self.commands = self.status = None  # views of the segment, released with it
+            # Views of the segment go before it (writers hold views too).
+            self.commands = self.status = self.done_flags = self.truncated_flags = self.write_reward = None
             self.shared.release()
             self.shared = None
         self.conn.close()

@@ -38,6 +38,11 @@ def layout_of(space: gym.spaces.Space) -> Any:
     raise TypeError(f"space {space!r} has no fixed array layout")
 
 
+def reward_layout(space: gym.spaces.Space) -> ArraySpec:
+    """The layout of one env's reward row: the reward space's shape (``(1,)`` for a scalar space) and dtype."""
+    return ArraySpec(tuple(space.shape) or (1,), np.dtype(space.dtype))
+
+
 def map_layout(fn: Callable[[ArraySpec], Any], layout: Any) -> Any:
     """Apply ``fn`` to every leaf of ``layout``, keeping the nesting."""
     if isinstance(layout, ArraySpec):

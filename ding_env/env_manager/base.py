@@ -461,7 +461,7 @@ class BaseEnvManager:
         first = self._host.envs[0]
         self._spaces = (first.observation_space, first.action_space, first.reward_space)
         self._host.set_obs_layout(arrays.layout_of(self._spaces[0]))
-        self._zero_reward = np.zeros(1, dtype=self._spaces[2].dtype)  # the reward row of a failed step
+        self._reward_layout = arrays.reward_layout(self._spaces[2])
         self._ready = [None] * self._env_num
 
     def _backend_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -492,28 +492,21 @@ class BaseEnvManager:
         self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool
     ) -> StepOutcome:
         count = len(env_ids)
-        obs, rewards, infos, errors = [None] * count, [None] * count, [None] * count, {}
+        obs, infos, errors = [None] * count, [None] * count, {}
         done, truncated = [False] * count, [False] * count
+        layout = self._reward_layout
+        reward = np.zeros((count, *layout.shape), dtype=layout.dtype)  # a failed step's row stays 0
         if isinstance(actions, np.ndarray) and actions.ndim == 1:
             actions = actions.tolist()  # scalar actions: Python ints are the cheapest to pass on
         resets = reset_on_done.tolist()
-        zero = self._zero_reward
         for row, env_id in enumerate(env_ids.tolist()):
-            record = self._host.step(env_id, actions[row], resets[row])
-            if record.error is not None:
-                errors[row] = record.error
-                obs[row], rewards[row], infos[row], done[row] = (
-                    self._ready[env_id],
-                    zero,
-                    abnormal_info(record.error),
-                    True,
-                )
+            fields, ready, error = self._host.step(env_id, actions[row], resets[row])
+            if error is not None:
+                errors[row] = error
+                obs[row], infos[row], done[row] = self._ready[env_id], abnormal_info(error), True
             else:
-                timestep = record.timestep
-                obs[row], rewards[row], infos[row] = timestep.obs, timestep.reward, timestep.info
-                done[row], truncated[row] = timestep.done, timestep.truncated
-            self._ready[env_id] = record.ready_obs
-        reward = np.array(rewards) if count else np.zeros((0, 1), dtype=zero.dtype)
+                obs[row], reward[row], done[row], truncated[row], infos[row] = fields
+            self._ready[env_id] = ready
         done_flags, truncated_flags = np.array(done, dtype=bool), np.array(truncated, dtype=bool)
         return StepOutcome(env_ids, rows, obs, True, reward, done_flags, truncated_flags, infos, errors, reset_on_done)
 

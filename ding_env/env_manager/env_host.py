@@ -12,27 +12,18 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from ding_env.base_env import BaseEnv
 from ding_env.env_manager import arrays
 from ding_env.errors import EnvError
-from ding_env.timestep import BaseEnvTimestep
+from ding_env.timestep import StepFields
 
-
-class StepRecord(NamedTuple):
-    """What stepping one env produced.
-
-    Attributes:
-        timestep: The env's timestep, or None when the step raised.
-        ready_obs: The observation the env shows next (the reset one after an
-            auto-reset), or None when it needs a reset.
-        error: The error raised by the step, or None.
-    """
-
-    timestep: BaseEnvTimestep | None
-    ready_obs: Any
-    error: EnvError | None
+# What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
+# ``(fields, ready_obs, error)``: the step's ``StepFields`` (None when the step raised); the
+# observation the env shows next (the reset one after an auto-reset), or None when it needs a
+# reset; and the ``EnvError`` the step raised, or None.
+StepRecord = tuple[StepFields | None, Any, EnvError | None]
 
 
 class EnvHost:
@@ -104,8 +95,8 @@ class EnvHost:
         ``reset_on_done``). A failing auto-reset raises.
         """
         try:
-            timestep = self.envs[env_id].step(action)
-            self._check(timestep.obs, env_id, "step obs")  # not check_obs: one call less per step
+            fields = self.envs[env_id].step_fields(action)
+            self._check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
         except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
             env_error = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
             env_error.__cause__ = error
@@ -113,10 +104,10 @@ class EnvHost:
             if self.cfg["step_error"] == "abnormal":
                 self.renew(env_id)
                 ready = self.reset(env_id) if reset_on_done else None
-            return StepRecord(None, ready, env_error)
-        if timestep.done:
-            return StepRecord(timestep, self.reset(env_id) if reset_on_done else None, None)
-        return StepRecord(timestep, timestep.obs, None)
+            return None, ready, env_error
+        if fields.done:
+            return fields, self.reset(env_id) if reset_on_done else None, None
+        return fields, fields.obs, None
 
     def renew(self, env_id: int) -> None:
         """Replace one env with a fresh one from its constructor, keeping its seed."""

@@ -140,7 +140,7 @@ class WorkerPool:
             ) from error
         if not isinstance(action_layout, arrays.ArraySpec):
             raise TypeError(f"{self.name}: nested action spaces are not supported by the subprocess managers")
-        reward_layout = arrays.ArraySpec(tuple(reward_space.shape) or (1,), np.dtype(reward_space.dtype))
+        reward_layout = arrays.reward_layout(reward_space)
         data_entries = [
             ("ready_obs", obs_layout, env_num),
             ("step_obs", obs_layout, env_num),

@@ -24,7 +24,7 @@ import numpy as np
 from ding_env.base_env import BaseEnv
 from ding_env.config import PIPELINE_KEYS, unknown_key_message
 from ding_env.errors import ConfigError, EnvStateError
-from ding_env.timestep import BaseEnvTimestep, final_step, transition
+from ding_env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
 from ding_env.wrappers.dtypes import convention_space
 from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
@@ -93,6 +93,10 @@ class DingEnvWrapper(BaseEnv):
         self._eval_episode_return = 0.0
         self._needs_reset = True
         self._rew_clip = bool(self._cfg.rew_clip)
+        # A subclass that overrides step() must see its steps go through it, in managers too.
+        self._custom_step = type(self).step is not DingEnvWrapper.step
+        if not self._custom_step and type(self).step_fields is DingEnvWrapper.step_fields:
+            self.step_fields = self._step_fields  # one call less on the managers' hot path
 
     # ---- construction --------------------------------------------------
 
@@ -164,6 +168,16 @@ class DingEnvWrapper(BaseEnv):
 
     def step(self, action: Any) -> BaseEnvTimestep:
         """Apply ``action`` (converted to the action space's form) and return the timestep."""
+        obs, reward, done, _, info = self._step_fields(action)
+        return BaseEnvTimestep(obs, as_reward(reward), done, info)
+
+    def step_fields(self, action: Any) -> StepFields:
+        """``step(action)`` as plain fields (a float reward), without building the timestep."""
+        if self._custom_step:  # a subclass's own step() decides what a step returns
+            return super().step_fields(action)
+        return self._step_fields(action)
+
+    def _step_fields(self, action: Any) -> StepFields:
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         # Not self.env: after a reset the env exists, and the property costs on every step.
@@ -177,9 +191,10 @@ class DingEnvWrapper(BaseEnv):
         if terminated or truncated:
             self._needs_reset = True
             # An inner EvalEpisodeReturnWrapper reports the raw game return (before clipping, across lives).
-            episode_return = float(info.pop("eval_episode_return", self._eval_episode_return))
-            return final_step(obs, reward, episode_return, truncated=bool(truncated), info=info)
-        return transition(obs, reward, info)
+            episode_return = info.pop("eval_episode_return", self._eval_episode_return)
+            truncated = bool(truncated)
+            return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
+        return StepFields(obs, reward, False, False, info)
 
     def close(self) -> None:
         """Close the Gymnasium env if it was created; safe to call twice."""

@@ -1,12 +1,14 @@
 """The semantics every manager shares (run once per manager type)."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from ding_env import BaseEnvTimestep
 from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
 from tests.env_manager.conftest import counting_fns
-from tests.envs import cartpole_fn
+from tests.envs import ShapedCartPole, TenthsEnv, cartpole_fn
 
 
 def rollout(manager, steps, action_of=lambda env_id, t: (env_id + t) % 3):
@@ -268,3 +270,28 @@ def test_config_validation(manager_type):
         create_env_manager({"type": manager_type, "context": "thread"}, counting_fns(2))
     with pytest.raises(ConfigError, match="'type': expected one of"):
         create_env_manager({"type": "threads"}, counting_fns(2))
+
+
+def test_a_subclass_step_reaches_the_manager(make_manager):
+    manager = make_manager([ShapedCartPole] * 2)
+    manager.seed(0)
+    manager.launch()
+    batch = manager.step_batch([0, 1], np.zeros(2, dtype=np.int64))
+    assert batch.reward.tolist() == [[10.0], [10.0]]
+    assert batch.info == [{"shaped": True}, {"shaped": True}]
+
+
+@pytest.mark.parametrize("reward_as_array", [False, True])
+def test_rewards_arrive_in_the_reward_space_dtype(make_manager, reward_as_array):
+    """Rewards not exact in float32, given as floats or float64 arrays, round the same in every manager."""
+    manager = make_manager([partial(TenthsEnv, {"reward_as_array": reward_as_array})] * 2)
+    manager.seed(0)
+    manager.launch()
+    for t in range(12):
+        actions = np.array([t % 3, 1])
+        batch = manager.step_batch([0, 1], actions)
+        assert batch.reward.dtype == np.float32 and batch.reward.shape == (2, 1)
+        # The env's reward is (action + step) / 10 + 0.01 in float64; the step is obs[0].
+        steps = batch.obs[:, 0].astype(float)
+        expected = [[np.float32((float(a) + step) / 10 + 0.01)] for a, step in zip(actions, steps, strict=True)]
+        assert batch.reward.tolist() == expected

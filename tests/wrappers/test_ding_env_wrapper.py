@@ -247,3 +247,21 @@ def test_numpy_scalars_in_info_become_python_scalars():
     env.reset()
     info = env.step(0).info
     assert info == {"x": 1.5, "n": 2, "s": "keep"} and type(info["x"]) is float and type(info["n"]) is int
+
+
+@pytest.mark.parametrize("policy", [balance_action, lambda obs: 0], ids=["truncated", "terminated"])
+def test_step_fields_describe_the_same_steps_as_step(policy):
+    by_step, by_fields = (DingEnvWrapper(cfg={"env_id": "CartPole-v1", "rew_clip": True}) for _ in range(2))
+    for env in (by_step, by_fields):
+        env.seed(0, dynamic_seed=False)
+    obs = by_step.reset()
+    np.testing.assert_array_equal(obs, by_fields.reset())
+    while True:
+        action = policy(obs)
+        timestep = by_step.step(action)
+        obs, reward, done, truncated, info = by_fields.step_fields(action)
+        np.testing.assert_array_equal(obs, timestep.obs)
+        assert type(reward) is float and timestep.reward.tolist() == [reward]
+        assert done is timestep.done and truncated is timestep.truncated and info == timestep.info
+        if done:
+            return
