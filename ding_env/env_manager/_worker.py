@@ -282,6 +282,8 @@ class _Worker:
         if self.shared is not None:
             # Views of the segment go before it (writers hold views too).
             self.commands = self.status = self.done_flags = self.truncated_flags = self.write_reward = None
+            if self.info_writer is not None:
+                self.info_writer.release()
             self.shared.release()
             self.shared = None
         self.conn.close()

@@ -76,6 +76,8 @@ class BaseEnvManager:
         self._every_id = np.arange(self._env_num, dtype=np.int64)
         self._every_id.setflags(write=False)
         self._every_row = slice(0, self._env_num)
+        # Episodes restart on done and never run out: the common case the step path takes in few calls.
+        self._endless = bool(self._cfg.auto_reset) and self._cfg.episode_num == math.inf
 
     @classmethod
     def default_config(cls) -> EasyDict:
@@ -329,7 +331,7 @@ class BaseEnvManager:
 
     def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
         self._validated_ids = None
-        if self._cfg.auto_reset and self._cfg.episode_num == math.inf:
+        if self._endless:
             # The same array every time for every env, so backends can tell the flags did not change.
             count = len(env_ids)
             reset_on_done = self._always_reset if count == self._env_num else self._always_reset[:count]
@@ -351,9 +353,20 @@ class BaseEnvManager:
     def _settle(self, outcome: StepOutcome) -> None:
         """Update statuses and episode counts after ``outcome``."""
         env_ids = outcome.env_id
-        if not outcome.errors and not np.count_nonzero(outcome.done):  # cheaper than .any() on a few envs
+        if not outcome.errors:
+            if np.count_nonzero(outcome.done):  # cheaper than .any() on a few envs
+                if not self._endless:
+                    self._settle_ended(outcome)
+                    return
+                # Every ended episode restarted at once: the envs stay ready, and only the counts change.
+                self._episode_count[env_ids] += outcome.done
             self._set_status(outcome.rows, READY)
             return
+        self._settle_ended(outcome)
+
+    def _settle_ended(self, outcome: StepOutcome) -> None:
+        """``_settle`` for steps with errors, or with ended episodes that may not restart."""
+        env_ids = outcome.env_id
         ended = outcome.done.copy()
         raised = np.zeros(len(env_ids), dtype=bool)
         if self._cfg.step_error == "raise":

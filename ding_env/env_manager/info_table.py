@@ -14,6 +14,7 @@ same types; anything else keeps using the pipe.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -24,6 +25,7 @@ INFO_SLOTS = 16
 MAX_SCHEMAS = 4
 _EXACT_INT = 2**53
 _TABLE_TYPES = (float, int, bool)
+_ROW_BYTES = INFO_SLOTS * 8
 
 
 class InfoSchema(NamedTuple):
@@ -34,14 +36,17 @@ class InfoSchema(NamedTuple):
 
     def fits(self, info: dict) -> bool:
         """Whether ``info`` has exactly these keys and value types, with every int exact in float64."""
-        if tuple(info) != self.keys:
+        if tuple(info) != self.keys or tuple(map(type, info.values())) != self.types:
             return False
-        for value, kind in zip(info.values(), self.types, strict=True):
-            if type(value) is not kind or (kind is int and not -_EXACT_INT <= value <= _EXACT_INT):
-                return False
-        return True
+        if int not in self.types:
+            return True
+        return all(-_EXACT_INT <= value <= _EXACT_INT for value in info.values() if type(value) is int)
 
-    def decoder(self) -> Callable[[list], dict]:
+    def packer(self) -> struct.Struct:
+        """Packs the values of a fitting info into (and out of) the first slots of a table row."""
+        return struct.Struct(f"={len(self.keys)}d")
+
+    def decoder(self) -> Callable[[tuple], dict]:
         """A function turning a row's float values back into the info dict."""
         keys, types = self.keys, self.types
         if all(kind is float for kind in types):
@@ -69,8 +74,9 @@ class InfoWriter:
 
     def __init__(self, values: np.ndarray, schema_numbers: np.ndarray) -> None:
         self.values = values
+        self.table = _bytes_of(values)
         self.schema_numbers = schema_numbers
-        self.schemas: dict[int, list[InfoSchema]] = {}
+        self.schemas: dict[int, list[tuple[InfoSchema, struct.Struct]]] = {}
         self.wrote = True  # so the first step clears rows a replaced worker may have left behind
 
     def start_step(self, first: int, stop: int) -> None:
@@ -86,18 +92,22 @@ class InfoWriter:
         and added to ``announce`` as ``{env_id: (number, schema)}`` for the parent.
         """
         schemas = self.schemas.setdefault(env_id, [])
-        for number, schema in enumerate(schemas, 1):
+        for number, (schema, packer) in enumerate(schemas, 1):
             if schema.fits(info):
-                self.values[env_id, : len(info)] = list(info.values())
+                packer.pack_into(self.table, env_id * _ROW_BYTES, *info.values())
                 self.schema_numbers[env_id] = number
                 self.wrote = True
                 return True
         if len(schemas) < MAX_SCHEMAS:
             schema = schema_of(info)
             if schema is not None:
-                schemas.append(schema)
+                schemas.append((schema, schema.packer()))
                 announce[env_id] = (len(schemas), schema)
         return False
+
+    def release(self) -> None:
+        """Drop the views of the table (before its shared memory is released)."""
+        self.values = self.table = self.schema_numbers = None
 
 
 class InfoReader:
@@ -109,21 +119,30 @@ class InfoReader:
     """
 
     def __init__(self, values: np.ndarray, schema_numbers: np.ndarray) -> None:
-        self.values = values
+        self.table = _bytes_of(values)
         self.schema_numbers = schema_numbers
-        self.decoders: dict[tuple[int, int], tuple[int, Callable[[list], dict]]] = {}
+        self.decoders: dict[tuple[int, int], tuple[struct.Struct, Callable[[tuple], dict]]] = {}
 
     def learn(self, announced: dict[int, tuple[int, InfoSchema]]) -> None:
         """Remember the schemas a worker announced (a restarted worker re-announces from 1)."""
         for env_id, (number, schema) in announced.items():
-            self.decoders[env_id, number] = (len(schema.keys), schema.decoder())
+            self.decoders[env_id, number] = (schema.packer(), schema.decoder())
 
     def read(self, first: int, stop: int) -> dict[int, dict]:
         """``{env_id: info}`` for the envs in ``[first, stop)`` whose info this step is in the table."""
-        numbers = self.schema_numbers[first:stop]
+        numbers = self.schema_numbers[first:stop].tolist()
         infos = {}
-        for row in np.flatnonzero(numbers).tolist():
-            env_id = first + row
-            size, decode = self.decoders[env_id, int(numbers[row])]
-            infos[env_id] = decode(self.values[env_id, :size].tolist())
+        for env_id, number in enumerate(numbers, first):
+            if number:
+                unpacker, decode = self.decoders[env_id, number]
+                infos[env_id] = decode(unpacker.unpack_from(self.table, env_id * _ROW_BYTES))
         return infos
+
+    def release(self) -> None:
+        """Drop the views of the table (before its shared memory is released)."""
+        self.table = self.schema_numbers = None
+
+
+def _bytes_of(values: np.ndarray) -> memoryview:
+    """The table's bytes, for ``struct`` to pack rows into and unpack them from."""
+    return memoryview(values).cast("B")

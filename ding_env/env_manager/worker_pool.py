@@ -230,6 +230,9 @@ class WorkerPool:
             self._stop(index, kill=False)
         self.buffers = {}
         self.command_words = self.status_words = None
+        if self.info_reader is not None:
+            self.info_reader.release()
+            self.info_reader = None
         if self.shared is not None:
             self.shared.release()
             self.shared = None
