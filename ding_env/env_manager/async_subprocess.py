@@ -40,7 +40,12 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         self._queued: list[list[int]] = [[] for _ in range(self._num_workers)]
         self._queued_reset = np.zeros(self._env_num, dtype=bool)
         self._dispatched_at = [0.0] * self._num_workers
-        self._results: dict[int, tuple[dict, DingEnvError | None, bool]] = {}
+        # Results collected and not yet returned: the info, auto-reset flag and error (if any) of each env.
+        self._result_infos: dict[int, dict] = {}
+        self._result_resets: dict[int, bool] = {}
+        self._result_errors: dict[int, DingEnvError] = {}
+        # Whether a worker's step-mask and auto-reset rows are all True (so need no rewrite).
+        self._rows_are_full = [False] * self._num_workers
         self._any_queued = False
         self._health_checked_at = 0.0
 
@@ -58,7 +63,8 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         wait_num = min(self._cfg.wait_num or self._env_num, in_flight)
         deadline = time.monotonic() + self._cfg.step_wait_timeout
         self._harvest()
-        while len(self._results) < wait_num and not (self._results and time.monotonic() >= deadline):
+        results = self._result_infos  # replaced only by _outcome
+        while len(results) < wait_num and not (results and time.monotonic() >= deadline):
             self._pool.wait_doorbell(min(LIVENESS_INTERVAL, max(0.0, deadline - time.monotonic())) or LIVENESS_INTERVAL)
             self._harvest()
         return self._outcome()
@@ -74,13 +80,17 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
                 waiting = True
                 continue
             first, stop = self._spans[index]
-            if len(env_ids) == stop - first:
-                self._mask_buf[first:stop] = True
-            else:
-                self._mask_buf[first:stop] = False
-                self._mask_buf[env_ids] = True
-            # Rows of envs not stepped now are ignored by the worker.
-            self._reset_buf[first:stop] = self._queued_reset[first:stop]
+            every_env = len(env_ids) == stop - first
+            # Rows of envs not stepped now are ignored by the worker. A worker whose every env steps
+            # and restarts on done, as last time, finds its rows as they were left.
+            if not (every_env and self._endless and self._rows_are_full[index]):
+                if every_env:
+                    self._mask_buf[first:stop] = True
+                else:
+                    self._mask_buf[first:stop] = False
+                    self._mask_buf[env_ids] = True
+                self._reset_buf[first:stop] = self._queued_reset[first:stop]
+                self._rows_are_full[index] = every_env and self._endless
             self._in_flight[index], self._queued[index] = env_ids, []
             self._busy[index] = True
             self._dispatched_at[index] = time.monotonic()
@@ -117,18 +127,26 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         env_ids, self._in_flight[index] = self._in_flight[index], []
         self._busy[index] = False
         first, stop = self._spans[index]
-        resets = self._reset_buf[first:stop].tolist()
-        results = self._results
+        self._keep_resets(env_ids, first, self._reset_buf[first:stop].tolist())
+        infos = self._result_infos
         if not self._pool.has_news(index):
             for env_id in env_ids:
-                results[env_id] = ({}, None, resets[env_id - first])
+                infos[env_id] = {}
             return
         row_of = {env_id: row for row, env_id in enumerate(env_ids)}
-        infos: list[dict] = [{} for _ in env_ids]
+        worker_infos: list[dict] = [{} for _ in env_ids]
         errors: dict[int, DingEnvError] = {}
-        self._merge_news(index, row_of, infos, errors)
+        self._merge_news(index, row_of, worker_infos, errors)
         for row, env_id in enumerate(env_ids):
-            results[env_id] = (infos[row], errors.get(row), resets[env_id - first])
+            infos[env_id] = worker_infos[row]
+            if row in errors:
+                self._result_errors[env_id] = errors[row]
+
+    def _keep_resets(self, env_ids: list[int], first: int, resets: list[bool]) -> None:
+        """Remember the auto-reset flags of collected envs (always True for endless episodes: nothing to keep)."""
+        if not self._endless:
+            for env_id in env_ids:
+                self._result_resets[env_id] = resets[env_id - first]
 
     def _collect_failure(self, index: int, error: DingEnvError) -> None:
         env_ids, self._in_flight[index] = self._in_flight[index], []
@@ -140,24 +158,27 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         reset.update((env_id, False) for env_id in queued)
         infos = self._fail_worker(index, error, env_ids + queued, reset)
         for env_id in env_ids + queued:
-            self._results[env_id] = (infos[env_id], error, reset[env_id])
+            self._result_infos[env_id], self._result_errors[env_id] = infos[env_id], error
+            self._result_resets[env_id] = reset[env_id]
 
     def _outcome(self) -> StepOutcome:
-        results, self._results = self._results, {}
-        ids = sorted(results)
+        infos_of, self._result_infos = self._result_infos, {}
+        resets_of, self._result_resets = self._result_resets, {}
+        errors_of, self._result_errors = self._result_errors, {}
+        ids = sorted(infos_of)
         if len(ids) == self._env_num:
             env_ids, rows = self._every_id, self._every_row
         else:
             env_ids = np.array(ids, dtype=np.int64)
             rows = arrays.rows_of(env_ids)
-        infos, resets, errors = [], [], {}
-        for row, env_id in enumerate(ids):
-            info, error, reset = results[env_id]
-            infos.append(info)
-            resets.append(reset)
-            if error is not None:
-                errors[row] = error
-        return self._outcome_of(env_ids, rows, infos, errors, np.array(resets, dtype=bool))
+        infos = [infos_of[env_id] for env_id in ids]
+        errors = {row: errors_of[env_id] for row, env_id in enumerate(ids) if env_id in errors_of} if errors_of else {}
+        if self._endless and not resets_of:
+            resets = self._always_reset if len(ids) == self._env_num else self._always_reset[: len(ids)]
+        else:
+            # A failed worker's queued envs never auto-reset, endless or not.
+            resets = np.array([resets_of.get(env_id, True) for env_id in ids], dtype=bool)
+        return self._outcome_of(env_ids, rows, infos, errors, resets)
 
     def _backend_cancel(self, env_ids: list[int]) -> None:
         """Let in-flight steps of ``env_ids`` finish and drop them, so a reset starts clean."""
@@ -168,7 +189,9 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
             self._pool.wait_doorbell(LIVENESS_INTERVAL)
             self._harvest()
         for env_id in env_ids:
-            self._results.pop(env_id, None)
+            self._result_infos.pop(env_id, None)
+            self._result_resets.pop(env_id, None)
+            self._result_errors.pop(env_id, None)
 
     def _backend_poll(self) -> None:
         if any(self._busy):
