@@ -295,3 +295,17 @@ def test_rewards_arrive_in_the_reward_space_dtype(make_manager, reward_as_array)
         steps = batch.obs[:, 0].astype(float)
         expected = [[np.float32((float(a) + step) / 10 + 0.01)] for a, step in zip(actions, steps, strict=True)]
         assert batch.reward.tolist() == expected
+
+
+def test_subsets_and_all_envs_step_exactly_the_envs_named(make_manager):
+    """Alternating subsets and every env: only the named envs take a step each time."""
+    manager = make_manager(counting_fns(4))
+    manager.seed(0)
+    manager.launch()
+    steps = np.zeros(4, dtype=int)
+    # Episodes last at least 3 steps, so each returned obs counts its env's steps so far.
+    for env_ids in ([0, 1, 2, 3], [1, 3], [0, 2], [0, 1, 2, 3]):
+        batch = manager.step_batch(env_ids, np.zeros(len(env_ids), dtype=np.int64))
+        steps[env_ids] += 1
+        assert batch.env_id.tolist() == env_ids
+        assert batch.obs[:, 0].tolist() == steps[env_ids].tolist()
