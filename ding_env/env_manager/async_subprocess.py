@@ -127,7 +127,10 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         env_ids, self._in_flight[index] = self._in_flight[index], []
         self._busy[index] = False
         first, stop = self._spans[index]
-        self._keep_resets(env_ids, first, self._reset_buf[first:stop].tolist())
+        if not self._endless:  # endless episodes always restart: no flags to keep
+            resets = self._reset_buf[first:stop].tolist()
+            for env_id in env_ids:
+                self._result_resets[env_id] = resets[env_id - first]
         infos = self._result_infos
         if not self._pool.has_news(index):
             for env_id in env_ids:
@@ -141,12 +144,6 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
             infos[env_id] = worker_infos[row]
             if row in errors:
                 self._result_errors[env_id] = errors[row]
-
-    def _keep_resets(self, env_ids: list[int], first: int, resets: list[bool]) -> None:
-        """Remember the auto-reset flags of collected envs (always True for endless episodes: nothing to keep)."""
-        if not self._endless:
-            for env_id in env_ids:
-                self._result_resets[env_id] = resets[env_id - first]
 
     def _collect_failure(self, index: int, error: DingEnvError) -> None:
         env_ids, self._in_flight[index] = self._in_flight[index], []
