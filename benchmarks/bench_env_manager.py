@@ -137,15 +137,22 @@ class SkipExecutor(Exception):
 
 
 def bench_ding(
-    manager_type: str, batched: bool, workload: Workload, actions, seconds, min_steps, seed_episodes: bool = False
+    manager_type: str,
+    batched: bool,
+    workload: Workload,
+    actions,
+    seconds,
+    min_steps,
+    seed_episodes: bool = False,
+    cfg: dict | None = None,
 ) -> float:
-    """Steps per second of one of our managers.
+    """Steps per second of one of our managers (its default config, updated by ``cfg``).
 
     Like the other executors, the envs are not re-seeded when an episode ends, unless
     ``seed_episodes``: then ``seed(0)`` gives every episode its own seed, as collectors do, and
     each reset pays for it (a Gymnasium env builds a new generator, ALE reloads its ROM).
     """
-    manager = create_env_manager({"type": manager_type}, workload.ding_fns())
+    manager = create_env_manager({"type": manager_type, **(cfg or {})}, workload.ding_fns())
     if seed_episodes:
         manager.seed(0)
     manager.launch()
@@ -182,6 +189,10 @@ def executors(workload: Workload) -> dict[str, Callable]:
             name = f"ding_env {manager_type} ({'batched' if batched else 'dict'})"
             table[name] = lambda *a, m=manager_type, b=batched: bench_ding(m, b, *a)
     table["ding_env subprocess (batched, seed per episode)"] = lambda *a: bench_ding("subprocess", True, *a, True)
+    for manager_type in ("subprocess", "async_subprocess"):
+        table[f"ding_env {manager_type} (batched, cpu_affinity)"] = lambda *a, m=manager_type: bench_ding(
+            m, True, *a, cfg={"cpu_affinity": True}
+        )
     return table
 
 

@@ -21,6 +21,7 @@ def test_benchmark_quick_run(tmp_path):
         "gymnasium AsyncVectorEnv",
         "ding_env subprocess (batched)",
         "ding_env subprocess (batched, seed per episode)",
+        "ding_env subprocess (batched, cpu_affinity)",
         # DI-engine runs in its own venv, which `make test` builds (.venv-di-engine).
         "DI-engine SyncSubprocessEnvManager (dict)",
         "DI-engine AsyncSubprocessEnvManager (dict)",
@@ -29,3 +30,18 @@ def test_benchmark_quick_run(tmp_path):
         assert rates[name] > 0
     assert data["machine"]["cores"] >= 1
     assert "x single" in result.stdout
+
+
+def test_batch_timeline_quick_run():
+    result = subprocess.run(
+        [sys.executable, "benchmarks/batch_timeline.py", "--only", "zero", "--batches", "50", "--warmup", "10"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    header, _, row = result.stdout.strip().splitlines()
+    assert "parent before dispatch" in header and row.startswith("| zero-cost x8 |")
+    cells = [cell.strip() for cell in row.strip("|").split("|")][1:]
+    times = [float(cell.removesuffix(" us")) for cell in cells]
+    assert len(times) == 7 and times[0] > 0 and times[1] > 0 and times[4] > 0

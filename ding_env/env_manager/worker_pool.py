@@ -126,6 +126,9 @@ class WorkerPool:
         )
         process.start()
         child_conn.close()
+        if self.cfg["cpu_affinity"]:
+            cpus = sorted(os.sched_getaffinity(0))
+            os.sched_setaffinity(process.pid, {cpus[index % len(cpus)]})
         self.processes[index], self.conns[index] = process, parent_conn
 
     def allocate(self, spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space], env_num: int) -> dict:

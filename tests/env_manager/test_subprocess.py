@@ -19,7 +19,7 @@ from ding_env import (
     create_env_manager,
 )
 from ding_env.env_manager._worker import STATUS_TABLE
-from ding_env.errors import EnvError
+from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
 from tests.env_manager.conftest import counting_fns
 from tests.envs import CountingEnv, InfoEnv, cartpole_fn
@@ -93,6 +93,22 @@ def test_lambdas_ship_under_spawn():
     with SyncSubprocessEnvManager(fns, {"context": "spawn"}) as manager:
         manager.launch()
         assert manager.step({0: 0, 1: 0})[0].obs.shape == (2,)
+
+
+def test_cpu_affinity_pins_worker_i_to_the_ith_cpu_and_changes_no_result():
+    cpus = sorted(os.sched_getaffinity(0))
+    with SyncSubprocessEnvManager(counting_fns(3), {"num_workers": 3, "cpu_affinity": True}) as manager:
+        manager.launch()
+        pinned = [os.sched_getaffinity(process.pid) for process in manager._pool.processes]
+        assert pinned == [{cpus[index % len(cpus)]} for index in range(3)]
+    with SyncSubprocessEnvManager(counting_fns(2), {}) as manager:
+        manager.launch()
+        assert all(os.sched_getaffinity(process.pid) == set(cpus) for process in manager._pool.processes)
+    reference = trajectory("base", [cartpole_fn] * 4)
+    assert_same(reference, trajectory("subprocess", [cartpole_fn] * 4, cpu_affinity=True))
+    assert_same(reference, trajectory("async_subprocess", [cartpole_fn] * 4, cpu_affinity=True))
+    with pytest.raises(ConfigError, match="'cpu_affinity': expected True or False, got 'yes'"):
+        SyncSubprocessEnvManager(counting_fns(1), {"cpu_affinity": "yes"})
 
 
 def test_workers_host_several_envs():

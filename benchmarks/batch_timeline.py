@@ -1,0 +1,129 @@
+"""Where a synchronous batch goes: timestamps in the parent and inside the workers.
+
+Steps ``SyncSubprocessEnvManager`` (batched API, 'fork' workers) and times each
+batch's phases: the parent's work before the first dispatch, the wake-up of the
+first worker, the workers' steps (from the first start to the last end, and the
+longest single step), the parent noticing the last worker, and the parent's work
+after. ``time.perf_counter`` is system-wide on Linux, so the parent's and the
+workers' timestamps compare. Medians over the measured batches.
+
+Usage::
+
+    python benchmarks/bench_env_manager.py ...      # throughput, side by side with the peers
+    python benchmarks/batch_timeline.py --only cartpole,zero --batches 5000
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from workloads import WORKLOADS, Workload, actions_for
+
+from ding_env.env_manager import _worker, create_env_manager
+
+# Phases 2-4 and 6-7 follow each other and add up to the batch; phase 5 is the longest single worker step
+# inside phase 4 (the rest of phase 4 is the workers starting at different times).
+PHASES = (
+    "batch",
+    "parent before dispatch",
+    "dispatch -> first worker starts",
+    "first worker starts -> last worker ends",
+    "slowest worker step",
+    "last worker ends -> parent notices",
+    "parent after",
+)
+
+
+def record_worker_steps(folder: Path) -> None:
+    """Make workers started from now on (by 'fork') keep their step times and write them to ``folder`` at exit."""
+    step, shutdown = _worker._Worker.step, _worker._Worker.shutdown
+
+    def timed_step(self: _worker._Worker) -> None:
+        start = time.perf_counter()
+        step(self)
+        self.__dict__.setdefault("step_times", []).append((start, time.perf_counter()))
+
+    def saving_shutdown(self: _worker._Worker) -> None:
+        (folder / f"worker{self.index}.json").write_text(json.dumps(self.__dict__.get("step_times", [])))
+        shutdown(self)
+
+    _worker._Worker.step, _worker._Worker.shutdown = timed_step, saving_shutdown
+
+
+def timeline(workload: Workload, batches: int, warmup: int, folder: Path) -> dict[str, float]:
+    """Median microseconds of each phase over ``batches`` synchronous batched steps of ``workload``."""
+    manager = create_env_manager({"type": "subprocess", "context": "fork"}, workload.ding_fns())
+    manager.launch()
+    actions = actions_for(manager.action_space, workload.env_num)
+    pool = manager._pool
+    dispatch, wait_done = pool.dispatch, pool.wait_done
+    marks: dict[str, float] = {}
+
+    def marked_dispatch(index: int) -> None:
+        if index == 0:
+            marks["dispatch"] = time.perf_counter()
+        dispatch(index)
+
+    def marked_wait(index: int, deadline: float | None, timeout: float | None) -> None:
+        wait_done(index, deadline, timeout)
+        marks["noticed"] = time.perf_counter()
+
+    pool.dispatch, pool.wait_done = marked_dispatch, marked_wait
+    parent = []
+    try:
+        for i in range(warmup + batches):
+            start = time.perf_counter()
+            ready = manager.ready_obs_batch
+            manager.step_batch(ready.env_id, actions[i % len(actions)])
+            parent.append((start, marks["dispatch"], marks["noticed"], time.perf_counter()))
+    finally:
+        pool.dispatch, pool.wait_done = dispatch, wait_done
+        manager.close()
+    workers = [np.array(json.loads((folder / f"worker{index}.json").read_text())) for index in range(pool.size)]
+    # Every batch steps every worker once (resets travel by pipe), so the last `batches` steps line up.
+    starts = np.min([steps[-batches:, 0] for steps in workers], axis=0)
+    ends = np.max([steps[-batches:, 1] for steps in workers], axis=0)
+    longest = np.max([steps[-batches:, 1] - steps[-batches:, 0] for steps in workers], axis=0)
+    begin, dispatched, noticed, end = np.array(parent[warmup:]).T
+    phases = (
+        end - begin,
+        dispatched - begin,
+        starts - dispatched,
+        ends - starts,
+        longest,
+        noticed - ends,
+        end - noticed,
+    )
+    return {name: float(np.median(values) * 1e6) for name, values in zip(PHASES, phases, strict=True)}
+
+
+def main() -> None:
+    """Print the phases of each selected workload."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="", help="comma-separated substrings of workload labels to run")
+    parser.add_argument("--batches", type=int, default=3000, help="measured batches per workload")
+    parser.add_argument("--warmup", type=int, default=500, help="batches run before measuring")
+    args = parser.parse_args()
+    wanted = [part.strip().lower() for part in args.only.split(",") if part.strip()]
+    print("| workload | " + " | ".join(PHASES) + " |")
+    print("|---|" + "---:|" * len(PHASES))
+    with tempfile.TemporaryDirectory() as folder:
+        record_worker_steps(Path(folder))
+        for workload in WORKLOADS:
+            if wanted and not any(part in workload.label.lower() for part in wanted):
+                continue
+            if workload.needs and not importlib.util.find_spec(workload.needs):
+                print(f"| {workload.label} | skipped: {workload.needs} is not installed |")
+                continue
+            phases = timeline(workload, args.batches, args.warmup, Path(folder))
+            print(f"| {workload.label} | " + " | ".join(f"{phases[name]:.1f} us" for name in PHASES) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
