@@ -56,9 +56,12 @@ def record_worker_steps(folder: Path) -> None:
     _worker._Worker.step, _worker._Worker.shutdown = timed_step, saving_shutdown
 
 
-def timeline(workload: Workload, batches: int, warmup: int, folder: Path) -> dict[str, float]:
-    """Median microseconds of each phase over ``batches`` synchronous batched steps of ``workload``."""
-    manager = create_env_manager({"type": "subprocess", "context": "fork"}, workload.ding_fns())
+def timeline(workload: Workload, batches: int, warmup: int, folder: Path, cfg: dict) -> dict[str, float]:
+    """Median microseconds of each phase over ``batches`` synchronous batched steps of ``workload``.
+
+    ``cfg`` updates the manager config (its context stays 'fork').
+    """
+    manager = create_env_manager({"type": "subprocess", **cfg, "context": "fork"}, workload.ding_fns())
     manager.launch()
     actions = actions_for(manager.action_space, workload.env_num)
     pool = manager._pool
@@ -109,6 +112,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated substrings of workload labels to run")
     parser.add_argument("--batches", type=int, default=3000, help="measured batches per workload")
     parser.add_argument("--warmup", type=int, default=500, help="batches run before measuring")
+    parser.add_argument("--cpu-affinity", action="store_true", help="pin worker i to the i-th CPU")
     args = parser.parse_args()
     wanted = [part.strip().lower() for part in args.only.split(",") if part.strip()]
     print("| workload | " + " | ".join(PHASES) + " |")
@@ -121,7 +125,7 @@ def main() -> None:
             if workload.needs and not importlib.util.find_spec(workload.needs):
                 print(f"| {workload.label} | skipped: {workload.needs} is not installed |")
                 continue
-            phases = timeline(workload, args.batches, args.warmup, Path(folder))
+            phases = timeline(workload, args.batches, args.warmup, Path(folder), {"cpu_affinity": args.cpu_affinity})
             print(f"| {workload.label} | " + " | ".join(f"{phases[name]:.1f} us" for name in PHASES) + " |", flush=True)
 
 

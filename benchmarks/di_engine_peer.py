@@ -64,7 +64,7 @@ def steps_per_second(label: str, kind: str, seconds: float, min_steps: int) -> d
         raise
     try:
         manager.close()
-    except OSError as error:  # its async manager can find a worker's pipe already reset on close
+    except (OSError, EOFError) as error:  # its async manager can find a worker's pipe reset or closed on close
         reply["close_error"] = f"{type(error).__name__}: {error}"
     return reply
 

@@ -79,6 +79,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             self._truncated_buf[every],
         )
         self._every_ready = arrays.take(self._ready_buf, every)
+        self._every_row_of = {env_id: env_id for env_id in range(self._env_num)}  # row of each env id, every env
         # Whether every row of the step mask / auto-reset flags is already True.
         self._mask_is_full = self._reset_is_full = False
 
@@ -137,7 +138,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         errors: dict[int, DingEnvError] = {}
         news = [index for index in workers if index not in failures and pool.has_news(index)]
         if news or failures:
-            row_of = {env_id: row for row, env_id in enumerate(env_ids.tolist())}
+            row_of = self._every_row_of if every else {env_id: row for row, env_id in enumerate(env_ids.tolist())}
             for index in news:
                 self._merge_news(index, row_of, infos, errors)
             for index, error in failures.items():
