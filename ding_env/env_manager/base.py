@@ -76,6 +76,7 @@ class BaseEnvManager:
         self._every_id = np.arange(self._env_num, dtype=np.int64)
         self._every_id.setflags(write=False)
         self._every_row = slice(0, self._env_num)
+        self._every_ready_status = np.full(self._env_num, READY, dtype=np.int8).tobytes()
         # Episodes restart on done and never run out: the common case the step path takes in few calls.
         self._endless = bool(self._cfg.auto_reset) and self._cfg.episode_num == math.inf
 
@@ -228,7 +229,8 @@ class BaseEnvManager:
         self._check_running()
         self._backend_poll()
         env_ids = self._ready_ids()
-        env_ids.setflags(write=False)
+        if env_ids is not self._every_id:  # read-only already
+            env_ids.setflags(write=False)
         # Remembered so step_batch(ready.env_id, ...) can skip re-validating the ids.
         self._validated_ids = env_ids
         return ObsBatch(env_ids, self._backend_ready_obs_batch(env_ids))
@@ -249,7 +251,8 @@ class BaseEnvManager:
         outcome = self._run_step(env_ids, action, batched=True)
         obs = arrays.stack(outcome.obs) if outcome.obs_is_list else outcome.obs
         batch = TimestepBatch(outcome.env_id, obs, outcome.reward, outcome.done, outcome.truncated, outcome.info)
-        self._raise_step_errors(outcome, batch)
+        if outcome.errors:
+            self._raise_step_errors(outcome, batch)
         return batch
 
     # ---- state ---------------------------------------------------------
@@ -391,6 +394,8 @@ class BaseEnvManager:
         return self._actions
 
     def _ready_ids(self) -> np.ndarray:
+        if self._status.tobytes() == self._every_ready_status:  # a third of the cost of the search below
+            return self._every_id
         env_ids = (self._status == READY).nonzero()[0]
         if len(env_ids) == self._env_num:
             return self._every_id
