@@ -121,13 +121,17 @@ class ActionChecker:
             The actions in the space's dtype, or None to take the general checks (which name the problem).
         """
         count = len(env_ids)
-        if array.shape != (count,) or count > _SMALL_BATCH:
+        if array.shape != (count,) or count > _SMALL_BATCH or self._outside_discrete(array.tolist()):
             return None
+        return array.astype(self.dtype, copy=False)
+
+    def _outside_discrete(self, values: list[int]) -> bool:
+        """Whether any of a small batch of ``Discrete`` actions is out of range.
+
+        Python's min and max beat two numpy reductions on a few values.
+        """
         low, high = self.discrete_range
-        values = array.tolist()
-        if values and (min(values) < low or max(values) >= high):
-            return None
-        return array if array.dtype == self.dtype else array.astype(self.dtype)
+        return bool(values) and (min(values) < low or max(values) >= high)
 
     def _check_integers(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "iu":
@@ -135,10 +139,9 @@ class ActionChecker:
                 self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected integers")
         space = self.space
         if isinstance(space, gym.spaces.Discrete):
-            low, high = int(space.start), int(space.start + space.n)
-            if array.size <= _SMALL_BATCH:  # Python's min and max beat two numpy reductions here
-                values = array.ravel().tolist()
-                bad = bool(values) and (min(values) < low or max(values) >= high)
+            low, high = self.discrete_range
+            if array.size <= _SMALL_BATCH:
+                bad = self._outside_discrete(array.ravel().tolist())
             else:
                 bad = array.size and (array.min() < low or array.max() >= high)
         else:

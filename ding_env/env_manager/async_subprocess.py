@@ -171,7 +171,7 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         infos = [infos_of[env_id] for env_id in ids]
         errors = {row: errors_of[env_id] for row, env_id in enumerate(ids) if env_id in errors_of} if errors_of else {}
         if self._endless and not resets_of:
-            resets = self._always_reset if len(ids) == self._env_num else self._always_reset[: len(ids)]
+            resets = self._always_reset_of(len(ids))
         else:
             # A failed worker's queued envs never auto-reset, endless or not.
             resets = np.array([resets_of.get(env_id, True) for env_id in ids], dtype=bool)

@@ -335,9 +335,7 @@ class BaseEnvManager:
     def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
         self._validated_ids = None
         if self._endless:
-            # The same array every time for every env, so backends can tell the flags did not change.
-            count = len(env_ids)
-            reset_on_done = self._always_reset if count == self._env_num else self._always_reset[:count]
+            reset_on_done = self._always_reset_of(len(env_ids))
         else:
             reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
         rows = self._rows_of(env_ids)
@@ -345,6 +343,13 @@ class BaseEnvManager:
         outcome = self._backend_step(env_ids, rows, actions, reset_on_done, batched)
         self._settle(outcome)
         return outcome
+
+    def _always_reset_of(self, count: int) -> np.ndarray:
+        """All-True auto-reset flags for ``count`` envs.
+
+        For every env this is the same array each time, so backends can tell the flags did not change.
+        """
+        return self._always_reset if count == self._env_num else self._always_reset[:count]
 
     def _set_status(self, rows: slice | np.ndarray, status: int) -> None:
         """Set the status of ``rows`` (``fill`` costs a third of a slice assignment for every env)."""
@@ -397,8 +402,6 @@ class BaseEnvManager:
         if self._status.tobytes() == self._every_ready_status:  # a third of the cost of the search below
             return self._every_id
         env_ids = (self._status == READY).nonzero()[0]
-        if len(env_ids) == self._env_num:
-            return self._every_id
         return env_ids if env_ids.dtype == np.int64 else env_ids.astype(np.int64)
 
     def _rows_of(self, env_ids: np.ndarray) -> slice | np.ndarray:
