@@ -16,14 +16,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from workloads import WORKLOADS, Workload, actions_for
+from workloads import Workload, actions_for, select
 
 from ding_env.env_manager import _worker, create_env_manager
 
@@ -114,15 +113,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=500, help="batches run before measuring")
     parser.add_argument("--cpu-affinity", action="store_true", help="pin worker i to the i-th CPU")
     args = parser.parse_args()
-    wanted = [part.strip().lower() for part in args.only.split(",") if part.strip()]
     print("| workload | " + " | ".join(PHASES) + " |")
     print("|---|" + "---:|" * len(PHASES))
     with tempfile.TemporaryDirectory() as folder:
         record_worker_steps(Path(folder))
-        for workload in WORKLOADS:
-            if wanted and not any(part in workload.label.lower() for part in wanted):
-                continue
-            if workload.needs and not importlib.util.find_spec(workload.needs):
+        for workload in select(args.only):
+            if not workload.installed:
                 print(f"| {workload.label} | skipped: {workload.needs} is not installed |")
                 continue
             phases = timeline(workload, args.batches, args.warmup, Path(folder), {"cpu_affinity": args.cpu_affinity})

@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import round_spread, timed  # noqa: E402
-from workloads import WORKLOADS, Workload, actions_for  # noqa: E402
+from workloads import Workload, actions_for, select  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
 
@@ -227,12 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     rounds = 1 if args.quick else args.rounds
     if rounds < 1:
         parser.error(f"--rounds must be >= 1, got {rounds}")
-    selected = [
-        w for w in WORKLOADS if not args.only or any(s in w.label.lower() for s in args.only.lower().split(","))
-    ]
+    selected = select(args.only)
     results = {"machine": machine(), "workloads": {}, "rounds": {}}
     for workload in selected:
-        if workload.needs and not importlib.util.find_spec(workload.needs):
+        if not workload.installed:
             print(f"\n{workload.label}: skipped ({workload.needs} is not installed)")
             continue
         probe = workload.gym_fns()[0]()

@@ -14,7 +14,6 @@ Usage::
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from collections.abc import Callable
@@ -42,7 +41,7 @@ def steps_per_second(label: str, kind: str, seconds: float, min_steps: int) -> d
         raise SystemExit(f"unknown workload {label!r}; known: {[w.label for w in WORKLOADS]}")
     if kind not in MANAGERS:
         raise SystemExit(f"unknown manager kind {kind!r}; expected one of {sorted(MANAGERS)}")
-    if workload.needs and not importlib.util.find_spec(workload.needs):
+    if not workload.installed:
         return {"skip": f"{workload.needs} is not installed in DI-engine's venv"}
     import ding.envs
 

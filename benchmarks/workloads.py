@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,6 +80,11 @@ class Workload:
     env_num: int
     needs: str | None = None  # module that must be importable
 
+    @property
+    def installed(self) -> bool:
+        """Whether the module this workload needs (if any) can be imported here."""
+        return self.needs is None or importlib.util.find_spec(self.needs) is not None
+
     def gym_fns(self) -> list[Callable[[], gym.Env]]:
         """Constructors of the raw Gymnasium envs."""
         return [partial(make_gym, self.env_id)] * self.env_num
@@ -95,3 +101,9 @@ WORKLOADS = [
     Workload("ALE/Pong-v5 x4", "ale_py:ALE/Pong-v5", 4, needs="ale_py"),
     Workload("HalfCheetah-v5 x4", "HalfCheetah-v5", 4, needs="mujoco"),
 ]
+
+
+def select(only: str) -> list[Workload]:
+    """The workloads whose label contains one of the comma-separated substrings of ``only`` (all if empty)."""
+    wanted = [part.strip().lower() for part in only.split(",") if part.strip()]
+    return [w for w in WORKLOADS if not wanted or any(part in w.label.lower() for part in wanted)]
