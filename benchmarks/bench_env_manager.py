@@ -6,9 +6,11 @@ Sync/AsyncSubprocessEnvManager (in DI-engine's own venv, see di_engine_peer.py)
 when installed; ding_env's three managers through the dict API and the batched API.
 Every executor steps the same envs with the same actions, and seeds them at most
 once, so all do the same env work; one more row shows what per-episode seeding
-(``manager.seed(0)``, as collectors use) adds. Every executor runs once per
+(``manager.seed(0)``, as collectors use) adds. The "bound" row splits the raw envs
+over one process per core that never communicate (see independent.py): no executor
+with worker processes beats it on this machine. Every executor runs once per
 round, the rounds interleaved; each executor's median round counts. Ratios are
-to the single-process loop and to AsyncVectorEnv of the same run.
+to the single-process loop, to AsyncVectorEnv and to the bound of the same run.
 
 Usage::
 
@@ -34,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from independent import BOUND, bench_independent_processes  # noqa: E402
 from timing import round_spread, timed  # noqa: E402
 from workloads import Workload, actions_for, select  # noqa: E402
 
@@ -175,6 +178,7 @@ def bench_ding(
 def executors(workload: Workload) -> dict[str, Callable]:
     table: dict[str, Callable] = {
         "single-process loop": bench_single_loop,
+        BOUND: bench_independent_processes,
         "gymnasium SyncVectorEnv": lambda *a: bench_vector(gym.vector.SyncVectorEnv, *a),
         "gymnasium AsyncVectorEnv": lambda *a: bench_vector(gym.vector.AsyncVectorEnv, *a),
     }
@@ -277,13 +281,17 @@ def run_rounds(
 def print_table(workload: Workload, rates: dict[str, float], rounds_of: dict[str, list[float]]) -> None:
     single = rates["single-process loop"]
     vector = rates["gymnasium AsyncVectorEnv"]
-    header = f"{'executor':<48} {'steps/s':>10} {'x single':>9} {'x Async':>8} {'us/batch':>9} {'rounds':>13}"
+    bound = rates.get(BOUND)
+    header = f"{'executor':<48} {'steps/s':>10} {'x single':>9} {'x Async':>8} {'x bound':>8}"
+    header += f" {'us/batch':>9} {'rounds':>13}"
     print(f"\n  {header}")
     for name, rate in rates.items():
         per_batch_us = workload.env_num / rate * 1e6
         spread = round_spread(rounds_of[name], rate)
+        of_bound = f"{rate / bound:>8.2f}" if bound else f"{'-':>8}"
         print(
-            f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {per_batch_us:>9.1f} {spread:>13}"
+            f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {of_bound}"
+            f" {per_batch_us:>9.1f} {spread:>13}"
         )
 
 

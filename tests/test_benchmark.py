@@ -1,8 +1,13 @@
 """The benchmark runs end to end on a tiny step count (no speed assertion: speed is measured, not asserted)."""
 
 import json
+import multiprocessing
 import subprocess
 import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
 
 
 def test_benchmark_quick_run(tmp_path):
@@ -18,6 +23,7 @@ def test_benchmark_quick_run(tmp_path):
     skipped = [line.strip() for line in result.stdout.splitlines() if "skipped" in line]
     for name in (
         "single-process loop",
+        "bound: independent processes, no executor",
         "gymnasium AsyncVectorEnv",
         "ding_env subprocess (batched)",
         "ding_env subprocess (batched, seed per episode)",
@@ -29,7 +35,19 @@ def test_benchmark_quick_run(tmp_path):
         assert name in rates, f"{name} did not run: {skipped}"
         assert rates[name] > 0
     assert data["machine"]["cores"] >= 1
-    assert "x single" in result.stdout
+    assert "x single" in result.stdout and "x bound" in result.stdout
+
+
+def test_bound_reports_a_failing_process_by_its_envs(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path("benchmarks").resolve()))  # the spawned processes import from there too
+    from independent import bench_independent_processes
+    from workloads import Workload
+
+    broken = Workload("no such env x2", "NoSuchEnv-v0", 2)
+    actions = np.zeros((4, 2), dtype=np.int64)
+    with pytest.raises(RuntimeError, match=r"envs \[0\] of no such env x2 failed: .*NoSuchEnv"):
+        bench_independent_processes(broken, actions, 0.0, 5)
+    assert multiprocessing.active_children() == []
 
 
 def test_batch_timeline_quick_run():

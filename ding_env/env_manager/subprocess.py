@@ -31,6 +31,12 @@ from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutE
 WORKER_FAILURES = (EnvCrashedError, EnvTimeoutError)
 
 
+def worker_shares(env_num: int, num_workers: int) -> list[list[int]]:
+    """The env ids each of ``num_workers`` workers hosts: consecutive runs whose sizes differ by at most one."""
+    bounds = np.linspace(0, env_num, num_workers + 1).round().astype(int)
+    return [list(range(bounds[w], bounds[w + 1])) for w in range(num_workers)]
+
+
 class SyncSubprocessEnvManager(BaseEnvManager):
     """Runs envs in worker processes and returns every stepped env's result.
 
@@ -48,9 +54,8 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         super().__init__(env_fn, cfg)
         cpus = os.cpu_count() or 1
         self._num_workers = min(self._cfg.num_workers or min(self._env_num, cpus), self._env_num)
-        bounds = np.linspace(0, self._env_num, self._num_workers + 1).round().astype(int)
-        self._worker_envs = [list(range(bounds[w], bounds[w + 1])) for w in range(self._num_workers)]
-        self._worker_of = np.repeat(np.arange(self._num_workers), np.diff(bounds))
+        self._worker_envs = worker_shares(self._env_num, self._num_workers)
+        self._worker_of = np.repeat(np.arange(self._num_workers), [len(share) for share in self._worker_envs])
         self._all_workers = list(range(self._num_workers))
         self._pool: WorkerPool | None = None
         self._reset_params: dict[int, dict] = {}
