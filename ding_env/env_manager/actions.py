@@ -41,6 +41,12 @@ class ActionChecker:
         self.discrete_range = (
             (int(space.start), int(space.start + space.n)) if isinstance(space, gym.spaces.Discrete) else None
         )
+        # A Box whose every dimension has the same finite bounds, as Python numbers (MuJoCo's are so):
+        # small batches are then checked on a list.
+        self.uniform_bounds = None
+        if self.finite_bounds and space.low.size and (space.low == space.low.flat[0]).all():
+            if (space.high == space.high.flat[0]).all():
+                self.uniform_bounds = (space.low.flat[0].item(), space.high.flat[0].item())
 
     def check_batch(self, env_ids: np.ndarray, actions: Any) -> Any:
         """``actions`` (row ``k`` for ``env_ids[k]``) as one validated array.
@@ -99,6 +105,8 @@ class ActionChecker:
     def _check_box(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "fiu":
             self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected numbers ({self.dtype})")
+        if self.uniform_bounds is not None and array.size <= _SMALL_BATCH and self._inside_uniform(array):
+            return array.astype(self.dtype, copy=False)
         space = self.space
         if self.finite_bounds:
             inside = (array >= space.low) & (array <= space.high)  # False for NaN, and for inf
@@ -113,6 +121,17 @@ class ActionChecker:
             row = int(np.flatnonzero(outside)[0])
             self._fail(int(env_ids[row]), array[row], f"is outside the bounds [{space.low.min()}, {space.high.max()}]")
         return array.astype(self.dtype, copy=False)
+
+    def _inside_uniform(self, array: np.ndarray) -> bool:
+        """Whether a small batch holds only finite values within the uniform bounds (Python beats numpy here).
+
+        A sum minus itself is 0 only if no value is NaN or infinite (or the sum overflows, which
+        leaves the decision to the general check).
+        """
+        values = array.ravel().tolist()
+        total = sum(values)
+        low, high = self.uniform_bounds
+        return total - total == 0 and min(values) >= low and max(values) <= high
 
     def _check_discrete_array(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray | None:
         """The common case, a small integer array of shape ``(n,)`` in range, checked in a few Python calls.

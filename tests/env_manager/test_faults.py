@@ -154,6 +154,15 @@ def test_action_checker_names_the_first_bad_env_in_any_batch_size(count):
         with pytest.raises(ValueError, match=f"action for env {100 + count - 2} {message}"):
             box.check_batch(env_ids, bad)
 
+    per_dim = ActionChecker(gym.spaces.Box(np.array([-1, 0], np.float32), np.array([1, 2], np.float32)), "m")
+    assert np.array_equal(per_dim.check_batch(env_ids, good + [0.0, 1.5]), good + [0.0, 1.5])
+    with pytest.raises(ValueError, match=f"action for env {100 + count - 1} is outside"):
+        per_dim.check_batch(env_ids, np.vstack([good[1:], [[0.5, -0.1]]]))
+
+    # Values whose sum overflows to inf are still in bounds: the general check decides.
+    wide = ActionChecker(gym.spaces.Box(-1e308, 1e308, (2,), np.float64), "m")
+    assert np.array_equal(wide.check_batch(env_ids, good + 1e308), good + 1e308)
+
     unbounded = ActionChecker(gym.spaces.Box(-np.inf, np.inf, (2,), np.float32), "m")
     assert np.array_equal(unbounded.check_batch(env_ids, good + 1e30), good + np.float32(1e30))
     bad = good.copy()
