@@ -210,6 +210,18 @@ class _Worker:
     def on_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
         return getattr(self.host.envs[env_id], name)(*args, **kwargs)
 
+    def on_each(self, env_ids: list[int], kind: str, name: str, args: tuple, kwargs: dict) -> list[Any]:
+        """``on_getattr`` or ``on_call`` for each of ``env_ids``, in one reply; a failure names its env."""
+        values = []
+        for env_id in env_ids:
+            try:
+                values.append(
+                    self.on_getattr(env_id, name) if kind == "getattr" else self.on_call(env_id, name, args, kwargs)
+                )
+            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
+                raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
+        return values
+
     def on_close(self) -> list[str]:
         self.running = False
         return self.host.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -181,14 +182,22 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         """Let in-flight steps of ``env_ids`` finish and drop them, so a reset starts clean."""
         cancelled = set(env_ids)
         self._queued = [[env_id for env_id in queued if env_id not in cancelled] for queued in self._queued]
-        workers = {self._worker_of_env[env_id] for env_id in env_ids}
-        while any(self._busy[index] for index in workers):
-            self._pool.wait_doorbell(LIVENESS_INTERVAL)
-            self._harvest()
+        self._settle_workers({self._worker_of_env[env_id] for env_id in env_ids})
         for env_id in env_ids:
             self._result_infos.pop(env_id, None)
             self._result_resets.pop(env_id, None)
             self._result_errors.pop(env_id, None)
+
+    def _settle_workers(self, workers: Iterable[int]) -> None:
+        """Let the in-flight steps of ``workers`` finish, keeping their results for a later ``step``.
+
+        A worker answers pipe requests only after its step, and a step with infos or errors
+        sends its own message first: a request must not read that message as its reply.
+        """
+        workers = set(workers)
+        while any(self._busy[index] for index in workers):
+            self._pool.wait_doorbell(LIVENESS_INTERVAL)
+            self._harvest()
 
     def _backend_poll(self) -> None:
         if any(self._busy):

@@ -309,7 +309,8 @@ class BaseEnvManager:
 
     def random_action(self) -> dict[int, Any]:
         """A random action for every ready env, drawn by the env itself."""
-        return {env_id: self._backend_call(env_id, "random_action", (), {}) for env_id in self.ready_obs_id}
+        env_ids = self.ready_obs_id
+        return dict(zip(env_ids, self._backend_call_each(env_ids, "random_action", (), {}), strict=True))
 
     def __getattr__(self, name: str) -> Any:
         """Broadcast env attributes: ``manager.foo`` is ``[env.foo for env in envs]``.
@@ -322,11 +323,12 @@ class BaseEnvManager:
             raise ClosedEnvError(f"{self._name} is closed; attribute {name!r} is not available")
         if not self.__dict__.get("_launched"):
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
-        values = [self._backend_getattr(env_id, name) for env_id in range(self._env_num)]
+        every = list(range(self._env_num))
+        values = self._backend_getattr_each(every, name)
         if all(value is CALLABLE for value in values):
 
             def broadcast(*args: Any, **kwargs: Any) -> list[Any]:
-                return [self._backend_call(env_id, name, args, kwargs) for env_id in range(self._env_num)]
+                return self._backend_call_each(every, name, args, kwargs)
 
             return broadcast
         return values
@@ -546,6 +548,14 @@ class BaseEnvManager:
 
     def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
         return getattr(self._host.envs[env_id], name)(*args, **kwargs)
+
+    def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
+        """``_backend_getattr`` of each env (subprocess backends ask each worker once)."""
+        return [self._backend_getattr(env_id, name) for env_id in env_ids]
+
+    def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
+        """``_backend_call`` on each env (subprocess backends ask each worker once)."""
+        return [self._backend_call(env_id, name, args, kwargs) for env_id in env_ids]
 
     def _backend_close(self) -> None:
         failures = self._host.close()

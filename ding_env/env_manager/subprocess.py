@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -96,15 +97,31 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._env_request(env_id, ("reset_param", env_id, param), "reset")
 
     def _backend_reset(self, env_ids: list[int]) -> None:
+        by_worker = self._by_worker(env_ids)
+        for index, ids in by_worker.items():
+            self._pool.send(index, ("reset", ids))
+        self._gather(by_worker, lambda index: self._pool.receive_reset(index, self._cfg.reset_timeout))
+
+    def _settle_workers(self, workers: Iterable[int]) -> None:
+        """Make ``workers`` idle before a pipe request to them (a synchronous step leaves every worker idle)."""
+
+    def _by_worker(self, env_ids: list[int]) -> dict[int, list[int]]:
+        """``env_ids`` grouped by the worker hosting them, in their order."""
         by_worker: dict[int, list[int]] = {}
         for env_id in env_ids:
             by_worker.setdefault(int(self._worker_of[env_id]), []).append(env_id)
-        for index, ids in by_worker.items():
-            self._pool.send(index, ("reset", ids))
+        return by_worker
+
+    def _gather(self, by_worker: dict[int, list[int]], receive: Callable[[int], Any]) -> dict[int, Any]:
+        """``receive(index)`` for every worker of ``by_worker``, all of them before raising the first error.
+
+        No stale reply is left in a pipe; a dead or hung worker is replaced.
+        """
+        replies: dict[int, Any] = {}
         errors: list[DingEnvError] = []
-        for index in by_worker:  # read every reply before raising, so no stale reply is left in a pipe
+        for index in by_worker:
             try:
-                self._pool.receive_reset(index, self._cfg.reset_timeout)
+                replies[index] = receive(index)
             except EnvError as error:
                 errors.append(error)
             except WORKER_FAILURES as error:
@@ -112,6 +129,19 @@ class SyncSubprocessEnvManager(BaseEnvManager):
                 self._replace_worker(index)
         if errors:
             raise errors[0]
+        return replies
+
+    def _each(self, env_ids: list[int], kind: str, name: str, args: tuple = (), kwargs: dict | None = None) -> list:
+        """``getattr`` or ``call`` on each env: one message to each worker, all sent before any reply is read."""
+        by_worker = self._by_worker(env_ids)
+        self._settle_workers(by_worker)
+        for index, ids in by_worker.items():
+            self._pool.send(index, ("each", ids, kind, name, args, kwargs or {}))
+        replies = self._gather(by_worker, lambda index: self._pool.receive(index, name, self._cfg.reset_timeout))
+        value_of = {}
+        for index, ids in by_worker.items():
+            value_of.update(zip(ids, replies[index], strict=True))
+        return [value_of[env_id] for env_id in env_ids]
 
     def _replace_worker(self, index: int) -> None:
         """Start a fresh worker for ``index``; its envs need a reset."""
@@ -240,6 +270,12 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
         return self._env_request(env_id, ("call", env_id, name, args, kwargs), name)
 
+    def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
+        return self._each(env_ids, "getattr", name)
+
+    def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
+        return self._each(env_ids, "call", name, args, kwargs)
+
     def _backend_close(self) -> None:
         failures = self._pool.close()
         if failures:
@@ -247,6 +283,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
 
     def _env_request(self, env_id: int, message: tuple, command: str) -> Any:
         index = int(self._worker_of[env_id])
+        self._settle_workers([index])
         try:
             return self._pool.request(index, message, command, self._cfg.reset_timeout)
         except WORKER_FAILURES:

@@ -219,6 +219,51 @@ def test_async_steps_of_env_subsets_keep_every_env_trajectory():
     assert seen == expected
 
 
+class GrumpyEnv(CountingEnv):
+    """A CountingEnv whose ``current_step()`` raises."""
+
+    def current_step(self) -> int:
+        raise RuntimeError("not telling")
+
+
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_env_calls_ask_each_worker_once_and_name_the_failing_env(manager_type):
+    fns = [partial(GrumpyEnv, {})] + counting_fns(3)  # on the first worker: the second one's reply waits
+    with create_env_manager({"type": manager_type, "num_workers": 2}, fns) as manager:
+        manager.launch()
+        manager.step({env_id: 0 for env_id in range(4)})
+        with pytest.raises(EnvError, match=r"env 0 failed in current_step: RuntimeError: not telling"):
+            manager.current_step()
+        # Every worker's reply to the failed call was read: the next calls get their own.
+        lengths = manager.episode_length
+        assert len(lengths) == 4 and all(3 <= length < 8 for length in lengths)
+        assert manager.random_action().keys() == {0, 1, 2, 3}
+        assert manager.imported("numpy") == [True] * 4
+
+
+@pytest.mark.parametrize("num_workers", [1, 2])  # the slow env alone on its worker, or sharing it
+def test_async_env_calls_while_a_step_with_infos_is_in_flight(num_workers):
+    # A worker sends the infos of its step by pipe before it reads a request: each request must
+    # get its own reply, and the in-flight step its infos, in a later step().
+    fns = [partial(InfoEnv, {"limit": 1000}), partial(InfoEnv, {"limit": 1000, "step_sleep": 0.3})]
+    cfg = {"num_workers": num_workers, "wait_num": 1, "step_wait_timeout": 0.0}
+    with AsyncSubprocessEnvManager(fns, cfg) as manager:
+        manager.seed(0)
+        manager.launch()
+        first = manager.step({0: 0, 1: 0})
+        if num_workers == 2:  # one worker per env: the fast env comes back alone
+            assert sorted(first) == [0]
+            assert manager.random_action().keys() == {0}
+            assert manager.current_step() == [1, 1]  # the slow step finished before the request
+            assert manager.episode_length == [manager.episode_length[0], manager.episode_length[1]]
+            later = manager.step({})
+            assert sorted(later) == [1] and later[1].info == {"x": 1 / 3, "frame": 4, "alive": False}
+        else:
+            assert sorted(first) == [0, 1]
+        manager.step({env_id: 0 for env_id in manager.ready_obs})
+        assert manager.current_step() == [2, 2]
+
+
 def test_async_wait_num_and_timeout():
     fns = [partial(CountingEnv, {"step_sleep": 0.3, "limit": 1000})] * 2 + counting_fns(2, limit=1000)
     with AsyncSubprocessEnvManager(fns, {"num_workers": 4, "wait_num": 2, "step_wait_timeout": 5.0}) as manager:
