@@ -193,10 +193,19 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
 
         A worker answers pipe requests only after its step, and a step with infos or errors
         sends its own message first: a request must not read that message as its reply.
+        A step still running after ``reset_timeout`` (the bound of every pipe request) is treated
+        as hung: its worker is replaced and its envs get abnormal results, as after ``step_timeout``.
         """
         workers = set(workers)
+        timeout = self._cfg.reset_timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         while any(self._busy[index] for index in workers):
-            self._pool.wait_doorbell(LIVENESS_INTERVAL)
+            if deadline is not None and time.monotonic() >= deadline:
+                for index in [index for index in workers if self._busy[index]]:
+                    self._collect_failure(index, EnvTimeoutError(self._worker_envs[index], "step", timeout))
+                return
+            left = LIVENESS_INTERVAL if deadline is None else max(0.0, deadline - time.monotonic())
+            self._pool.wait_doorbell(min(LIVENESS_INTERVAL, left))
             self._harvest()
 
     def _backend_poll(self) -> None:

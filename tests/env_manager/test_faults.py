@@ -74,6 +74,23 @@ def test_hung_env_times_out_and_its_worker_is_replaced(manager_type):
         assert sorted(manager.step({0: 0, 1: 0})) in ([0, 1], [0], [1])
 
 
+def test_async_env_call_waits_for_a_hung_step_only_up_to_reset_timeout():
+    cfg = {"num_workers": 2, "wait_num": 1, "step_wait_timeout": 0.0, "reset_timeout": 0.3}  # no step_timeout
+    with AsyncSubprocessEnvManager(fault_fns(2, [1], hang_every=2), cfg) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        while len(manager.ready_obs) < 2:
+            manager.step({})
+        assert sorted(manager.step({0: 0, 1: 0})) == [0]  # env 1 hangs in its second step
+        old_pid = manager._pool.processes[1].pid
+        started = time.monotonic()
+        assert manager.imported("numpy") == [True, True]  # answered, by a fresh worker for env 1
+        assert time.monotonic() - started < 1.5
+        assert manager._pool.processes[1].pid != old_pid
+        with pytest.raises(EnvTimeoutError, match=r"envs \[1\] did not finish step within 0.3 s"):
+            manager.step({})  # the hung step's result: abnormal, with the timeout
+
+
 def test_reset_timeout_is_a_float_enforced_by_the_parent():
     fns = [partial(CountingEnv, {})] + [partial(FaultEnv, {"hang_every": 1})]
     manager = SyncSubprocessEnvManager(fns, {"reset_timeout": 0.2, "step_timeout": 0.2, "num_workers": 2})
