@@ -181,14 +181,18 @@ def test_async_fast_envs_are_not_held_back_and_nothing_is_lost():
 
 def test_async_steps_of_env_subsets_keep_every_env_trajectory():
     # Three envs per worker, stepped in changing subsets, so actions queue behind a busy worker
-    # and workers step only some of their envs; each env must still follow its own trajectory.
-    fns = [partial(CountingEnv, {"step_sleep": 0.002 if env_id < 3 else 0.0, "limit": 1000}) for env_id in range(6)]
+    # and workers step only some of their envs; each env must still follow its own trajectory,
+    # infos included, while env attributes are read between the steps.
+    fns = [partial(InfoEnv, {"step_sleep": 0.002 if env_id < 3 else 0.0, "limit": 1000}) for env_id in range(6)]
     sent = {env_id: [] for env_id in range(6)}
     seen = {env_id: [] for env_id in range(6)}
 
+    def row(timestep):  # repr keeps NaN equal to itself and -0.0 apart from 0.0
+        return (timestep.obs.tolist(), timestep.reward.tolist(), timestep.done, timestep.truncated, repr(timestep.info))
+
     def record(timesteps):
         for env_id, timestep in timesteps.items():
-            seen[env_id].append((timestep.obs.tolist(), timestep.reward.tolist(), timestep.done, timestep.truncated))
+            seen[env_id].append(row(timestep))
 
     cfg = {"num_workers": 2, "wait_num": 1, "step_wait_timeout": 0.0}
     with AsyncSubprocessEnvManager(fns, cfg) as manager:
@@ -204,6 +208,8 @@ def test_async_steps_of_env_subsets_keep_every_env_trajectory():
             for env_id, action in actions.items():
                 sent[env_id].append(action)
             record(manager.step(actions))
+            if t % 4 == 0:
+                assert all(type(length) is int for length in manager.episode_length)
         while sum(map(len, sent.values())) > sum(map(len, seen.values())):
             record(manager.step({}))
     with BaseEnvManager(fns, {}) as serial:
@@ -212,10 +218,7 @@ def test_async_steps_of_env_subsets_keep_every_env_trajectory():
         expected = {env_id: [] for env_id in range(6)}
         for env_id, actions in sent.items():
             for action in actions:
-                timestep = serial.step({env_id: action})[env_id]
-                expected[env_id].append(
-                    (timestep.obs.tolist(), timestep.reward.tolist(), timestep.done, timestep.truncated)
-                )
+                expected[env_id].append(row(serial.step({env_id: action})[env_id]))
     assert seen == expected
 
 
