@@ -162,13 +162,19 @@ def row(buffers: Any, index: int, copy: bool) -> Any:
     return map_tree(lambda array: array[index], buffers)
 
 
-def row_reader(buffers: Any, copy: bool) -> Callable[[int], Any]:
-    """A fast ``row(buffers, index, copy)`` for fixed ``buffers`` (a single array needs no tree walk)."""
+def split_rows(buffers: Any, count: int, copy: bool) -> list[Any]:
+    """The ``count`` rows of ``buffers`` as one tree each.
+
+    With ``copy``, every leaf is copied once and its rows are views of that private copy: the
+    same values as a copy per row, for one numpy call instead of ``count``.
+    """
     if isinstance(buffers, np.ndarray):
-        if copy:
-            return lambda index: buffers[index].copy()
-        return buffers.__getitem__
-    return lambda index: row(buffers, index, copy)
+        return list(buffers.copy() if copy else buffers)
+    if isinstance(buffers, dict):
+        parts = {key: split_rows(sub, count, copy) for key, sub in buffers.items()}
+        return [{key: rows[index] for key, rows in parts.items()} for index in range(count)]
+    parts = [split_rows(sub, count, copy) for sub in buffers]
+    return [tuple(rows[index] for rows in parts) for index in range(count)]
 
 
 def stack(values: list[Any]) -> Any:

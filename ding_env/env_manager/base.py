@@ -183,7 +183,8 @@ class BaseEnvManager:
         """``{env_id: obs}`` for the envs that can take an action now."""
         self._check_running()
         self._backend_poll()
-        return {env_id: self._backend_ready_obs(env_id) for env_id in self._ready_ids().tolist()}
+        env_ids = self._ready_ids()
+        return dict(zip(env_ids.tolist(), self._backend_ready_obs_rows(env_ids), strict=True))
 
     @property
     def ready_obs_id(self) -> list[int]:
@@ -212,13 +213,14 @@ class BaseEnvManager:
         self._check_ready(env_ids)
         checked, batched = self._action_checker().check_mapping(env_ids, actions)
         outcome = self._run_step(env_ids, checked, batched=batched)
-        obs_of = (
-            outcome.obs.__getitem__ if outcome.obs_is_list else arrays.row_reader(outcome.obs, self._cfg.copy_on_get)
-        )
-        rewards, done, infos = outcome.reward, outcome.done.tolist(), outcome.info
+        env_id_list = outcome.env_id.tolist()
+        obs = outcome.obs
+        if not outcome.obs_is_list:
+            obs = arrays.split_rows(obs, len(env_id_list), self._cfg.copy_on_get)
+        rewards, done, infos = list(outcome.reward.copy()), outcome.done.tolist(), outcome.info
         timesteps = {}
-        for row, env_id in enumerate(outcome.env_id.tolist()):
-            timesteps[env_id] = BaseEnvTimestep(obs_of(row), rewards[row].copy(), done[row], infos[row])
+        for row, env_id in enumerate(env_id_list):
+            timesteps[env_id] = BaseEnvTimestep(obs[row], rewards[row], done[row], infos[row])
         self._raise_step_errors(outcome, timesteps)
         return timesteps
 
@@ -534,8 +536,9 @@ class BaseEnvManager:
         done_flags, truncated_flags = np.array(done, dtype=bool), np.array(truncated, dtype=bool)
         return StepOutcome(env_ids, rows, obs, True, reward, done_flags, truncated_flags, infos, errors, reset_on_done)
 
-    def _backend_ready_obs(self, env_id: int) -> Any:
-        return self._ready[env_id]
+    def _backend_ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
+        """The ready observation of each of ``env_ids``, for the dict API."""
+        return [self._ready[env_id] for env_id in env_ids.tolist()]
 
     def _backend_ready_obs_batch(self, env_ids: np.ndarray) -> Any:
         if not len(env_ids):

@@ -75,7 +75,6 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._action_buf, self._reward_buf = buffers["action"], buffers["reward"]
         self._done_buf, self._truncated_buf = buffers["done"], buffers["truncated"]
         self._mask_buf, self._reset_buf = buffers["step_mask"], buffers["reset_on_done"]
-        self._read_ready = arrays.row_reader(self._ready_buf, self._cfg.copy_on_get)
         # Views of every env's results and ready observations, made once.
         every = self._every_row
         self._every_result = (
@@ -255,8 +254,10 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             errors[row_of[env_id]] = error
             infos[row_of[env_id]] = abnormal_info(error)
 
-    def _backend_ready_obs(self, env_id: int) -> Any:
-        return self._read_ready(env_id)
+    def _backend_ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
+        if not len(env_ids):
+            return []
+        return arrays.split_rows(self._backend_ready_obs_batch(env_ids), len(env_ids), self._cfg.copy_on_get)
 
     def _backend_ready_obs_batch(self, env_ids: np.ndarray) -> Any:
         if not len(env_ids):

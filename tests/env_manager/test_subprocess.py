@@ -128,6 +128,56 @@ def test_batched_views_point_into_shared_memory():
         assert not np.shares_memory(timesteps[0].obs, manager._step_buf)  # copy_on_get
 
 
+@pytest.mark.parametrize("nested", [False, True])
+def test_dict_api_results_are_independent_copies_unless_copy_on_get_is_off(nested):
+    with SyncSubprocessEnvManager(counting_fns(4, nested=nested), {"num_workers": 2}) as manager:
+        manager.seed(0)
+        manager.launch()
+        ready = manager.ready_obs
+        timesteps = manager.step({env_id: 0 for env_id in range(4)})
+        kept = {env_id: copy_tree(timestep.obs) for env_id, timestep in timesteps.items()}
+        kept_ready = {env_id: copy_tree(obs) for env_id, obs in ready.items()}
+        for buffer in (manager._step_buf, manager._ready_buf):
+            for leaf in leaves(timesteps[0].obs) + leaves(ready[0]):
+                assert not any(np.shares_memory(leaf, array) for array in leaves(buffer))
+        for leaf in leaves(timesteps[0].obs):
+            if isinstance(leaf, np.ndarray):  # scalar leaves come back as numpy scalars, immutable
+                leaf[...] = -1  # writing one env's result touches no other env's
+        assert timesteps[0].reward.shape == (1,) and not np.shares_memory(timesteps[1].reward, manager._reward_buf)
+        timesteps[0].reward[0] = -5.0
+        manager.step({env_id: 1 for env_id in range(4)})  # nor does the next step change kept results
+        for env_id in range(1, 4):
+            assert_tree_equal(timesteps[env_id].obs, kept[env_id])
+            assert timesteps[env_id].reward[0] != -5.0
+        for env_id in range(4):
+            assert_tree_equal(ready[env_id], kept_ready[env_id])
+    with SyncSubprocessEnvManager(counting_fns(2, nested=nested), {"copy_on_get": False}) as manager:
+        manager.launch()
+        views = [leaf for leaf in leaves(manager.ready_obs[1]) if isinstance(leaf, np.ndarray)]
+        assert views and all(any(np.shares_memory(v, array) for array in leaves(manager._ready_buf)) for v in views)
+
+
+def leaves(tree):
+    if isinstance(tree, dict):
+        return [leaf for value in tree.values() for leaf in leaves(value)]
+    if isinstance(tree, tuple):
+        return [leaf for value in tree for leaf in leaves(value)]
+    return [tree]
+
+
+def copy_tree(tree):
+    if isinstance(tree, dict):
+        return {key: copy_tree(value) for key, value in tree.items()}
+    if isinstance(tree, tuple):
+        return tuple(copy_tree(value) for value in tree)
+    return np.copy(tree)
+
+
+def assert_tree_equal(tree, expected):
+    for leaf, expected_leaf in zip(leaves(tree), leaves(expected), strict=True):
+        np.testing.assert_array_equal(leaf, expected_leaf)
+
+
 def test_close_leaves_no_process_and_no_segment():
     before_shm, before_children = shm_segments(), child_pids()
     for manager_cls in (SyncSubprocessEnvManager, AsyncSubprocessEnvManager):
