@@ -75,6 +75,7 @@ class BaseEnvManager:
         # The ids of every env, returned by _ready_ids when all are ready, so _rows_of knows them at once.
         self._every_id = np.arange(self._env_num, dtype=np.int64)
         self._every_id.setflags(write=False)
+        self._every_id_list = self._every_id.tolist()
         self._every_row = slice(0, self._env_num)
         self._every_ready_status = np.full(self._env_num, READY, dtype=np.int8).tobytes()
         self._every_finished_status = np.full(self._env_num, FINISHED, dtype=np.int8).tobytes()
@@ -451,6 +452,8 @@ class BaseEnvManager:
     def _env_ids_of(self, actions: Mapping[int, Any]) -> np.ndarray:
         """The keys of ``actions`` as checked env ids (plain in-range ints take one pass)."""
         keys = list(actions)
+        if keys == self._every_id_list:  # every env in order: the ids _rows_of knows at once
+            return self._every_id
         if keys and all(type(key) is int for key in keys) and min(keys) >= 0 and max(keys) < self._env_num:
             return np.array(keys, dtype=np.int64)
         return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
@@ -470,6 +473,8 @@ class BaseEnvManager:
         return env_ids
 
     def _check_ready(self, env_ids: np.ndarray) -> None:
+        if env_ids is self._every_id and self._status.tobytes() == self._every_ready_status:
+            return
         not_ready = env_ids[self._status[env_ids] != READY]
         if len(not_ready):
             env_id = int(not_ready[0])

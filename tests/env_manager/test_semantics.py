@@ -71,6 +71,8 @@ def test_without_auto_reset_done_envs_wait_for_reset(make_manager):
         manager.step({env_id: 0 for env_id in manager.ready_obs})
     with pytest.raises(ValueError, match="env 0 is not ready"):
         manager.step({0: 0})
+    with pytest.raises(ValueError, match="env 0 is not ready"):
+        manager.step({0: 0, 1: 0})  # every env, in order
     manager.reset({0: {"offset": 100.0}})
     assert manager.ready_obs[0][0] == 100.0
 
