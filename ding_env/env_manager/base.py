@@ -452,10 +452,11 @@ class BaseEnvManager:
     def _env_ids_of(self, actions: Mapping[int, Any]) -> np.ndarray:
         """The keys of ``actions`` as checked env ids (plain in-range ints take one pass)."""
         keys = list(actions)
-        if keys == self._every_id_list:  # every env in order: the ids _rows_of knows at once
-            return self._every_id
-        if keys and all(type(key) is int for key in keys) and min(keys) >= 0 and max(keys) < self._env_num:
-            return np.array(keys, dtype=np.int64)
+        if keys and all(type(key) is int for key in keys):  # not bool, float or numpy keys, which equal ints
+            if keys == self._every_id_list:  # every env in order: the ids _rows_of knows at once
+                return self._every_id
+            if min(keys) >= 0 and max(keys) < self._env_num:
+                return np.array(keys, dtype=np.int64)
         return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
 
     def _check_env_id_array(self, env_id: Any) -> np.ndarray:

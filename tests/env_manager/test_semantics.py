@@ -179,6 +179,9 @@ def test_bad_env_ids(make_manager):
         manager.step({5: 0})
     with pytest.raises(ValueError, match="env ids are ints"):
         manager.step({"0": 0})
+    for keys in ((False, True), (0.0, 1.0)):  # equal to the ids 0 and 1, but not env ids
+        with pytest.raises(ValueError, match="env ids are ints"):
+            manager.step(dict.fromkeys(keys, 0))
     with pytest.raises(ValueError, match="duplicates"):
         manager.step_batch([0, 0], np.zeros(2, dtype=np.int64))
 
