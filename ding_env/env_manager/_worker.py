@@ -160,7 +160,7 @@ class _Worker:
         try:
             result = getattr(self, f"on_{command}")(*args)
         except Exception as error:  # noqa: BLE001 - every env error goes back to the parent
-            self.conn.send(encode_error(error, env_id, args[1] if command in ("call", "getattr") else command))
+            self.conn.send(encode_error(error, env_id, command))
             return
         self.conn.send(("ok", result))
 
@@ -201,23 +201,21 @@ class _Worker:
             return {env_id: arrays.row(self.ready_obs, env_id, copy=True) for env_id in env_ids}
         return None
 
-    def on_getattr(self, env_id: int, name: str) -> Any:
+    def on_each(self, env_ids: list[int], kind: str, name: str, args: tuple, kwargs: dict) -> list[Any]:
+        """Attribute ``name`` of each of ``env_ids`` (``kind='getattr'``) or what calling it returns (``'call'``).
+
+        One reply for all; a failure names its env. A callable attribute reads as ``CALLABLE``.
+        """
         from ding_env.env_manager.status import CALLABLE
 
-        value = getattr(self.host.envs[env_id], name)
-        return CALLABLE if callable(value) else value
-
-    def on_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
-        return getattr(self.host.envs[env_id], name)(*args, **kwargs)
-
-    def on_each(self, env_ids: list[int], kind: str, name: str, args: tuple, kwargs: dict) -> list[Any]:
-        """``on_getattr`` or ``on_call`` for each of ``env_ids``, in one reply; a failure names its env."""
         values = []
         for env_id in env_ids:
             try:
-                values.append(
-                    self.on_getattr(env_id, name) if kind == "getattr" else self.on_call(env_id, name, args, kwargs)
-                )
+                value = getattr(self.host.envs[env_id], name)
+                if kind == "call":
+                    values.append(value(*args, **kwargs))
+                else:
+                    values.append(CALLABLE if callable(value) else value)
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
                 raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
         return values

@@ -551,16 +551,13 @@ class BaseEnvManager:
             return None
         return arrays.stack([self._ready[env_id] for env_id in env_ids.tolist()])
 
-    def _backend_getattr(self, env_id: int, name: str) -> Any:
-        value = getattr(self._host.envs[env_id], name)
-        return CALLABLE if callable(value) else value
-
     def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
         return getattr(self._host.envs[env_id], name)(*args, **kwargs)
 
     def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
-        """``_backend_getattr`` of each env (subprocess backends ask each worker once)."""
-        return [self._backend_getattr(env_id, name) for env_id in env_ids]
+        """Attribute ``name`` of each env, ``CALLABLE`` for a method (subprocess backends ask each worker once)."""
+        values = [getattr(self._host.envs[env_id], name) for env_id in env_ids]
+        return [CALLABLE if callable(value) else value for value in values]
 
     def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
         """``_backend_call`` on each env (subprocess backends ask each worker once)."""

@@ -265,11 +265,8 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         rows = self._rows_of(env_ids)
         return self._every_ready if rows is self._every_row else arrays.take(self._ready_buf, rows)
 
-    def _backend_getattr(self, env_id: int, name: str) -> Any:
-        return self._env_request(env_id, ("getattr", env_id, name), "getattr")
-
     def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
-        return self._env_request(env_id, ("call", env_id, name, args, kwargs), name)
+        return self._each([env_id], "call", name, args, kwargs)[0]
 
     def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
         return self._each(env_ids, "getattr", name)
