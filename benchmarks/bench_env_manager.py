@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from independent import BOUND, bench_independent_processes  # noqa: E402
 from timing import round_spread, timed  # noqa: E402
-from workloads import Workload, actions_for, select  # noqa: E402
+from workloads import Workload, select  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
 
@@ -118,7 +118,7 @@ ENVPOOL_TASKS = {
 def bench_di_engine(kind: str, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
     """DI-engine's ``kind`` ('sync' or 'async') subprocess manager, timed in its own venv.
 
-    ``di_engine_peer.py`` rebuilds the same ``actions`` there (``actions_for`` is deterministic).
+    ``di_engine_peer.py`` rebuilds the same ``actions`` there (``Workload.actions`` is deterministic).
     """
     python = Path(os.environ.get("DI_ENGINE_PYTHON", DI_ENGINE_PYTHON))
     if not python.exists():
@@ -237,9 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         if not workload.installed:
             print(f"\n{workload.label}: skipped ({workload.needs} is not installed)")
             continue
-        probe = workload.gym_fns()[0]()
-        actions = actions_for(probe.action_space, workload.env_num)
-        probe.close()
+        actions = workload.actions()
         print(f"\n{workload.label}")
         rounds_of = run_rounds(workload, actions, seconds, min_steps, rounds)
         rates = {name: statistics.median(rates) for name, rates in rounds_of.items()}

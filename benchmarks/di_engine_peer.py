@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import timed  # noqa: E402
-from workloads import WORKLOADS, actions_for  # noqa: E402
+from workloads import WORKLOADS  # noqa: E402
 
 MANAGERS = {"sync": "SyncSubprocessEnvManager", "async": "AsyncSubprocessEnvManager"}
 
@@ -46,9 +46,7 @@ def steps_per_second(label: str, kind: str, seconds: float, min_steps: int) -> d
     import ding.envs
 
     manager_cls = getattr(ding.envs, MANAGERS[kind])
-    probe = workload.gym_fns()[0]()
-    actions = actions_for(probe.action_space, workload.env_num)
-    probe.close()
+    actions = workload.actions()
     manager = manager_cls([partial(wrapped, fn) for fn in workload.gym_fns()], manager_cls.default_config())
     manager.launch()
 

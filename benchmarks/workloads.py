@@ -85,6 +85,14 @@ class Workload:
         """Whether the module this workload needs (if any) can be imported here."""
         return self.needs is None or importlib.util.find_spec(self.needs) is not None
 
+    def actions(self) -> np.ndarray:
+        """The fixed cycle of batched actions every executor steps this workload with (see ``actions_for``)."""
+        probe = self.gym_fns()[0]()
+        try:
+            return actions_for(probe.action_space, self.env_num)
+        finally:
+            probe.close()
+
     def gym_fns(self) -> list[Callable[[], gym.Env]]:
         """Constructors of the raw Gymnasium envs."""
         return [partial(make_gym, self.env_id)] * self.env_num
