@@ -326,7 +326,7 @@ class BaseEnvManager:
             raise ClosedEnvError(f"{self._name} is closed; attribute {name!r} is not available")
         if not self.__dict__.get("_launched"):
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
-        every = list(range(self._env_num))
+        every = self._every_id_list
         values = self._backend_getattr_each(every, name)
         if all(value is CALLABLE for value in values):
 
