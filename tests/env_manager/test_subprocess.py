@@ -18,6 +18,7 @@ from ding_env import (
     SyncSubprocessEnvManager,
     create_env_manager,
 )
+from ding_env.env_manager import arrays
 from ding_env.env_manager._worker import STATUS_TABLE
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
@@ -135,8 +136,8 @@ def test_dict_api_results_are_independent_copies_unless_copy_on_get_is_off(neste
         manager.launch()
         ready = manager.ready_obs
         timesteps = manager.step({env_id: 0 for env_id in range(4)})
-        kept = {env_id: copy_tree(timestep.obs) for env_id, timestep in timesteps.items()}
-        kept_ready = {env_id: copy_tree(obs) for env_id, obs in ready.items()}
+        kept = {env_id: arrays.map_tree(np.copy, timestep.obs) for env_id, timestep in timesteps.items()}
+        kept_ready = {env_id: arrays.map_tree(np.copy, obs) for env_id, obs in ready.items()}
         for buffer in (manager._step_buf, manager._ready_buf):
             for leaf in leaves(timesteps[0].obs) + leaves(ready[0]):
                 assert not any(np.shares_memory(leaf, array) for array in leaves(buffer))
@@ -147,10 +148,10 @@ def test_dict_api_results_are_independent_copies_unless_copy_on_get_is_off(neste
         timesteps[0].reward[0] = -5.0
         manager.step({env_id: 1 for env_id in range(4)})  # nor does the next step change kept results
         for env_id in range(1, 4):
-            assert_tree_equal(timesteps[env_id].obs, kept[env_id])
+            arrays.map_tree(np.testing.assert_array_equal, timesteps[env_id].obs, kept[env_id])
             assert timesteps[env_id].reward[0] != -5.0
         for env_id in range(4):
-            assert_tree_equal(ready[env_id], kept_ready[env_id])
+            arrays.map_tree(np.testing.assert_array_equal, ready[env_id], kept_ready[env_id])
     with SyncSubprocessEnvManager(counting_fns(2, nested=nested), {"copy_on_get": False}) as manager:
         manager.launch()
         views = [leaf for leaf in leaves(manager.ready_obs[1]) if isinstance(leaf, np.ndarray)]
@@ -158,24 +159,12 @@ def test_dict_api_results_are_independent_copies_unless_copy_on_get_is_off(neste
 
 
 def leaves(tree):
+    """Every value of a (nested) observation, numpy scalars included."""
     if isinstance(tree, dict):
         return [leaf for value in tree.values() for leaf in leaves(value)]
     if isinstance(tree, tuple):
         return [leaf for value in tree for leaf in leaves(value)]
     return [tree]
-
-
-def copy_tree(tree):
-    if isinstance(tree, dict):
-        return {key: copy_tree(value) for key, value in tree.items()}
-    if isinstance(tree, tuple):
-        return tuple(copy_tree(value) for value in tree)
-    return np.copy(tree)
-
-
-def assert_tree_equal(tree, expected):
-    for leaf, expected_leaf in zip(leaves(tree), leaves(expected), strict=True):
-        np.testing.assert_array_equal(leaf, expected_leaf)
 
 
 def test_close_leaves_no_process_and_no_segment():
