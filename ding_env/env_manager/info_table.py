@@ -73,7 +73,6 @@ class InfoWriter:
     """
 
     def __init__(self, values: np.ndarray, schema_numbers: np.ndarray) -> None:
-        self.values = values
         self.table = _bytes_of(values)
         self.schema_numbers = schema_numbers
         self.schemas: dict[int, list[tuple[InfoSchema, struct.Struct]]] = {}
@@ -107,7 +106,7 @@ class InfoWriter:
 
     def release(self) -> None:
         """Drop the views of the table (before its shared memory is released)."""
-        self.values = self.table = self.schema_numbers = None
+        self.table = self.schema_numbers = None
 
 
 class InfoReader:

@@ -53,11 +53,12 @@ def test_rows_are_cleared_between_steps():
 
 
 def test_a_replacement_worker_clears_rows_its_predecessor_left():
-    old, reader = table(2)
+    values, numbers = np.zeros((2, INFO_SLOTS)), np.zeros(2, np.int8)
+    old, reader = InfoWriter(values, numbers), InfoReader(values, numbers)
     announce(old, reader, 1, {"x": 1.0})
     old.start_step(0, 2)
     old.put(1, {"x": 2.0}, {})  # then the worker dies with this row filled
-    new = InfoWriter(old.values, old.schema_numbers)
+    new = InfoWriter(values, numbers)  # its replacement maps the same table
     new.start_step(0, 2)
     new.put(0, {"x": 3.0}, {})  # env 0 announces its form; env 1 sends nothing
     assert reader.read(0, 2) == {}
