@@ -15,6 +15,9 @@ from ding_env.policies import RandomPolicy
 from ding_env.registry import import_object
 from ding_env.run_config import build_managers
 
+# The progress line's mean return covers this many of the latest episodes.
+RECENT_EPISODES = 100
+
 
 @dataclass
 class RunSummary:
@@ -118,7 +121,7 @@ def format_summary(summary: RunSummary) -> str:
 
 
 class _ProgressBar:
-    """A one-line progress report (steps, steps/s, episodes, mean return), redrawn at most 4 times a second."""
+    """One progress line (steps, steps/s, episodes, recent mean return), redrawn at most 4 times a second."""
 
     def __init__(self, total: int, stream: TextIO | None) -> None:
         self.total, self.stream = total, stream
@@ -132,11 +135,11 @@ class _ProgressBar:
             return
         self.last = now
         rate = steps / max(now - self.start, 1e-9)
-        mean = f"{np.mean(returns[-100:]):.1f}" if returns else "-"
+        mean = f"{np.mean(returns[-RECENT_EPISODES:]):.1f}" if returns else "-"
         filled = int(20 * min(steps / max(self.total, 1), 1.0))
         line = (
             f"collect [{'#' * filled}{'.' * (20 - filled)}] {steps}/{self.total} steps  "
-            f"{rate:,.0f} steps/s  {episodes} episodes  mean return {mean}"
+            f"{rate:,.0f} steps/s  {episodes} episodes  mean return (last {RECENT_EPISODES}) {mean}"
         )
         self.stream.write(("\r" + line) if self.interactive else line + "\n")
         self.stream.flush()
