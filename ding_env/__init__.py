@@ -3,44 +3,46 @@
 Port DI-engine code by replacing ``ding.envs`` with ``ding_env``::
 
     from ding_env import BaseEnv, BaseEnvTimestep, DingEnvWrapper, BaseEnvManager
+    from ding_env import MaxAndSkipWrapper, WarpFrameWrapper, FrameStackWrapper
+    from ding_env.env_manager import SyncSubprocessEnvManager
+    from ding_env.env_wrappers import EvalEpisodeReturnWrapper
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ding_env import env_manager as _env_manager
+from ding_env import wrappers as _wrappers
 from ding_env.base_env import BaseEnv
 from ding_env.config import deep_merge_dicts
-from ding_env.env_manager import BaseEnvManager, ObsBatch, TimestepBatch, create_env_manager
+from ding_env.env_manager import BaseEnvManager, ObsBatch, TimestepBatch, create_env_manager, get_env_manager_cls
 from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
 from ding_env.timestep import BaseEnvTimestep
 from ding_env.version import __version__
-from ding_env.wrappers import DingEnvWrapper
+from ding_env.wrappers import *  # noqa: F403 - DI-engine's ding.envs exports every wrapper
 
 __all__ = [
     "ENV_REGISTRY",
-    "AsyncSubprocessEnvManager",
+    "AsyncSubprocessEnvManager",  # noqa: F405 - imported on first use by __getattr__
     "BaseEnv",
     "BaseEnvManager",
     "BaseEnvTimestep",
-    "DingEnvWrapper",
     "ObsBatch",
-    "SyncSubprocessEnvManager",
+    "SyncSubprocessEnvManager",  # noqa: F405 - imported on first use by __getattr__
     "TimestepBatch",
     "__version__",
     "create_env_manager",
     "deep_merge_dicts",
     "get_env_cls",
+    "get_env_manager_cls",
     "get_vec_env_setting",
+    *_wrappers.__all__,
 ]
-
-_SUBPROCESS_MANAGERS = ("SyncSubprocessEnvManager", "AsyncSubprocessEnvManager")
 
 
 def __getattr__(name: str) -> Any:
-    # The subprocess managers load multiprocessing machinery: import on first use.
-    if name in _SUBPROCESS_MANAGERS:
-        from ding_env.env_manager import get_env_manager_cls
-
-        return get_env_manager_cls("subprocess" if name == "SyncSubprocessEnvManager" else "async_subprocess")
+    # The subprocess managers load multiprocessing machinery: ding_env.env_manager imports them on first use.
+    if name in ("SyncSubprocessEnvManager", "AsyncSubprocessEnvManager"):
+        return getattr(_env_manager, name)
     raise AttributeError(f"module 'ding_env' has no attribute {name!r}")

@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def test_import_is_light():
     code = (
@@ -32,3 +34,42 @@ def test_public_names_exist_and_are_documented():
         obj = getattr(ding_env, name)
         if name != "ENV_REGISTRY":
             assert obj.__doc__, name
+
+
+# Import lines as DI-engine code writes them; each must work after replacing ``ding.envs`` with ``ding_env``.
+DI_ENGINE_IMPORTS = """
+from ding.envs import BaseEnv, BaseEnvTimestep, DingEnvWrapper, get_vec_env_setting, get_env_cls
+from ding.envs import BaseEnvManager, SyncSubprocessEnvManager, AsyncSubprocessEnvManager
+from ding.envs import create_env_manager, get_env_manager_cls
+from ding.envs import NoopResetWrapper, MaxAndSkipWrapper, EpisodicLifeWrapper, FireResetWrapper, WarpFrameWrapper
+from ding.envs import ScaledFloatFrameWrapper, ClipRewardWrapper, FrameStackWrapper, TimeLimitWrapper
+from ding.envs import ObsNormWrapper, RewardNormWrapper, ObsTransposeWrapper, RamWrapper, ActionRepeatWrapper
+from ding.envs.env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
+from ding.envs.env import check_all, check_reset, check_step, check_obs_deepcopy, demonstrate_correct_procedure
+from ding.envs.env_manager import BaseEnvManager, SyncSubprocessEnvManager, AsyncSubprocessEnvManager
+from ding.envs.env_manager import create_env_manager, get_env_manager_cls
+from ding.envs.env_wrappers import MaxAndSkipWrapper, WarpFrameWrapper, ScaledFloatFrameWrapper, FrameStackWrapper
+from ding.envs.env_wrappers import EvalEpisodeReturnWrapper, TimeLimitWrapper
+"""
+
+
+def test_di_engine_imports_port_by_renaming_the_package():
+    code = DI_ENGINE_IMPORTS.replace("ding.envs", "ding_env") + (
+        "import sys, ding_env, ding_env.env_manager as managers, ding_env.wrappers as wrappers\n"
+        "assert SyncSubprocessEnvManager is ding_env.SyncSubprocessEnvManager is managers.SyncSubprocessEnvManager\n"
+        "assert AsyncSubprocessEnvManager is get_env_manager_cls('async_subprocess')\n"
+        "assert MaxAndSkipWrapper is ding_env.MaxAndSkipWrapper is wrappers.MaxAndSkipWrapper\n"
+        "print([m for m in ('torch', 'ale_py', 'mujoco', 'dizoo') if m in sys.modules])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_unknown_names_raise_attribute_errors():
+    import ding_env
+    import ding_env.env_manager
+
+    for module in (ding_env, ding_env.env_manager):
+        with pytest.raises(AttributeError, match="has no attribute 'SyncSubprocessManager'"):
+            module.SyncSubprocessManager  # noqa: B018

@@ -20,6 +20,18 @@ from ding_env.checker.report import Finding
 from ding_env.checker.rollout import CheckContext
 from ding_env.checker.spaces import leaves, space_problems
 
+__all__ = [
+    "EnvCheckError",
+    "check_all",
+    "check_array_space",
+    "check_different_memory",
+    "check_obs_deepcopy",
+    "check_reset",
+    "check_space_dtype",
+    "check_step",
+    "demonstrate_correct_procedure",
+]
+
 
 class EnvCheckError(AssertionError):
     """An env broke the contract; the message says how and how to fix it."""

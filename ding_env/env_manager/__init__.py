@@ -13,15 +13,27 @@ from ding_env.env_manager.status import EnvStatus
 from ding_env.errors import ConfigError
 
 __all__ = [
+    "AsyncSubprocessEnvManager",
     "BaseEnvManager",
     "EnvStatus",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
     "ObsBatch",
+    "SyncSubprocessEnvManager",
     "TimestepBatch",
     "create_env_manager",
     "get_env_manager_cls",
 ]
+
+
+# The subprocess managers load multiprocessing machinery: imported on first use, by class name too.
+_SUBPROCESS_MANAGERS = {"SyncSubprocessEnvManager": "subprocess", "AsyncSubprocessEnvManager": "async_subprocess"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBPROCESS_MANAGERS:
+        return get_env_manager_cls(_SUBPROCESS_MANAGERS[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_env_manager_cls(manager_type: str) -> type[BaseEnvManager]:
