@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -62,7 +63,8 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         self._dispatch_queued()
         in_flight = int(np.count_nonzero(self._status == STEPPING))
         wait_num = min(self._cfg.wait_num or self._env_num, in_flight)
-        deadline = time.monotonic() + self._cfg.step_wait_timeout
+        timeout = self._cfg.step_wait_timeout
+        deadline = math.inf if timeout is None else time.monotonic() + timeout
         self._harvest()
         results = self._result_infos  # replaced only by _outcome
         while len(results) < wait_num and not (results and time.monotonic() >= deadline):

@@ -39,9 +39,9 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     copy_on_get=True,
     # Subprocess managers: 'fork', 'spawn' or 'forkserver'.
     context="fork",
-    # Async manager: step returns once this many envs have results (None: all).
+    # Async manager: step returns once this many envs have results (None or inf: all).
     wait_num=None,
-    # Async manager: seconds to wait for wait_num results before returning what is ready.
+    # Async manager: seconds to wait for wait_num results before returning what is ready (None: no limit).
     step_wait_timeout=0.01,
     # Subprocess managers: seconds a worker may take to start and report its spaces.
     connect_timeout=60.0,
@@ -56,6 +56,13 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     step_error="raise",
 )
 
+# Keys of DI-engine's manager configs that change nothing here, accepted so its configs load as
+# they are: ``cfg_type`` and ``import_names`` (written by DI-engine's ``compile_config``), and
+# ``reset_inplace``. ding_env managers always reset a finished env in its own process right away
+# (with ``auto_reset``) and still return its true final observation; DI-engine's
+# ``reset_inplace=True`` returned the reset observation in its place.
+DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
+
 MANAGER_TYPES = ("base", "subprocess", "async_subprocess")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
@@ -66,7 +73,13 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     Raises:
         ConfigError: Naming the key, what was expected and what arrived.
     """
+    user = dict(user or {})
+    di_engine_only = {key: user.pop(key) for key in DI_ENGINE_ONLY_KEYS if key in user}
     cfg = merge_known_keys(MANAGER_CONFIG, user, "the env manager config")
+    if "reset_inplace" in di_engine_only:
+        reset_inplace = di_engine_only["reset_inplace"]
+        _expect(isinstance(reset_inplace, bool), "reset_inplace", "True or False", reset_inplace)
+        _expect(cfg.auto_reset or not reset_inplace, "reset_inplace", "False when auto_reset is False", reset_inplace)
     _expect(cfg.type in MANAGER_TYPES, "type", f"one of {MANAGER_TYPES}", cfg.type)
     _expect(cfg.context in CONTEXTS, "context", f"one of {CONTEXTS}", cfg.context)
     _expect(cfg.retry_type in ("reset", "renew"), "retry_type", "'reset' or 'renew'", cfg.retry_type)
@@ -81,10 +94,14 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     )
     for key in ("step_timeout", "reset_timeout"):
         _expect(cfg[key] is None or (_is_number(cfg[key]) and cfg[key] > 0), key, "None or seconds > 0", cfg[key])
-    for key in ("retry_waiting_time", "step_wait_timeout", "connect_timeout"):
+    for key in ("retry_waiting_time", "connect_timeout"):
         _expect(_is_number(cfg[key]) and cfg[key] >= 0, key, "seconds >= 0", cfg[key])
+    wait = cfg.step_wait_timeout
+    _expect(wait is None or (_is_number(wait) and wait >= 0), "step_wait_timeout", "None or seconds >= 0", wait)
+    if cfg.wait_num == math.inf:  # DI-engine's way to say "every env"
+        cfg.wait_num = None
     if cfg.wait_num is not None:
-        _expect(_is_int(cfg.wait_num) and 1 <= cfg.wait_num, "wait_num", "None or an int >= 1", cfg.wait_num)
+        _expect(_is_int(cfg.wait_num) and 1 <= cfg.wait_num, "wait_num", "None, inf or an int >= 1", cfg.wait_num)
         _expect(cfg.wait_num <= env_num, "wait_num", f"at most env_num={env_num}", cfg.wait_num)
     if cfg.num_workers is not None:
         _expect(

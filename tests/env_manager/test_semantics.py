@@ -277,6 +277,51 @@ def test_config_validation(manager_type):
         create_env_manager({"type": "threads"}, counting_fns(2))
 
 
+# A manager section as DI-engine's compile_config writes it (formatted_total_config.py).
+DI_ENGINE_MANAGER_CFG = dict(
+    episode_num=float("inf"),
+    max_retry=5,
+    step_timeout=None,
+    auto_reset=True,
+    reset_timeout=None,
+    retry_type="reset",
+    retry_waiting_time=0.1,
+    shared_memory=True,
+    copy_on_get=True,
+    context="fork",
+    wait_num=float("inf"),
+    step_wait_timeout=None,
+    connect_timeout=60,
+    reset_inplace=True,
+    cfg_type="SyncSubprocessEnvManagerDict",
+    import_names=["ding.envs.env_manager.subprocess_env_manager"],
+)
+
+
+def test_di_engine_manager_configs_load_as_they_are(manager_type):
+    from ding_env import create_env_manager
+
+    cfg = {**DI_ENGINE_MANAGER_CFG, "type": manager_type}
+    with create_env_manager(cfg, counting_fns(3)) as manager:
+        manager.seed(0)
+        manager.launch()
+        assert manager._cfg.wait_num is None and "reset_inplace" not in manager._cfg
+        finals = []
+        for _ in range(12):
+            timesteps = manager.step({env_id: 0 for env_id in manager.ready_obs})
+            assert sorted(timesteps) == [0, 1, 2]  # wait_num=inf, no step_wait_timeout: every env
+            finals += [t.obs[0] for t in timesteps.values() if t.done]
+        # reset_inplace=True keeps the true final observation, whose step count is the episode's length
+        # (3 to 7); DI-engine returned the reset observation (step count 0) in its place.
+        assert finals and all(3 <= step <= 7 for step in finals)
+    with pytest.raises(ConfigError, match="'reset_inplace': expected False when auto_reset is False, got True"):
+        create_env_manager({"type": manager_type, "reset_inplace": True, "auto_reset": False}, counting_fns(1))
+    with pytest.raises(ConfigError, match="'reset_inplace': expected True or False, got 'yes'"):
+        create_env_manager({"type": manager_type, "reset_inplace": "yes"}, counting_fns(1))
+    with pytest.raises(ConfigError, match="'step_wait_timeout': expected None or seconds >= 0, got -1"):
+        create_env_manager({"type": manager_type, "step_wait_timeout": -1}, counting_fns(1))
+
+
 def test_a_subclass_step_reaches_the_manager(make_manager):
     manager = make_manager([ShapedCartPole] * 2)
     manager.seed(0)

@@ -323,6 +323,13 @@ def test_async_wait_num_and_timeout():
         timesteps = manager.step({0: 0, 1: 0, 2: 0, 3: 0})
         # the timeout passed with two envs finished: return those instead of waiting for all four
         assert sorted(timesteps) == [2, 3] and time.monotonic() - started < 0.9  # before the slow envs (1 s)
+    fns = [partial(CountingEnv, {"step_sleep": 0.3, "limit": 1000})] * 2 + counting_fns(2, limit=1000)
+    with AsyncSubprocessEnvManager(fns, {"num_workers": 4, "wait_num": 4, "step_wait_timeout": None}) as manager:
+        manager.launch()
+        started = time.monotonic()
+        timesteps = manager.step({0: 0, 1: 0, 2: 0, 3: 0})
+        # no timeout: wait for all four, the slow envs too
+        assert sorted(timesteps) == [0, 1, 2, 3] and time.monotonic() - started >= 0.3
 
 
 @pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
