@@ -46,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--eval-episodes", type=int, default=None, help="evaluation episodes (default: the config's)")
     run.add_argument("--manager", choices=("base", "subprocess", "async_subprocess"), default=None)
     run.add_argument("--seed", type=int, default=None, help="override the config's seed")
-    run.add_argument("--replay", default=None, metavar="DIR", help="save evaluation replays under DIR")
+    run.add_argument(
+        "--replay", default=None, metavar="DIR", help="save evaluation replays under DIR (default: env.replay_path)"
+    )
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
     run.set_defaults(handler=_run)
 

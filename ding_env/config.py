@@ -18,10 +18,12 @@ from easydict import EasyDict
 from ding_env.errors import ConfigError
 
 # Keys that DI-engine-shaped env configs carry for the managers and the
-# pipeline; every env accepts them besides its own.
+# pipeline; every env accepts them besides its own. ``cfg_type`` is the class
+# tag DI-engine's ``compile_config`` writes; it changes nothing here.
 PIPELINE_KEYS = frozenset(
     {
         "type",
+        "cfg_type",
         "import_names",
         "collector_env_num",
         "evaluator_env_num",

@@ -60,14 +60,17 @@ def run_job(
 ) -> RunSummary:
     """Collect ``steps`` env steps with the policy, then evaluate it; return the summary.
 
-    Progress goes to ``progress`` (None: no progress output).
+    The evaluator envs record replays under ``replay_dir`` (default: the config's
+    ``env.replay_path``; None: no replays). Progress goes to ``progress`` (None: no progress output).
     """
     collector, evaluator = build_managers(cfg, manager_type)
     with collector, evaluator:
         collector.launch()
         evaluator.launch()
+        if replay_dir is None:
+            replay_dir = cfg.env.get("replay_path")
         if replay_dir is not None:
-            evaluator.enable_save_replay(replay_dir)
+            evaluator.enable_save_replay(str(replay_dir))
         policy = load_policy(policy_spec, collector.action_space, cfg.seed)
         returns: list[float] = []
         truncated = 0

@@ -70,6 +70,9 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
         if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
             raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")
+    replay_path = env.get("replay_path")
+    if replay_path is not None and not isinstance(replay_path, (str, Path)):
+        raise ConfigError(f"{where}: env.replay_path must be a folder path or None, got {replay_path!r}")
     manager_config(env.get("manager"), max(env.collector_env_num, env.evaluator_env_num))
     return cfg
 
@@ -83,7 +86,10 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
         cfg: A validated run config.
         manager_type: Overrides ``env.manager.type``.
     """
-    env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(cfg.env)
+    # env.replay_path names where evaluation replays go (see run_job), as in DI-engine: no env
+    # records on its own, or every collector episode would become a video.
+    env_section = {key: value for key, value in cfg.env.items() if key != "replay_path"}
+    env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(EasyDict(env_section))
     manager_cfg = dict(cfg.env.get("manager") or {})
     if manager_type is not None:
         manager_cfg["type"] = manager_type

@@ -30,6 +30,11 @@ def test_overrides_and_typos():
         load_run_config("configs/cartpole.py", ["env.colector_env_num=3"])
     with pytest.raises(ConfigError, match=r"unknown key 'auto_rest' in the env manager config"):
         load_run_config("configs/cartpole.py", ["env.manager.auto_rest=False"])
+    # DI-engine's class tag is accepted in env sections; replay_path must be a folder
+    cfg = load_run_config("configs/cartpole.py", ["env.cfg_type='CartPoleEnvDict'"])
+    assert cfg.env.cfg_type == "CartPoleEnvDict"
+    with pytest.raises(ConfigError, match="env.replay_path must be a folder path or None, got 3"):
+        load_run_config("configs/cartpole.py", ["env.replay_path=3"])
     with pytest.raises(ConfigError, match=r"unknown key 'polcy'.*did you mean 'policy'"):
         validate_run_config({"polcy": {}, "env": {"type": "cartpole"}})
     with pytest.raises(ConfigError, match="collector_env_num must be an int >= 1, got 0"):

@@ -79,3 +79,20 @@ def test_replays_through_a_manager(tmp_path):
             manager.step({env_id: np.zeros(6, np.float32) for env_id in manager.ready_obs})
     # one finished episode per env (plus the started second episode, written at close)
     assert len(list(tmp_path.glob("*-episode0000.mp4"))) == 2
+
+
+def test_run_config_replay_path_records_the_evaluator_only(tmp_path, capsys):
+    from ding_env.cli import main
+
+    replays = tmp_path / "video"
+    overrides = [
+        f"env.replay_path={str(replays)!r}",
+        "env.make_kwargs={'max_episode_steps': 15}",
+        "env.collector_env_num=2",
+        "env.evaluator_env_num=1",
+    ]
+    args = ["run", "configs/halfcheetah.py", "--steps", "60", "--eval-episodes", "1", "--manager", "base"]
+    assert main(args + [arg for override in overrides for arg in ("--set", override)]) == 0
+    # The one evaluator env's first episode; the two collector envs (4 episodes each) record nothing.
+    assert len(list(replays.glob("*-episode0000.mp4"))) == 1
+    assert "eval episodes        1" in capsys.readouterr().out
