@@ -71,6 +71,8 @@ def run_job(
             replay_dir = cfg.env.get("replay_path")
         if replay_dir is not None:
             evaluator.enable_save_replay(str(replay_dir))
+            # Build the recording envs now, so a missing renderer fails before the collection.
+            evaluator.reset()
         policy = load_policy(policy_spec, collector.action_space, cfg.seed)
         returns: list[float] = []
         truncated = 0
