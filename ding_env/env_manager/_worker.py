@@ -204,18 +204,15 @@ class _Worker:
     def on_each(self, env_ids: list[int], kind: str, name: str, args: tuple, kwargs: dict) -> list[Any]:
         """Attribute ``name`` of each of ``env_ids`` (``kind='getattr'``) or what calling it returns (``'call'``).
 
-        One reply for all; a failure names its env. A callable attribute reads as ``CALLABLE``.
+        One reply for all; a failure names its env. Attributes read as ``read_attribute`` gives them.
         """
-        from ding_env.env_manager.status import CALLABLE
+        from ding_env.env_manager.status import read_attribute
 
         values = []
         for env_id in env_ids:
             try:
-                value = getattr(self.host.envs[env_id], name)
-                if kind == "call":
-                    values.append(value(*args, **kwargs))
-                else:
-                    values.append(CALLABLE if callable(value) else value)
+                env = self.host.envs[env_id]
+                values.append(getattr(env, name)(*args, **kwargs) if kind == "call" else read_attribute(env, name))
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
                 raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
         return values

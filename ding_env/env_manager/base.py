@@ -32,7 +32,17 @@ from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.env_host import EnvHost
-from ding_env.env_manager.status import CALLABLE, FINISHED, NEEDS_RESET, READY, STEPPING, EnvStatus, abnormal_info
+from ding_env.env_manager.status import (
+    CALLABLE,
+    FINISHED,
+    MISSING,
+    NEEDS_RESET,
+    READY,
+    STEPPING,
+    EnvStatus,
+    abnormal_info,
+    read_attribute,
+)
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvError, EnvStateError
 from ding_env.seeding import derive_seeds
 from ding_env.timestep import BaseEnvTimestep
@@ -328,6 +338,9 @@ class BaseEnvManager:
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
         every = self._every_id_list
         values = self._backend_getattr_each(every, name)
+        missing = [env_id for env_id, value in zip(every, values, strict=True) if value is MISSING]
+        if missing:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}, and envs {missing} have none")
         if all(value is CALLABLE for value in values):
 
             def broadcast(*args: Any, **kwargs: Any) -> list[Any]:
@@ -555,9 +568,8 @@ class BaseEnvManager:
         return getattr(self._host.envs[env_id], name)(*args, **kwargs)
 
     def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
-        """Attribute ``name`` of each env, ``CALLABLE`` for a method (subprocess backends ask each worker once)."""
-        values = [getattr(self._host.envs[env_id], name) for env_id in env_ids]
-        return [CALLABLE if callable(value) else value for value in values]
+        """``read_attribute`` of each env (subprocess backends ask each worker once)."""
+        return [read_attribute(self._host.envs[env_id], name) for env_id in env_ids]
 
     def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
         """``_backend_call`` on each env (subprocess backends ask each worker once)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from ding_env.errors import DingEnvError
 
@@ -28,6 +29,25 @@ class _Callable:
 
 
 CALLABLE = _Callable()
+
+
+class _Missing:
+    """Stands for an attribute an env does not have when broadcasting attributes."""
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+
+def read_attribute(env: object, name: str) -> Any:
+    """``env.name`` as an attribute broadcast sees it: ``MISSING`` if absent, ``CALLABLE`` if callable."""
+    try:
+        value = getattr(env, name)
+    except AttributeError:
+        return MISSING
+    return CALLABLE if callable(value) else value
 
 
 def abnormal_info(error: DingEnvError) -> dict:

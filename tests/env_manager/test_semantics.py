@@ -260,6 +260,11 @@ def test_attribute_broadcast(make_manager):
     with pytest.raises(AttributeError):
         manager._private  # noqa: B018
     assert manager.random_action().keys() == {0, 1}
+    # An attribute no env has is an AttributeError in every manager, so hasattr and getattr defaults work.
+    with pytest.raises(AttributeError, match=r"has no attribute 'active_env', and envs \[0, 1\] have none"):
+        manager.active_env  # noqa: B018
+    assert not hasattr(manager, "active_env") and getattr(manager, "env_ref", None) is None
+    assert manager.current_step() == [1, 0]  # the manager is still usable
 
 
 def test_config_validation(manager_type):
