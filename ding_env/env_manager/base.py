@@ -75,6 +75,7 @@ class BaseEnvManager:
         self._launched = False
         self._closed = False
         self._env_seeds: list[tuple[int, bool | None] | None] = [None] * self._env_num
+        self._replay_paths: list[str] | None = None  # asked for before launch, applied by it
         self._episode_count = np.zeros(self._env_num, dtype=np.int64)
         self._status = np.full(self._env_num, EnvStatus.NEEDS_RESET, dtype=np.int8)
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
@@ -118,6 +119,8 @@ class BaseEnvManager:
         for env_id, seed in enumerate(self._env_seeds):
             if seed is not None:
                 self._backend_seed(env_id, *seed)
+        if self._replay_paths is not None:
+            self._enable_replays(self._replay_paths)
         self.reset(reset_param)
 
     def seed(self, seed: int | Sequence[int] | Mapping[int, int], dynamic_seed: bool | None = None) -> None:
@@ -312,11 +315,20 @@ class BaseEnvManager:
         return ["reset", "step", "seed", "close", "enable_save_replay", "random_action"]
 
     def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
-        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env)."""
+        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env).
+
+        Before ``launch`` (as DI-engine's evaluators call it), the envs record from their first episode on.
+        """
         paths = [replay_path] * self._env_num if isinstance(replay_path, str) else list(replay_path)
         if len(paths) != self._env_num:
             raise ValueError(f"{self._name}: got {len(paths)} replay paths for {self._env_num} envs")
-        self._check_running()
+        self._check_open()
+        if self._launched:
+            self._enable_replays(paths)
+        else:
+            self._replay_paths = paths
+
+    def _enable_replays(self, paths: list[str]) -> None:
         for env_id, path in enumerate(paths):
             self._backend_call(env_id, "enable_save_replay", (path,), {})
 

@@ -96,3 +96,17 @@ def test_run_config_replay_path_records_the_evaluator_only(tmp_path, capsys):
     # The one evaluator env's first episode; the two collector envs (4 episodes each) record nothing.
     assert len(list(replays.glob("*-episode0000.mp4"))) == 1
     assert "eval episodes        1" in capsys.readouterr().out
+
+
+def test_replays_asked_for_before_launch_start_with_the_first_episode(tmp_path):
+    from ding_env import BaseEnvManager
+
+    fn = partial(DingEnvWrapper, None, {"env_id": "HalfCheetah-v5", "make_kwargs": {"max_episode_steps": 10}})
+    folders = [tmp_path / "env0", tmp_path / "env1"]
+    with BaseEnvManager([fn] * 2, {}) as manager:
+        manager.enable_save_replay([str(folder) for folder in folders])  # as DI-engine's evaluators do
+        manager.launch()
+        for _ in range(10):
+            manager.step({env_id: np.zeros(6, np.float32) for env_id in manager.ready_obs})
+    for folder in folders:
+        assert [video.name.split("-")[-1] for video in folder.glob("*.mp4")] == ["episode0000.mp4"]
