@@ -65,14 +65,13 @@ def run_job(
     """
     collector, evaluator = build_managers(cfg, manager_type)
     with collector, evaluator:
-        collector.launch()
-        evaluator.launch()
         if replay_dir is None:
             replay_dir = cfg.env.get("replay_path")
         if replay_dir is not None:
+            # Before launch: the envs are built for recording then, so a missing renderer fails before collecting.
             evaluator.enable_save_replay(str(replay_dir))
-            # Build the recording envs now, so a missing renderer fails before the collection.
-            evaluator.reset()
+        collector.launch()
+        evaluator.launch()
         policy = load_policy(policy_spec, collector.action_space, cfg.seed)
         returns: list[float] = []
         truncated = 0
