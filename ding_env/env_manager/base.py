@@ -290,6 +290,11 @@ class BaseEnvManager:
         return self._closed
 
     @property
+    def active_env(self) -> list[int]:
+        """Ids of the envs in an episode: ready for an action, or stepping (async)."""
+        return np.flatnonzero((self._status == READY) | (self._status == STEPPING)).tolist()
+
+    @property
     def env_state(self) -> dict[int, EnvStatus]:
         """``{env_id: EnvStatus}``."""
         return {env_id: EnvStatus(status) for env_id, status in enumerate(self._status)}

@@ -55,10 +55,13 @@ def test_episode_num_finishes_envs(make_manager):
     manager = make_manager(counting_fns(2), episode_num=2)
     manager.seed(0)
     manager.launch()
+    assert manager.active_env == [0, 1]
     episodes = {0: 0, 1: 0}
     while not manager.done:
         for env_id, ts in manager.step({env_id: 0 for env_id in manager.ready_obs}).items():
             episodes[env_id] += ts.done
+        # an env leaves active_env (DI-engine's name) once its episodes are run
+        assert manager.active_env == [env_id for env_id in (0, 1) if episodes[env_id] < 2]
     assert episodes == {0: 2, 1: 2}
     assert manager.ready_obs == {}
 
@@ -261,9 +264,9 @@ def test_attribute_broadcast(make_manager):
         manager._private  # noqa: B018
     assert manager.random_action().keys() == {0, 1}
     # An attribute no env has is an AttributeError in every manager, so hasattr and getattr defaults work.
-    with pytest.raises(AttributeError, match=r"has no attribute 'active_env', and envs \[0, 1\] have none"):
-        manager.active_env  # noqa: B018
-    assert not hasattr(manager, "active_env") and getattr(manager, "env_ref", None) is None
+    with pytest.raises(AttributeError, match=r"has no attribute 'env_ref', and envs \[0, 1\] have none"):
+        manager.env_ref  # noqa: B018
+    assert not hasattr(manager, "env_ref") and getattr(manager, "env_ref", None) is None
     assert manager.current_step() == [1, 0]  # the manager is still usable
 
 
