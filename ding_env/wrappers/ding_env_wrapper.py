@@ -15,6 +15,7 @@ a Python bool, and done steps carry ``info['truncated']`` and
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Any, ClassVar
 
@@ -72,8 +73,9 @@ class DingEnvWrapper(BaseEnv):
         screen_size=84,
         # uint8 frames (False) or float32 in [0, 1] (True),
         scale_obs=False,
-        # and sticky actions with this probability (ALE v5's recommendation is 0.25).
-        repeat_action_probability=0.25,
+        # and sticky actions with this probability (None: the env id's own, 0.25 for ALE/...-v5 ids,
+        # 0 for the legacy ...NoFrameskip-v4 ones).
+        repeat_action_probability=None,
     )
 
     def __init__(self, env: Any = None, cfg: dict | None = None) -> None:
@@ -127,13 +129,15 @@ class DingEnvWrapper(BaseEnv):
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id
-        if env_id.startswith("ALE/"):
+        # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
+        if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
             _register_ale(env_id)
         family = family_of_env_id(env_id)
         kwargs = dict(self._cfg.make_kwargs or {})
         if uses_atari_preset(self._cfg.env_wrapper, family):
             kwargs.setdefault("frameskip", 1)  # the preset skips frames itself
-            kwargs.setdefault("repeat_action_probability", self._cfg.repeat_action_probability)
+            if self._cfg.repeat_action_probability is not None:
+                kwargs.setdefault("repeat_action_probability", self._cfg.repeat_action_probability)
         if self._replay_path is not None:
             kwargs["render_mode"] = "rgb_array"
             if family == MUJOCO:

@@ -41,6 +41,23 @@ def test_default_preset_gives_channel_first_uint8_stacks(preset):
     assert env.env.unwrapped._frameskip == 1  # the base env skips nothing; the preset does
 
 
+@pytest.mark.parametrize(
+    ("env_id", "cfg", "sticky"),
+    [
+        ("ALE/Pong-v5", {}, 0.25),
+        ("PongNoFrameskip-v4", {}, 0.0),  # DI-engine configs' id: no sticky actions, as registered
+        ("PongNoFrameskip-v4", {"repeat_action_probability": 0.1}, 0.1),
+    ],
+)
+def test_atari_ids_keep_their_own_sticky_actions_unless_configured(env_id, cfg, sticky):
+    env = atari(env_id, **cfg)
+    assert env.reset().shape == (4, 84, 84)
+    ale = env.env.unwrapped.ale
+    assert ale.getFloat("repeat_action_probability") == pytest.approx(sticky)
+    assert env.env.unwrapped._frameskip == 1
+    env.close()
+
+
 def test_scaled_obs_are_float32_in_unit_range():
     env = atari(scale_obs=True)
     obs = env.reset()
