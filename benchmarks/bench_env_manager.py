@@ -197,6 +197,10 @@ def executors(workload: Workload) -> dict[str, Callable]:
         table[f"ding_env {manager_type} (batched, cpu_affinity)"] = lambda *a, m=manager_type: bench_ding(
             m, True, *a, cfg={"cpu_affinity": True}
         )
+    # EnvPool's async mode: each call returns one worker's envs while the other worker steps.
+    table["ding_env async_subprocess (batched, wait_num=half)"] = lambda workload, *a: bench_ding(
+        "async_subprocess", True, workload, *a, cfg={"wait_num": workload.env_num // 2}
+    )
     return table
 
 
