@@ -43,9 +43,13 @@ class DingEnvWrapper(BaseEnv):
             None, ``cfg.env_id`` is created with ``gymnasium.make`` on the
             first reset (lazy init).
         cfg: Settings; see ``DingEnvWrapper.config``.
+        seed_api: False for an env that cannot be seeded (DI-engine's argument): its resets get no
+            seed, so its episodes do not follow from ``seed()``.
+        caller: ``'collector'`` or ``'evaluator'`` (DI-engine's argument): picks the training or the
+            evaluation preprocessing when ``cfg`` has no ``is_train``.
 
     Raises:
-        ConfigError: For an unknown config key, or neither ``env`` nor ``env_id``.
+        ConfigError: For an unknown config key or caller, or neither ``env`` nor ``env_id``.
     """
 
     config: ClassVar[dict] = dict(
@@ -78,12 +82,18 @@ class DingEnvWrapper(BaseEnv):
         repeat_action_probability=None,
     )
 
-    def __init__(self, env: Any = None, cfg: dict | None = None) -> None:
+    def __init__(
+        self, env: Any = None, cfg: dict | None = None, seed_api: bool = True, caller: str = "collector"
+    ) -> None:
         cfg = dict(cfg or {})
         for key in cfg:
             if key not in self.config and key not in PIPELINE_KEYS:
                 raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
+        if caller not in ("collector", "evaluator"):
+            raise ConfigError(f"DingEnvWrapper caller: expected 'collector' or 'evaluator', got {caller!r}")
+        cfg.setdefault("is_train", caller == "collector")
         super().__init__(cfg)
+        self._seed_api = bool(seed_api)
         if env is None and not self._cfg.env_id:
             raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
         self._user_env = env
@@ -162,7 +172,7 @@ class DingEnvWrapper(BaseEnv):
         """Start an episode, seeding the env only when a new seed is due."""
         env = self.env
         episode_seed = self._next_episode_seed()
-        if episode_seed is None:
+        if episode_seed is None or not self._seed_api:
             obs, _ = env.reset()
         else:
             obs, _ = env.reset(seed=episode_seed)

@@ -7,6 +7,7 @@ pytest.importorskip("ale_py", reason="the atari extra (make test installs it)")
 pytest.importorskip("cv2", reason="the atari extra (make test installs it)")
 
 from ding_env import DingEnvWrapper  # noqa: E402
+from ding_env.errors import ConfigError  # noqa: E402
 from ding_env.wrappers.family import ATARI, family_of_env_id  # noqa: E402
 
 
@@ -87,6 +88,19 @@ def test_collector_clips_rewards_and_evaluator_does_not():
 
     assert set(rewards(True)) <= {-1.0, 0.0, 1.0} and max(rewards(True)) == 1.0
     assert max(rewards(False)) > 1.0
+
+
+def test_caller_picks_the_preset_as_is_train_does():
+    def wrappers(env):
+        env.reset()
+        return chain(env)
+
+    evaluator = wrappers(DingEnvWrapper(cfg={"env_id": "ALE/Breakout-v5"}, caller="evaluator"))
+    assert evaluator == wrappers(atari("ALE/Breakout-v5", is_train=False))
+    assert "EpisodicLifeWrapper" not in evaluator
+    assert "EpisodicLifeWrapper" in wrappers(DingEnvWrapper(cfg={"env_id": "ALE/Breakout-v5"}))  # 'collector'
+    with pytest.raises(ConfigError, match="caller: expected 'collector' or 'evaluator', got 'learner'"):
+        DingEnvWrapper(cfg={"env_id": "ALE/Breakout-v5"}, caller="learner")
 
 
 def test_collector_ends_episodes_per_life_and_evaluator_per_game():

@@ -1,6 +1,7 @@
 """Envs written against the legacy gym API: reset() -> obs, step() -> 4-tuple, seed()."""
 
 import numpy as np
+import pytest
 
 from ding_env import DingEnvWrapper
 from ding_env.wrappers.legacy_gym import is_legacy_env
@@ -88,3 +89,16 @@ def test_legacy_termination_is_not_truncation():
             break
     assert timestep.terminated and timestep.obs[0] == 3.0
     assert steps == 3 - start and timestep.info["eval_episode_return"] == float(steps)
+
+
+def test_seed_api_false_leaves_an_unseedable_env_unseeded():
+    class NoSeed(LegacyWalk):
+        seed = None  # an env without a seed() method
+
+    env = DingEnvWrapper(NoSeed(), seed_api=False)  # DI-engine's argument for such envs
+    env.seed(4, dynamic_seed=False)
+    assert env.reset().shape == (1,) and env.step(1).obs.shape == (1,)
+    seeded = DingEnvWrapper(NoSeed())
+    seeded.seed(4, dynamic_seed=False)
+    with pytest.raises(TypeError, match="has no seed\\(\\) method, so it cannot be seeded"):
+        seeded.reset()
