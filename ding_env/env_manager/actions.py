@@ -100,7 +100,10 @@ class ActionChecker:
         """One env's action, validated (the dict API)."""
         if not self.array_form:
             return self.check_batch(np.array([env_id]), [action])[0]
-        return self.check_batch(np.array([env_id]), np.asarray(action)[None])[0]
+        array = np.asarray(action)
+        if array.size != self.size:
+            self._fail(env_id, action, f"has shape {array.shape}, expected {self.shape}")
+        return self.check_batch(np.array([env_id]), array[None])[0]
 
     def _check_box(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "fiu":
@@ -154,7 +157,7 @@ class ActionChecker:
 
     def _check_integers(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "iu":
-            if array.dtype.kind == "b" or not np.all(np.mod(array, 1) == 0):
+            if array.dtype.kind != "f" or not np.all(np.mod(array, 1) == 0):  # whole floats are taken
                 self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected integers")
         space = self.space
         if isinstance(space, gym.spaces.Discrete):

@@ -123,7 +123,10 @@ def test_bad_actions_change_nothing(manager_type):
         bad = [
             ({0: 3}, r"action for env 0 is out of range: expected a value in Discrete\(3\), got"),
             ({0: 1.5}, "expected integers"),
-            ({1: np.array([1, 2])}, r"must have shape \(1,\)"),
+            ({0: "1"}, "action for env 0 has dtype <U1, expected integers"),
+            ({0: True}, "action for env 0 has dtype bool, expected integers"),
+            ({1: np.array([1, 2])}, r"action for env 1 has shape \(2,\), expected \(\)"),
+            ({0: 1, 1: np.array([1, 2])}, r"action for env 1 has shape \(2,\), expected \(\)"),
             ({7: 0}, "out of range"),
         ]
         for actions, message in bad:
