@@ -134,7 +134,9 @@ class InfoEnv(CountingEnv):
 class FaultEnv(CountingEnv):
     """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang."""
 
-    config: ClassVar[dict] = dict(CountingEnv.config, raise_every=0, crash_every=0, kill_every=0, hang_every=0)
+    config: ClassVar[dict] = dict(
+        CountingEnv.config, raise_every=0, crash_every=0, kill_every=0, hang_every=0, fail_close=False
+    )
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg)
@@ -152,6 +154,11 @@ class FaultEnv(CountingEnv):
         if cfg.hang_every and self._life_steps % cfg.hang_every == 0:
             time.sleep(3600)
         return super().step(action)
+
+    def close(self) -> None:
+        if self._cfg.fail_close:
+            raise OSError(f"injected close failure after {self._life_steps} steps")
+        super().close()
 
 
 class ShapedCartPole(DingEnvWrapper):

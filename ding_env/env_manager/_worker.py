@@ -217,7 +217,7 @@ class _Worker:
                 raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
         return values
 
-    def on_close(self) -> list[str]:
+    def on_close(self) -> list[tuple[int, str]]:
         self.running = False
         return self.host.close()
 

@@ -593,6 +593,12 @@ class BaseEnvManager:
         return [self._backend_call(env_id, name, args, kwargs) for env_id in env_ids]
 
     def _backend_close(self) -> None:
-        failures = self._host.close()
-        if failures:
-            raise EnvError(-1, "close", "; ".join(failures))
+        raise_close_failures(self._host.close())
+
+
+def raise_close_failures(failures: list[tuple[int, str]]) -> None:
+    """Raise ``EnvError`` for the first env that failed to close, listing the others too."""
+    if failures:
+        (env_id, text), others = failures[0], failures[1:]
+        also = "; ".join(f"env {other_id}: {other_text}" for other_id, other_text in others)
+        raise EnvError(env_id, "close", f"{text} (also {also})" if also else text)

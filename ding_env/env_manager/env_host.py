@@ -124,14 +124,14 @@ class EnvHost:
         """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
         self._check(obs, env_id, field)
 
-    def close(self) -> list[str]:
-        """Close every env; return the text of each failure (all envs are attempted)."""
+    def close(self) -> list[tuple[int, str]]:
+        """Close every env; return ``(env_id, error text)`` for each failure (all envs are attempted)."""
         failures = []
         for env_id, env in self.envs.items():
             try:
                 env.close()
             except Exception as error:  # noqa: BLE001 - close them all, then report
-                failures.append(f"env {env_id}: {type(error).__name__}: {error}")
+                failures.append((env_id, f"{type(error).__name__}: {error}"))
         self.envs = {}
         return failures
 

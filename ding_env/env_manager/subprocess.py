@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.base import BaseEnvManager
+from ding_env.env_manager.base import BaseEnvManager, raise_close_failures
 from ding_env.env_manager.batch import StepOutcome
 from ding_env.env_manager.status import NEEDS_RESET, abnormal_info
 from ding_env.env_manager.worker_pool import WorkerPool
@@ -275,9 +275,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return self._each(env_ids, "call", name, args, kwargs)
 
     def _backend_close(self) -> None:
-        failures = self._pool.close()
-        if failures:
-            raise EnvError(-1, "close", "; ".join(failures))
+        raise_close_failures(self._pool.close())
 
     def _env_request(self, env_id: int, message: tuple, command: str) -> Any:
         index = int(self._worker_of[env_id])

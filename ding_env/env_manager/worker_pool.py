@@ -206,20 +206,21 @@ class WorkerPool:
             if reset_params.get(env_id):
                 self.request(index, ("reset_param", env_id, reset_params[env_id]), "reset", self.cfg["reset_timeout"])
 
-    def close(self) -> list[str]:
+    def close(self) -> list[tuple[int, str]]:
         """Ask every live worker to close its envs, then join them all and free shared memory.
 
         Returns:
-            The text of every failure (env close errors, unresponsive workers).
+            ``(env_id, error text)`` for every failure: an env's close error, or a worker that
+            did not close (named by its first env).
         """
         failures = []
         for index, process in enumerate(self.processes):
             if process is None or not process.is_alive():
                 continue
             try:
-                failures += self.request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS) or []
+                failures += self.request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS)
             except (EnvError, EnvCrashedError, EnvTimeoutError, OSError) as error:
-                failures.append(str(error).splitlines()[0])
+                failures.append((self.worker_envs[index][0], str(error).splitlines()[0]))
         self.close_processes()
         return failures
 

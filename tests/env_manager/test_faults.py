@@ -10,7 +10,7 @@ import pytest
 from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
 from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
-from tests.env_manager.test_subprocess import child_pids, shm_segments
+from tests.env_manager.test_subprocess import child_pids, resource_tracker_pids, shm_segments
 from tests.envs import CountingEnv, FaultEnv
 
 SUBPROCESS = ["subprocess", "async_subprocess"]
@@ -243,3 +243,17 @@ def test_fault_injection_soak():
     for env_id in (0, 2, 4, 7):
         assert faulty[env_id] == clean[env_id]
     assert shm_segments() <= segments and child_pids() <= children and open_fds() <= fds
+
+
+@pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
+def test_failing_env_closes_are_raised_after_everything_is_closed(manager_type):
+    segments, children = shm_segments(), child_pids()
+    manager = create_env_manager(manager_cfg(manager_type, num_workers=2), fault_fns(4, [1, 3], fail_close=True))
+    manager.launch()
+    manager.step({env_id: 0 for env_id in range(4)})
+    with pytest.raises(EnvError, match=r"env 1 failed in close: OSError: injected close failure after 1 steps") as info:
+        manager.close()
+    assert info.value.env_id == 1 and "(also env 3: OSError: injected close failure" in str(info.value)
+    assert manager.closed
+    manager.close()  # once closed, closing again is a no-op
+    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()

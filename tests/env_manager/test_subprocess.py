@@ -177,10 +177,10 @@ def test_close_leaves_no_process_and_no_segment():
             manager.close()
             manager.close()
     assert shm_segments() <= before_shm
-    assert child_pids() <= before_children | _resource_tracker_pids()
+    assert child_pids() <= before_children | resource_tracker_pids()
 
 
-def _resource_tracker_pids():
+def resource_tracker_pids():
     from multiprocessing import resource_tracker
 
     pid = resource_tracker._resource_tracker._pid
