@@ -10,7 +10,7 @@ Usage::
     ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
 
 Exit codes: 0 success (``check``: no errors), 1 the run failed (``check``: errors found),
-2 usage or config error.
+2 usage or config error, 130 interrupted (Ctrl-C; envs and workers are closed first).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from ding_env.registry import ENV_REGISTRY
 
 USAGE_ERROR = 2
+INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,7 +33,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return USAGE_ERROR
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:
+        # The managers' context managers have closed every env and worker on the way out.
+        print(f"\nding-env {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -135,7 +135,7 @@ class FaultEnv(CountingEnv):
     """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang."""
 
     config: ClassVar[dict] = dict(
-        CountingEnv.config, raise_every=0, crash_every=0, kill_every=0, hang_every=0, fail_close=False
+        CountingEnv.config, raise_every=0, crash_every=0, kill_every=0, hang_every=0, fail_close=False, hang_close=False
     )
 
     def __init__(self, cfg: dict | None = None) -> None:
@@ -156,6 +156,8 @@ class FaultEnv(CountingEnv):
         return super().step(action)
 
     def close(self) -> None:
+        if self._cfg.hang_close:
+            time.sleep(3600)
         if self._cfg.fail_close:
             raise OSError(f"injected close failure after {self._life_steps} steps")
         super().close()

@@ -28,3 +28,26 @@ def test_demo_runs_every_env_type(manager, capsys):
 def test_python_dash_m_entry_point():
     result = subprocess.run([sys.executable, "-m", "ding_env", "list"], capture_output=True, text=True, check=True)
     assert "card_game" in result.stdout
+
+
+def test_ctrl_c_ends_a_run_cleanly_with_exit_code_130():
+    import os
+    import signal
+    import uuid
+
+    marker = f"sigint_{uuid.uuid4().hex[:8]}"  # in the command line of the run and of its forked workers
+    segments = set(os.listdir("/dev/shm"))
+    command = [sys.executable, "-m", "ding_env", "run", "configs/cartpole.py", "--steps", "100000000"]
+    run = subprocess.Popen(command + ["--set", f"exp_name={marker}"], stderr=subprocess.PIPE, text=True)
+    try:
+        for line in run.stderr:  # wait until the collection is under way
+            if line.startswith("collect ["):
+                break
+        run.send_signal(signal.SIGINT)
+        err = run.stderr.read()
+        assert run.wait(timeout=30) == 130
+    finally:
+        run.kill()
+    assert "ding-env run: interrupted" in err and "Traceback" not in err
+    leftovers = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert leftovers == [] and set(os.listdir("/dev/shm")) <= segments

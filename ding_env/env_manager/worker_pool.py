@@ -214,14 +214,17 @@ class WorkerPool:
             did not close (named by its first env).
         """
         failures = []
-        for index, process in enumerate(self.processes):
-            if process is None or not process.is_alive():
-                continue
-            try:
-                failures += self.request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS)
-            except (EnvError, EnvCrashedError, EnvTimeoutError, OSError) as error:
-                failures.append((self.worker_envs[index][0], str(error).splitlines()[0]))
-        self.close_processes()
+        try:
+            for index, process in enumerate(self.processes):
+                if process is None or not process.is_alive():
+                    continue
+                try:
+                    failures += self.request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS)
+                except (EnvError, EnvCrashedError, EnvTimeoutError, OSError) as error:
+                    failures.append((self.worker_envs[index][0], str(error).splitlines()[0]))
+        finally:
+            # Also when the polite close is interrupted (a second Ctrl-C): no worker or segment outlives us.
+            self.close_processes()
         return failures
 
     def close_processes(self) -> None:

@@ -257,3 +257,23 @@ def test_failing_env_closes_are_raised_after_everything_is_closed(manager_type):
     assert manager.closed
     manager.close()  # once closed, closing again is a no-op
     assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_an_interrupted_close_still_stops_every_worker_and_frees_the_segment(manager_type):
+    import _thread
+    import threading
+
+    segments, children = shm_segments(), child_pids()
+    manager = create_env_manager(manager_cfg(manager_type, num_workers=2), fault_fns(2, [0], hang_close=True))
+    manager.launch()
+    manager.step({0: 0, 1: 0})
+    # A second Ctrl-C while close waits for a worker whose env hangs in close().
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        manager.close()
+    timer.join()
+    assert time.monotonic() - started < 5.0  # not the 10 s close timeout
+    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
