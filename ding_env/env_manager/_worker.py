@@ -25,6 +25,7 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.env_manager.env_host import EnvHost
 from ding_env.env_manager.info_table import InfoWriter
+from ding_env.env_manager.manager_watch import ManagerWatch
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.errors import EnvError
 
@@ -33,7 +34,9 @@ CMD_PIPE = 2
 # Bits of a worker's status word after a step.
 STATUS_MESSAGE = 1  # infos, errors or results wait on the pipe
 STATUS_TABLE = 2  # infos wait in the shared info table
-# How often a blocked worker checks that its parent is still alive (seconds).
+# A worker whose manager died and who has not shut down by then (its env hangs) ends (seconds).
+ORPHAN_GRACE_SECONDS = 2.0
+# How often a blocked worker checks that its manager is still alive (seconds).
 PARENT_CHECK_INTERVAL = 0.2
 
 
@@ -91,11 +94,12 @@ def worker_main(
     done_sem: Any,
     doorbell: Any,
     spin_seconds: float,
+    manager_pid: int,
 ) -> None:
-    """Run a worker until the parent sends 'close' or dies."""
+    """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    parent_pid = os.getppid()
-    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, doorbell), spin_seconds, parent_pid)
+    manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
+    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, doorbell), spin_seconds, manager)
     try:
         worker.run()
     finally:
@@ -103,19 +107,16 @@ def worker_main(
 
 
 class _Worker:
-    def __init__(self, index, env_ids, payload, cfg, conn, semaphores, spin_seconds, parent_pid) -> None:
+    def __init__(self, index, env_ids, payload, cfg, conn, semaphores, spin_seconds, manager) -> None:
         self.index = index
         self.env_ids = list(env_ids)
         self.conn = conn
         self.cmd_sem, self.done_sem, self.doorbell = semaphores
         self.spin_seconds = spin_seconds
-        self.parent_pid = parent_pid
+        self.manager = manager
         self.host = EnvHost(dict(zip(self.env_ids, cloudpickle.loads(payload), strict=True)), cfg)
         self.shared: SharedArrays | None = None
         self.running = True
-
-    def parent_alive(self) -> bool:
-        return os.getppid() == self.parent_pid
 
     def run(self) -> None:
         try:
@@ -130,11 +131,11 @@ class _Worker:
         while self.running and self.shared is None:
             if self.conn.poll(PARENT_CHECK_INTERVAL):
                 self.handle_message(self.conn.recv())
-            elif not self.parent_alive():
+            elif not self.manager.alive():
                 return
         while self.running:
             if not wait_semaphore(self.cmd_sem, self.spin_seconds, PARENT_CHECK_INTERVAL):
-                if not self.parent_alive():
+                if not self.manager.alive():
                     return
                 continue
             if self.commands[self.index] == CMD_STEP:
@@ -146,9 +147,9 @@ class _Worker:
                 self.handle_message(message)
 
     def receive(self) -> tuple | None:
-        """The parent's next pipe message, or None once the parent is gone."""
+        """The manager's next pipe message, or None once the manager is gone."""
         while not self.conn.poll(PARENT_CHECK_INTERVAL):
-            if not self.parent_alive():
+            if not self.manager.alive():
                 return None
         return self.conn.recv()
 

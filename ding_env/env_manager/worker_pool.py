@@ -120,6 +120,7 @@ class WorkerPool:
                 self.done_sems[index],
                 self.doorbell,
                 self.worker_spin,
+                os.getpid(),
             ),
             name=f"ding_env-worker-{index}",
             daemon=True,

@@ -277,3 +277,41 @@ def test_an_interrupted_close_still_stops_every_worker_and_frees_the_segment(man
     timer.join()
     assert time.monotonic() - started < 5.0  # not the 10 s close timeout
     assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
+def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context):
+    import subprocess
+    import sys
+
+    script = (
+        "from functools import partial\n"
+        "from ding_env import SyncSubprocessEnvManager\n"
+        "from tests.envs import FaultEnv\n"
+        f"cfg = {{'num_workers': 2, 'context': {context!r}}}\n"
+        "manager = SyncSubprocessEnvManager([partial(FaultEnv, {'hang_every': 1, 'limit': 10**6})] * 2, cfg)\n"
+        "manager.launch()\n"
+        "print(*[process.pid for process in manager._pool.processes], flush=True)\n"
+        "manager.step({0: 0, 1: 0})  # both workers hang inside env.step\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(workers) == 2
+        time.sleep(0.3)  # the step is under way
+    finally:
+        parent.kill()  # SIGKILL: no cleanup runs in the parent
+        parent.wait()
+    deadline = time.monotonic() + 5.0
+    while any(map(_running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_running, workers))
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an unreaped zombie counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

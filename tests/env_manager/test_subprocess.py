@@ -351,14 +351,16 @@ def test_serial_and_subprocess_share_one_config_schema():
     assert AsyncSubprocessEnvManager.default_config().type == "async_subprocess"
 
 
-def test_workers_exit_when_the_parent_is_killed(tmp_path):
+@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
+def test_workers_exit_when_the_parent_is_killed(context):
+    # With 'forkserver' the workers' OS parent is the fork server, which outlives the manager.
     script = textwrap.dedent(
         f"""
         import sys, time
         sys.path.insert(0, {os.getcwd()!r})
         from ding_env import SyncSubprocessEnvManager
         from tests.env_manager.conftest import counting_fns
-        manager = SyncSubprocessEnvManager(counting_fns(4), {{"num_workers": 2}})
+        manager = SyncSubprocessEnvManager(counting_fns(4), {{"num_workers": 2, "context": {context!r}}})
         manager.launch()
         print(manager._pool.shared.name, *[p.pid for p in manager._pool.processes], flush=True)
         time.sleep(60)
