@@ -38,7 +38,13 @@ def test_ctrl_c_ends_a_run_cleanly_with_exit_code_130():
     marker = f"sigint_{uuid.uuid4().hex[:8]}"  # in the command line of the run and of its forked workers
     segments = set(os.listdir("/dev/shm"))
     command = [sys.executable, "-m", "ding_env", "run", "configs/cartpole.py", "--steps", "100000000"]
-    run = subprocess.Popen(command + ["--set", f"exp_name={marker}"], stderr=subprocess.PIPE, text=True)
+    # SIGINT as a terminal delivers it: a test run started in the background inherits SIGINT ignored.
+    run = subprocess.Popen(
+        command + ["--set", f"exp_name={marker}"],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         for line in run.stderr:  # wait until the collection is under way
             if line.startswith("collect ["):

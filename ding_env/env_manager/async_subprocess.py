@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
+from ding_env.env_manager.base import raise_close_failures
 from ding_env.env_manager.batch import StepOutcome
 from ding_env.env_manager.status import STEPPING
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
@@ -222,4 +223,6 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
                 self._harvest()
         except (EnvCrashedError, EnvTimeoutError):
             pass  # the pool's close joins or kills every worker anyway
-        super()._backend_close()
+        # A worker still stepping now is hung: it would not answer a close request either.
+        stuck = [index for index, busy in enumerate(self._busy) if busy]
+        raise_close_failures(self._pool.close(stuck))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from multiprocessing import resource_tracker
 from multiprocessing.connection import wait as wait_connections
 from typing import Any
@@ -207,8 +207,11 @@ class WorkerPool:
             if reset_params.get(env_id):
                 self.request(index, ("reset_param", env_id, reset_params[env_id]), "reset", self.cfg["reset_timeout"])
 
-    def close(self) -> list[tuple[int, str]]:
+    def close(self, stuck: Collection[int] = ()) -> list[tuple[int, str]]:
         """Ask every live worker to close its envs, then join them all and free shared memory.
+
+        Args:
+            stuck: Workers still stepping (hung): they are stopped without asking, and reported.
 
         Returns:
             ``(env_id, error text)`` for every failure: an env's close error, or a worker that
@@ -218,6 +221,10 @@ class WorkerPool:
         try:
             for index, process in enumerate(self.processes):
                 if process is None or not process.is_alive():
+                    continue
+                if index in stuck:
+                    envs = self.worker_envs[index]
+                    failures.append((envs[0], f"its worker (envs {envs}) was still stepping and was stopped"))
                     continue
                 try:
                     failures += self.request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS)

@@ -262,19 +262,26 @@ def test_failing_env_closes_are_raised_after_everything_is_closed(manager_type):
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
 def test_an_interrupted_close_still_stops_every_worker_and_frees_the_segment(manager_type):
     import _thread
+    import signal
     import threading
 
     segments, children = shm_segments(), child_pids()
     manager = create_env_manager(manager_cfg(manager_type, num_workers=2), fault_fns(2, [0], hang_close=True))
     manager.launch()
     manager.step({0: 0, 1: 0})
-    # A second Ctrl-C while close waits for a worker whose env hangs in close().
+    # A second Ctrl-C while close waits for a worker whose env hangs in close(). Python's own
+    # SIGINT handler is put in place: a test run started in the background inherits SIGINT ignored.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
-    timer.start()
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        manager.close()
-    timer.join()
+    try:
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            manager.close()
+    finally:
+        timer.cancel()  # if close ended before the interrupt, none may arrive later
+        timer.join()
+        signal.signal(signal.SIGINT, handler)
     assert time.monotonic() - started < 5.0  # not the 10 s close timeout
     assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
 
@@ -315,3 +322,16 @@ def _running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_async_close_stops_a_hung_worker_without_waiting_for_its_reply():
+    segments, children = shm_segments(), child_pids()
+    cfg = {"num_workers": 2, "wait_num": 1, "step_wait_timeout": 0.0}
+    manager = AsyncSubprocessEnvManager(fault_fns(2, [1], hang_every=1), cfg)
+    manager.launch()
+    assert sorted(manager.step({0: 0, 1: 0})) == [0]  # env 1 hangs in its step
+    started = time.monotonic()
+    with pytest.raises(EnvError, match=r"env 1 failed in close: its worker \(envs \[1\]\) was still stepping"):
+        manager.close()
+    assert time.monotonic() - started < 4.0  # not the 10 s a close request to it would wait
+    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
