@@ -27,6 +27,8 @@ class ManagerWatch:
 
     def __init__(self, manager_pid: int, grace: float) -> None:
         self.manager_pid = manager_pid
+        # Without pidfds, the OS parent at start stands in (the manager itself for 'fork' and 'spawn').
+        self.parent_pid = os.getppid()
         self.pidfd: int | None = None
         self.gone = False
         try:
@@ -35,7 +37,7 @@ class ManagerWatch:
             self.gone = True  # the manager died before the worker started
             return
         except (AttributeError, OSError):
-            return  # no pidfd here: fall back on the parent check in alive()
+            return  # no pidfd here (an old kernel, or a sandbox): alive() watches the OS parent
         threading.Thread(target=self._end_after_manager, args=(grace,), name="manager-watch", daemon=True).start()
 
     def alive(self) -> bool:
@@ -43,7 +45,7 @@ class ManagerWatch:
         if self.gone:
             return False
         if self.pidfd is None:
-            return os.getppid() == self.manager_pid
+            return os.getppid() == self.parent_pid
         return not select.select([self.pidfd], [], [], 0)[0]
 
     def _end_after_manager(self, grace: float) -> None:
