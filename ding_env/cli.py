@@ -71,7 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     list_cmd.set_defaults(handler=_list)
 
     demo = commands.add_parser("demo", help="run random episodes of every registered env through a manager")
-    demo.add_argument("--episodes", type=int, default=3, help="episodes per env type (default 3)")
+    demo.add_argument(
+        "--episodes",
+        type=int,
+        default=3,
+        help="episodes per env type, at least: envs that end an episode in the same step all count (default 3)",
+    )
     demo.add_argument("--envs", type=int, default=4, help="envs per manager (default 4)")
     demo.add_argument("--manager", default="base", choices=("base", "subprocess", "async_subprocess"))
     demo.add_argument("--seed", type=int, default=0)

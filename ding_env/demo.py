@@ -33,7 +33,10 @@ def run_demo(
     seed: int,
     progress: Callable[[str], None] | None = None,
 ) -> list[DemoRow]:
-    """Run ``episodes`` random episodes of each env type and summarise them."""
+    """Run at least ``episodes`` random episodes of each env type and summarise them.
+
+    Every episode that ends counts, so envs that end theirs in the same step may take a row past ``episodes``.
+    """
     rows = []
     for env_type in env_types:
         env_cls = ENV_REGISTRY.get(env_type)
