@@ -27,6 +27,7 @@ from ding_env.env_manager.env_host import EnvHost
 from ding_env.env_manager.info_table import InfoWriter
 from ding_env.env_manager.manager_watch import ManagerWatch
 from ding_env.env_manager.shared_memory import SharedArrays
+from ding_env.env_manager.status import read_attribute
 from ding_env.errors import EnvError
 
 CMD_STEP = 1
@@ -207,8 +208,6 @@ class _Worker:
 
         One reply for all; a failure names its env. Attributes read as ``read_attribute`` gives them.
         """
-        from ding_env.env_manager.status import read_attribute
-
         values = []
         for env_id in env_ids:
             try:

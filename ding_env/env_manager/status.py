@@ -21,24 +21,21 @@ class EnvStatus(enum.IntEnum):
 NEEDS_RESET, READY, STEPPING, FINISHED = (int(status) for status in EnvStatus)
 
 
-class _Callable:
-    """Stands for a callable env attribute when broadcasting attributes."""
+class _Marker:
+    """Stands for an env attribute in a broadcast reply; pickles by name, so it stays itself across processes."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __reduce__(self) -> str:
-        return "CALLABLE"
+        return self.name
+
+    def __repr__(self) -> str:
+        return self.name
 
 
-CALLABLE = _Callable()
-
-
-class _Missing:
-    """Stands for an attribute an env does not have when broadcasting attributes."""
-
-    def __reduce__(self) -> str:
-        return "MISSING"
-
-
-MISSING = _Missing()
+CALLABLE = _Marker("CALLABLE")  # a callable env attribute
+MISSING = _Marker("MISSING")  # an attribute the env does not have
 
 
 def read_attribute(env: object, name: str) -> Any:
