@@ -10,7 +10,7 @@ import pytest
 from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
 from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
-from tests.env_manager.test_subprocess import child_pids, resource_tracker_pids, shm_segments
+from tests.env_manager.test_subprocess import child_pids, process_running, resource_tracker_pids, shm_segments
 from tests.envs import CountingEnv, FaultEnv
 
 SUBPROCESS = ["subprocess", "async_subprocess"]
@@ -310,18 +310,9 @@ def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context):
         parent.kill()  # SIGKILL: no cleanup runs in the parent
         parent.wait()
     deadline = time.monotonic() + 5.0
-    while any(map(_running, workers)) and time.monotonic() < deadline:
+    while any(map(process_running, workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(map(_running, workers))
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (an unreaped zombie counts as ended)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    assert not any(map(process_running, workers))
 
 
 def test_async_close_stops_a_hung_worker_without_waiting_for_its_reply():

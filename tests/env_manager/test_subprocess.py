@@ -371,22 +371,22 @@ def test_workers_exit_when_the_parent_is_killed(context):
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline and any(_alive(int(pid)) for pid in pids):
+    while time.monotonic() < deadline and any(process_running(int(pid)) for pid in pids):
         time.sleep(0.05)
-    assert not any(_alive(int(pid)) for pid in pids)
+    assert not any(process_running(int(pid)) for pid in pids)
     deadline = time.monotonic() + 3.0
     while time.monotonic() < deadline and os.path.exists(f"/dev/shm/{name.lstrip('/')}"):
         time.sleep(0.05)
     assert not os.path.exists(f"/dev/shm/{name.lstrip('/')}")
 
 
-def _alive(pid):
+def process_running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an unreaped zombie counts as ended)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
         return False
-    status = open(f"/proc/{pid}/stat").read().split()[2]
-    return status != "Z"
 
 
 @pytest.mark.parametrize("context", ["spawn", "forkserver"])
