@@ -12,6 +12,8 @@ EXTRAS = {
     "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
     "mujoco": ["mujoco>=3.0", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
     "torch": ["torch>=2.0"],
+    # BaseEnvManagerV2 / SubprocessEnvManagerV2 return treetensor arrays (DI-treetensor imports torch).
+    "treetensor": ["DI-treetensor>=0.4"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
     "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=0.8"],
     "dev": ["ruff>=0.6"],

@@ -27,8 +27,10 @@ __all__ = [
     "AsyncSubprocessEnvManager",  # noqa: F405 - imported on first use by __getattr__
     "BaseEnv",
     "BaseEnvManager",
+    "BaseEnvManagerV2",  # noqa: F405 - imported on first use by __getattr__
     "BaseEnvTimestep",
     "ObsBatch",
+    "SubprocessEnvManagerV2",  # noqa: F405 - imported on first use by __getattr__
     "SyncSubprocessEnvManager",  # noqa: F405 - imported on first use by __getattr__
     "TimestepBatch",
     "__version__",
@@ -42,7 +44,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # The subprocess managers load multiprocessing machinery: ding_env.env_manager imports them on first use.
-    if name in ("SyncSubprocessEnvManager", "AsyncSubprocessEnvManager"):
+    # The subprocess and V2 managers load multiprocessing machinery or treetensor:
+    # ding_env.env_manager imports them on first use.
+    if name in _env_manager.LAZY_MANAGERS:
         return getattr(_env_manager, name)
     raise AttributeError(f"module 'ding_env' has no attribute {name!r}")

@@ -108,6 +108,17 @@ class CountingEnv(BaseEnv):
         return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
 
 
+class DictActionEnv(CountingEnv):
+    """A CountingEnv steered by a Dict action: its reward adds ``push * scale``."""
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        return super().step(float(action["push"]) * float(action["scale"][0]))
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return gym.spaces.Dict({"push": gym.spaces.Discrete(3), "scale": gym.spaces.Box(0.0, 2.0, (1,), np.float32)})
+
+
 class InfoEnv(CountingEnv):
     """A CountingEnv whose infos change form over time, as real envs' do.
 

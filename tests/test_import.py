@@ -25,6 +25,8 @@ def test_public_names_exist_and_are_documented():
         "BaseEnvManager",
         "SyncSubprocessEnvManager",
         "AsyncSubprocessEnvManager",
+        "BaseEnvManagerV2",
+        "SubprocessEnvManagerV2",
         "create_env_manager",
         "get_vec_env_setting",
         "get_env_cls",
@@ -40,14 +42,14 @@ def test_public_names_exist_and_are_documented():
 DI_ENGINE_IMPORTS = """
 from ding.envs import BaseEnv, BaseEnvTimestep, DingEnvWrapper, get_vec_env_setting, get_env_cls
 from ding.envs import BaseEnvManager, SyncSubprocessEnvManager, AsyncSubprocessEnvManager
-from ding.envs import create_env_manager, get_env_manager_cls
+from ding.envs import create_env_manager, get_env_manager_cls, BaseEnvManagerV2, SubprocessEnvManagerV2
 from ding.envs import NoopResetWrapper, MaxAndSkipWrapper, EpisodicLifeWrapper, FireResetWrapper, WarpFrameWrapper
 from ding.envs import ScaledFloatFrameWrapper, ClipRewardWrapper, FrameStackWrapper, TimeLimitWrapper
 from ding.envs import ObsNormWrapper, RewardNormWrapper, ObsTransposeWrapper, RamWrapper, ActionRepeatWrapper
 from ding.envs.env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
 from ding.envs.env import check_all, check_reset, check_step, check_obs_deepcopy, demonstrate_correct_procedure
 from ding.envs.env_manager import BaseEnvManager, SyncSubprocessEnvManager, AsyncSubprocessEnvManager
-from ding.envs.env_manager import create_env_manager, get_env_manager_cls
+from ding.envs.env_manager import create_env_manager, get_env_manager_cls, BaseEnvManagerV2, SubprocessEnvManagerV2
 from ding.envs.env_wrappers import MaxAndSkipWrapper, WarpFrameWrapper, ScaledFloatFrameWrapper, FrameStackWrapper
 from ding.envs.env_wrappers import EvalEpisodeReturnWrapper, TimeLimitWrapper
 """
@@ -58,6 +60,8 @@ def test_di_engine_imports_port_by_renaming_the_package():
         "import sys, ding_env, ding_env.env_manager as managers, ding_env.wrappers as wrappers\n"
         "assert SyncSubprocessEnvManager is ding_env.SyncSubprocessEnvManager is managers.SyncSubprocessEnvManager\n"
         "assert AsyncSubprocessEnvManager is get_env_manager_cls('async_subprocess')\n"
+        "assert SubprocessEnvManagerV2 is ding_env.SubprocessEnvManagerV2 is get_env_manager_cls('subprocess_v2')\n"
+        "from ding_env import *\n"
         "assert MaxAndSkipWrapper is ding_env.MaxAndSkipWrapper is wrappers.MaxAndSkipWrapper\n"
         "print([m for m in ('torch', 'ale_py', 'mujoco', 'dizoo') if m in sys.modules])\n"
     )

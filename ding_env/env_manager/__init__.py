@@ -15,10 +15,12 @@ from ding_env.errors import ConfigError
 __all__ = [
     "AsyncSubprocessEnvManager",
     "BaseEnvManager",
+    "BaseEnvManagerV2",
     "EnvStatus",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
     "ObsBatch",
+    "SubprocessEnvManagerV2",
     "SyncSubprocessEnvManager",
     "TimestepBatch",
     "create_env_manager",
@@ -26,18 +28,24 @@ __all__ = [
 ]
 
 
-# The subprocess managers load multiprocessing machinery: imported on first use, by class name too.
-_SUBPROCESS_MANAGERS = {"SyncSubprocessEnvManager": "subprocess", "AsyncSubprocessEnvManager": "async_subprocess"}
+# The subprocess managers load multiprocessing machinery, the V2 ones treetensor (and torch) once
+# built: their modules are imported on first use, by class name too.
+LAZY_MANAGERS = {
+    "SyncSubprocessEnvManager": "subprocess",
+    "AsyncSubprocessEnvManager": "async_subprocess",
+    "BaseEnvManagerV2": "base_v2",
+    "SubprocessEnvManagerV2": "subprocess_v2",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SUBPROCESS_MANAGERS:
-        return get_env_manager_cls(_SUBPROCESS_MANAGERS[name])
+    if name in LAZY_MANAGERS:
+        return get_env_manager_cls(LAZY_MANAGERS[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_env_manager_cls(manager_type: str) -> type[BaseEnvManager]:
-    """The manager class for ``'base'``, ``'subprocess'`` or ``'async_subprocess'``.
+    """The manager class for a config ``type``: one of ``MANAGER_TYPES``.
 
     Raises:
         ConfigError: For any other type.
@@ -52,6 +60,10 @@ def get_env_manager_cls(manager_type: str) -> type[BaseEnvManager]:
         from ding_env.env_manager.async_subprocess import AsyncSubprocessEnvManager
 
         return AsyncSubprocessEnvManager
+    if manager_type in ("base_v2", "subprocess_v2"):
+        from ding_env.env_manager.treetensor_managers import BaseEnvManagerV2, SubprocessEnvManagerV2
+
+        return BaseEnvManagerV2 if manager_type == "base_v2" else SubprocessEnvManagerV2
     raise ConfigError(f"env manager config 'type': expected one of {MANAGER_TYPES}, got {manager_type!r}")
 
 

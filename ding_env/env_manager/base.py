@@ -286,8 +286,8 @@ class BaseEnvManager:
 
     @property
     def closed(self) -> bool:
-        """True after ``close()``."""
-        return self._closed
+        """True until ``launch()`` and after ``close()`` (DI-engine runs ``if manager.closed: manager.launch()``)."""
+        return self._closed or not self._launched
 
     @property
     def active_env(self) -> list[int]:

@@ -17,7 +17,8 @@ from ding_env.config import merge_known_keys
 from ding_env.errors import ConfigError
 
 MANAGER_CONFIG: dict[str, Any] = dict(
-    # Manager kind for create_env_manager: 'base', 'subprocess' or 'async_subprocess'.
+    # Manager kind for create_env_manager: 'base', 'subprocess' or 'async_subprocess'; 'base_v2' and
+    # 'subprocess_v2' are 'base' and 'subprocess' with the treetensor interface of DI-engine's task pipelines.
     type="base",
     # Episodes each env runs before it counts as finished (``manager.done``).
     episode_num=float("inf"),
@@ -63,7 +64,7 @@ MANAGER_CONFIG: dict[str, Any] = dict(
 # ``reset_inplace=True`` returned the reset observation in its place.
 DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
-MANAGER_TYPES = ("base", "subprocess", "async_subprocess")
+MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
 

@@ -205,6 +205,15 @@ def test_state_errors(make_manager):
             call()
 
 
+def test_closed_until_launch_and_after_close_as_di_engine_code_expects(make_manager):
+    manager = make_manager(counting_fns(2))
+    assert manager.closed  # DI-engine's pipelines run `if manager.closed: manager.launch()`
+    manager.launch()
+    assert not manager.closed
+    manager.close()
+    assert manager.closed
+
+
 def test_context_manager_closes(manager_type):
     from ding_env import create_env_manager
 

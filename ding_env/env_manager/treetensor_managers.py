@@ -1,0 +1,148 @@
+"""``BaseEnvManagerV2`` and ``SubprocessEnvManagerV2``: the managers of DI-engine's task pipelines.
+
+DI-engine's ``ding.framework`` middleware reads ``manager.ready_obs`` as one
+stacked array, calls ``manager.step(actions)`` with one action per ready env (in
+``ready_obs_id`` order) and gets back one ``treetensor.numpy`` array per stepped
+env, with ``obs``, ``reward``, ``done``, ``info`` and ``env_id``. These classes add
+that interface to ``BaseEnvManager`` and ``SyncSubprocessEnvManager``; seeding,
+auto-reset, configs, the batched API and everything else are those managers'.
+
+Unlike DI-engine, each timestep also carries ``truncated`` (False unless the
+episode was cut short), and a step with a different number of actions than
+ready envs is an error instead of stepping the first ones only.
+
+They need DI-treetensor (``pip install 'ding-env[treetensor]'``), which imports
+torch: it is imported when a V2 manager is built, never by ``import ding_env``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ding_env.base_env import BaseEnv
+from ding_env.env_manager import arrays
+from ding_env.env_manager.base import BaseEnvManager
+from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
+
+
+def treetensor_numpy(manager_name: str) -> ModuleType:
+    """``treetensor.numpy``, or an ImportError that says how to install it."""
+    try:
+        return importlib.import_module("treetensor.numpy")
+    except ImportError as error:
+        raise ImportError(
+            f"{manager_name} returns DI-treetensor arrays, and DI-treetensor is not installed "
+            f"({error}); install it with: pip install 'ding-env[treetensor]'"
+        ) from error
+
+
+def identifier_keys(info: Mapping) -> dict:
+    """``info`` as a treetensor can hold it: keys usable as attributes, no string values.
+
+    As in DI-engine, ``.`` in a key becomes ``_`` (``TimeLimit.truncated`` is read as
+    ``info.TimeLimit_truncated``), a key starting with a digit gets a leading ``_``,
+    and string values (an abnormal step's ``error`` text, say) are left out, since
+    they cannot become tensors. Nested dicts are treated the same way.
+    """
+    plain = {}
+    for key, value in info.items():
+        if isinstance(value, str):
+            continue
+        name = str(key).replace(".", "_")
+        if name[:1].isdigit():
+            name = "_" + name
+        plain[name] = identifier_keys(value) if isinstance(value, Mapping) else value
+    return plain
+
+
+def _plain_tree(value: Any) -> Any:
+    """A treetensor action (a tree of arrays) as nested dicts, which the managers check; others unchanged."""
+    if hasattr(value, "json") and hasattr(value, "items") and not isinstance(value, Mapping):
+        return {key: _plain_tree(sub) for key, sub in value.items()}
+    return value
+
+
+def _per_env_actions(actions: Any) -> list[Any]:
+    """One action per env from a sequence, a stacked array, or a stacked treetensor array."""
+    actions = _plain_tree(actions)
+    if isinstance(actions, Mapping):  # a stacked tree (dict action space): one tree per row
+        stacked = arrays.map_tree(np.asarray, actions)
+        leaf = stacked
+        while isinstance(leaf, dict | tuple):
+            leaf = next(iter(leaf.values())) if isinstance(leaf, dict) else leaf[0]
+        return arrays.split_rows(stacked, len(leaf), copy=False)
+    return [_plain_tree(action) for action in actions]
+
+
+class TreetensorInterface:
+    """The V2 interface over a manager class that comes after it in the bases."""
+
+    def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
+        self._tnp = treetensor_numpy(type(self).__name__)
+        super().__init__(env_fn, cfg)
+
+    @property
+    def ready_obs(self) -> Any:
+        """The ready envs' observations stacked, row ``k`` for ``ready_obs_id[k]``.
+
+        A numpy array, a ``treetensor.numpy`` array for dict observations (as in
+        DI-engine, a tuple inside one becomes one array per env), a tuple of arrays
+        for tuple observations; always a copy, valid after the next step.
+        """
+        batch = self.ready_obs_batch
+        if isinstance(batch.obs, dict) and len(batch.env_id):
+            # One tree per env, stacked as DI-engine stacks them (a tuple inside becomes an array per env).
+            rows = arrays.split_rows(batch.obs, len(batch.env_id), copy=True)
+            return self._tnp.stack([self._tnp.array(row) for row in rows])
+        obs = arrays.map_tree(np.array, batch.obs)
+        return self._tnp.array(obs) if isinstance(obs, dict) else obs
+
+    def step(self, actions: Any) -> list[Any]:
+        """Step every ready env, ``actions[k]`` going to ``ready_obs_id[k]``.
+
+        Args:
+            actions: A list with one action per ready env, or the actions stacked
+                (a numpy array, or a treetensor array for dict actions).
+
+        Returns:
+            One ``treetensor.numpy`` array per stepped env, in env id order, with
+            ``obs`` (the true final observation where ``done``), ``reward``,
+            ``done``, ``truncated``, ``info`` (see :func:`identifier_keys`) and ``env_id``.
+
+        Raises:
+            ValueError: When the number of actions is not the number of ready envs.
+        """
+        env_ids = self.ready_obs_id
+        per_env = _per_env_actions(actions)
+        if len(per_env) != len(env_ids):
+            raise ValueError(
+                f"{self._name}: step() takes one action per ready env, in ready_obs_id order: "
+                f"expected {len(env_ids)} for envs {env_ids}, got {len(per_env)}"
+            )
+        timesteps = super().step(dict(zip(env_ids, per_env, strict=True)))
+        return [
+            self._tnp.array(
+                {
+                    "obs": timestep.obs,
+                    "reward": timestep.reward,
+                    "done": timestep.done,
+                    "truncated": timestep.truncated,
+                    "info": identifier_keys(timestep.info),
+                    "env_id": env_id,
+                }
+            )
+            for env_id, timestep in timesteps.items()
+        ]
+
+
+class BaseEnvManagerV2(TreetensorInterface, BaseEnvManager):
+    """``BaseEnvManager`` (every env in this process) with DI-engine's V2 interface; config type ``'base_v2'``."""
+
+
+class SubprocessEnvManagerV2(TreetensorInterface, SyncSubprocessEnvManager):
+    """``SyncSubprocessEnvManager`` with DI-engine's V2 interface; config type ``'subprocess_v2'``."""
