@@ -112,6 +112,7 @@ class DictActionEnv(CountingEnv):
     """A CountingEnv steered by a Dict action: its reward adds ``push * scale``."""
 
     def step(self, action: Any) -> BaseEnvTimestep:
+        self.action_types = (type(action["push"]).__name__, type(action["scale"]).__name__, action["scale"].dtype.name)
         return super().step(float(action["push"]) * float(action["scale"][0]))
 
     @property

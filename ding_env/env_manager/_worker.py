@@ -75,6 +75,19 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
     return write_value
 
 
+def action_reader(actions: Any) -> Callable[[int, int], Any]:
+    """A ``read(first, stop)`` of the action rows ``[first, stop)``, indexable by offset.
+
+    Scalar actions come as Python ints (the cheapest to pass on), array ones as rows of
+    one copy, and ``Dict``/``Tuple`` ones as one tree per env, as the serial manager gives them.
+    """
+    if not isinstance(actions, np.ndarray):
+        return lambda first, stop: arrays.split_rows(arrays.take(actions, slice(first, stop)), stop - first, True)
+    if actions.ndim == 1:
+        return lambda first, stop: actions[first:stop].tolist()
+    return lambda first, stop: actions[first:stop].copy()
+
+
 def encode_error(error: BaseException, env_id: int, command: str) -> tuple:
     """A picklable description of ``error`` for the parent to rebuild."""
     if isinstance(error, EnvError):
@@ -183,7 +196,7 @@ class _Worker:
         self.host.set_obs_layout(
             next(layout for key, layout, _ in entries + (data_entries or []) if key == "ready_obs")
         )
-        self.discrete_action = self.actions.ndim == 1
+        self.read_actions = action_reader(self.actions)
         # Without shared memory the table would be private: infos then travel by pipe.
         self.info_writer = None if self.private_data else InfoWriter(buffers["info_values"], buffers["info_schema"])
         self.write_step_obs = arrays.compile_writer(self.step_obs)
@@ -234,8 +247,7 @@ class _Worker:
             info_writer.start_step(first, stop)
         mask = self.step_mask[first:stop].tolist()
         resets = self.reset_on_done[first:stop].tolist()
-        actions = self.actions[first:stop]
-        actions = actions.tolist() if self.discrete_action else actions.copy()
+        actions = self.read_actions(first, stop)
         write_reward = self.write_reward
         for offset, env_id in enumerate(self.env_ids):
             if not mask[offset]:

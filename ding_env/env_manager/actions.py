@@ -2,15 +2,19 @@
 
 Checks are vectorised over the batch: dtype kind, shape, finiteness and
 bounds (``Box``), range (``Discrete``, ``MultiDiscrete``), 0/1 (``MultiBinary``).
-Valid actions come back as one array in the space's dtype, ready for shared memory.
+Valid actions come back as one array in the space's dtype, ready for shared memory; those of
+``Dict``/``Tuple`` spaces as one tree per env whose leaves have their subspace's dtype.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from ding_env.env_manager import arrays
 
 # Up to this many actions, bounds are checked on a Python list (a numpy reduction costs ~1 us).
 _SMALL_BATCH = 64
@@ -33,6 +37,14 @@ class ActionChecker:
         self.array_form = isinstance(
             space, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
         )
+        # Dict/Tuple spaces of array spaces: each action is conformed to the leaves' dtypes, as shared
+        # memory holds it. None for array spaces and for spaces without an array form (passed on as given).
+        self.layout = None
+        if not self.array_form:
+            try:
+                self.layout = arrays.layout_of(space)
+            except TypeError:  # Text, Graph, Sequence
+                self.layout = None
         # With finite Box bounds, one bounds test also catches NaN and inf.
         self.finite_bounds = isinstance(space, gym.spaces.Box) and bool(
             np.isfinite(space.low).all() and np.isfinite(space.high).all()
@@ -59,12 +71,16 @@ class ActionChecker:
             if checked is not None:
                 return checked
         if not self.array_form:
+            if isinstance(actions, Mapping) and isinstance(self.space, gym.spaces.Dict):
+                actions = arrays.unstack(actions)  # Dict actions stacked in one tree: one row per env
             if len(actions) != len(env_ids):
                 raise ValueError(f"{self.owner}: got {len(actions)} actions for {len(env_ids)} env ids")
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):
                 if not self.space.contains(action):
                     self._fail(env_id, action, "is not in the action space")
-            return actions
+            if self.layout is None:
+                return actions
+            return [arrays.conform(self.layout, action) for action in actions]
         array = np.asarray(actions)
         expected = (len(env_ids), *self.shape)
         if array.shape != expected:

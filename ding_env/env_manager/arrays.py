@@ -177,6 +177,29 @@ def split_rows(buffers: Any, count: int, copy: bool) -> list[Any]:
     return [tuple(rows[index] for rows in parts) for index in range(count)]
 
 
+def unstack(tree: Any) -> list[Any]:
+    """The rows of a tree of stacked arrays (the inverse of ``stack``), as views."""
+    tree = map_tree(np.asarray, tree)
+    leaf = tree
+    while isinstance(leaf, dict | tuple):
+        leaf = next(iter(leaf.values()), None) if isinstance(leaf, dict) else (leaf[0] if leaf else None)
+    return split_rows(tree, 0 if leaf is None else len(leaf), copy=False)
+
+
+def conform(layout: Any, value: Any) -> Any:
+    """``value`` (already checked against the space of ``layout``) as the managers' buffers hold it.
+
+    Each leaf becomes an array of its layout's dtype (a numpy scalar for shape ``()``), so an
+    env gets the same types from the serial manager as from shared memory.
+    """
+    if isinstance(layout, ArraySpec):
+        array = np.asarray(value, dtype=layout.dtype)
+        return array[()] if not layout.shape else array
+    if isinstance(layout, dict):
+        return {key: conform(sub, value[key]) for key, sub in layout.items()}
+    return tuple(conform(sub, item) for sub, item in zip(layout, value, strict=True))
+
+
 def stack(values: list[Any]) -> Any:
     """Stack per-env trees into one tree of batched arrays."""
     first = values[0]

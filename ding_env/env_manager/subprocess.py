@@ -238,7 +238,10 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return sorted(set(self._worker_of[env_ids].tolist()))
 
     def _write_actions(self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, batched: bool) -> None:
-        if batched:
+        if not isinstance(self._action_buf, np.ndarray):  # Dict/Tuple actions: one tree per env
+            for env_id, action in zip(env_ids.tolist(), actions, strict=True):
+                arrays.write(self._action_buf, env_id, action)
+        elif batched:
             self._action_buf[rows] = actions
         else:
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):

@@ -71,11 +71,7 @@ def _per_env_actions(actions: Any) -> list[Any]:
     """One action per env from a sequence, a stacked array, or a stacked treetensor array."""
     actions = _plain_tree(actions)
     if isinstance(actions, Mapping):  # a stacked tree (dict action space): one tree per row
-        stacked = arrays.map_tree(np.asarray, actions)
-        leaf = stacked
-        while isinstance(leaf, dict | tuple):
-            leaf = next(iter(leaf.values())) if isinstance(leaf, dict) else leaf[0]
-        return arrays.split_rows(stacked, len(leaf), copy=False)
+        return arrays.unstack(actions)
     return [_plain_tree(action) for action in actions]
 
 

@@ -142,8 +142,6 @@ class WorkerPool:
             raise TypeError(
                 f"{self.name}: the action space {action_space!r} has no array form; use BaseEnvManager for this env"
             ) from error
-        if not isinstance(action_layout, arrays.ArraySpec):
-            raise TypeError(f"{self.name}: nested action spaces are not supported by the subprocess managers")
         reward_layout = arrays.reward_layout(reward_space)
         data_entries = [
             ("ready_obs", obs_layout, env_num),

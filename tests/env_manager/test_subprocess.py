@@ -23,7 +23,7 @@ from ding_env.env_manager._worker import STATUS_TABLE
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
 from tests.env_manager.conftest import counting_fns
-from tests.envs import CountingEnv, InfoEnv, cartpole_fn
+from tests.envs import CountingEnv, DictActionEnv, InfoEnv, cartpole_fn
 
 
 def shm_segments():
@@ -81,6 +81,43 @@ def test_nested_observations_identical_across_managers(shared_memory):
     reference = trajectory("base", fns, steps=30)
     assert_same(reference, trajectory("subprocess", fns, steps=30, num_workers=2, shared_memory=shared_memory))
     assert_same(reference, trajectory("async_subprocess", fns, steps=30, num_workers=3, shared_memory=shared_memory))
+
+
+def dict_action_trajectory(manager_type, **cfg):
+    """Steps of 3 ``DictActionEnv``s: the dict API with a list for the Box, then step_batch with a stacked tree."""
+    with create_env_manager(manager_cfg(manager_type, **cfg), [DictActionEnv] * 3) as manager:
+        manager.seed(7)
+        manager.launch()
+        trace = []
+        for t in range(24):
+            ready = manager.ready_obs_batch
+            if t % 2 == 0:
+                timesteps = manager.step({env_id: {"push": t % 3, "scale": [0.5]} for env_id in ready.env_id.tolist()})
+                trace.append(
+                    [(env_id, ts.obs.tolist(), ts.reward.tolist(), ts.done) for env_id, ts in timesteps.items()]
+                )
+            else:
+                scale = np.full((len(ready.env_id), 1), 0.25 * (t % 5), np.float32)
+                trace.append(
+                    _arrays_of(manager.step_batch(ready.env_id, {"push": (ready.env_id + t) % 3, "scale": scale}))
+                )
+        return trace, manager.action_types
+
+
+@pytest.mark.filterwarnings("ignore:.*Casting input x to numpy array")  # Gymnasium's note on the list
+@pytest.mark.parametrize("shared_memory", [True, False])
+def test_dict_action_spaces_step_identically_in_every_manager(shared_memory):
+    reference, action_types = dict_action_trajectory("base")
+    assert action_types == [("int64", "ndarray", "float32")] * 3  # conformed to the space, not the list given
+    for manager_type in ("subprocess", "async_subprocess"):
+        trace, types = dict_action_trajectory(manager_type, num_workers=2, shared_memory=shared_memory)
+        assert types == action_types
+        assert len(trace) == len(reference)
+        for got, want in zip(trace, reference, strict=True):
+            if isinstance(want, list):
+                assert got == want
+            else:
+                assert_same([got], [want])
 
 
 def test_shared_memory_off_matches_on_for_cartpole():

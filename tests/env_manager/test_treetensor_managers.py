@@ -138,9 +138,8 @@ def test_v2_ready_obs_is_a_copy_and_stacks_dict_observations(make_v2):
     np.testing.assert_array_equal(timesteps[0].obs.pair, np.stack([timesteps[0].obs.vec, -timesteps[0].obs.vec]))
 
 
-def test_v2_takes_dict_actions_as_a_list_or_as_one_stacked_tree():
-    # The serial manager: the subprocess ones keep actions in shared memory, which needs array action spaces.
-    manager = create_env_manager({"type": "base_v2"}, [DictActionEnv] * 2)
+def test_v2_takes_dict_actions_as_a_list_or_as_one_stacked_tree(make_v2):
+    manager = make_v2([DictActionEnv] * 2)
     manager.seed(0)
     manager.launch()
     half, one = np.array([0.5], np.float32), np.ones(1, np.float32)
@@ -148,7 +147,6 @@ def test_v2_takes_dict_actions_as_a_list_or_as_one_stacked_tree():
     assert [float(t.reward[0]) for t in listed] == [1.0 + 1.0, 1.0 + 1.0]
     stacked = tnp.array({"push": np.array([0, 2]), "scale": np.array([[1.0], [1.5]], np.float32)})
     assert [float(t.reward[0]) for t in manager.step(stacked)] == [2.0, 2.0 + 3.0]
-    manager.close()
 
 
 def test_v2_infos_get_identifier_keys_and_convert_to_tensors(make_v2):
