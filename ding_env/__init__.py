@@ -15,6 +15,8 @@ from typing import Any
 from ding_env import env_manager as _env_manager
 from ding_env import wrappers as _wrappers
 from ding_env.base_env import BaseEnv
+from ding_env.checker import compat as _compat
+from ding_env.checker.compat import *  # noqa: F403 - DI-engine's ding.envs exports its raising checks
 from ding_env.config import deep_merge_dicts
 from ding_env.env_manager import BaseEnvManager, ObsBatch, TimestepBatch, create_env_manager, get_env_manager_cls
 from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
@@ -40,6 +42,7 @@ __all__ = [
     "get_env_manager_cls",
     "get_vec_env_setting",
     *_wrappers.__all__,
+    *_compat.__all__,
 ]
 
 

@@ -46,6 +46,10 @@ from ding.envs import create_env_manager, get_env_manager_cls, BaseEnvManagerV2,
 from ding.envs import NoopResetWrapper, MaxAndSkipWrapper, EpisodicLifeWrapper, FireResetWrapper, WarpFrameWrapper
 from ding.envs import ScaledFloatFrameWrapper, ClipRewardWrapper, FrameStackWrapper, TimeLimitWrapper
 from ding.envs import ObsNormWrapper, RewardNormWrapper, ObsTransposeWrapper, RamWrapper, ActionRepeatWrapper
+from ding.envs import DelayRewardWrapper, StaticObsNormWrapper, GymHybridDictActionWrapper, ObsPlusPrevActRewWrapper
+from ding.envs import TransposeWrapper, FlatObsWrapper, GymToGymnasiumWrapper, AllinObsWrapper, RunningMeanStd
+from ding.envs import ENV_WRAPPER_REGISTRY, create_env_wrapper, get_default_wrappers, check_all, check_step
+from ding.envs.common import affine_transform, save_frames_as_gif
 from ding.envs.env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
 from ding.envs.env import check_all, check_reset, check_step, check_obs_deepcopy, demonstrate_correct_procedure
 from ding.envs.env_manager import BaseEnvManager, SyncSubprocessEnvManager, AsyncSubprocessEnvManager

@@ -53,3 +53,35 @@ class ActionDiscretizeWrapper(gym.ActionWrapper):
         """Grid indices to continuous values."""
         index = np.asarray(action, dtype=np.int64).reshape(-1)
         return self.grid[np.arange(len(index)), index].reshape(self._shape)
+
+
+class GymHybridDictActionWrapper(gym.ActionWrapper):
+    """Gym-Hybrid's ``Tuple(Discrete(3), Box(2))`` action as DI-engine's hybrid ``Dict`` action.
+
+    The new space is ``Dict(type=Discrete(3), mask=Box(0, 1, (2,), int64), args=Box(2))``
+    (``args`` keeps the env's bounds); the env receives ``(type, args)``, ``mask`` being
+    for the policy only.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        space = env.action_space
+        if not (
+            isinstance(space, gym.spaces.Tuple)
+            and len(space.spaces) == 2
+            and isinstance(space.spaces[0], gym.spaces.Discrete)
+            and isinstance(space.spaces[1], gym.spaces.Box)
+        ):
+            raise TypeError(f"GymHybridDictActionWrapper needs a Tuple(Discrete, Box) action space, got {space!r}")
+        kinds, args = space.spaces
+        self.action_space = gym.spaces.Dict(
+            {
+                "type": gym.spaces.Discrete(int(kinds.n), start=int(kinds.start)),
+                "mask": gym.spaces.Box(0, 1, args.shape, np.int64),
+                "args": gym.spaces.Box(args.low, args.high, args.shape, args.dtype),
+            }
+        )
+
+    def action(self, action: dict) -> tuple[Any, np.ndarray]:
+        """``{'type', 'mask', 'args'}`` to the env's ``(type, args)``."""
+        return action["type"], action["args"]

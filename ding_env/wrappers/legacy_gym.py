@@ -98,3 +98,49 @@ class LegacyGymEnv(gym.Env):
     def close(self) -> None:
         """Close the legacy env."""
         self.legacy_env.close()
+
+
+class GymToGymnasiumWrapper:
+    """DI-engine's ``GymToGymnasiumWrapper``: a Gymnasium env behind the legacy gym API.
+
+    Despite the name (DI-engine's), it goes from Gymnasium to gym, for code written against
+    gym: ``seed(s)`` seeds the next ``reset()``, which returns the observation alone, and
+    ``step`` returns ``(obs, reward, done, info)``. Unlike DI-engine's, truncation is not
+    lost: a step cut short by a time limit says so in ``info['TimeLimit.truncated']``, as
+    gym's ``TimeLimit`` did, and a later reset continues the seeded generator instead of
+    replaying the seeded episode. ``DingEnvWrapper`` reads such an env (or a wrapper chain
+    ending in one) back into Gymnasium's API with ``terminated`` and ``truncated`` apart.
+
+    Args:
+        env: A Gymnasium env.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        if not isinstance(env, gym.Env):
+            raise TypeError(f"GymToGymnasiumWrapper wraps a Gymnasium env, got {type(env).__name__}")
+        self.env = env
+        self._seed: int | None = None
+
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        """Seed the next ``reset()``."""
+        self._seed = seed
+        return [seed]
+
+    def reset(self) -> Any:
+        """Reset (seeded once after ``seed()``) and return the observation."""
+        seed, self._seed = self._seed, None
+        obs, _ = self.env.reset(seed=seed)
+        return obs
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, dict]:
+        """Step; ``done`` is ``terminated or truncated``, and a truncation is marked in the info."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        done = bool(terminated or truncated)
+        if done:
+            info = dict(info, **{"TimeLimit.truncated": bool(truncated and not terminated)})
+        return obs, reward, done, info
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "env":
+            raise AttributeError(name)
+        return getattr(self.env, name)

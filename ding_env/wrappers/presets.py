@@ -3,20 +3,26 @@
 * classic control, Box2D, toy text: nothing beyond ``DingEnvWrapper``'s own dtype conversion;
 * MuJoCo (``'mujoco_default'``): nothing either: float32 observations, ``act_scale`` and
   truncation at the time limit come from ``DingEnvWrapper`` itself;
-* Atari (``'atari_default'``): DeepMind's preprocessing (see :func:`atari_default`).
+* Atari (``'atari_default'``): DeepMind's preprocessing (see :func:`atari_default`);
+* Gym-Hybrid (``'gym_hybrid_default'``): its ``Tuple`` action as DI-engine's hybrid ``Dict`` action.
+
+:func:`get_default_wrappers` gives DI-engine's own lists of wrapper specs for code that builds
+its wrapper chain itself.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
+from easydict import EasyDict
 
 from ding_env.errors import ConfigError
 from ding_env.wrappers import family as families
 
-PRESET_NAMES = ("default", "atari_default", "mujoco_default")
+PRESET_NAMES = ("default", "atari_default", "mujoco_default", "gym_hybrid_default")
 
 
 def atari_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
@@ -60,9 +66,17 @@ def _empty(cfg: dict) -> list:
     return []
 
 
+def gym_hybrid_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
+    """Gym-Hybrid's ``Tuple(Discrete, Box)`` action as a ``Dict`` of ``type``, ``mask`` and ``args``."""
+    from ding_env.wrappers.action import GymHybridDictActionWrapper
+
+    return [GymHybridDictActionWrapper]
+
+
 _PRESETS: dict[str, Callable[[dict], list]] = {
     "atari_default": atari_default,
     "mujoco_default": _empty,
+    "gym_hybrid_default": gym_hybrid_default,
 }
 _FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {families.ATARI: atari_default}
 
@@ -89,3 +103,46 @@ def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:
 def uses_atari_preset(env_wrapper: Any, family: str) -> bool:
     """True when the Atari preset will be applied (its base env needs ``frameskip=1``)."""
     return env_wrapper == "atari_default" or (env_wrapper == "default" and family == families.ATARI)
+
+
+_EVAL_EPISODE_RETURN = EasyDict(type="eval_episode_return")
+# Atari games that DI-engine's list presses FIRE in on reset.
+_FIRE_RESET_GAMES = ("Pong", "Qbert", "SpaceInvader", "Montezuma")
+
+
+def get_default_wrappers(env_wrapper_name: str, env_id: str | None = None, caller: str = "collector") -> list[EasyDict]:
+    """DI-engine's wrapper list for a preset, as ``dict(type=..., kwargs=...)`` specs of ``ENV_WRAPPER_REGISTRY``.
+
+    For code that builds its own chain with ``create_env_wrapper``; ``DingEnvWrapper``'s
+    ``env_wrapper`` presets are this module's (Atari's takes Gymnasium's ``AtariPreprocessing``
+    and keeps the raw game return innermost).
+
+    Args:
+        env_wrapper_name: 'default', 'mujoco_default', 'atari_default' or 'gym_hybrid_default'.
+        env_id: The env id; Atari games that need FIRE on reset get ``fire_reset``.
+        caller: 'collector' or 'evaluator' (the evaluator's Atari list does not clip rewards).
+
+    Raises:
+        ConfigError: For another name or caller.
+    """
+    if caller not in ("collector", "evaluator"):
+        raise ConfigError(f"get_default_wrappers: caller must be 'collector' or 'evaluator', got {caller!r}")
+    if env_wrapper_name in ("default", "mujoco_default"):
+        return [copy.deepcopy(_EVAL_EPISODE_RETURN)]
+    if env_wrapper_name == "gym_hybrid_default":
+        return [EasyDict(type="gym_hybrid_dict_action"), copy.deepcopy(_EVAL_EPISODE_RETURN)]
+    if env_wrapper_name != "atari_default":
+        names = "'default', 'mujoco_default', 'atari_default', 'gym_hybrid_default'"
+        raise ConfigError(f"get_default_wrappers: env_wrapper_name must be one of {names}, got {env_wrapper_name!r}")
+    specs = [
+        EasyDict(type="noop_reset", kwargs=dict(noop_max=30)),
+        EasyDict(type="max_and_skip", kwargs=dict(skip=4)),
+        EasyDict(type="episodic_life"),
+    ]
+    if env_id is not None and any(game in env_id for game in _FIRE_RESET_GAMES):
+        specs.append(EasyDict(type="fire_reset"))
+    specs += [EasyDict(type="warp_frame"), EasyDict(type="scaled_float_frame")]
+    if caller == "collector":
+        specs.append(EasyDict(type="clip_reward"))
+    specs += [EasyDict(type="frame_stack", kwargs=dict(n_frames=4)), copy.deepcopy(_EVAL_EPISODE_RETURN)]
+    return specs

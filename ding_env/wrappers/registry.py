@@ -1,14 +1,20 @@
-"""``WRAPPER_REGISTRY``: Gymnasium wrappers that configs can name.
+"""``WRAPPER_REGISTRY``: Gymnasium wrappers that configs can name; ``ENV_WRAPPER_REGISTRY``: DI-engine's names.
 
 A wrapper spec in ``env_wrapper`` is one of:
 
 * a callable ``env -> wrapped_env`` (e.g. ``lambda env: TimeLimit(env, 100)``);
-* a registered name (``'flatten_observation'``);
-* ``dict(name='time_limit', kwargs=dict(max_episode_steps=100))``.
+* a name in ``WRAPPER_REGISTRY`` (``'flatten_observation'``);
+* ``dict(name='time_limit', kwargs=dict(max_episode_steps=100))``, a name in ``WRAPPER_REGISTRY``;
+* DI-engine's form ``dict(type='clip_reward', kwargs=..., import_names=[...])``, a name in
+  ``ENV_WRAPPER_REGISTRY`` (after importing the modules of ``import_names``, which may register more).
+
+The two registries differ where DI-engine's names do: its ``clip_reward`` clips to the sign
+(ours is Gymnasium's ``ClipReward``), its ``frame_stack`` is ``FrameStackWrapper(n_frames)``.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,6 +23,7 @@ import gymnasium as gym
 from ding_env.config import unknown_key_message
 from ding_env.errors import ConfigError
 from ding_env.registry import Registry
+from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
 
 WRAPPER_REGISTRY = Registry("wrapper")
 for _name, _path in {
@@ -49,10 +56,42 @@ for _name, _path in {
     "action_repeat": "ding_env.wrappers.action:ActionRepeatWrapper",
     "action_discretize": "ding_env.wrappers.action:ActionDiscretizeWrapper",
     "time_limit_wrapper": "ding_env.wrappers.time_limit:TimeLimitWrapper",
+    "delay_reward": "ding_env.wrappers.reward:DelayRewardWrapper",
+    "static_obs_norm": "ding_env.wrappers.observation:StaticObsNormWrapper",
+    "flat_obs": "ding_env.wrappers.observation:FlatObsWrapper",
+    "gym_hybrid_dict_action": "ding_env.wrappers.action:GymHybridDictActionWrapper",
+    "obs_plus_prev_action_reward": "ding_env.wrappers.observation:ObsPlusPrevActRewWrapper",
 }.items():
     WRAPPER_REGISTRY.register(_name, _path)
 
+# DI-engine's ENV_WRAPPER_REGISTRY, by its names (its 'reward_in_obs', AllinObsWrapper, wraps a BaseEnv, not a
+# Gymnasium env, so it is not here: see ding_env.wrappers.reward_in_obs).
+ENV_WRAPPER_REGISTRY = Registry("DI-engine wrapper")
+for _name in (
+    "noop_reset",
+    "max_and_skip",
+    "warp_frame",
+    "scaled_float_frame",
+    "action_repeat",
+    "delay_reward",
+    "eval_episode_return",
+    "obs_transpose",
+    "obs_norm",
+    "static_obs_norm",
+    "reward_norm",
+    "ram",
+    "episodic_life",
+    "fire_reset",
+    "gym_hybrid_dict_action",
+    "obs_plus_prev_action_reward",
+):
+    ENV_WRAPPER_REGISTRY.register(_name, WRAPPER_REGISTRY.source(_name))
+# Where DI-engine's names mean other wrappers than ours.
+ENV_WRAPPER_REGISTRY.register("clip_reward", WRAPPER_REGISTRY.source("clip_reward_sign"))
+ENV_WRAPPER_REGISTRY.register("frame_stack", WRAPPER_REGISTRY.source("frame_stack_wrapper"))
+
 _SPEC_KEYS = ("name", "kwargs")
+_DI_ENGINE_SPEC_KEYS = ("type", "kwargs", "import_names")
 
 
 def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
@@ -61,14 +100,18 @@ def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
     Raises:
         ConfigError: For a spec of an unknown form, an unknown key or an unknown name.
     """
+    registry = WRAPPER_REGISTRY
     if isinstance(spec, str):
         name, kwargs = spec, {}
+    elif isinstance(spec, dict) and "type" in spec:  # DI-engine's form
+        _check_keys(spec, _DI_ENGINE_SPEC_KEYS)
+        for module in _as_list(spec.get("import_names")):
+            importlib.import_module(module)
+        registry, name, kwargs = ENV_WRAPPER_REGISTRY, spec["type"], dict(spec.get("kwargs") or {})
     elif isinstance(spec, dict):
-        for key in spec:
-            if key not in _SPEC_KEYS:
-                raise ConfigError(unknown_key_message("an env_wrapper spec", key, _SPEC_KEYS))
+        _check_keys(spec, _SPEC_KEYS)
         if "name" not in spec:
-            raise ConfigError(f"env_wrapper spec {spec!r} has no 'name'")
+            raise ConfigError(f"env_wrapper spec {spec!r} has no 'name' (nor DI-engine's 'type')")
         name, kwargs = spec["name"], dict(spec.get("kwargs") or {})
     elif callable(spec):
         return spec
@@ -76,9 +119,10 @@ def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
         raise ConfigError(
             f"env_wrapper entries must be a callable, a wrapper name or dict(name=..., kwargs=...); got {spec!r}"
         )
-    if name not in WRAPPER_REGISTRY:
-        raise ConfigError(f"unknown wrapper {name!r}; registered wrappers: {', '.join(WRAPPER_REGISTRY.names())}")
-    wrapper_cls = WRAPPER_REGISTRY.get(name)
+    if name not in registry:
+        known = ", ".join(registry.names())
+        raise ConfigError(f"unknown {registry.kind} {name!r}; registered {registry.kind}s: {known}")
+    wrapper_cls = registry.get(name)
 
     def apply(env: gym.Env) -> gym.Env:
         try:
@@ -90,7 +134,36 @@ def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
 
 
 def apply_wrappers(env: gym.Env, specs: Sequence[Any]) -> gym.Env:
-    """Apply each spec in order (the first wraps innermost)."""
+    """Apply each spec in order (the first wraps innermost).
+
+    A wrapper that presents the legacy gym API (DI-engine's ``GymToGymnasiumWrapper``, say) is
+    turned back into a Gymnasium env, so the next wrapper and ``DingEnvWrapper`` can step it.
+    """
     for spec in specs:
         env = resolve_wrapper(spec)(env)
+        if is_legacy_env(env):
+            env = LegacyGymEnv(env)
     return env
+
+
+def create_env_wrapper(env: gym.Env, env_wrapper_cfg: dict) -> gym.Env:
+    """DI-engine's ``create_env_wrapper``: wrap ``env`` as ``dict(type=..., kwargs=..., import_names=...)`` says.
+
+    Raises:
+        ConfigError: For an unknown key or wrapper name, or kwargs the wrapper rejects.
+    """
+    if not isinstance(env_wrapper_cfg, dict) or "type" not in env_wrapper_cfg:
+        raise ConfigError(f"create_env_wrapper needs dict(type=..., kwargs=...), got {env_wrapper_cfg!r}")
+    return resolve_wrapper(env_wrapper_cfg)(env)
+
+
+def _check_keys(spec: dict, valid: tuple[str, ...]) -> None:
+    for key in spec:
+        if key not in valid:
+            raise ConfigError(unknown_key_message("an env_wrapper spec", key, valid))
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)

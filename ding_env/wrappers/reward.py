@@ -17,7 +17,16 @@ class ClipRewardWrapper(gym.RewardWrapper):
 
 
 class RewardNormWrapper(gym.wrappers.NormalizeReward):
-    """Scale rewards by a running estimate of the discounted return's std (Gymnasium's NormalizeReward)."""
+    """Scale rewards by a running estimate of the discounted return's std (Gymnasium's NormalizeReward).
+
+    Args:
+        env: The env to wrap.
+        reward_discount: The discount of that return (DI-engine's name for Gymnasium's ``gamma``).
+        epsilon: Keeps the divisor above 0.
+    """
+
+    def __init__(self, env: gym.Env, reward_discount: float = 0.99, epsilon: float = 1e-8) -> None:
+        super().__init__(env, gamma=reward_discount, epsilon=epsilon)
 
 
 class SparseRewardWrapper(gym.RewardWrapper):
@@ -54,4 +63,35 @@ class EvalEpisodeReturnWrapper(gym.Wrapper):
         self.episode_return += float(reward)
         if terminated or truncated:
             info = dict(info, eval_episode_return=self.episode_return)
+        return obs, reward, terminated, truncated, info
+
+
+class DelayRewardWrapper(gym.Wrapper):
+    """Hold rewards back and pay their sum every ``delay_reward_step`` steps and at the episode's end (DI-engine's).
+
+    Steps in between get reward 0, so the episode's return is unchanged. With
+    ``delay_reward_step`` 0 or 1 every step pays its own reward.
+    """
+
+    def __init__(self, env: gym.Env, delay_reward_step: int = 0) -> None:
+        super().__init__(env)
+        if isinstance(delay_reward_step, bool) or not isinstance(delay_reward_step, int) or delay_reward_step < 0:
+            raise ValueError(f"DelayRewardWrapper: delay_reward_step must be an int >= 0, got {delay_reward_step!r}")
+        self.delay_reward_step = delay_reward_step
+        self._held, self._steps_held = 0.0, 0
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict]:
+        """Start with nothing held."""
+        self._held, self._steps_held = 0.0, 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Hold the reward, or pay what is held when the interval is full or the episode ends."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._held += float(reward)
+        self._steps_held += 1
+        if terminated or truncated or self._steps_held >= self.delay_reward_step:
+            reward, self._held, self._steps_held = self._held, 0.0, 0
+        else:
+            reward = 0.0
         return obs, reward, terminated, truncated, info

@@ -1,0 +1,57 @@
+"""DI-engine's ``ding.envs.common`` helpers that envs call: ``affine_transform`` and ``save_frames_as_gif``.
+
+``from ding.envs.common import affine_transform`` ports as ``from ding_env.common import affine_transform``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def affine_transform(
+    data: Any,
+    action_clip: bool = True,
+    alpha: float | None = None,
+    beta: float | None = None,
+    min_val: Any = None,
+    max_val: Any = None,
+) -> Any:
+    """``alpha * data + beta``, for data (actions, usually) in [-1, 1].
+
+    Args:
+        data: The values to map.
+        action_clip: Clip ``data`` to [-1, 1] first.
+        alpha: The scale (when ``min_val``/``max_val`` are not given).
+        beta: The offset (default 0).
+        min_val: With ``max_val``, map [-1, 1] onto [min_val, max_val] (scalars or arrays).
+        max_val: See ``min_val``.
+
+    Raises:
+        ValueError: When only one of ``min_val`` and ``max_val`` is given, or neither they nor ``alpha``.
+    """
+    if (min_val is None) != (max_val is None):
+        raise ValueError(f"affine_transform: give min_val and max_val together, got {min_val!r} and {max_val!r}")
+    if min_val is not None:
+        low, high = np.asarray(min_val, dtype=np.float64), np.asarray(max_val, dtype=np.float64)
+        alpha, beta = (high - low) / 2, (high + low) / 2
+    if alpha is None:
+        raise ValueError("affine_transform: give alpha (and beta), or min_val and max_val")
+    if action_clip:
+        data = np.clip(data, -1, 1)
+    return data * alpha + (0.0 if beta is None else beta)
+
+
+def save_frames_as_gif(frames: Sequence[np.ndarray], path: str, fps: float = 20) -> None:
+    """Write ``frames`` (``(H, W, 3)`` ``uint8`` images) to a looping GIF at ``path``.
+
+    Raises:
+        ImportError: Without imageio (the ``atari`` and ``mujoco`` extras install it).
+    """
+    try:
+        import imageio
+    except ImportError as error:
+        raise ImportError(f"save_frames_as_gif needs imageio ({error}): pip install imageio") from error
+    imageio.mimsave(path, list(frames), duration=1000 / fps, loop=0)
