@@ -18,7 +18,14 @@ from ding_env.base_env import BaseEnv
 from ding_env.checker import compat as _compat
 from ding_env.checker.compat import *  # noqa: F403 - DI-engine's ding.envs exports its raising checks
 from ding_env.config import deep_merge_dicts
-from ding_env.env_manager import BaseEnvManager, ObsBatch, TimestepBatch, create_env_manager, get_env_manager_cls
+from ding_env.env_manager import (
+    BaseEnvManager,
+    ObsBatch,
+    TimestepBatch,
+    create_env_manager,
+    get_env_manager_cls,
+    setup_ding_env_manager,
+)
 from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
 from ding_env.timestep import BaseEnvTimestep
 from ding_env.version import __version__
@@ -41,6 +48,7 @@ __all__ = [
     "get_env_cls",
     "get_env_manager_cls",
     "get_vec_env_setting",
+    "setup_ding_env_manager",
     *_wrappers.__all__,
     *_compat.__all__,
 ]

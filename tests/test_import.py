@@ -43,6 +43,7 @@ DI_ENGINE_IMPORTS = """
 from ding.envs import BaseEnv, BaseEnvTimestep, DingEnvWrapper, get_vec_env_setting, get_env_cls
 from ding.envs import BaseEnvManager, SyncSubprocessEnvManager, AsyncSubprocessEnvManager
 from ding.envs import create_env_manager, get_env_manager_cls, BaseEnvManagerV2, SubprocessEnvManagerV2
+from ding.envs import setup_ding_env_manager
 from ding.envs import NoopResetWrapper, MaxAndSkipWrapper, EpisodicLifeWrapper, FireResetWrapper, WarpFrameWrapper
 from ding.envs import ScaledFloatFrameWrapper, ClipRewardWrapper, FrameStackWrapper, TimeLimitWrapper
 from ding.envs import ObsNormWrapper, RewardNormWrapper, ObsTransposeWrapper, RamWrapper, ActionRepeatWrapper

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from ding_env.config import deep_merge_dicts
@@ -25,6 +26,7 @@ __all__ = [
     "TimestepBatch",
     "create_env_manager",
     "get_env_manager_cls",
+    "setup_ding_env_manager",
 ]
 
 
@@ -75,3 +77,27 @@ def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], A
     manager_cfg = dict(manager_cfg or {})
     manager_cls = get_env_manager_cls(manager_cfg.get("type", "base"))
     return manager_cls(env_fn, deep_merge_dicts(manager_cls.default_config(), manager_cfg))
+
+
+def setup_ding_env_manager(
+    env: Any, env_num: int, context: str | None = None, debug: bool = False, caller: str = "collector"
+) -> BaseEnvManager:
+    """``env_num`` clones of a ``DingEnvWrapper`` in a V2 manager, as DI-engine's task pipelines set them up.
+
+    Args:
+        env: A ``DingEnvWrapper``; each env of the manager is ``env.clone(caller)``.
+        env_num: How many envs.
+        context: The subprocess manager's start method (None: its default).
+        debug: ``BaseEnvManagerV2`` (every env in this process) instead of ``SubprocessEnvManagerV2``.
+        caller: 'collector' or 'evaluator': the preprocessing of the clones.
+
+    Raises:
+        ConfigError: For another caller, or a context that is not a start method.
+    """
+    if caller not in ("collector", "evaluator"):
+        raise ConfigError(f"setup_ding_env_manager caller: expected 'collector' or 'evaluator', got {caller!r}")
+    manager_cls = get_env_manager_cls("base_v2" if debug else "subprocess_v2")
+    cfg = manager_cls.default_config()
+    if context is not None and not debug:
+        cfg.context = context
+    return manager_cls([partial(env.clone, caller) for _ in range(env_num)], cfg)

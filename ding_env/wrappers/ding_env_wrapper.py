@@ -15,6 +15,7 @@ a Python bool, and done steps carry ``info['truncated']`` and
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import os
 from typing import Any, ClassVar
@@ -86,6 +87,7 @@ class DingEnvWrapper(BaseEnv):
         self, env: Any = None, cfg: dict | None = None, seed_api: bool = True, caller: str = "collector"
     ) -> None:
         cfg = dict(cfg or {})
+        self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
         for key in cfg:
             if key not in self.config and key not in PIPELINE_KEYS:
                 raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
@@ -153,6 +155,27 @@ class DingEnvWrapper(BaseEnv):
             if family == MUJOCO:
                 os.environ.setdefault("MUJOCO_GL", "egl")
         return gym.make(env_id, **kwargs), family
+
+    def clone(self, caller: str = "collector") -> DingEnvWrapper:
+        """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
+
+        An env built from ``cfg.env_id`` is built anew; an env instance given to the constructor
+        is deep-copied, so the clones never share a simulator. ``caller`` picks the preprocessing
+        as in the constructor (unless the config sets ``is_train``).
+
+        Raises:
+            TypeError: When that env instance cannot be deep-copied.
+        """
+        env = None
+        if self._user_env is not None:
+            try:
+                env = copy.deepcopy(self._user_env)
+            except Exception as error:  # noqa: BLE001 - whatever deepcopy raised, named with the env
+                raise TypeError(
+                    f"{self!r}.clone(): the env instance cannot be deep-copied ({type(error).__name__}: {error}); "
+                    "give cfg.env_id, or build one DingEnvWrapper per env"
+                ) from error
+        return DingEnvWrapper(env, self._user_cfg, seed_api=self._seed_api, caller=caller)
 
     def enable_save_replay(self, replay_path: str) -> None:
         """Record every episode from the next reset on as an MP4 under ``replay_path``.

@@ -9,11 +9,13 @@ import warnings
 from functools import partial
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import BaseEnvManager, create_env_manager
+from ding_env import BaseEnvManager, DingEnvWrapper, create_env_manager, setup_ding_env_manager
 from ding_env.env_manager.treetensor_managers import identifier_keys
+from ding_env.errors import ConfigError
 from tests.envs import CountingEnv, DictActionEnv, InfoEnv, cartpole_fn
 
 with warnings.catch_warnings():  # treevalue registers itself with torch through a deprecated call
@@ -181,3 +183,19 @@ def test_v2_managers_need_treetensor_and_say_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "treetensor.numpy", None)  # as if DI-treetensor were not installed
     with pytest.raises(ImportError, match=r"BaseEnvManagerV2 .* pip install 'ding-env\[treetensor\]'"):
         BaseEnvManagerV2([CountingEnv], {})
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_setup_ding_env_manager_runs_clones_of_one_wrapper(debug):
+    template = DingEnvWrapper(gym.make("CartPole-v1"))
+    manager = setup_ding_env_manager(template, 3, context="spawn", debug=debug, caller="evaluator")
+    assert type(manager).__name__ == ("BaseEnvManagerV2" if debug else "SubprocessEnvManagerV2")
+    assert debug or manager._cfg.context == "spawn"
+    with manager:
+        manager.seed(0)
+        manager.launch()
+        first = manager.ready_obs
+        assert first.shape == (3, 4) and len({tuple(row) for row in first.tolist()}) == 3  # three envs, three seeds
+        assert [timestep.env_id.item() for timestep in manager.step([0, 1, 0])] == [0, 1, 2]
+    with pytest.raises(ConfigError, match="got 'learner'"):
+        setup_ding_env_manager(template, 2, caller="learner")

@@ -265,3 +265,30 @@ def test_step_fields_describe_the_same_steps_as_step(policy):
         assert done is timestep.done and truncated is timestep.truncated and info == timestep.info
         if done:
             return
+
+
+class LockedEnv(gym.Wrapper):
+    """An env holding something deepcopy refuses (a lock)."""
+
+    def __init__(self):
+        import threading
+
+        super().__init__(gym.make("CartPole-v1"))
+        self.lock = threading.Lock()
+
+
+def test_clone_builds_an_independent_env_with_the_same_settings():
+    original = DingEnvWrapper(gym.make("CartPole-v1"), cfg={"rew_clip": True})
+    original.seed(1)
+    original.reset()
+    clone = original.clone("evaluator")
+    assert clone.env is not original.env and clone.env.unwrapped is not original.env.unwrapped
+    assert clone._cfg.rew_clip and not clone._cfg.is_train and original._cfg.is_train
+    fresh = DingEnvWrapper(gym.make("CartPole-v1"))
+    for env in (clone, fresh):
+        env.seed(1, dynamic_seed=False)
+    np.testing.assert_array_equal(clone.reset(), fresh.reset())
+    by_id = DingEnvWrapper(cfg={"env_id": "CartPole-v1"}).clone()
+    assert by_id._cfg.env_id == "CartPole-v1" and by_id._cfg.is_train
+    with pytest.raises(TypeError, match=r"\.clone\(\): the env instance cannot be deep-copied .*lock"):
+        DingEnvWrapper(LockedEnv()).clone()
