@@ -51,6 +51,11 @@ from ding.envs import DelayRewardWrapper, StaticObsNormWrapper, GymHybridDictAct
 from ding.envs import TransposeWrapper, FlatObsWrapper, GymToGymnasiumWrapper, AllinObsWrapper, RunningMeanStd
 from ding.envs import ENV_WRAPPER_REGISTRY, create_env_wrapper, get_default_wrappers, check_all, check_step
 from ding.envs.common import affine_transform, save_frames_as_gif
+from ding.envs.common.common_function import affine_transform
+from ding.envs.env.base_env import BaseEnv, BaseEnvTimestep
+from ding.envs.env_wrappers.env_wrappers import AllinObsWrapper
+from ding.envs.env_manager.base_env_manager import BaseEnvManager, BaseEnvManagerV2
+from ding.envs.env_manager.subprocess_env_manager import SyncSubprocessEnvManager, SubprocessEnvManagerV2
 from ding.envs.env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
 from ding.envs.env import check_all, check_reset, check_step, check_obs_deepcopy, demonstrate_correct_procedure
 from ding.envs.env_manager import BaseEnvManager, SyncSubprocessEnvManager, AsyncSubprocessEnvManager

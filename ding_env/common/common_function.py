@@ -1,7 +1,4 @@
-"""DI-engine's ``ding.envs.common`` helpers that envs call: ``affine_transform`` and ``save_frames_as_gif``.
-
-``from ding.envs.common import affine_transform`` ports as ``from ding_env.common import affine_transform``.
-"""
+"""``affine_transform`` and ``save_frames_as_gif``, as DI-engine's ``ding.envs.common.common_function`` has them."""
 
 from __future__ import annotations
 

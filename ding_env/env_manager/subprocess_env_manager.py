@@ -1,0 +1,7 @@
+"""DI-engine's ``ding.envs.env_manager.subprocess_env_manager`` import path: the subprocess managers."""
+
+from ding_env.env_manager.async_subprocess import AsyncSubprocessEnvManager
+from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
+from ding_env.env_manager.treetensor_managers import SubprocessEnvManagerV2
+
+__all__ = ["AsyncSubprocessEnvManager", "SubprocessEnvManagerV2", "SyncSubprocessEnvManager"]
