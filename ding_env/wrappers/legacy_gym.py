@@ -1,13 +1,14 @@
-"""Run an env written against the legacy gym API as a Gymnasium env.
+"""Run an env written against the legacy gym API (or any env that is not a Gymnasium env) as a Gymnasium env.
 
-Legacy envs are recognised by behaviour, never by importing gym: ``reset()``
-takes no ``seed`` argument and returns the observation alone, ``step()``
-returns four values, and seeding goes through an ``env.seed(seed)`` method.
+Such envs are recognised without importing gym: anything that is not a ``gymnasium.Env``.
+That covers gym up to 0.21 (``reset()`` returns the observation, ``step()`` four values,
+seeding through ``env.seed(seed)``), gym 0.22-0.25 (the same, with ``reset(seed=...)``
+accepted too), gym 0.26 (Gymnasium's five values, but gym's own spaces and no ``seed()``), and
+duck-typed envs of either API.
 """
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import gymnasium as gym
@@ -15,15 +16,8 @@ import numpy as np
 
 
 def is_legacy_env(env: Any) -> bool:
-    """True for an env whose ``reset`` does not accept a ``seed`` keyword."""
-    if isinstance(env, gym.Env):
-        return False
-    try:
-        parameters = inspect.signature(env.reset).parameters
-    except (TypeError, ValueError):
-        return True
-    accepts_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    return "seed" not in parameters and not accepts_kwargs
+    """True for an env that is not a Gymnasium env, which ``LegacyGymEnv`` then adapts."""
+    return not isinstance(env, gym.Env)
 
 
 def to_gymnasium_space(space: Any) -> gym.spaces.Space:
@@ -72,13 +66,28 @@ class LegacyGymEnv(gym.Env):
         )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        """Seed through ``env.seed`` when a seed is given, then reset."""
-        if seed is not None:
-            seeder = getattr(self.legacy_env, "seed", None)
-            if seeder is None:
-                raise TypeError(f"legacy env {self.legacy_env!r} has no seed() method, so it cannot be seeded")
+        """Reset; a seed goes through ``env.seed`` where the env has one, else to ``reset(seed=...)`` (gym 0.26)."""
+        if seed is None:
+            return self._observation_and_info(self.legacy_env.reset())
+        seeder = getattr(self.legacy_env, "seed", None)
+        if callable(seeder):
             seeder(seed)
-        result = self.legacy_env.reset()
+            return self._observation_and_info(self.legacy_env.reset())
+        try:
+            result = self.legacy_env.reset(seed=seed)
+        except TypeError as error:
+            raise TypeError(
+                f"legacy env {self.legacy_env!r} has no seed() method and its reset() takes no seed, "
+                f"so it cannot be seeded ({error})"
+            ) from error
+        return self._observation_and_info(result)
+
+    def _observation_and_info(self, result: Any) -> tuple[Any, dict]:
+        """A reset's ``(obs, info)`` (gym 0.26) or bare observation (older gym), as ``(obs, info)``."""
+        if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict):
+            space = self.observation_space
+            if not (isinstance(space, gym.spaces.Tuple) and space.contains(result)):
+                return result[0], dict(result[1])
         return result, {}
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 warnings.simplefilter("ignore")
 logging.disable(logging.WARNING)
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.append(str(Path(__file__).resolve().parents[2]))  # after site-packages: DI-engine's dizoo wins
 
 import torch  # noqa: E402
 from ding.framework import OnlineRLContext  # noqa: E402

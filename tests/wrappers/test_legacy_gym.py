@@ -100,5 +100,55 @@ def test_seed_api_false_leaves_an_unseedable_env_unseeded():
     assert env.reset().shape == (1,) and env.step(1).obs.shape == (1,)
     seeded = DingEnvWrapper(NoSeed())
     seeded.seed(4, dynamic_seed=False)
-    with pytest.raises(TypeError, match="has no seed\\(\\) method, so it cannot be seeded"):
+    with pytest.raises(TypeError, match=r"has no seed\(\) method and its reset\(\) takes no seed, so it cannot be"):
         seeded.reset()
+
+
+class TransitionalWalk(LegacyWalk):
+    """gym 0.22-0.25: reset accepts seed (and return_info) but returns the observation alone."""
+
+    def reset(self, *, seed=None, return_info=False, options=None):
+        if seed is not None:
+            self.seed(seed)
+        return super().reset()
+
+
+class Gym26Walk(LegacyWalk):
+    """gym 0.26: Gymnasium's API (reset -> (obs, info), step -> 5 values) with gym's own spaces, no seed()."""
+
+    seed = None
+
+    def reset(self, *, seed=None, options=None):
+        self.rng = np.random.default_rng(seed) if seed is not None else self.rng
+        return LegacyWalk.reset(self), {"start": True}
+
+    def step(self, action):
+        obs, reward, done, info = LegacyWalk.step(self, action)
+        truncated = info.pop("TimeLimit.truncated", False)
+        return obs, reward, done and not truncated, truncated, info
+
+
+@pytest.mark.parametrize("env_cls", [TransitionalWalk, Gym26Walk])
+def test_every_gym_generation_runs_and_seeds(env_cls):
+    assert is_legacy_env(env_cls())  # a reset that takes seed= does not make it a Gymnasium env
+    episodes = []
+    for _ in range(2):
+        env = DingEnvWrapper(env_cls())
+        env.seed(11, dynamic_seed=False)
+        first = env.reset()
+        assert first.dtype == np.float32 and env.observation_space.contains(first)
+        timesteps = [env.step(1)]
+        while not timesteps[-1].done:  # +1 each step from -1, 0 or 1 reaches +3 within 4 steps
+            timesteps.append(env.step(1))
+        assert 2 <= len(timesteps) <= 4 and not timesteps[-1].truncated
+        episodes.append([first.tolist()] + [t.obs.tolist() for t in timesteps])
+    assert episodes[0] == episodes[1]
+
+
+def test_gym26_time_limit_stays_a_truncation():
+    env = DingEnvWrapper(Gym26Walk())
+    env.seed(0)
+    env.reset()
+    actions = [1, 0] * 10
+    timesteps = [env.step(action) for action in actions]
+    assert timesteps[-1].done and timesteps[-1].truncated and not any(t.done for t in timesteps[:-1])
