@@ -137,9 +137,7 @@ class BaseEnv(abc.ABC):
         fields can override this to skip building one; ``step`` and
         ``step_fields`` must then describe the same step.
         """
-        timestep = self.step(action)
-        done = bool(timestep.done)
-        return StepFields(timestep.obs, timestep.reward, done, done and timestep.truncated, timestep.info)
+        return step_fields_of(self, action)
 
     def random_action(self) -> Any:
         """A uniformly random action inside ``action_space``, with its dtype.
@@ -170,6 +168,22 @@ class BaseEnv(abc.ABC):
     def create_evaluator_env_cfg(cfg: dict) -> list[EasyDict]:
         """``cfg.evaluator_env_num`` independent copies of ``cfg`` with ``is_train=False``."""
         return _per_env_configs(cfg, "evaluator_env_num", is_train=False)
+
+
+def step_fields_of(env: Any, action: Any) -> StepFields:
+    """``env.step(action)`` as plain fields: ``BaseEnv.step_fields``'s default.
+
+    The managers use it for envs without a ``step_fields`` method too (DI-engine's own envs,
+    whose info may report a time limit as gym's ``TimeLimit.truncated``). A done step's info
+    gets ``truncated`` when the env left it out.
+    """
+    timestep = env.step(action)
+    done = bool(timestep.done)
+    info = timestep.info
+    truncated = done and bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
+    if done and "truncated" not in info:
+        info = dict(info, truncated=truncated)
+    return StepFields(timestep.obs, timestep.reward, done, truncated, info)
 
 
 def _per_env_configs(cfg: dict, count_key: str, is_train: bool) -> list[EasyDict]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections import namedtuple
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -195,3 +196,70 @@ class TenthsEnv(CountingEnv):
         timestep = super().step(action)
         reward = float(timestep.reward[0]) / 10 + 0.01  # action + step, exact in float32 before this
         return timestep._replace(reward=np.array([reward], np.float64) if self._cfg.reward_as_array else reward)
+
+
+class Box:
+    """Mimics gym<0.26's Box (spaces are recognised by class name) without importing gym."""
+
+    def __init__(self, low, high, shape, dtype):
+        self.low = np.full(shape, low, dtype=dtype)
+        self.high = np.full(shape, high, dtype=dtype)
+        self.shape, self.dtype = shape, np.dtype(dtype)
+
+
+class Discrete:
+    """Mimics gym<0.26's Discrete."""
+
+    def __init__(self, n):
+        self.n = n
+
+
+DIEngineTimestep = namedtuple("DIEngineTimestep", ["obs", "reward", "done", "info"])
+
+
+class DIEngineStyleEnv:
+    """An env written for DI-engine itself: not our BaseEnv (no step_fields), gym's spaces, known only after
+    the first reset, 4-field timesteps, and a time limit reported as gym's ``TimeLimit.truncated``."""
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        self._rng = np.random.default_rng()
+        self._seed, self._dynamic_seed = None, True
+
+    def seed(self, seed: int, dynamic_seed: bool = True) -> None:
+        self._seed, self._dynamic_seed = seed, dynamic_seed
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self) -> np.ndarray:
+        if not hasattr(self, "_observation_space"):
+            self._observation_space = Box(-10.0, 10.0, (2,), np.float32)
+            self._action_space = Discrete(3)
+            self._reward_space = Box(-np.inf, np.inf, (1,), np.float32)
+        if self._seed is not None and not self._dynamic_seed:
+            self._rng = np.random.default_rng(self._seed)
+        self._t, self._limit = 0, int(self._rng.integers(3, 6))
+        return self._rng.random(2).astype(np.float32)
+
+    def step(self, action: Any) -> DIEngineTimestep:
+        self._t += 1
+        obs = (self._rng.random(2) + self._t).astype(np.float32)
+        done = self._t >= self._limit
+        info = {"TimeLimit.truncated": True, "eval_episode_return": float(self._t)} if done else {}
+        return DIEngineTimestep(obs, np.array([float(action)], dtype=np.float32), done, info)
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "DIEngineStyleEnv()"
+
+    @property
+    def observation_space(self):
+        return self._observation_space
+
+    @property
+    def action_space(self):
+        return self._action_space
+
+    @property
+    def reward_space(self):
+        return self._reward_space

@@ -23,7 +23,7 @@ import cloudpickle
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.env_host import EnvHost
+from ding_env.env_manager.env_host import EnvHost, env_spaces
 from ding_env.env_manager.info_table import InfoWriter
 from ding_env.env_manager.manager_watch import ManagerWatch
 from ding_env.env_manager.shared_memory import SharedArrays
@@ -135,8 +135,7 @@ class _Worker:
     def run(self) -> None:
         try:
             self.host.launch()
-            first = self.host.envs[self.env_ids[0]]
-            spaces = (first.observation_space, first.action_space, first.reward_space)
+            spaces = env_spaces(self.host.envs[self.env_ids[0]])
             self.conn.send(("ok", cloudpickle.dumps(spaces)))
         except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
             self.conn.send(encode_error(error, self.env_ids[0], "launch"))

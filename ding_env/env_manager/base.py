@@ -31,7 +31,7 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
-from ding_env.env_manager.env_host import EnvHost
+from ding_env.env_manager.env_host import EnvHost, env_spaces
 from ding_env.env_manager.status import (
     CALLABLE,
     FINISHED,
@@ -520,8 +520,7 @@ class BaseEnvManager:
     def _backend_launch(self) -> None:
         self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg)
         self._host.launch()
-        first = self._host.envs[0]
-        self._spaces = (first.observation_space, first.action_space, first.reward_space)
+        self._spaces = env_spaces(self._host.envs[0])
         self._host.set_obs_layout(arrays.layout_of(self._spaces[0]))
         self._reward_layout = arrays.reward_layout(self._spaces[2])
         self._ready = [None] * self._env_num
@@ -530,7 +529,7 @@ class BaseEnvManager:
         """The spaces before launch, read from a throwaway env."""
         env = self._env_fn[0]()
         try:
-            return env.observation_space, env.action_space, env.reward_space
+            return env_spaces(env)
         finally:
             env.close()
 

@@ -12,18 +12,42 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
-from ding_env.base_env import BaseEnv
+import gymnasium as gym
+
+from ding_env.base_env import BaseEnv, step_fields_of
 from ding_env.env_manager import arrays
 from ding_env.errors import EnvError
 from ding_env.timestep import StepFields
+from ding_env.wrappers.legacy_gym import to_gymnasium_space
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
 # ``(fields, ready_obs, error)``: the step's ``StepFields`` (None when the step raised); the
 # observation the env shows next (the reset one after an auto-reset), or None when it needs a
 # reset; and the ``EnvError`` the step raised, or None.
 StepRecord = tuple[StepFields | None, Any, EnvError | None]
+
+
+def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+    """The observation, action and reward spaces of ``env``, as Gymnasium spaces.
+
+    An env that knows its spaces only after its first reset (some of DI-engine's do) is reset
+    once to read them, as DI-engine's managers do; gym's spaces become Gymnasium's.
+    """
+    try:
+        spaces = (env.observation_space, env.action_space, env.reward_space)
+    except AttributeError:
+        env.reset()
+        spaces = (env.observation_space, env.action_space, env.reward_space)
+    return tuple(to_gymnasium_space(space) for space in spaces)
+
+
+def stepper_of(env: Any) -> Callable[[Any], StepFields]:
+    """``env.step_fields``, or the same built from ``env.step`` for an env without it (DI-engine's own)."""
+    step_fields = getattr(env, "step_fields", None)
+    return step_fields if callable(step_fields) else partial(step_fields_of, env)
 
 
 class EnvHost:
@@ -41,6 +65,7 @@ class EnvHost:
         self.cfg = cfg
         self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
+        self._steppers: dict[int, Callable[[Any], StepFields]] = {}
         self.seeds: dict[int, tuple[int, bool | None]] = {}
         self.reset_params: dict[int, dict] = {env_id: {} for env_id in self.env_fn}
 
@@ -55,6 +80,7 @@ class EnvHost:
     def launch(self) -> None:
         """Build every env (envs are lazy: this is cheap until their first reset)."""
         self.envs = {env_id: fn() for env_id, fn in self.env_fn.items()}
+        self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
         """Seed one env now and remember the seed for renewals."""
@@ -95,7 +121,7 @@ class EnvHost:
         ``reset_on_done``). A failing auto-reset raises.
         """
         try:
-            fields = self.envs[env_id].step_fields(action)
+            fields = self._steppers[env_id](action)
             self._check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
         except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
             env_error = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
@@ -113,6 +139,7 @@ class EnvHost:
         """Replace one env with a fresh one from its constructor, keeping its seed."""
         old = self.envs[env_id]
         self.envs[env_id] = self.env_fn[env_id]()
+        self._steppers[env_id] = stepper_of(self.envs[env_id])
         if env_id in self.seeds:
             self.seed(env_id, *self.seeds[env_id])
         try:

@@ -8,6 +8,7 @@ import textwrap
 import time
 from functools import partial
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -23,7 +24,7 @@ from ding_env.env_manager._worker import STATUS_TABLE
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
 from tests.env_manager.conftest import counting_fns
-from tests.envs import CountingEnv, DictActionEnv, InfoEnv, cartpole_fn
+from tests.envs import CountingEnv, DictActionEnv, DIEngineStyleEnv, InfoEnv, cartpole_fn
 
 
 def shm_segments():
@@ -118,6 +119,26 @@ def test_dict_action_spaces_step_identically_in_every_manager(shared_memory):
                 assert got == want
             else:
                 assert_same([got], [want])
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_envs_written_for_di_engine_run_in_every_manager(context):
+    """No step_fields, gym's spaces known only after a reset, 4-field timesteps: DI-engine's own envs."""
+    traces = []
+    for manager_type in ("base", "subprocess", "async_subprocess"):
+        with create_env_manager(manager_cfg(manager_type, context=context), [DIEngineStyleEnv] * 3) as manager:
+            manager.seed(5)
+            manager.launch()
+            assert isinstance(manager.observation_space, gym.spaces.Box)  # gym's space, converted
+            trace = []
+            for t in range(12):
+                timesteps = manager.step({env_id: t % 3 for env_id in manager.ready_obs})
+                for env_id, ts in timesteps.items():
+                    assert ts.obs.dtype == np.float32 and ts.truncated == ts.done
+                    trace.append((env_id, ts.obs.tolist(), ts.reward.tolist(), ts.done))
+            traces.append(trace)
+    assert any(done for *_, done in traces[0])
+    assert traces[1] == traces[0] and traces[2] == traces[0]
 
 
 def test_shared_memory_off_matches_on_for_cartpole():

@@ -201,9 +201,16 @@ def test_setup_ding_env_manager_runs_clones_of_one_wrapper(debug):
         setup_ding_env_manager(template, 2, caller="learner")
 
 
-def test_di_engine_dqn_example_runs_after_renaming_ding_envs(tmp_path):
-    # DI-engine's own ding/example/dqn.py (task pipeline, DQN in torch, legacy gym CartPole-v0), with
-    # `ding.envs` renamed to `ding_env` and the run cut to 40 steps of the pipeline.
+@pytest.mark.parametrize(
+    "example",
+    [
+        "dqn",  # DingEnvWrapper over legacy gym's CartPole-v0, DQN in torch
+        "sac",  # DI-engine's own PendulumEnv (its BaseEnv, gym's spaces), SAC in torch
+    ],
+)
+def test_di_engine_examples_run_after_renaming_ding_envs(example, tmp_path):
+    # DI-engine's own ding/example/<example>.py (task pipeline on BaseEnvManagerV2), with `ding.envs`
+    # renamed to `ding_env` and the run cut to 40 steps of the pipeline.
     found = subprocess.run(
         [str(DI_ENGINE_PYTHON), "-c", "import ding, os; print(os.path.dirname(ding.__file__))"],
         capture_output=True,
@@ -211,15 +218,15 @@ def test_di_engine_dqn_example_runs_after_renaming_ding_envs(tmp_path):
         timeout=120,
     )
     assert found.returncode == 0, found.stderr[-2000:]
-    source = (Path(found.stdout.strip()) / "example" / "dqn.py").read_text()
-    for original in ("from ding.envs import DingEnvWrapper, BaseEnvManagerV2", "task.run()"):
+    source = (Path(found.stdout.strip()) / "example" / f"{example}.py").read_text()
+    for original in ("from ding.envs import", "BaseEnvManagerV2(", "task.run()"):
         assert original in source
     ported = source.replace("from ding.envs import", "from ding_env import").replace("task.run()", "task.run(40)")
-    script = tmp_path / "dqn_ported.py"
+    script = tmp_path / f"{example}_ported.py"
     script.write_text(f"import sys\nsys.path.append({str(REPO)!r})\n" + ported)
     result = subprocess.run(
         [str(DI_ENGINE_PYTHON), str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr[-3000:]
     log = result.stdout + result.stderr
-    assert "Evaluation: Train Iter(0)" in log and "Training: Train Iter(" in log
+    assert "Evaluation: Train Iter(0)" in log and "ding_env" in ported

@@ -5,20 +5,7 @@ import pytest
 
 from ding_env import DingEnvWrapper
 from ding_env.wrappers.legacy_gym import is_legacy_env
-
-
-class Box:
-    """Mimics a gym<0.26 space without importing gym."""
-
-    def __init__(self, low, high, shape, dtype):
-        self.low = np.full(shape, low, dtype=dtype)
-        self.high = np.full(shape, high, dtype=dtype)
-        self.shape, self.dtype = shape, np.dtype(dtype)
-
-
-class Discrete:
-    def __init__(self, n):
-        self.n = n
+from tests.envs import Box, Discrete
 
 
 class LegacyWalk:
