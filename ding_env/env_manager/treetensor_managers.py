@@ -60,19 +60,19 @@ def identifier_keys(info: Mapping) -> dict:
     return plain
 
 
-def _plain_tree(value: Any) -> Any:
-    """A treetensor action (a tree of arrays) as nested dicts, which the managers check; others unchanged."""
-    if hasattr(value, "json") and hasattr(value, "items") and not isinstance(value, Mapping):
-        return {key: _plain_tree(sub) for key, sub in value.items()}
+def _plain_tree(value: Any, tree_class: type) -> Any:
+    """A treetensor action (a ``tree_class`` of arrays) as nested dicts, which the managers check; others unchanged."""
+    if isinstance(value, tree_class):
+        return {key: _plain_tree(sub, tree_class) for key, sub in value.items()}
     return value
 
 
-def _per_env_actions(actions: Any) -> list[Any]:
+def _per_env_actions(actions: Any, tree_class: type) -> list[Any]:
     """One action per env from a sequence, a stacked array, or a stacked treetensor array."""
-    actions = _plain_tree(actions)
+    actions = _plain_tree(actions, tree_class)
     if isinstance(actions, Mapping):  # a stacked tree (dict action space): one tree per row
         return arrays.unstack(actions)
-    return [_plain_tree(action) for action in actions]
+    return [_plain_tree(action, tree_class) for action in actions]
 
 
 class TreetensorInterface:
@@ -80,6 +80,7 @@ class TreetensorInterface:
 
     def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
         self._tnp = treetensor_numpy(type(self).__name__)
+        self._tree_class = importlib.import_module("treevalue").TreeValue  # what every treetensor array is
         super().__init__(env_fn, cfg)
 
     @property
@@ -114,7 +115,7 @@ class TreetensorInterface:
             ValueError: When the number of actions is not the number of ready envs.
         """
         env_ids = self.ready_obs_id
-        per_env = _per_env_actions(actions)
+        per_env = _per_env_actions(actions, self._tree_class)
         if len(per_env) != len(env_ids):
             raise ValueError(
                 f"{self._name}: step() takes one action per ready env, in ready_obs_id order: "
