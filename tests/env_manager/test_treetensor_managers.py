@@ -202,15 +202,16 @@ def test_setup_ding_env_manager_runs_clones_of_one_wrapper(debug):
 
 
 @pytest.mark.parametrize(
-    "example",
+    "example, manager",
     [
-        "dqn",  # DingEnvWrapper over legacy gym's CartPole-v0, DQN in torch
-        "sac",  # DI-engine's own PendulumEnv (its BaseEnv, gym's spaces), SAC in torch
+        ("dqn", "BaseEnvManagerV2"),  # DingEnvWrapper over legacy gym's CartPole-v0, DQN in torch
+        ("dqn", "SubprocessEnvManagerV2"),  # the same, its legacy gym envs in worker processes
+        ("sac", "BaseEnvManagerV2"),  # DI-engine's own PendulumEnv (its BaseEnv, gym's spaces), SAC in torch
     ],
 )
-def test_di_engine_examples_run_after_renaming_ding_envs(example, tmp_path):
-    # DI-engine's own ding/example/<example>.py (task pipeline on BaseEnvManagerV2), with `ding.envs`
-    # renamed to `ding_env` and the run cut to 40 steps of the pipeline.
+def test_di_engine_examples_run_after_renaming_ding_envs(example, manager, tmp_path):
+    # DI-engine's own ding/example/<example>.py (a task pipeline on BaseEnvManagerV2), with `ding.envs`
+    # renamed to `ding_env`, the run cut to 40 steps of the pipeline, and the manager swapped for `manager`.
     found = subprocess.run(
         [str(DI_ENGINE_PYTHON), "-c", "import ding, os; print(os.path.dirname(ding.__file__))"],
         capture_output=True,
@@ -222,6 +223,7 @@ def test_di_engine_examples_run_after_renaming_ding_envs(example, tmp_path):
     for original in ("from ding.envs import", "BaseEnvManagerV2(", "task.run()"):
         assert original in source
     ported = source.replace("from ding.envs import", "from ding_env import").replace("task.run()", "task.run(40)")
+    ported = ported.replace("BaseEnvManagerV2", manager)
     script = tmp_path / f"{example}_ported.py"
     script.write_text(f"import sys\nsys.path.append({str(REPO)!r})\n" + ported)
     result = subprocess.run(
