@@ -34,7 +34,8 @@ class BaseEnv(abc.ABC):
     Subclasses set a class ``config`` dict of defaults and implement
     ``reset``, ``step``, ``close``, ``__repr__`` and the three space
     properties. ``__init__`` must not build the simulator (lazy init), so an
-    env can be constructed cheaply and shipped to a worker process.
+    env can be constructed cheaply and shipped to a worker process. A ``with``
+    block closes the env at its end.
     """
 
     config: ClassVar[dict] = {}
@@ -150,6 +151,13 @@ class BaseEnv(abc.ABC):
             space.seed(None if seed is None else int(seed))
             self._action_space_seeded_for = space
         return space.sample()
+
+    def __enter__(self) -> BaseEnv:
+        return self
+
+    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> None:
+        """Close the env, as Gymnasium envs do at the end of a ``with`` block."""
+        self.close()
 
     def enable_save_replay(self, replay_path: str) -> None:
         """Record each episode to a video under ``replay_path``.

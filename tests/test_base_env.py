@@ -148,3 +148,12 @@ def test_step_fields_default_comes_from_step():
     obs, reward, done, truncated, info = env.step_fields(0)
     assert obs[0] == 2 and reward.tolist() == [2.0]
     assert done is True and truncated is True and info == {"truncated": True, "eval_episode_return": 4.0}
+
+
+def test_an_env_closes_at_the_end_of_a_with_block():
+    from ding_env import DingEnvWrapper
+
+    with DingEnvWrapper(cfg={"env_id": "CartPole-v1"}) as env:
+        env.reset()
+        assert env._env is not None
+    assert env._env is None  # closed
