@@ -12,7 +12,9 @@ import gymnasium as gym
 import numpy as np
 
 
-def action_converter(space: gym.spaces.Space, act_scale: bool, owner: str) -> Callable[[Any], Any]:
+def action_converter(
+    space: gym.spaces.Space, act_scale: bool, owner: str, action_clip: bool = False
+) -> Callable[[Any], Any]:
     """A function turning a user action into what the Gymnasium env expects.
 
     ``Discrete``: Python ints, numpy integer scalars, 0-d and 1-element integer
@@ -24,11 +26,12 @@ def action_converter(space: gym.spaces.Space, act_scale: bool, owner: str) -> Ca
         space: The Gymnasium env's action space.
         act_scale: Map ``[-1, 1]`` to the Box bounds.
         owner: Names the env in error messages.
+        action_clip: Clip Box actions to ``[-1, 1]`` (with ``act_scale``) or to the bounds first.
     """
     if isinstance(space, gym.spaces.Discrete):
         return _discrete_converter(space, owner)
     if isinstance(space, gym.spaces.Box):
-        return _box_converter(space, act_scale, owner)
+        return _box_converter(space, act_scale, owner, action_clip)
     return lambda action: action
 
 
@@ -70,10 +73,13 @@ def _discrete_converter(space: gym.spaces.Discrete, owner: str) -> Callable[[Any
     return convert
 
 
-def _box_converter(space: gym.spaces.Box, act_scale: bool, owner: str) -> Callable[[Any], np.ndarray]:
+def _box_converter(
+    space: gym.spaces.Box, act_scale: bool, owner: str, action_clip: bool
+) -> Callable[[Any], np.ndarray]:
     shape, dtype, size = space.shape, space.dtype, int(np.prod(space.shape))
     center = ((space.high.astype(np.float64) + space.low) / 2).astype(dtype)
     half_range = ((space.high.astype(np.float64) - space.low) / 2).astype(dtype)
+    low, high = (-1.0, 1.0) if act_scale else (space.low, space.high)
 
     def convert(action: Any) -> np.ndarray:
         array = np.asarray(action, dtype=dtype)
@@ -81,6 +87,8 @@ def _box_converter(space: gym.spaces.Box, act_scale: bool, owner: str) -> Callab
             if array.size != size:
                 raise ValueError(f"{owner}: a Box action must have shape {shape}, got shape {array.shape}")
             array = array.reshape(shape)
+        if action_clip:
+            array = np.clip(array, low, high).astype(dtype, copy=False)
         if act_scale:
             array = center + array * half_range
         return array

@@ -64,6 +64,9 @@ class DingEnvWrapper(BaseEnv):
         # Box actions are given in [-1, 1] (and action_space says so) and mapped
         # linearly to the env's bounds.
         act_scale=False,
+        # Box actions outside [-1, 1] (with act_scale) or the bounds are clipped into them (DI-engine's MuJoCo
+        # action_clip); the managers reject such actions before any env sees them.
+        action_clip=False,
         # Clip the reward seen by the learner to [-1, 1]; the
         # eval_episode_return still sums the raw rewards.
         rew_clip=False,
@@ -123,7 +126,9 @@ class DingEnvWrapper(BaseEnv):
             self._convert_obs = obs_converter(self._observation_space)
             raw_actions = self._env.action_space
             self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
-            self._convert_action = action_converter(raw_actions, bool(self._cfg.act_scale), repr(self))
+            self._convert_action = action_converter(
+                raw_actions, bool(self._cfg.act_scale), repr(self), bool(self._cfg.action_clip)
+            )
             self._init_flag = True
         return self._env
 
