@@ -123,3 +123,18 @@ def test_ram_observations():
     env = atari(env_wrapper=["ram"])
     obs = env.reset()
     assert obs.shape == (128,) and obs.dtype == np.uint8 and env.observation_space.contains(obs)
+
+
+def test_di_engine_obs_plus_prev_action_reward_key():
+    from dizoo.atari.envs import AtariEnv
+
+    env = AtariEnv({"env_id": "PongNoFrameskip-v4", "obs_plus_prev_action_reward": True, "is_train": False})
+    env.seed(0)
+    obs = env.reset()
+    assert obs["obs"].shape == (4, 84, 84) and obs["prev_action"] == -1
+    assert obs["prev_reward_extrinsic"].tolist() == [0.0]
+    first = env.step(3).obs
+    second = env.step(2).obs
+    assert first["prev_action"] == -1 and second["prev_action"] == 3
+    assert env.observation_space.contains(second)
+    env.close()

@@ -10,14 +10,26 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ding_env import ENV_REGISTRY, DingEnvWrapper
+import gymnasium as gym
+
+from ding_env import ENV_REGISTRY, DingEnvWrapper, ObsPlusPrevActRewWrapper
 
 
 @ENV_REGISTRY.register("atari")
 class AtariEnv(DingEnvWrapper):
     """An ALE game; ``env_id`` picks it (``'ALE/Pong-v5'`` by default)."""
 
-    config: ClassVar[dict] = dict(DingEnvWrapper.config, env_id="ALE/Pong-v5", env_wrapper="atari_default")
+    config: ClassVar[dict] = dict(
+        DingEnvWrapper.config,
+        env_id="ALE/Pong-v5",
+        env_wrapper="atari_default",
+        # DI-engine's key for R2D2-style learners: observations become {'obs', 'prev_action', 'prev_reward_extrinsic'}.
+        obs_plus_prev_action_reward=False,
+    )
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg=cfg)
+
+    def _build_env(self) -> gym.Env:
+        env = super()._build_env()
+        return ObsPlusPrevActRewWrapper(env) if self._cfg.obs_plus_prev_action_reward else env
