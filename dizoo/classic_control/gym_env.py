@@ -4,21 +4,31 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import gymnasium as gym
+
 from ding_env import DingEnvWrapper
+from dizoo.di_engine_keys import apply_di_engine_keys
 
 
 class GymIdEnv(DingEnvWrapper):
     """A ``DingEnvWrapper`` whose ``env_id`` defaults to the class's ``gym_id``.
 
     Subclasses set ``gym_id`` and register themselves; their config accepts
-    every ``DingEnvWrapper`` key.
+    every ``DingEnvWrapper`` key, DI-engine's ``obs_plus_prev_action_reward``, and
+    the DI-engine keys in the subclass's ``di_engine_keys`` (see ``dizoo.di_engine_keys``).
     """
 
     gym_id: ClassVar[str] = ""
+    di_engine_keys: ClassVar[dict] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.config = dict(DingEnvWrapper.config, env_id=cls.gym_id)
+        cls.config = dict(
+            DingEnvWrapper.config, env_id=cls.gym_id, obs_plus_prev_action_reward=False, **cls.di_engine_keys
+        )
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg=cfg)
+
+    def _build_env(self) -> gym.Env:
+        return apply_di_engine_keys(super()._build_env(), self._cfg)

@@ -266,3 +266,22 @@ def test_save_frames_as_gif(tmp_path):
     frames = [np.full((8, 8, 3), value, np.uint8) for value in (0, 120, 240)]
     save_frames_as_gif(frames, str(tmp_path / "episode.gif"))
     assert len(imageio.mimread(tmp_path / "episode.gif")) == 3
+
+
+def test_di_engine_classic_control_keys():
+    from dizoo.classic_control.cartpole.envs import CartPoleEnv
+    from dizoo.classic_control.pendulum.envs import PendulumEnv
+
+    discrete = PendulumEnv({"continuous": False, "act_scale": True})
+    assert discrete.action_space == gym.spaces.Discrete(11)
+    discrete.reset()
+    np.testing.assert_allclose(discrete.env.action(np.int64(10)), [2.0])  # the grid's last action: full torque
+    np.testing.assert_allclose(discrete.env.action(np.int64(5)), [0.0])
+    assert discrete.step(np.int64(3)).obs.shape == (3,)
+    r2d2 = CartPoleEnv({"obs_plus_prev_action_reward": True})
+    obs = r2d2.reset()
+    assert set(obs) == {"obs", "prev_action", "prev_reward_extrinsic"} and obs["prev_action"] == -1
+    assert r2d2.step(np.int64(1)).obs["prev_action"] == -1 and r2d2.step(np.int64(0)).obs["prev_action"] == 1
+    normed = PendulumEnv({"norm_obs": {"use_norm": True}})
+    normed.reset()
+    assert "ObsNormWrapper" in str(normed.env)

@@ -12,7 +12,8 @@ from typing import ClassVar
 
 import gymnasium as gym
 
-from ding_env import ENV_REGISTRY, DingEnvWrapper, ObsPlusPrevActRewWrapper
+from ding_env import ENV_REGISTRY, DingEnvWrapper
+from dizoo.di_engine_keys import apply_di_engine_keys
 
 
 @ENV_REGISTRY.register("atari")
@@ -23,7 +24,7 @@ class AtariEnv(DingEnvWrapper):
         DingEnvWrapper.config,
         env_id="ALE/Pong-v5",
         env_wrapper="atari_default",
-        # DI-engine's key for R2D2-style learners: observations become {'obs', 'prev_action', 'prev_reward_extrinsic'}.
+        # DI-engine's key (see dizoo.di_engine_keys), for R2D2-style learners.
         obs_plus_prev_action_reward=False,
     )
 
@@ -31,5 +32,4 @@ class AtariEnv(DingEnvWrapper):
         super().__init__(cfg=cfg)
 
     def _build_env(self) -> gym.Env:
-        env = super()._build_env()
-        return ObsPlusPrevActRewWrapper(env) if self._cfg.obs_plus_prev_action_reward else env
+        return apply_di_engine_keys(super()._build_env(), self._cfg)

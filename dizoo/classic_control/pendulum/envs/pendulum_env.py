@@ -11,3 +11,5 @@ class PendulumEnv(GymIdEnv):
     """Pendulum-v1 with float32 observations and the ding_env timestep contract."""
 
     gym_id = "Pendulum-v1"
+    # DI-engine's: continuous=False gives 11 actions spread over the torque range; norm_obs=dict(use_norm=True).
+    di_engine_keys = dict(continuous=True, norm_obs=None)
