@@ -106,7 +106,12 @@ def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
     elif isinstance(spec, dict) and "type" in spec:  # DI-engine's form
         _check_keys(spec, _DI_ENGINE_SPEC_KEYS)
         for module in _as_list(spec.get("import_names")):
-            importlib.import_module(module)
+            try:
+                importlib.import_module(module)
+            except ImportError as error:
+                raise ConfigError(
+                    f"cannot import {module!r} listed in the env_wrapper spec's import_names: {error}"
+                ) from error
         registry, name, kwargs = ENV_WRAPPER_REGISTRY, spec["type"], dict(spec.get("kwargs") or {})
     elif isinstance(spec, dict):
         _check_keys(spec, _SPEC_KEYS)

@@ -224,6 +224,10 @@ def test_di_engine_wrapper_specs_use_di_engine_names():
     assert doubled.step(0)[1] == 2.0
     with pytest.raises(ConfigError, match="unknown DI-engine wrapper 'no_such'; registered DI-engine wrappers: .*noop"):
         create_env_wrapper(ImageEnv(), {"type": "no_such"})
+    with pytest.raises(
+        ConfigError, match="cannot import 'no.such.module' listed in the env_wrapper spec's import_names"
+    ):
+        create_env_wrapper(ImageEnv(), {"type": "clip_reward", "import_names": ["no.such.module"]})
     with pytest.raises(ConfigError, match="'kwarg'"):
         create_env_wrapper(ImageEnv(), {"type": "clip_reward", "kwarg": {}})
     wrapped = DingEnvWrapper(ImageEnv(), cfg={"env_wrapper": [{"type": "obs_transpose"}]})
