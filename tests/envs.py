@@ -121,6 +121,21 @@ class DictActionEnv(CountingEnv):
         return gym.spaces.Dict({"push": gym.spaces.Discrete(3), "scale": gym.spaces.Box(0.0, 2.0, (1,), np.float32)})
 
 
+class FigureEnv(CountingEnv):
+    """A CountingEnv with DI-engine's optional per-env methods: render, reward_shaping, enable_save_figure."""
+
+    figure_path = None
+
+    def render(self) -> np.ndarray:
+        return np.full((2, 3, 3), self._t, dtype=np.uint8)
+
+    def reward_shaping(self, transitions: list[dict]) -> list[dict]:
+        return [dict(transition, reward=transition["reward"] * 2) for transition in transitions]
+
+    def enable_save_figure(self, figure_path: str) -> None:
+        self.figure_path = figure_path
+
+
 class InfoEnv(CountingEnv):
     """A CountingEnv whose infos change form over time, as real envs' do.
 

@@ -32,6 +32,7 @@ from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.env_host import EnvHost, env_spaces
+from ding_env.env_manager.per_env_calls import PerEnvCalls
 from ding_env.env_manager.status import (
     CALLABLE,
     FINISHED,
@@ -48,7 +49,7 @@ from ding_env.seeding import derive_seeds
 from ding_env.timestep import BaseEnvTimestep
 
 
-class BaseEnvManager:
+class BaseEnvManager(PerEnvCalls):
     """Drives ``len(env_fn)`` envs through one dict API and one batched API.
 
     Args:

@@ -249,6 +249,20 @@ class DingEnvWrapper(BaseEnv):
             self._env = None
         self._needs_reset = True
 
+    def render(self) -> Any:
+        """The Gymnasium env's ``render()``: a frame for an env made with ``render_mode='rgb_array'``.
+
+        Raises:
+            EnvStateError: When the env was made without a render mode.
+        """
+        env = self.env
+        if env.render_mode is None:
+            raise EnvStateError(
+                f"{self!r}.render(): the env was made without a render mode; "
+                "give cfg make_kwargs=dict(render_mode='rgb_array') (or build the env with it)"
+            )
+        return env.render()
+
     def __repr__(self) -> str:
         name = self._cfg.env_id or type(getattr(self._user_env, "unwrapped", self._user_env)).__name__
         return f"DingEnvWrapper({name})"

@@ -376,3 +376,19 @@ def test_subsets_and_all_envs_step_exactly_the_envs_named(make_manager):
         steps[env_ids] += 1
         assert batch.env_id.tolist() == env_ids
         assert batch.obs[:, 0].tolist() == steps[env_ids].tolist()
+
+
+def test_di_engine_per_env_calls(make_manager):
+    from tests.envs import FigureEnv
+
+    manager = make_manager([FigureEnv] * 2)
+    manager.seed(0)
+    manager.launch()
+    assert {env_id: frame.tolist()[0][0] for env_id, frame in manager.ready_imgs.items()} == {0: [0] * 3, 1: [0] * 3}
+    manager.step({0: 0, 1: 0})
+    assert manager.ready_imgs[1].shape == (2, 3, 3) and manager.ready_imgs[1][0, 0, 0] == 1
+    assert manager.reward_shaping(1, [{"reward": 1.5}]) == [{"reward": 3.0}]
+    manager.enable_save_figure(0, "figures")
+    assert manager.figure_path == ["figures", None]
+    with pytest.raises(ValueError, match="7"):
+        manager.reward_shaping(7, [])

@@ -292,3 +292,14 @@ def test_clone_builds_an_independent_env_with_the_same_settings():
     assert by_id._cfg.env_id == "CartPole-v1" and by_id._cfg.is_train
     with pytest.raises(TypeError, match=r"\.clone\(\): the env instance cannot be deep-copied .*lock"):
         DingEnvWrapper(LockedEnv()).clone()
+
+
+def test_render_gives_frames_of_an_env_made_to_render():
+    pytest.importorskip("ale_py", reason="the atari extra (make test installs it)")  # renders without pygame
+    env = DingEnvWrapper(cfg={"env_id": "ALE/Pong-v5", "make_kwargs": {"render_mode": "rgb_array"}, "env_wrapper": []})
+    env.reset()
+    frame = env.render()
+    assert frame.shape == (210, 160, 3) and frame.dtype == np.uint8
+    env.close()
+    with pytest.raises(EnvStateError, match=r"render\(\): the env was made without a render mode"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1"}).render()
