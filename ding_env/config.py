@@ -70,6 +70,15 @@ def unknown_key_message(where: str, key: object, valid: Any) -> str:
     return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(valid)}"
 
 
+CALLERS = ("collector", "evaluator")
+
+
+def check_caller(caller: Any, where: str) -> None:
+    """Raise ``ConfigError`` unless ``caller`` is DI-engine's 'collector' or 'evaluator'."""
+    if caller not in CALLERS:
+        raise ConfigError(f"{where} caller: expected 'collector' or 'evaluator', got {caller!r}")
+
+
 def load_config_file(path: str | Path) -> EasyDict:
     """Load a config module and return its env config tree.
 

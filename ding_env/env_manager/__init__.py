@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from ding_env.config import deep_merge_dicts
+from ding_env.config import check_caller, deep_merge_dicts
 from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import ObsBatch, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
@@ -94,8 +94,7 @@ def setup_ding_env_manager(
     Raises:
         ConfigError: For another caller, or a context that is not a start method.
     """
-    if caller not in ("collector", "evaluator"):
-        raise ConfigError(f"setup_ding_env_manager caller: expected 'collector' or 'evaluator', got {caller!r}")
+    check_caller(caller, "setup_ding_env_manager")
     manager_cls = get_env_manager_cls("base_v2" if debug else "subprocess_v2")
     cfg = manager_cls.default_config()
     if context is not None and not debug:

@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.base_env import BaseEnv
-from ding_env.config import PIPELINE_KEYS, unknown_key_message
+from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
@@ -94,8 +94,7 @@ class DingEnvWrapper(BaseEnv):
         for key in cfg:
             if key not in self.config and key not in PIPELINE_KEYS:
                 raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
-        if caller not in ("collector", "evaluator"):
-            raise ConfigError(f"DingEnvWrapper caller: expected 'collector' or 'evaluator', got {caller!r}")
+        check_caller(caller, "DingEnvWrapper")
         cfg.setdefault("is_train", caller == "collector")
         super().__init__(cfg)
         self._seed_api = bool(seed_api)

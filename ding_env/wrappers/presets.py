@@ -12,13 +12,13 @@ its wrapper chain itself.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
 from easydict import EasyDict
 
+from ding_env.config import check_caller
 from ding_env.errors import ConfigError
 from ding_env.wrappers import family as families
 
@@ -105,7 +105,6 @@ def uses_atari_preset(env_wrapper: Any, family: str) -> bool:
     return env_wrapper == "atari_default" or (env_wrapper == "default" and family == families.ATARI)
 
 
-_EVAL_EPISODE_RETURN = EasyDict(type="eval_episode_return")
 # Atari games that DI-engine's list presses FIRE in on reset.
 _FIRE_RESET_GAMES = ("Pong", "Qbert", "SpaceInvader", "Montezuma")
 
@@ -125,12 +124,11 @@ def get_default_wrappers(env_wrapper_name: str, env_id: str | None = None, calle
     Raises:
         ConfigError: For another name or caller.
     """
-    if caller not in ("collector", "evaluator"):
-        raise ConfigError(f"get_default_wrappers: caller must be 'collector' or 'evaluator', got {caller!r}")
+    check_caller(caller, "get_default_wrappers")
     if env_wrapper_name in ("default", "mujoco_default"):
-        return [copy.deepcopy(_EVAL_EPISODE_RETURN)]
+        return [EasyDict(type="eval_episode_return")]
     if env_wrapper_name == "gym_hybrid_default":
-        return [EasyDict(type="gym_hybrid_dict_action"), copy.deepcopy(_EVAL_EPISODE_RETURN)]
+        return [EasyDict(type="gym_hybrid_dict_action"), EasyDict(type="eval_episode_return")]
     if env_wrapper_name != "atari_default":
         names = "'default', 'mujoco_default', 'atari_default', 'gym_hybrid_default'"
         raise ConfigError(f"get_default_wrappers: env_wrapper_name must be one of {names}, got {env_wrapper_name!r}")
@@ -144,5 +142,5 @@ def get_default_wrappers(env_wrapper_name: str, env_id: str | None = None, calle
     specs += [EasyDict(type="warp_frame"), EasyDict(type="scaled_float_frame")]
     if caller == "collector":
         specs.append(EasyDict(type="clip_reward"))
-    specs += [EasyDict(type="frame_stack", kwargs=dict(n_frames=4)), copy.deepcopy(_EVAL_EPISODE_RETURN)]
+    specs += [EasyDict(type="frame_stack", kwargs=dict(n_frames=4)), EasyDict(type="eval_episode_return")]
     return specs
