@@ -1,8 +1,9 @@
 """DI-engine's extra env config keys, applied as the wrappers they stand for.
 
 DI-engine's own env classes read these keys from their configs; ours declare the
-ones that apply to them (in their class ``config``) and wrap their Gymnasium env
-with :func:`apply_di_engine_keys`, so DI-engine configs load with their meaning.
+ones that apply to them (in their class ``config``) and take :class:`DIEngineKeys`
+as a base, which wraps their Gymnasium env with :func:`apply_di_engine_keys`, so
+DI-engine configs load with their meaning.
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def apply_di_engine_keys(env: gym.Env, cfg: Any) -> gym.Env:
     if cfg.get("obs_plus_prev_action_reward"):
         env = ObsPlusPrevActRewWrapper(env)
     return env
+
+
+class DIEngineKeys:
+    """Mixed in before ``DingEnvWrapper``: the env it builds is wrapped as the DI-engine keys of its config ask."""
+
+    def _build_env(self) -> gym.Env:
+        return apply_di_engine_keys(super()._build_env(), self._cfg)
 
 
 def _uses(norm: Any) -> bool:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import gymnasium as gym
-
 from ding_env import DingEnvWrapper
-from dizoo.di_engine_keys import apply_di_engine_keys
+from dizoo.di_engine_keys import DIEngineKeys
 
 
-class GymIdEnv(DingEnvWrapper):
+class GymIdEnv(DIEngineKeys, DingEnvWrapper):
     """A ``DingEnvWrapper`` whose ``env_id`` defaults to the class's ``gym_id``.
 
     Subclasses set ``gym_id`` and register themselves; their config accepts
@@ -29,6 +27,3 @@ class GymIdEnv(DingEnvWrapper):
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg=cfg)
-
-    def _build_env(self) -> gym.Env:
-        return apply_di_engine_keys(super()._build_env(), self._cfg)

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import gymnasium as gym
-
 from ding_env import ENV_REGISTRY, DingEnvWrapper
-from dizoo.di_engine_keys import apply_di_engine_keys
+from dizoo.di_engine_keys import DIEngineKeys
 
 
 @ENV_REGISTRY.register("atari")
-class AtariEnv(DingEnvWrapper):
+class AtariEnv(DIEngineKeys, DingEnvWrapper):
     """An ALE game; ``env_id`` picks it (``'ALE/Pong-v5'`` by default)."""
 
     config: ClassVar[dict] = dict(
@@ -30,6 +28,3 @@ class AtariEnv(DingEnvWrapper):
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg=cfg)
-
-    def _build_env(self) -> gym.Env:
-        return apply_di_engine_keys(super()._build_env(), self._cfg)

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import gymnasium as gym
-
 from ding_env import ENV_REGISTRY, DingEnvWrapper
 from ding_env.errors import ConfigError
-from dizoo.di_engine_keys import apply_di_engine_keys
+from dizoo.di_engine_keys import DIEngineKeys
 
 
 @ENV_REGISTRY.register("mujoco")
-class MujocoEnv(DingEnvWrapper):
+class MujocoEnv(DIEngineKeys, DingEnvWrapper):
     """A MuJoCo env; ``env_id`` picks it (``'HalfCheetah-v5'`` by default)."""
 
     config: ClassVar[dict] = dict(
@@ -42,6 +40,3 @@ class MujocoEnv(DingEnvWrapper):
                 f"{self!r}: save_replay_gif=True (GIF replays) is not supported; "
                 "set replay_path or call enable_save_replay(path) to record MP4s"
             )
-
-    def _build_env(self) -> gym.Env:
-        return apply_di_engine_keys(super()._build_env(), self._cfg)
