@@ -43,8 +43,8 @@ class ActionChecker:
         if not self.array_form:
             try:
                 self.layout = arrays.layout_of(space)
-            except TypeError:  # Text, Graph, Sequence
-                self.layout = None
+            except TypeError:  # Text, Graph, Sequence: no array form
+                pass
         # With finite Box bounds, one bounds test also catches NaN and inf.
         self.finite_bounds = isinstance(space, gym.spaces.Box) and bool(
             np.isfinite(space.low).all() and np.isfinite(space.high).all()

@@ -238,14 +238,11 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return sorted(set(self._worker_of[env_ids].tolist()))
 
     def _write_actions(self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, batched: bool) -> None:
-        if not isinstance(self._action_buf, np.ndarray):  # Dict/Tuple actions: one tree per env
+        if batched and isinstance(self._action_buf, np.ndarray):
+            self._action_buf[rows] = actions
+        else:  # one action per env: a list, or trees for Dict/Tuple action spaces
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):
                 arrays.write(self._action_buf, env_id, action)
-        elif batched:
-            self._action_buf[rows] = actions
-        else:
-            for env_id, action in zip(env_ids.tolist(), actions, strict=True):
-                self._action_buf[env_id] = action
 
     def _merge_news(self, index: int, row_of: dict[int, int], infos: list[dict], errors: dict) -> None:
         """Read worker ``index``'s infos and errors of its last step and place them by row."""
