@@ -1,0 +1,166 @@
+"""Every env of a manager stepped together: what vectorised-env APIs (Gymnasium, SB3) expect.
+
+The managers return the envs that finished a step (the async one may return some of
+them later) and reset a finished env in its own process at once: the step carries the
+true final observation and the reset one is the env's next ready observation.
+:class:`Lockstep` waits until every env has its result and hands back both, so an
+adapter only has to place them where its library wants them. It uses the managers'
+public API only (``seed``, ``launch``/``reset``, ``ready_obs_batch``, ``step_batch``,
+``step``), so it works over every manager type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
+
+from ding_env.errors import ClosedEnvError, EnvStateError
+
+
+@dataclass
+class LockstepResult:
+    """One step of every env, row ``i`` belonging to env ``i``; every array is the caller's.
+
+    Attributes:
+        obs: The observations to act on next: the reset observation where ``done``.
+        step_obs: The observations the step produced: the true final one where ``done``.
+        reward: ``(n,)`` float rewards.
+        terminated: ``(n,)`` bool, episode ended naturally.
+        truncated: ``(n,)`` bool, episode cut short (a time limit).
+        infos: One info dict per env, from the step.
+    """
+
+    obs: Any
+    step_obs: Any
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    infos: list[dict]
+
+    @property
+    def done(self) -> np.ndarray:
+        """``terminated | truncated``."""
+        return self.terminated | self.truncated
+
+
+class Lockstep:
+    """Drives a manager so that every env takes one action per step.
+
+    Args:
+        manager: An env manager of any type, launched or not (``reset`` launches it).
+            Its envs must auto-reset and run endless episodes (``auto_reset=True``,
+            ``episode_num=inf``, the defaults), since every env must be ready after each step.
+    """
+
+    def __init__(self, manager: Any) -> None:
+        self.manager = manager
+        self.num_envs = manager.env_num
+        self.single_observation_space: gym.spaces.Space = manager.observation_space
+        self.single_action_space: gym.spaces.Space = manager.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.env_ids = np.arange(self.num_envs, dtype=np.int64)
+        self._launched = not manager.closed
+        self._closed = False
+
+    def reset(self, seed: int | Sequence[int | None] | None = None, reset_param: dict | None = None) -> Any:
+        """Reset every env (or those of ``reset_param``), seeding them first when ``seed`` is given.
+
+        Args:
+            seed: None keeps each env's seeding; an int gives env ``i`` the seed ``seed + i``; a
+                list gives one seed per env (None: leave that env's seeding). Seeds are dynamic:
+                the episodes after this one draw their seeds reproducibly from it.
+            reset_param: ``{env_id: kwargs}`` to reset only those envs, with those ``env.reset``
+                kwargs (kept by the manager for the envs' later resets).
+
+        Returns:
+            The observations of every env, stacked.
+        """
+        self._check_open()
+        if seed is not None:
+            self.manager.seed(self._seeds_by_env(seed), dynamic_seed=True)
+        if not self._launched:
+            self.manager.launch(reset_param)
+            self._launched = True
+        else:
+            self.manager.reset(reset_param)
+        return self._ready_obs()
+
+    def step(self, actions: Any) -> LockstepResult:
+        """Step every env with its row of ``actions`` (a batch of the action space) and wait for all.
+
+        Raises:
+            EnvStateError: Before ``reset()``, or when an env is not ready after its step.
+        """
+        self._check_open()
+        if not self._launched:
+            raise EnvStateError("step() before reset(): reset the envs first")
+        if isinstance(self.single_action_space, gym.spaces.Tuple):
+            actions = list(iterate(self.action_space, actions))  # the managers take one tuple per env
+        batch = self.manager.step_batch(self.env_ids, actions)
+        if len(batch.env_id) == self.num_envs:
+            step_obs = _copy_tree(batch.obs)
+            reward, done, truncated, infos = batch.reward, batch.done, batch.truncated, batch.info
+        else:  # an async manager returned early: collect the rest
+            step_obs, reward, done, truncated, infos = self._gather(batch)
+        reward = np.asarray(reward, dtype=np.float64).reshape(self.num_envs)
+        truncated = np.array(truncated, dtype=bool)
+        terminated = np.array(done, dtype=bool) & ~truncated
+        return LockstepResult(self._ready_obs(), step_obs, reward, terminated, truncated, list(infos))
+
+    def close(self) -> None:
+        """Close the manager. Safe to call more than once."""
+        self._closed = True
+        self.manager.close()
+
+    def _gather(self, batch: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        rows: dict[int, tuple] = {}
+        batch_obs_space = batch_space(self.single_observation_space, len(batch.env_id))
+        for k, obs in enumerate(iterate(batch_obs_space, batch.obs)):
+            env_id = int(batch.env_id[k])
+            rows[env_id] = (obs, batch.reward[k], batch.done[k], batch.truncated[k], batch.info[k])
+        while len(rows) < self.num_envs:
+            for env_id, timestep in self.manager.step({}).items():  # collects results, steps nothing
+                rows[env_id] = (timestep.obs, timestep.reward, timestep.done, timestep.truncated, timestep.info)
+        ordered = [rows[env_id] for env_id in range(self.num_envs)]
+        out = create_empty_array(self.single_observation_space, self.num_envs)
+        step_obs = _copy_tree(concatenate(self.single_observation_space, [row[0] for row in ordered], out))
+        reward = np.array([np.asarray(row[1]).reshape(()) for row in ordered])
+        done = np.array([row[2] for row in ordered], dtype=bool)
+        truncated = np.array([row[3] for row in ordered], dtype=bool)
+        return step_obs, reward, done, truncated, [row[4] for row in ordered]
+
+    def _ready_obs(self) -> Any:
+        ready = self.manager.ready_obs_batch
+        if len(ready.env_id) != self.num_envs:
+            not_ready = sorted(set(range(self.num_envs)) - set(ready.env_id.tolist()))
+            raise EnvStateError(
+                f"envs {not_ready} of {type(self.manager).__name__} are not ready after their step; "
+                "a vectorised env needs every env to auto-reset (manager config auto_reset=True, episode_num=inf)"
+            )
+        return _copy_tree(ready.obs)
+
+    def _seeds_by_env(self, seed: int | Sequence[int | None]) -> int | dict[int, int]:
+        if isinstance(seed, Sequence):
+            if len(seed) != self.num_envs:
+                raise ValueError(f"reset(seed=...) takes one seed per env: expected {self.num_envs}, got {len(seed)}")
+            return {env_id: value for env_id, value in enumerate(seed) if value is not None}
+        return seed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedEnvError(f"{type(self.manager).__name__} is closed")
+
+
+def _copy_tree(value: Any) -> Any:
+    """A copy the caller owns: the managers' batched arrays may be views valid until their next call."""
+    if isinstance(value, dict):
+        return {key: _copy_tree(sub) for key, sub in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_copy_tree(sub) for sub in value)
+    return np.array(value)

@@ -1,0 +1,172 @@
+"""ManagerVectorEnv: Gymnasium's vector API over every manager, step for step as SyncVectorEnv in SAME_STEP mode."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+from ding_env import create_env_manager
+from ding_env.errors import ClosedEnvError
+from ding_env.vector import ManagerVectorEnv
+from tests.conftest import manager_cfg
+from tests.envs import CountingEnv, DictActionEnv, cartpole_fn
+
+ALL_MANAGER_TYPES = ["base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2"]
+
+
+class BaseEnvAsGymnasiumEnv(gym.Env):
+    """One ding_env env behind gym.Env, seeded as ManagerVectorEnv seeds it: the reference's sub-env."""
+
+    def __init__(self, env_fn):
+        self.env = env_fn()
+        self.observation_space = self.env.observation_space
+        self.action_space = self.env.action_space
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.env.seed(seed, dynamic_seed=True)
+        return self.env.reset(), {}
+
+    def step(self, action):
+        timestep = self.env.step(action)
+        return timestep.obs, float(timestep.reward[0]), timestep.terminated, timestep.truncated, timestep.info
+
+
+@pytest.fixture(params=ALL_MANAGER_TYPES)
+def make_vector_env(request):
+    made = []
+
+    def make(env_fns, **cfg):
+        envs = ManagerVectorEnv(create_env_manager(manager_cfg(request.param, **cfg), env_fns))
+        made.append(envs)
+        return envs
+
+    yield make
+    for envs in made:
+        envs.close()
+
+
+@pytest.mark.parametrize(
+    "env_fn",
+    [
+        partial(CountingEnv, {"limit": 5}),  # episodes of 3..7 steps cut at 5: terminations and truncations
+        partial(CountingEnv, {"limit": 4, "nested": True}),  # Dict observation with a Tuple inside
+        partial(DictActionEnv, {"limit": 5}),
+        cartpole_fn,
+    ],
+    ids=["counting", "nested_obs", "dict_action", "cartpole"],
+)
+def test_same_trajectory_as_sync_vector_env_in_same_step_mode(make_vector_env, env_fn):
+    env_fns = [env_fn] * 3
+    ours = make_vector_env(env_fns)
+    reference = SyncVectorEnv([partial(BaseEnvAsGymnasiumEnv, fn) for fn in env_fns], autoreset_mode="SameStep")
+    assert ours.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert ours.single_observation_space == reference.single_observation_space
+    assert ours.single_action_space == reference.single_action_space
+    assert ours.observation_space == reference.observation_space
+    assert ours.action_space == reference.action_space
+    ours.action_space.seed(1)
+    try:
+        assert data_equivalence(ours.reset(seed=7), reference.reset(seed=7))
+        episode_ends = 0
+        for _ in range(40):
+            actions = ours.action_space.sample()
+            step, expected = ours.step(actions), reference.step(actions)
+            assert data_equivalence(step, expected, exact=True), (step, expected)
+            assert ours.observation_space.contains(step[0])
+            episode_ends += int(np.sum(step[2] | step[3]))
+        assert episode_ends > 0
+        # a reseeded reset replays the start
+        assert data_equivalence(ours.reset(seed=7), reference.reset(seed=7))
+    finally:
+        reference.close()
+
+
+def test_final_obs_and_info_where_gymnasium_puts_them(make_vector_env):
+    envs = make_vector_env([partial(CountingEnv, {"limit": 4})] * 2)
+    envs.reset(seed=0)
+    obs = None
+    for _ in range(8):
+        previous = obs
+        obs, _, terminations, truncations, infos = envs.step(np.zeros(2, np.int64))
+        done = terminations | truncations
+        if done.any():
+            break
+    assert done.any()
+    np.testing.assert_array_equal(infos["_final_obs"], done)
+    np.testing.assert_array_equal(infos["_final_info"], done)
+    for row in np.flatnonzero(done):
+        final = infos["final_obs"][row]
+        # The final obs continues the episode (step counter one past the previous obs); the reset obs restarts it.
+        assert final[0] == (previous[row][0] + 1 if previous is not None else 1)
+        assert obs[row][0] == 0
+        assert infos["final_info"]["truncated"][row] == bool(truncations[row])
+        assert "eval_episode_return" in infos["final_info"]
+
+
+def test_gymnasium_vector_wrappers_count_episodes(make_vector_env):
+    envs = RecordEpisodeStatistics(make_vector_env([partial(CountingEnv, {"limit": 100})] * 2))
+    envs.reset(seed=3)
+    lengths = []
+    for _ in range(20):
+        *_, infos = envs.step(np.ones(2, np.int64))
+        if "episode" in infos:
+            lengths += infos["episode"]["l"][infos["_episode"]].tolist()
+    # CountingEnv episodes last 3..7 steps; RecordEpisodeStatistics reads SAME_STEP from the metadata.
+    assert lengths and all(3 <= length <= 7 for length in lengths)
+
+
+def test_call_and_get_attr_read_every_env(make_vector_env):
+    envs = make_vector_env([partial(CountingEnv, {"limit": 100})] * 3)
+    envs.reset(seed=0)
+    envs.step(np.zeros(3, np.int64))
+    assert envs.call("current_step") == (1, 1, 1)
+    lengths = envs.get_attr("episode_length")
+    assert len(lengths) == 3 and all(3 <= length <= 7 for length in lengths)
+    with pytest.raises(AttributeError, match="'seed' is an attribute of"):
+        envs.call("seed", 3)
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        envs.get_attr("no_such_thing")
+    with pytest.raises(AttributeError, match="cannot set 'limit'"):
+        envs.set_attr("limit", 3)
+
+
+def test_reset_mask_resets_only_those_envs(make_vector_env):
+    envs = make_vector_env([partial(CountingEnv, {"limit": 100})] * 2)
+    envs.reset(seed=0)
+    envs.step(np.zeros(2, np.int64))
+    obs, _ = envs.reset(options={"reset_mask": np.array([True, False])})
+    assert obs[0][0] == 0 and obs[1][0] == 1
+    with pytest.raises(ValueError, match=r"reset_mask'\] must be a bool array of shape \(2,\)"):
+        envs.reset(options={"reset_mask": np.array([1, 0])})
+
+
+def test_close_closes_the_manager(make_vector_env):
+    envs = make_vector_env([partial(CountingEnv, {})] * 2)
+    envs.reset(seed=0)
+    envs.close()
+    assert envs.manager.closed
+    with pytest.raises(ClosedEnvError):
+        envs.step(np.zeros(2, np.int64))
+
+
+def test_async_manager_returning_early_still_steps_every_env():
+    # wait_num=1 with a zero wait: the async manager returns the first env to finish; the adapter collects the rest.
+    cfg = {"type": "async_subprocess", "wait_num": 1, "step_wait_timeout": 0.0, "num_workers": 3}
+    env_fns = [partial(CountingEnv, {"limit": 5, "step_sleep": 0.002 * k}) for k in range(3)]
+    envs = ManagerVectorEnv(create_env_manager(cfg, env_fns))
+    reference = SyncVectorEnv([partial(BaseEnvAsGymnasiumEnv, fn) for fn in env_fns], autoreset_mode="SameStep")
+    try:
+        assert data_equivalence(envs.reset(seed=1), reference.reset(seed=1))
+        for step in range(12):
+            actions = np.full(3, step % 3, np.int64)
+            assert data_equivalence(envs.step(actions), reference.step(actions), exact=True)
+    finally:
+        envs.close()
+        reference.close()
