@@ -16,8 +16,9 @@ $(VENV)/.installed-base: $(PY) setup.py
 	$(PIP) install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed-base requirements-test.txt setup.py
+$(VENV)/.installed-test: $(VENV)/.installed-base requirements-test.txt requirements-no-deps.txt setup.py
 	$(PIP) install --quiet -e ".[atari,mujoco]" -r requirements-test.txt
+	$(PIP) install --quiet --no-deps -r requirements-no-deps.txt
 	touch $@
 
 $(DI_VENV)/.installed: benchmarks/requirements-di-engine.txt

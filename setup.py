@@ -12,6 +12,10 @@ EXTRAS = {
     "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
     "mujoco": ["mujoco>=3.0", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
     "torch": ["torch>=2.0"],
+    # ding_env.sb3: a Stable-Baselines3 VecEnv over the managers.
+    "sb3": ["stable-baselines3>=2.3", "torch>=2.0"],
+    # dizoo's PettingZoo env types (MPE through the mpe2 package).
+    "pettingzoo": ["pettingzoo>=1.24", "mpe2>=0.0.1"],
     # BaseEnvManagerV2 / SubprocessEnvManagerV2 return treetensor arrays (DI-treetensor imports torch).
     "treetensor": ["DI-treetensor>=0.4"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],

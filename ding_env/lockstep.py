@@ -85,11 +85,17 @@ class Lockstep:
         if seed is not None:
             self.manager.seed(self._seeds_by_env(seed), dynamic_seed=True)
         if not self._launched:
-            self.manager.launch(reset_param)
-            self._launched = True
+            self.launch(reset_param)
         else:
             self.manager.reset(reset_param)
         return self._ready_obs()
+
+    def launch(self, reset_param: dict | None = None) -> None:
+        """Launch the manager (its envs and workers) if it is not running yet."""
+        self._check_open()
+        if not self._launched:
+            self.manager.launch(reset_param)
+            self._launched = True
 
     def step(self, actions: Any) -> LockstepResult:
         """Step every env with its row of ``actions`` (a batch of the action space) and wait for all.
@@ -112,6 +118,22 @@ class Lockstep:
         truncated = np.array(truncated, dtype=bool)
         terminated = np.array(done, dtype=bool) & ~truncated
         return LockstepResult(self._ready_obs(), step_obs, reward, terminated, truncated, list(infos))
+
+    def env_attribute(self, name: str) -> Any:
+        """The envs' attribute ``name`` through the manager: a list, or a function calling the method on every env.
+
+        Raises:
+            AttributeError: When the manager itself has an attribute ``name`` (``seed``, ``reset``, ...),
+                which hides the envs' own, or when the envs have none.
+        """
+        self._check_open()
+        if hasattr(type(self.manager), name):
+            raise AttributeError(
+                f"{name!r} is an attribute of {type(self.manager).__name__} itself, which hides the envs' own"
+            )
+        if not self._launched:
+            raise EnvStateError(f"env attribute {name!r} is read from running envs: call reset() first")
+        return getattr(self.manager, name)
 
     def close(self) -> None:
         """Close the manager. Safe to call more than once."""

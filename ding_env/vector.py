@@ -107,14 +107,14 @@ class ManagerVectorEnv(VectorEnv):
             AttributeError: When the manager itself has an attribute ``name`` (such as ``seed`` or
                 ``reset``), which hides the envs' own, or when the envs have no attribute ``name``.
         """
-        values = self._env_attribute(name)
+        values = self._lockstep.env_attribute(name)
         if callable(values):
             return tuple(values(*args, **kwargs))
         return tuple(values)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """The attribute ``name`` of every env."""
-        return tuple(self._env_attribute(name))
+        return tuple(self._lockstep.env_attribute(name))
 
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
         """Not available: the managers give read access to env attributes only.
@@ -130,13 +130,6 @@ class ManagerVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         """Close the manager and its envs."""
         self._lockstep.close()
-
-    def _env_attribute(self, name: str) -> Any:
-        if hasattr(type(self.manager), name):
-            raise AttributeError(
-                f"{name!r} is an attribute of {type(self.manager).__name__} itself, which hides the envs' own"
-            )
-        return getattr(self.manager, name)
 
     def __repr__(self) -> str:
         return f"ManagerVectorEnv({type(self.manager).__name__}, num_envs={self.num_envs})"

@@ -30,3 +30,24 @@ def manager_cfg(manager_type: str, **cfg) -> dict:
 @pytest.fixture
 def cartpole_fns():
     return [cartpole_fn] * 4
+
+
+# Every manager type, the V2 ones included: what the adapters over the managers' public API run on.
+ALL_MANAGER_TYPES = ["base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2"]
+
+
+@pytest.fixture(params=ALL_MANAGER_TYPES)
+def make_adapted(request):
+    """``make(adapter, env_fns, **cfg)``: ``adapter`` over a manager of each type; all closed after the test."""
+    from ding_env import create_env_manager
+
+    made = []
+
+    def make(adapter, env_fns, **cfg):
+        adapted = adapter(create_env_manager(manager_cfg(request.param, **cfg), env_fns))
+        made.append(adapted)
+        return adapted
+
+    yield make
+    for adapted in made:
+        adapted.close()

@@ -278,3 +278,21 @@ class DIEngineStyleEnv:
     @property
     def reward_space(self):
         return self._reward_space
+
+
+class BaseEnvAsGymnasiumEnv(gym.Env):
+    """One ding_env env behind gym.Env, seeded as the vectorised adapters seed it: their references' sub-env."""
+
+    def __init__(self, env_fn):
+        self.env = env_fn()
+        self.observation_space = self.env.observation_space
+        self.action_space = self.env.action_space
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.env.seed(seed, dynamic_seed=True)
+        return self.env.reset(), {}
+
+    def step(self, action):
+        timestep = self.env.step(action)
+        return timestep.obs, float(timestep.reward[0]), timestep.terminated, timestep.truncated, timestep.info

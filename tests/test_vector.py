@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
@@ -14,42 +13,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 from ding_env import create_env_manager
 from ding_env.errors import ClosedEnvError
 from ding_env.vector import ManagerVectorEnv
-from tests.conftest import manager_cfg
-from tests.envs import CountingEnv, DictActionEnv, cartpole_fn
-
-ALL_MANAGER_TYPES = ["base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2"]
-
-
-class BaseEnvAsGymnasiumEnv(gym.Env):
-    """One ding_env env behind gym.Env, seeded as ManagerVectorEnv seeds it: the reference's sub-env."""
-
-    def __init__(self, env_fn):
-        self.env = env_fn()
-        self.observation_space = self.env.observation_space
-        self.action_space = self.env.action_space
-
-    def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self.env.seed(seed, dynamic_seed=True)
-        return self.env.reset(), {}
-
-    def step(self, action):
-        timestep = self.env.step(action)
-        return timestep.obs, float(timestep.reward[0]), timestep.terminated, timestep.truncated, timestep.info
-
-
-@pytest.fixture(params=ALL_MANAGER_TYPES)
-def make_vector_env(request):
-    made = []
-
-    def make(env_fns, **cfg):
-        envs = ManagerVectorEnv(create_env_manager(manager_cfg(request.param, **cfg), env_fns))
-        made.append(envs)
-        return envs
-
-    yield make
-    for envs in made:
-        envs.close()
+from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, DictActionEnv, cartpole_fn
 
 
 @pytest.mark.parametrize(
@@ -62,9 +26,9 @@ def make_vector_env(request):
     ],
     ids=["counting", "nested_obs", "dict_action", "cartpole"],
 )
-def test_same_trajectory_as_sync_vector_env_in_same_step_mode(make_vector_env, env_fn):
+def test_same_trajectory_as_sync_vector_env_in_same_step_mode(make_adapted, env_fn):
     env_fns = [env_fn] * 3
-    ours = make_vector_env(env_fns)
+    ours = make_adapted(ManagerVectorEnv, env_fns)
     reference = SyncVectorEnv([partial(BaseEnvAsGymnasiumEnv, fn) for fn in env_fns], autoreset_mode="SameStep")
     assert ours.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert ours.single_observation_space == reference.single_observation_space
@@ -88,8 +52,8 @@ def test_same_trajectory_as_sync_vector_env_in_same_step_mode(make_vector_env, e
         reference.close()
 
 
-def test_final_obs_and_info_where_gymnasium_puts_them(make_vector_env):
-    envs = make_vector_env([partial(CountingEnv, {"limit": 4})] * 2)
+def test_final_obs_and_info_where_gymnasium_puts_them(make_adapted):
+    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 4})] * 2)
     envs.reset(seed=0)
     obs = None
     for _ in range(8):
@@ -110,8 +74,8 @@ def test_final_obs_and_info_where_gymnasium_puts_them(make_vector_env):
         assert "eval_episode_return" in infos["final_info"]
 
 
-def test_gymnasium_vector_wrappers_count_episodes(make_vector_env):
-    envs = RecordEpisodeStatistics(make_vector_env([partial(CountingEnv, {"limit": 100})] * 2))
+def test_gymnasium_vector_wrappers_count_episodes(make_adapted):
+    envs = RecordEpisodeStatistics(make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 100})] * 2))
     envs.reset(seed=3)
     lengths = []
     for _ in range(20):
@@ -122,8 +86,8 @@ def test_gymnasium_vector_wrappers_count_episodes(make_vector_env):
     assert lengths and all(3 <= length <= 7 for length in lengths)
 
 
-def test_call_and_get_attr_read_every_env(make_vector_env):
-    envs = make_vector_env([partial(CountingEnv, {"limit": 100})] * 3)
+def test_call_and_get_attr_read_every_env(make_adapted):
+    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 100})] * 3)
     envs.reset(seed=0)
     envs.step(np.zeros(3, np.int64))
     assert envs.call("current_step") == (1, 1, 1)
@@ -137,8 +101,8 @@ def test_call_and_get_attr_read_every_env(make_vector_env):
         envs.set_attr("limit", 3)
 
 
-def test_reset_mask_resets_only_those_envs(make_vector_env):
-    envs = make_vector_env([partial(CountingEnv, {"limit": 100})] * 2)
+def test_reset_mask_resets_only_those_envs(make_adapted):
+    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 100})] * 2)
     envs.reset(seed=0)
     envs.step(np.zeros(2, np.int64))
     obs, _ = envs.reset(options={"reset_mask": np.array([True, False])})
@@ -147,8 +111,8 @@ def test_reset_mask_resets_only_those_envs(make_vector_env):
         envs.reset(options={"reset_mask": np.array([1, 0])})
 
 
-def test_close_closes_the_manager(make_vector_env):
-    envs = make_vector_env([partial(CountingEnv, {})] * 2)
+def test_close_closes_the_manager(make_adapted):
+    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {})] * 2)
     envs.reset(seed=0)
     envs.close()
     assert envs.manager.closed

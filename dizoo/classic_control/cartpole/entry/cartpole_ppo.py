@@ -11,9 +11,8 @@ Run it: ``python -m dizoo.classic_control.cartpole.entry.cartpole_ppo`` (needs t
 
 from __future__ import annotations
 
-import argparse
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -21,6 +20,7 @@ from torch import nn
 
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.run_config import build_managers, load_run_config
+from dizoo.classic_control.cartpole.entry.command_line import run_from_command_line
 
 
 @dataclass
@@ -165,11 +165,7 @@ def update_policy(agent, optimizer, args, obs, actions, logprobs, adv, returns) 
 
 def main() -> None:
     """Parse ``--field value`` for every ``Args`` field and train."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for field in fields(Args):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
-    result = train(Args(**vars(parser.parse_args())))
-    print(f"final eval return {result.mean:.1f} +- {result.std:.1f}; stop value reached: {result.stop_reached}")
+    run_from_command_line(Args, train, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

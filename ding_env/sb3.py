@@ -1,0 +1,133 @@
+"""A Stable-Baselines3 ``VecEnv`` over any env manager: SB3's algorithms train through ding_env's managers.
+
+Needs the ``sb3`` extra (``pip install 'ding-env[sb3]'``). A finished env is reset within
+its step, as SB3's own vec envs do: the step returns the reset observation, the true
+final one is in ``info["terminal_observation"]``, and ``info["TimeLimit.truncated"]`` says
+the episode was cut short rather than ended (SB3 bootstraps from the terminal
+observation then).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+from gymnasium.vector.utils import iterate
+
+from ding_env.lockstep import Lockstep
+
+try:
+    _vec_env = importlib.import_module("stable_baselines3.common.vec_env")
+except ImportError as error:  # pragma: no cover - the message is what matters
+    raise ImportError(
+        f"ding_env.sb3 needs Stable-Baselines3 ({error}); install it with: pip install 'ding-env[sb3]'"
+    ) from error
+
+
+class ManagerVecEnv(_vec_env.VecEnv):
+    """SB3's ``VecEnv`` over an env manager of any type.
+
+    Args:
+        manager: The manager, launched or not (it is launched here, as SB3's vec envs build their envs
+            at once); ``close()`` closes it.
+
+    Example::
+
+        from stable_baselines3 import PPO
+
+        cartpole = lambda: DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+        venv = ManagerVecEnv(create_env_manager({"type": "subprocess"}, [cartpole] * 8))
+        PPO("MlpPolicy", venv, seed=0).learn(50_000)
+
+    ``seed(s)`` gives env ``i`` the seed ``s + i`` at the next ``reset()``; the episodes after that
+    draw their seeds reproducibly from it. ``get_attr`` and ``env_method`` read or call the envs'
+    own attributes through the manager, which calls every env: ``env_method`` with ``indices``
+    naming some envs only is refused, and ``set_attr`` is not available (managers never write env
+    attributes).
+    """
+
+    def __init__(self, manager: Any) -> None:
+        self._lockstep = Lockstep(manager)
+        self.manager = manager
+        self._actions: Any = None
+        self._lockstep.launch()  # SB3 reads env attributes (render_mode) as the VecEnv is built
+        super().__init__(
+            self._lockstep.num_envs, self._lockstep.single_observation_space, self._lockstep.single_action_space
+        )
+
+    def reset(self) -> Any:
+        """Reset every env, with the seeds of ``seed()`` and the options of ``set_options()`` if given."""
+        seeds = None if all(seed is None for seed in self._seeds) else list(self._seeds)
+        reset_param = None
+        if any(self._options):
+            reset_param = {env_id: dict(options) for env_id, options in enumerate(self._options)}
+        obs = self._lockstep.reset(seeds, reset_param)
+        self._reset_seeds()
+        self._reset_options()
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Keep the actions for :meth:`step_wait` (the managers step in one call)."""
+        self._actions = actions
+
+    def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict]]:
+        """Step every env: ``(obs, rewards, dones, infos)`` as SB3's ``DummyVecEnv`` returns them."""
+        result = self._lockstep.step(self._actions)
+        infos = [dict(info) for info in result.infos]
+        done = result.done
+        done_rows = np.flatnonzero(done).tolist()
+        if done_rows:
+            step_obs = list(iterate(self._lockstep.observation_space, result.step_obs))
+            for row in done_rows:
+                infos[row]["terminal_observation"] = step_obs[row]
+        for info, truncated in zip(infos, result.truncated.tolist(), strict=True):
+            info["TimeLimit.truncated"] = truncated
+        return result.obs, result.reward.astype(np.float32), done, infos
+
+    def close(self) -> None:
+        """Close the manager and its envs."""
+        self._lockstep.close()
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """The attribute ``attr_name`` of the envs ``indices`` (default: every env)."""
+        try:
+            values = self._lockstep.env_attribute(attr_name)
+        except AttributeError:
+            if attr_name != "render_mode":
+                raise
+            values = [None] * self.num_envs  # an env without render_mode does not render, as in gym.Env
+        if callable(values):
+            raise AttributeError(f"{attr_name!r} is a method of the envs: call it with env_method")
+        return [values[index] for index in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        """Not available: the managers read env attributes but never write them.
+
+        Raises:
+            AttributeError: Always, naming the attribute.
+        """
+        raise AttributeError(
+            f"cannot set {attr_name!r} on the envs of {type(self.manager).__name__}: env managers read env "
+            "attributes (get_attr, env_method) but never write them; give the value in the env's config instead"
+        )
+
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
+        """Call ``method_name`` on every env; ``indices``, if given, must name every env.
+
+        Raises:
+            ValueError: When ``indices`` leaves out some env (the managers call methods on all of them).
+        """
+        selected = list(self._get_indices(indices))
+        if sorted(selected) != list(range(self.num_envs)):
+            raise ValueError(
+                f"env_method({method_name!r}, indices={indices!r}): {type(self.manager).__name__} calls a method "
+                f"on all {self.num_envs} envs at once; pass indices=None"
+            )
+        method = self._lockstep.env_attribute(method_name)
+        results = method(*method_args, **method_kwargs) if callable(method) else method
+        return [results[index] for index in selected]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        """Whether each env is a ``wrapper_class``: ding_env envs are not Gymnasium wrappers, so False."""
+        return [False for _ in self._get_indices(indices)]

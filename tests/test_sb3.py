@@ -1,0 +1,125 @@
+"""ManagerVecEnv: Stable-Baselines3's VecEnv over every manager, and SB3's PPO training through it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from functools import partial
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3", reason="the sb3 extra is not installed (make test installs it)")
+
+from stable_baselines3.common.env_util import is_wrapped  # noqa: E402
+from stable_baselines3.common.monitor import Monitor  # noqa: E402
+from stable_baselines3.common.utils import obs_as_tensor  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor, VecNormalize  # noqa: E402
+
+from ding_env.sb3 import ManagerVecEnv  # noqa: E402
+
+# noqa: E402
+from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, cartpole_fn  # noqa: E402
+
+
+def assert_same_step(ours, expected):
+    (obs, rewards, dones, infos), (ref_obs, ref_rewards, ref_dones, ref_infos) = ours, expected
+    np.testing.assert_array_equal(obs, ref_obs)
+    np.testing.assert_array_equal(rewards, ref_rewards)
+    assert rewards.dtype == ref_rewards.dtype == np.float32
+    np.testing.assert_array_equal(dones, ref_dones)
+    assert len(infos) == len(ref_infos)
+    for info, ref_info in zip(infos, ref_infos, strict=True):
+        assert info.keys() == ref_info.keys()
+        for key, value in info.items():
+            np.testing.assert_array_equal(value, ref_info[key], err_msg=key)
+
+
+@pytest.mark.parametrize(
+    "env_fn", [partial(CountingEnv, {"limit": 5}), cartpole_fn], ids=["counting_with_truncation", "cartpole"]
+)
+def test_same_steps_as_dummy_vec_env(make_adapted, env_fn):
+    env_fns = [env_fn] * 3
+    ours = make_adapted(ManagerVecEnv, env_fns)
+    reference = DummyVecEnv([partial(BaseEnvAsGymnasiumEnv, fn) for fn in env_fns])
+    assert ours.observation_space == reference.observation_space and ours.action_space == reference.action_space
+    ours.seed(11), reference.seed(11)
+    np.testing.assert_array_equal(ours.reset(), reference.reset())
+    reference.action_space.seed(0)
+    ends = {"terminal": 0, "truncated": 0}
+    for _ in range(60):
+        actions = np.array([reference.action_space.sample() for _ in range(3)])
+        step = ours.step(actions)
+        assert_same_step(step, reference.step(actions))
+        for done, info in zip(step[2], step[3], strict=True):
+            if done:
+                ends["truncated" if info["TimeLimit.truncated"] else "terminal"] += 1
+    assert ends["terminal"] > 0
+    if env_fn is not cartpole_fn:
+        assert ends["truncated"] > 0
+
+
+def test_terminal_observation_is_the_final_one(make_adapted):
+    venv = make_adapted(ManagerVecEnv, [partial(CountingEnv, {"limit": 4})] * 2)
+    venv.seed(0)
+    obs = venv.reset()
+    for _ in range(8):
+        previous = obs
+        obs, _, dones, infos = venv.step(np.zeros(2, np.int64))
+        if dones.any():
+            break
+    for row in np.flatnonzero(dones):
+        assert infos[row]["terminal_observation"][0] == previous[row][0] + 1
+        assert obs[row][0] == 0  # the reset observation
+        assert infos[row]["TimeLimit.truncated"] == infos[row]["truncated"]
+
+
+def test_sb3_wrappers_and_evaluation_run_over_it(make_adapted):
+    venv = VecNormalize(VecMonitor(VecCheckNan(make_adapted(ManagerVecEnv, [cartpole_fn] * 2), raise_exception=True)))
+    venv.seed(0)
+    venv.reset()
+    episodes = 0
+    for _ in range(60):
+        *_, infos = venv.step(np.array([venv.action_space.sample() for _ in range(2)]))
+        episodes += sum("episode" in info for info in infos)
+    assert episodes > 0  # VecMonitor saw episodes end through the dones and terminal observations
+    assert obs_as_tensor(venv.reset(), "cpu").shape == (2, 4)
+    assert not is_wrapped(venv, Monitor)
+
+
+def test_seed_env_method_and_get_attr(make_adapted):
+    venv = make_adapted(ManagerVecEnv, [partial(CountingEnv, {"limit": 100})] * 3)
+    assert venv.seed(5) == [5, 6, 7]
+    first = venv.reset()
+    venv.step(np.zeros(3, np.int64))
+    assert venv.env_method("current_step") == [1, 1, 1]
+    assert venv.env_method("current_step", indices=[0, 1, 2]) == [1, 1, 1]
+    lengths = venv.get_attr("episode_length")
+    assert venv.get_attr("episode_length", indices=[2]) == lengths[2:]
+    venv.seed(5)
+    np.testing.assert_array_equal(venv.reset(), first)
+    with pytest.raises(ValueError, match=r"env_method\('current_step', indices=\[1\]\).*pass indices=None"):
+        venv.env_method("current_step", indices=[1])
+    with pytest.raises(AttributeError, match="cannot set 'limit'"):
+        venv.set_attr("limit", 3)
+    with pytest.raises(AttributeError, match="'seed' is an attribute of"):
+        venv.get_attr("seed")
+
+
+def test_ppo_trains_cartpole_through_the_subprocess_manager():
+    # rl-zoo's CartPole settings solve it in ~10k steps (seconds); the budget leaves room for a loaded machine.
+    start = time.monotonic()
+    completed = subprocess.run(
+        [sys.executable, "-m", "dizoo.classic_control.cartpole.entry.cartpole_sb3_ppo", "--seed", "0"],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    last = completed.stdout.strip().splitlines()[-1]
+    mean = float(last.split("final eval return ")[1].split()[0])
+    assert mean >= 195, completed.stdout
+    assert "stop value reached: True" in last
+    assert time.monotonic() - start < 150
