@@ -2,7 +2,8 @@
 
 Works with every manager, including the async one whose steps return other
 envs than the ones just stepped: each env's last observation and action are
-kept until its result arrives.
+kept until its result arrives. With ``device``, the policy gets torch tensors
+and the batches hold tensors (``ding_env.torch_adapter``; the ``torch`` extra).
 """
 
 from __future__ import annotations
@@ -48,17 +49,48 @@ class TransitionBatch(NamedTuple):
 Policy = Callable[[Any], Any]
 
 
-def collect(manager: BaseEnvManager, policy: Policy, n_steps: int | None = None) -> Iterator[TransitionBatch]:
+def collect(
+    manager: BaseEnvManager, policy: Policy, n_steps: int | None = None, device: Any = None
+) -> Iterator[TransitionBatch]:
     """Step ``manager`` with ``policy`` and yield one :class:`TransitionBatch` per manager step.
 
     Args:
         manager: A launched manager (auto-reset keeps envs running).
         policy: Maps a batch of observations to a batch of actions.
         n_steps: Stop after this many env steps (None: until ``manager.done``).
+        device: None: numpy in and out. A torch device (``"cpu"``, ``"cuda"``): the policy gets
+            the observations as tensors on it and may return a tensor; the batches hold tensors
+            (``env_id`` and ``info`` stay numpy and Python).
 
     Yields:
         Batches whose arrays are copies, safe to keep.
     """
+    batches = (
+        _collect_numpy(manager, policy, n_steps) if device is None else _collect_torch(manager, policy, n_steps, device)
+    )
+    yield from batches
+
+
+def _collect_torch(
+    manager: BaseEnvManager, policy: Policy, n_steps: int | None, device: Any
+) -> Iterator[TransitionBatch]:
+    from ding_env.torch_adapter import TorchConverter  # torch is imported only when a device is asked for
+
+    converter = TorchConverter(device)
+    numpy_policy = lambda obs: converter.to_numpy(policy(converter.to_torch(obs, ("policy",))))  # noqa: E731
+    to_torch = converter.to_torch
+    for batch in _collect_numpy(manager, numpy_policy, n_steps):
+        yield batch._replace(
+            obs=to_torch(batch.obs, ("obs",)),
+            action=to_torch(batch.action, ("action",)),
+            reward=to_torch(batch.reward, ("reward",)),
+            next_obs=to_torch(batch.next_obs, ("next_obs",)),
+            done=to_torch(batch.done, ("done",)),
+            truncated=to_torch(batch.truncated, ("truncated",)),
+        )
+
+
+def _collect_numpy(manager: BaseEnvManager, policy: Policy, n_steps: int | None) -> Iterator[TransitionBatch]:
     layout = arrays.layout_of(manager.observation_space)
     last_obs = arrays.allocate(layout, manager.env_num)
     last_action: np.ndarray | None = None

@@ -92,6 +92,48 @@ def test_collection_loop_keeps_true_final_observations(manager_type):
         assert seen_done > 5
 
 
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_collection_with_a_torch_device_gives_tensors_of_the_same_transitions(manager_type):
+    torch = pytest.importorskip("torch", reason="the torch extra is not installed (make test installs it)")
+    runs = []
+    for device in (None, "cpu"):
+        collector, evaluator = _managers(manager_type, collector_env_num=3)
+        evaluator.close()
+        seen = []
+
+        def policy(obs, seen=seen):
+            seen.append(type(obs))
+            leaning_right = obs[:, 2] > 0
+            # a tensor policy returns a tensor: the collector hands it back to the manager as numpy
+            return leaning_right.long() if isinstance(obs, torch.Tensor) else leaning_right.astype(np.int64)
+
+        with collector:
+            collector.launch()
+            runs.append((list(collect(collector, policy, 300, device=device)), seen))
+    (numpy_batches, numpy_seen), (torch_batches, torch_seen) = runs
+    assert set(numpy_seen) == {np.ndarray} and set(torch_seen) == {torch.Tensor}
+    fields = ("obs", "action", "reward", "next_obs", "done", "truncated")
+    for batch in torch_batches:
+        assert all(isinstance(getattr(batch, field), torch.Tensor) for field in fields)
+        assert batch.terminated.dtype == torch.bool
+    # Per env, the same transitions in the same order (the async manager may group envs differently per run).
+    numpy_streams, torch_streams = _per_env_streams(numpy_batches, fields), _per_env_streams(torch_batches, fields)
+    for env_id in range(3):
+        common = min(len(numpy_streams[env_id]), len(torch_streams[env_id]))
+        assert common > 50
+        for expected, row in zip(numpy_streams[env_id][:common], torch_streams[env_id][:common], strict=True):
+            for field, want, got in zip(fields, expected, row, strict=True):
+                np.testing.assert_array_equal(np.asarray(got), want, err_msg=field)
+
+
+def _per_env_streams(batches, fields):
+    streams = {}
+    for batch in batches:
+        for row, env_id in enumerate(batch.env_id.tolist()):
+            streams.setdefault(env_id, []).append([getattr(batch, field)[row] for field in fields])
+    return streams
+
+
 def test_evaluator_runs_exactly_the_requested_episodes_and_is_reproducible():
     assert episode_quota(7, 3).tolist() == [3, 2, 2]
     results = []

@@ -27,12 +27,10 @@ def test_ppo_reaches_195_within_three_minutes():
 
 
 def test_truncated_steps_bootstrap_and_terminated_do_not():
-    import numpy as np
-
-    rewards = np.ones((1, 3), np.float32)
-    values = np.zeros((1, 3), np.float32)
-    next_values = np.full((1, 3), 10.0, np.float32)
-    dones = np.array([[False, True, True]])
-    truncated = np.array([[False, False, True]])
+    rewards = torch.ones((1, 3))
+    values = torch.zeros((1, 3))
+    next_values = torch.full((1, 3), 10.0)
+    dones = torch.tensor([[False, True, True]])
+    truncated = torch.tensor([[False, False, True]])
     adv = advantages(rewards, values, next_values, dones, truncated, gamma=0.5, lam=1.0)
     assert adv[0].tolist() == [6.0, 1.0, 6.0]  # mid-episode and truncated bootstrap, terminated does not

@@ -20,6 +20,7 @@ from torch import nn
 
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.run_config import build_managers, load_run_config
+from ding_env.torch_adapter import TorchEnvManager
 from dizoo.classic_control.cartpole.entry.command_line import run_from_command_line
 
 
@@ -79,18 +80,19 @@ class ActorCritic(nn.Module):
 
 
 def advantages(rewards, values, next_values, dones, truncated, gamma, lam):
-    """GAE over a rollout (time-major arrays of shape (T, n)).
+    """GAE over a rollout (time-major tensors of shape (T, n)).
 
     ``next_values[t]`` is V of the observation after step t: the true final
     observation where the episode ended. Terminated steps do not bootstrap;
     truncated steps do; the GAE chain is cut at every episode end.
     """
-    bootstrap = (~dones | truncated).astype(np.float32)
+    bootstrap = (~dones | truncated).float()
     deltas = rewards + gamma * next_values * bootstrap - values
-    result = np.zeros_like(rewards)
-    running = np.zeros(rewards.shape[1], dtype=np.float32)
+    continues = (~dones).float()
+    result = torch.zeros_like(rewards)
+    running = torch.zeros(rewards.shape[1])
     for t in reversed(range(len(rewards))):
-        running = deltas[t] + gamma * lam * (~dones[t]) * running
+        running = deltas[t] + gamma * lam * continues[t] * running
         result[t] = running
     return result
 
@@ -101,32 +103,30 @@ def train(args: Args, log=print) -> EvalResult:
     torch.set_num_threads(1)  # leave the cores to the env workers
     cfg = load_run_config(args.config, [f"seed={args.seed}"])
     collector, evaluator = build_managers(cfg)
-    with collector, evaluator:
-        collector.launch()
+    with TorchEnvManager(collector) as envs, evaluator:  # tensors in and out of the collector envs
+        envs.launch()
         evaluator.launch()
-        n_envs, obs_dim = collector.env_num, collector.observation_space.shape[0]
-        agent = ActorCritic(obs_dim, collector.action_space.n)
+        n_envs, obs_dim = envs.env_num, envs.observation_space.shape[0]
+        agent = ActorCritic(obs_dim, envs.action_space.n)
         optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
         shape = (args.rollout_steps, n_envs)
-        obs_buf = np.zeros((*shape, obs_dim), np.float32)
-        next_obs_buf = np.zeros((*shape, obs_dim), np.float32)
-        actions, logprobs = np.zeros(shape, np.int64), np.zeros(shape, np.float32)
-        rewards, values = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
-        dones, truncs = np.zeros(shape, bool), np.zeros(shape, bool)
+        obs_buf, next_obs_buf = torch.zeros((*shape, obs_dim)), torch.zeros((*shape, obs_dim))
+        actions, logprobs = torch.zeros(shape, dtype=torch.int64), torch.zeros(shape)
+        rewards, values = torch.zeros(shape), torch.zeros(shape)
+        dones, truncs = torch.zeros(shape, dtype=torch.bool), torch.zeros(shape, dtype=torch.bool)
         start, steps, update, result = time.perf_counter(), 0, 0, None
         while steps < args.total_steps and time.perf_counter() - start < args.max_seconds:
             for t in range(args.rollout_steps):
-                ready = collector.ready_obs_batch  # sync manager: every env, ids 0..n-1
-                obs_buf[t] = ready.obs
+                ready = envs.ready_obs_batch  # sync manager: every env, ids 0..n-1
                 with torch.no_grad():
-                    action, logprob, _, value = agent.act(torch.as_tensor(obs_buf[t]))
-                actions[t], logprobs[t], values[t] = action.numpy(), logprob.numpy(), value.numpy()
-                batch = collector.step_batch(ready.env_id, actions[t])
+                    actions[t], logprobs[t], _, values[t] = agent.act(ready.obs)
+                obs_buf[t] = ready.obs
+                batch = envs.step_batch(ready.env_id, actions[t])
                 rewards[t], dones[t], truncs[t] = batch.reward[:, 0], batch.done, batch.truncated
                 next_obs_buf[t] = batch.obs  # the true final observation where done
             steps += args.rollout_steps * n_envs
             with torch.no_grad():
-                next_values = agent.value(torch.as_tensor(next_obs_buf.reshape(-1, obs_dim))).numpy().reshape(shape)
+                next_values = agent.value(next_obs_buf.reshape(-1, obs_dim)).reshape(shape)
             adv = advantages(rewards, values, next_values, dones, truncs, args.gamma, args.gae_lambda)
             returns = adv + values
             update_policy(agent, optimizer, args, obs_buf, actions, logprobs, adv, returns)
@@ -143,7 +143,7 @@ def train(args: Args, log=print) -> EvalResult:
 
 def update_policy(agent, optimizer, args, obs, actions, logprobs, adv, returns) -> None:
     """PPO's clipped objective over a few epochs of minibatches."""
-    flat = lambda array: torch.as_tensor(array.reshape(-1, *array.shape[2:]))  # noqa: E731
+    flat = lambda tensor: tensor.reshape(-1, *tensor.shape[2:])  # noqa: E731
     obs, actions, logprobs, adv, returns = map(flat, (obs, actions, logprobs, adv, returns))
     size = len(obs)
     generator = torch.Generator().manual_seed(args.seed)

@@ -1,0 +1,158 @@
+"""torch tensors at a manager's batch boundary: tensors in as actions, tensors out as observations and rewards.
+
+Needs the ``torch`` extra. :class:`TorchEnvManager` wraps any env manager through its
+public API; :class:`TorchConverter` is the conversion alone, for code (the collector)
+that keeps numpy inside and hands tensors to a policy.
+
+Costs, by device:
+
+- CPU: an array the caller owns (the managers' default, ``copy_on_get=True``) becomes a
+  tensor sharing its memory (``torch.from_numpy``, no copy); a view into the managers'
+  buffers (``copy_on_get=False``, valid only until the next call) is copied first, so a
+  tensor never changes under its holder. CPU action tensors reach the manager as numpy
+  views of the same memory.
+- CUDA: arrays are staged in pinned host buffers (allocated once per field) and sent with
+  ``non_blocking`` copies; CUDA action tensors come back with one device-to-host copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+
+from ding_env import BaseEnvTimestep, ObsBatch, TimestepBatch
+
+
+class TorchConverter:
+    """Converts trees (dicts, tuples) of numpy arrays to torch tensors on ``device``, and tensors back.
+
+    Args:
+        device: Where tensors go: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, a ``torch.device``.
+    """
+
+    def __init__(self, device: str | torch.device = "cpu") -> None:
+        self.device = torch.device(device)
+        # CUDA: a pinned host buffer per field, and the event marking its last copy to the device as done.
+        self._staging: dict[tuple, tuple[torch.Tensor, torch.cuda.Event]] = {}
+
+    def to_torch(self, value: Any, key: tuple = ()) -> Any:
+        """A tree of numpy arrays (or scalars) as tensors on the device; other leaves are left as they are.
+
+        Args:
+            value: The tree.
+            key: Names this tree's fields, so each gets pinned staging buffers of its own (CUDA).
+        """
+        if isinstance(value, Mapping):
+            return {name: self.to_torch(sub, (*key, name)) for name, sub in value.items()}
+        if isinstance(value, tuple):
+            return tuple(self.to_torch(sub, (*key, index)) for index, sub in enumerate(value))
+        if isinstance(value, (np.ndarray, np.generic, bool, int, float)):
+            return self._tensor(np.asarray(value), key)
+        return value
+
+    def to_numpy(self, value: Any) -> Any:
+        """A tree of tensors (on any device) as numpy arrays; non-tensor leaves are left as they are."""
+        if isinstance(value, torch.Tensor):
+            return value.detach().cpu().numpy()  # .cpu() is a no-op for a CPU tensor: the array shares its memory
+        if isinstance(value, Mapping):
+            return {name: self.to_numpy(sub) for name, sub in value.items()}
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.to_numpy(sub) for sub in value)
+        return value
+
+    def _tensor(self, array: np.ndarray, key: tuple) -> torch.Tensor:
+        if self.device.type == "cpu":
+            if not (array.flags.owndata and array.flags.writeable):
+                array = array.copy()  # a view into the manager's buffers changes at its next call
+            return torch.from_numpy(array)
+        dtype = torch.from_numpy(np.zeros(0, dtype=array.dtype)).dtype
+        staging, copied = self._staging.get(key, (None, None))
+        if staging is None or staging.shape != array.shape or staging.dtype != dtype:
+            staging, copied = torch.empty(array.shape, dtype=dtype, pin_memory=True), torch.cuda.Event()
+            self._staging[key] = (staging, copied)
+        else:
+            copied.synchronize()  # its last non_blocking copy has left the buffer before it is overwritten
+        staging.numpy()[...] = array
+        tensor = staging.to(self.device, non_blocking=True)
+        copied.record()
+        return tensor
+
+
+class TorchEnvManager:
+    """A view of an env manager that takes and returns torch tensors.
+
+    Args:
+        manager: Any env manager (launched or not).
+        device: Where observations, rewards and done flags are returned.
+
+    Example::
+
+        with TorchEnvManager(create_env_manager({"type": "subprocess"}, [cartpole] * 8), device="cpu") as envs:
+            envs.seed(0)
+            envs.launch()
+            ready = envs.ready_obs_batch  # ready.obs is a float32 tensor
+            batch = envs.step_batch(ready.env_id, policy(ready.obs))  # actions: a tensor
+            batch.reward, batch.done, batch.truncated  # tensors on the device
+
+    Everything else (``launch``, ``seed``, ``reset``, ``close``, spaces, env attributes) is
+    the manager's. ``env_id`` arrays and infos stay numpy and Python objects.
+    """
+
+    def __init__(self, manager: Any, device: str | torch.device = "cpu") -> None:
+        self.manager = manager
+        self.converter = TorchConverter(device)
+
+    @property
+    def device(self) -> torch.device:
+        """Where tensors are returned."""
+        return self.converter.device
+
+    @property
+    def ready_obs_batch(self) -> ObsBatch:
+        """The manager's ``ready_obs_batch`` with the observations as tensors."""
+        ready = self.manager.ready_obs_batch
+        return ObsBatch(ready.env_id, self.converter.to_torch(ready.obs, ("obs",)))
+
+    def step_batch(self, env_id: Any, action: Any) -> TimestepBatch:
+        """The manager's ``step_batch``; ``action`` may be a tensor (or a tree of them) on any device."""
+        convert = self.converter
+        batch = self.manager.step_batch(convert.to_numpy(env_id), convert.to_numpy(action))
+        return TimestepBatch(
+            batch.env_id,
+            convert.to_torch(batch.obs, ("step", "obs")),
+            convert.to_torch(batch.reward, ("step", "reward")),
+            convert.to_torch(batch.done, ("step", "done")),
+            convert.to_torch(batch.truncated, ("step", "truncated")),
+            batch.info,
+        )
+
+    @property
+    def ready_obs(self) -> dict[int, Any]:
+        """The manager's ``ready_obs`` with each observation as tensors."""
+        return {env_id: self.converter.to_torch(obs) for env_id, obs in self.manager.ready_obs.items()}
+
+    def step(self, actions: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
+        """The manager's ``step``; actions may be tensors. Observations and rewards come back as tensors."""
+        timesteps = self.manager.step({env_id: self.converter.to_numpy(action) for env_id, action in actions.items()})
+        to_torch = self.converter.to_torch
+        return {
+            env_id: timestep._replace(obs=to_torch(timestep.obs), reward=to_torch(timestep.reward))
+            for env_id, timestep in timesteps.items()
+        }
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "manager":
+            raise AttributeError(name)
+        return getattr(self.manager, name)
+
+    def __enter__(self) -> TorchEnvManager:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.manager.__exit__(*exc_info)
+
+    def __repr__(self) -> str:
+        return f"TorchEnvManager({self.manager!r}, device={str(self.device)!r})"
