@@ -45,6 +45,8 @@ setup(
             "card_game=dizoo.card_game.envs.card_game_env:CardGameEnv",
             "atari=dizoo.atari.envs.atari_env:AtariEnv",
             "mujoco=dizoo.mujoco.envs.mujoco_env:MujocoEnv",
+            "gym_hybrid=dizoo.gym_hybrid.envs.moving_env:GymHybridEnv",
+            "petting_zoo=dizoo.petting_zoo.envs.simple_spread_env:SimpleSpreadEnv",
         ],
     },
     classifiers=[

@@ -47,12 +47,12 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
                 hint = "declare float32 (int64 for counts, uint8 for images) and emit that dtype"
                 findings += [Finding(name, ERROR, problem, hint) for problem in dtype_problems(space, attr)]
         reward_space = env.reward_space
-        if isinstance(reward_space, gym.spaces.Space) and tuple(reward_space.shape or ()) != (1,):
+        if isinstance(reward_space, gym.spaces.Space) and len(reward_space.shape or ()) != 1:
             findings.append(
                 Finding(
                     name,
                     ERROR,
-                    f"reward_space has shape {reward_space.shape}, expected (1,)",
+                    f"reward_space has shape {reward_space.shape}, expected (1,) (or (n_agents,) for multi-agent envs)",
                     "rewards are arrays of shape (1,): Box(low, high, (1,), np.float32)",
                 )
             )
@@ -126,19 +126,21 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
         def report(message: str, hint: str, severity: str = ERROR) -> None:
             found.setdefault(message.split(":")[0], Finding(name, severity, message, hint))
 
+        # (1,), or one reward per agent where the reward space says so (multi-agent envs)
+        reward_shape = tuple(env.reward_space.shape or ()) if len(env.reward_space.shape or ()) == 1 else (1,)
         for episode in episodes:
             for step, timestep in enumerate(episode.timesteps):
                 for problem in space_problems(timestep.obs, env.observation_space, f"step obs (step {step})"):
                     report(problem, "convert observations to the space's dtype and clip to its bounds")
                 reward = timestep.reward
-                if not isinstance(reward, np.ndarray) or reward.shape != (1,):
+                if not isinstance(reward, np.ndarray) or reward.shape != reward_shape:
                     got = (
                         f"shape {getattr(reward, 'shape', None)}"
                         if isinstance(reward, np.ndarray)
                         else type(reward).__name__
                     )
                     report(
-                        f"reward must be an array of shape (1,), got {got}",
+                        f"reward must be an array of shape {reward_shape}, got {got}",
                         "return np.array([r], dtype=np.float32) (or use ding_env.timestep.transition)",
                     )
                 else:

@@ -2,7 +2,8 @@
 
 The wrappers are Gymnasium wrappers under DI-engine's names, one family per module:
 ``atari``, ``observation``, ``reward``, ``action``, ``time_limit``; ``replay`` records videos;
-``reward_in_obs`` wraps a ``BaseEnv``. ``registry`` holds the names configs use, ours
+``reward_in_obs`` wraps a ``BaseEnv``; ``multi_agent`` turns a PettingZoo parallel env into
+one. ``registry`` holds the names configs use, ours
 (``WRAPPER_REGISTRY``) and DI-engine's (``ENV_WRAPPER_REGISTRY``, ``create_env_wrapper``).
 """
 
@@ -17,6 +18,7 @@ from ding_env.wrappers.atari import (
 )
 from ding_env.wrappers.ding_env_wrapper import DingEnvWrapper
 from ding_env.wrappers.legacy_gym import GymToGymnasiumWrapper
+from ding_env.wrappers.multi_agent import PettingZooEnv
 from ding_env.wrappers.observation import (
     FlatObsWrapper,
     FrameStackWrapper,
@@ -63,6 +65,7 @@ __all__ = [
     "ObsPlusPrevActRewWrapper",
     "ObsTransposeWrapper",
     "ObservationClipWrapper",
+    "PettingZooEnv",
     "RamWrapper",
     "RewardNormWrapper",
     "RunningMeanStd",

@@ -31,6 +31,7 @@ from ding_env.wrappers.converters import action_converter, obs_converter, scaled
 from ding_env.wrappers.dtypes import convention_space
 from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
 from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
+from ding_env.wrappers.multi_agent import is_pettingzoo_env
 from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
 from ding_env.wrappers.replay import EpisodeVideoWrapper, replay_prefix
@@ -51,6 +52,7 @@ class DingEnvWrapper(BaseEnv):
 
     Raises:
         ConfigError: For an unknown config key or caller, or neither ``env`` nor ``env_id``.
+        TypeError: For a PettingZoo env, which ``PettingZooEnv`` wraps.
     """
 
     config: ClassVar[dict] = dict(
@@ -89,6 +91,12 @@ class DingEnvWrapper(BaseEnv):
     def __init__(
         self, env: Any = None, cfg: dict | None = None, seed_api: bool = True, caller: str = "collector"
     ) -> None:
+        if env is not None and is_pettingzoo_env(env):
+            raise TypeError(
+                f"DingEnvWrapper wraps single-agent Gymnasium envs, and {type(env).__name__} is a PettingZoo "
+                "multi-agent env: wrap it with ding_env.PettingZooEnv(env) (observations with agent_state, "
+                "global_state and action_mask; one action and one reward per agent)"
+            )
         cfg = dict(cfg or {})
         self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
         for key in cfg:

@@ -1,0 +1,1 @@
+"""Hybrid-action env types (DI-engine's ``dizoo.gym_hybrid``)."""

@@ -1,0 +1,1 @@
+"""Configs for the hybrid-action env types."""

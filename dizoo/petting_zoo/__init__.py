@@ -1,0 +1,1 @@
+"""PettingZoo multi-agent env types (DI-engine's ``dizoo.petting_zoo``)."""

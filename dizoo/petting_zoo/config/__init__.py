@@ -1,0 +1,1 @@
+"""Configs for the PettingZoo env types."""

@@ -1,0 +1,126 @@
+"""PettingZooEnv and the 'petting_zoo' env type: DI-engine's multi-agent convention, in every manager."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import partial
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo", reason="the pettingzoo extra is not installed (make test installs it)")
+pytest.importorskip("mpe2", reason="the pettingzoo extra is not installed (make test installs it)")
+
+from mpe2 import simple_spread_v3  # noqa: E402
+
+from ding_env import DingEnvWrapper, PettingZooEnv, create_env_manager  # noqa: E402
+from ding_env.errors import ConfigError  # noqa: E402
+from dizoo.petting_zoo.config.ptz_simple_spread_config import main_config  # noqa: E402
+from dizoo.petting_zoo.envs import SimpleSpreadEnv  # noqa: E402
+from tests.conftest import manager_cfg  # noqa: E402
+from tests.trajectories import assert_same_records, run_alone, run_in_manager  # noqa: E402
+from tests.wrappers.pettingzoo_envs import MixedSpacesEnv, RelayEnv  # noqa: E402
+
+SPREAD_CFG = {"n_agent": 3, "n_landmark": 3, "max_cycles": 6}
+
+
+def test_simple_spread_observation_action_and_reward_per_agent():
+    env = SimpleSpreadEnv(SPREAD_CFG)
+    space = env.observation_space
+    assert space["agent_state"].shape == (3, 18) and space["global_state"].shape == (54,)
+    assert space["action_mask"].shape == (3, 5)
+    assert env.action_space == gym.spaces.MultiDiscrete([5, 5, 5])
+    assert env.reward_space.shape == (3,)
+    env.seed(0, dynamic_seed=False)
+    obs = env.reset()
+    assert space.contains(obs) and list(obs) == list(space)
+    np.testing.assert_array_equal(obs["action_mask"], np.ones((3, 5), np.float32))
+    total = 0.0
+    for step in range(6):
+        timestep = env.step(env.random_action())
+        assert timestep.reward.shape == (3,) and timestep.reward.dtype == np.float32
+        assert space.contains(timestep.obs)
+        total += float(timestep.reward.sum())
+        assert timestep.done == (step == 5)
+    assert timestep.truncated  # MPE's max_cycles is a time limit
+    assert timestep.info["eval_episode_return"] == pytest.approx(total)
+    # static seed: the same start again
+    np.testing.assert_array_equal(env.reset()["agent_state"], obs["agent_state"])
+    env.close()
+
+
+def test_agents_leaving_early_keep_their_rows_and_the_episode_ends_when_all_are_done():
+    env = PettingZooEnv(RelayEnv())
+    assert env.agents == ["runner", "walker"]
+    env.seed(3)
+    obs = env.reset()
+    offset = obs["agent_state"][0, 0]
+    np.testing.assert_array_equal(obs["action_mask"], [[1, 1, 0], [1, 1, 0]])  # the env's own masks
+    np.testing.assert_array_equal(obs["global_state"], [0.0])  # the env's state()
+    first = env.step(np.array([1, 2]))
+    np.testing.assert_array_equal(first.reward, [2.0, 3.0])
+    second = env.step(np.array([0, 0]))  # the runner terminates here
+    assert not second.done
+    third = env.step(np.array([2, 1]))  # the runner's action is ignored: it has left
+    np.testing.assert_array_equal(third.reward, [0.0, 2.0])
+    np.testing.assert_array_equal(third.obs["agent_state"][0], [2 + offset, 0])  # its last observation
+    np.testing.assert_array_equal(third.obs["action_mask"][0], [0, 0, 0])  # and no action allowed
+    last = env.step(np.array([0, 0]))  # the walker is cut: every agent is done
+    assert last.done and not last.truncated  # the runner's end was a termination
+    assert last.info["eval_episode_return"] == pytest.approx(2 + 3 + 1 + 1 + 2 + 1)
+    assert PettingZooEnv(RelayEnv(walker_limit=1)).reward_space.shape == (2,)
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2"])
+def test_simple_spread_runs_in_every_manager_as_on_its_own(manager_type):
+    env_fns = [partial(SimpleSpreadEnv, SPREAD_CFG)] * 2
+    actions = list(np.random.default_rng(0).integers(0, 5, (14, 2, 3)))  # two episodes of 6 steps, and some
+    expected = run_alone(env_fns, 10, actions)
+    with create_env_manager(manager_cfg(manager_type), env_fns) as manager:
+        assert_same_records(run_in_manager(manager, 10, actions), expected)
+
+
+def test_ding_env_wrapper_points_pettingzoo_envs_to_pettingzoo_env():
+    for env in (simple_spread_v3.parallel_env(), simple_spread_v3.env()):
+        with pytest.raises(TypeError, match=r"PettingZoo multi-agent env: wrap it with ding_env.PettingZooEnv"):
+            DingEnvWrapper(env)
+
+
+def test_bad_inputs_are_named():
+    with pytest.raises(TypeError, match="got the AEC env .*aec_to_parallel"):
+        PettingZooEnv(simple_spread_v3.env())
+    with pytest.raises(TypeError, match="takes a PettingZoo parallel env, got CartPoleEnv"):
+        PettingZooEnv(gym.make("CartPole-v1").unwrapped)
+    with pytest.raises(TypeError, match="runner has Discrete\\(3\\), walker has Discrete\\(4\\)"):
+        PettingZooEnv(MixedSpacesEnv()).action_space  # noqa: B018
+    with pytest.raises(ConfigError, match="env_family/env_id expected 'mpe'"):
+        SimpleSpreadEnv({"env_id": "pistonball_v6"})
+    with pytest.raises(ConfigError, match="n_landmark expected 3, got 4"):
+        SimpleSpreadEnv({"n_landmark": 4})
+    with pytest.raises(ValueError, match=r"one action per agent \(3\)"):
+        env = SimpleSpreadEnv(SPREAD_CFG)
+        env.reset()
+        env.step(np.zeros(2, np.int64))
+
+
+def test_the_config_builds_collector_and_evaluator_envs():
+    from ding_env.run_config import build_managers, load_run_config
+
+    collector, evaluator = build_managers(load_run_config("dizoo/petting_zoo/config/ptz_simple_spread_config.py", []))
+    with collector, evaluator:
+        collector.launch()
+        assert collector.env_num == main_config.env.collector_env_num
+        ready = collector.ready_obs_batch
+        batch = collector.step_batch(ready.env_id, np.zeros((len(ready.env_id), 3), np.int64))
+        assert batch.reward.shape == (len(ready.env_id), 3)
+
+
+def test_ding_env_check_passes_on_the_simple_spread_config():
+    config = "dizoo/petting_zoo/config/ptz_simple_spread_config.py"
+    completed = subprocess.run(
+        [sys.executable, "-m", "ding_env", "check", config], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    assert "passed:" in completed.stdout and " 0 errors" in completed.stdout
