@@ -12,6 +12,9 @@ with worker processes beats it on this machine. Every executor runs once per
 round, the rounds interleaved; each executor's median round counts. Ratios are
 to the single-process loop, to AsyncVectorEnv and to the bound of the same run.
 
+One more row times SB3's PPO collecting CartPole x8 through ``ding_env.sb3`` against SB3's
+own SubprocVecEnv and DummyVecEnv (see sb3_collection.py; ``--only sb3`` runs it alone).
+
 Usage::
 
     python benchmarks/bench_env_manager.py [--seconds 1] [--rounds 3] [--quick] [--only cartpole,busy]
@@ -38,12 +41,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from independent import BOUND, bench_independent_processes  # noqa: E402
 from timing import round_spread, timed  # noqa: E402
-from workloads import Workload, select  # noqa: E402
+from workloads import Workload, select, selected  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
+# The row of SB3's PPO collection (sb3_collection.py), selected by --only like the workloads.
+SB3_PPO_LABEL = "SB3 PPO collection, CartPole-v1 x8"
 # DI-engine's own venv (see requirements-di-engine.txt); DI_ENGINE_PYTHON overrides it.
 DI_ENGINE_PYTHON = BENCH_DIR.parent / ".venv-di-engine" / "bin" / "python"
 
@@ -228,16 +233,20 @@ def main(argv: list[str] | None = None) -> int:
         help="rounds of every executor, interleaved; the median round counts (default 3)",
     )
     parser.add_argument("--quick", action="store_true", help="a few steps per executor: proves the script works")
-    parser.add_argument("--only", default="", help="comma-separated substrings of workload labels to run")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated substrings of the row labels to run (workloads, and 'SB3 PPO collection, ...')",
+    )
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for results.json and results.png")
     args = parser.parse_args(argv)
     seconds, min_steps = (0.0, 5) if args.quick else (args.seconds, 50)
     rounds = 1 if args.quick else args.rounds
     if rounds < 1:
         parser.error(f"--rounds must be >= 1, got {rounds}")
-    selected = select(args.only)
+    chosen = select(args.only)
     results = {"machine": machine(), "workloads": {}, "rounds": {}}
-    for workload in selected:
+    for workload in chosen:
         if not workload.installed:
             print(f"\n{workload.label}: skipped ({workload.needs} is not installed)")
             continue
@@ -248,11 +257,26 @@ def main(argv: list[str] | None = None) -> int:
         results["workloads"][workload.label] = rates
         results["rounds"][workload.label] = rounds_of
         print_table(workload, rates, rounds_of)
+    if selected(SB3_PPO_LABEL, args.only):
+        results.update(run_sb3_collection(seconds, rounds))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     plot(results, args.out / "results.png")
     print(f"\nwrote {args.out / 'results.json'} and {args.out / 'results.png'}")
     return 0
+
+
+def run_sb3_collection(seconds: float, rounds: int) -> dict:
+    """SB3's PPO collecting through our SB3 adapter and SB3's own VecEnvs (see sb3_collection.py)."""
+    print(f"\n{SB3_PPO_LABEL}")
+    if not (importlib.util.find_spec("stable_baselines3") and importlib.util.find_spec("torch")):
+        print("  skipped (stable-baselines3 or torch is not installed)")
+        return {}
+    import sb3_collection
+
+    rounds_of = sb3_collection.run(seconds, rounds)
+    rates = sb3_collection.print_table(rounds_of)
+    return {"sb3_ppo_collection": {"label": SB3_PPO_LABEL, "rates": rates, "rounds": rounds_of}}
 
 
 def run_rounds(

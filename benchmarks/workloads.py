@@ -111,7 +111,12 @@ WORKLOADS = [
 ]
 
 
-def select(only: str) -> list[Workload]:
-    """The workloads whose label contains one of the comma-separated substrings of ``only`` (all if empty)."""
+def selected(label: str, only: str) -> bool:
+    """Whether ``label`` contains one of the comma-separated substrings of ``only`` (every label if empty)."""
     wanted = [part.strip().lower() for part in only.split(",") if part.strip()]
-    return [w for w in WORKLOADS if not wanted or any(part in w.label.lower() for part in wanted)]
+    return not wanted or any(part in label.lower() for part in wanted)
+
+
+def select(only: str) -> list[Workload]:
+    """The workloads that ``only`` selects (see ``selected``)."""
+    return [workload for workload in WORKLOADS if selected(workload.label, only)]

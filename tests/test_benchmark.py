@@ -36,6 +36,11 @@ def test_benchmark_quick_run(tmp_path):
         assert rates[name] > 0
     assert data["machine"]["cores"] >= 1
     assert "x single" in result.stdout and "x bound" in result.stdout
+    # "cartpole" also selects the row of SB3's PPO collecting CartPole (make test installs SB3).
+    sb3_rates = data["sb3_ppo_collection"]["rates"]
+    for name in ("ding_env.sb3 over subprocess (batched)", "SB3 SubprocVecEnv", "SB3 DummyVecEnv"):
+        assert sb3_rates[name] > 0
+    assert "x Subproc" in result.stdout
 
 
 def test_bound_reports_a_failing_process_by_its_envs(monkeypatch):
