@@ -34,7 +34,7 @@ class CountingEnv(BaseEnv):
         limit=100,
         nested=False,
         fail_reset_times=0,
-        fail_reset_from=0,
+        fail_reset_at=0,
         fail_step_at=-1,
         step_sleep=0.0,
         obs_dtype="float32",
@@ -60,7 +60,7 @@ class CountingEnv(BaseEnv):
         if self._resets_failed < self._cfg.fail_reset_times:
             self._resets_failed += 1
             raise RuntimeError(f"reset failure {self._resets_failed}")
-        if self._cfg.fail_reset_from and self._resets >= self._cfg.fail_reset_from:
+        if self._resets == self._cfg.fail_reset_at:
             raise RuntimeError(f"reset {self._resets} fails")
         self._next_episode_seed()
         self._t, self._return = 0, 0.0
