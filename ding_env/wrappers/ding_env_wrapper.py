@@ -35,6 +35,7 @@ from ding_env.wrappers.multi_agent import is_pettingzoo_env
 from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
 from ding_env.wrappers.replay import EpisodeVideoWrapper, replay_prefix
+from ding_env.wrappers.wrapper_config import check_wrapper_config
 
 
 class DingEnvWrapper(BaseEnv):
@@ -103,9 +104,12 @@ class DingEnvWrapper(BaseEnv):
             if key not in self.config and key not in PIPELINE_KEYS:
                 raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
         check_caller(caller, "DingEnvWrapper")
+        if not isinstance(seed_api, bool):
+            raise ConfigError(f"DingEnvWrapper seed_api: expected True or False, got {seed_api!r:.100}")
         cfg.setdefault("is_train", caller == "collector")
         super().__init__(cfg)
-        self._seed_api = bool(seed_api)
+        check_wrapper_config(self._cfg, type(self).__name__)
+        self._seed_api = seed_api
         if env is None and not self._cfg.env_id:
             raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
         self._user_env = env
@@ -146,7 +150,12 @@ class DingEnvWrapper(BaseEnv):
                 env = LegacyGymEnv(env)
             family = family_of_env(env)
         else:
-            env, family = self._make_from_id()
+            try:
+                env, family = self._make_from_id()
+            except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
+                raise ConfigError(
+                    f"{self!r}: env_id {self._cfg.env_id!r} is not available in Gymnasium: {error}"
+                ) from error
         if self._replay_path is not None:
             env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
         return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
