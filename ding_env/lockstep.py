@@ -28,7 +28,8 @@ class LockstepResult:
 
     Attributes:
         obs: The observations to act on next: the reset observation where ``done``.
-        step_obs: The observations the step produced: the true final one where ``done``.
+        step_obs: The observations the step produced: the true final one where ``done`` (the same
+            arrays as ``obs`` when no episode ended).
         reward: ``(n,)`` float rewards.
         terminated: ``(n,)`` bool, episode ended naturally.
         truncated: ``(n,)`` bool, episode cut short (a time limit).
@@ -110,14 +111,16 @@ class Lockstep:
             actions = list(iterate(self.action_space, actions))  # the managers take one tuple per env
         batch = self.manager.step_batch(self.env_ids, actions)
         if len(batch.env_id) == self.num_envs:
-            step_obs = _copy_tree(batch.obs)
+            step_obs = _owned_tree(batch.obs)
             reward, done, truncated, infos = batch.reward, batch.done, batch.truncated, batch.info
         else:  # an async manager returned early: collect the rest
             step_obs, reward, done, truncated, infos = self._gather(batch)
         reward = np.asarray(reward, dtype=np.float64).reshape(self.num_envs)
+        done = np.array(done, dtype=bool)
         truncated = np.array(truncated, dtype=bool)
-        terminated = np.array(done, dtype=bool) & ~truncated
-        return LockstepResult(self._ready_obs(), step_obs, reward, terminated, truncated, list(infos))
+        # Where no episode ended, the observations to act on are the step's: no need to read them again.
+        obs = self._ready_obs() if done.any() else step_obs
+        return LockstepResult(obs, step_obs, reward, done & ~truncated, truncated, list(infos))
 
     def env_attribute(self, name: str) -> Any:
         """The envs' attribute ``name`` through the manager: a list, or a function calling the method on every env.
@@ -151,7 +154,7 @@ class Lockstep:
                 rows[env_id] = (timestep.obs, timestep.reward, timestep.done, timestep.truncated, timestep.info)
         ordered = [rows[env_id] for env_id in range(self.num_envs)]
         out = create_empty_array(self.single_observation_space, self.num_envs)
-        step_obs = _copy_tree(concatenate(self.single_observation_space, [row[0] for row in ordered], out))
+        step_obs = concatenate(self.single_observation_space, [row[0] for row in ordered], out)  # a new array
         reward = np.array([np.asarray(row[1]).reshape(()) for row in ordered])
         done = np.array([row[2] for row in ordered], dtype=bool)
         truncated = np.array([row[3] for row in ordered], dtype=bool)
@@ -165,7 +168,7 @@ class Lockstep:
                 f"envs {not_ready} of {type(self.manager).__name__} are not ready after their step; "
                 "a vectorised env needs every env to auto-reset (manager config auto_reset=True, episode_num=inf)"
             )
-        return _copy_tree(ready.obs)
+        return _owned_tree(ready.obs)
 
     def _seeds_by_env(self, seed: int | Sequence[int | None]) -> int | dict[int, int]:
         if isinstance(seed, Sequence):
@@ -179,10 +182,11 @@ class Lockstep:
             raise ClosedEnvError(f"{type(self.manager).__name__} is closed")
 
 
-def _copy_tree(value: Any) -> Any:
-    """A copy the caller owns: the managers' batched arrays may be views valid until their next call."""
+def _owned_tree(value: Any) -> Any:
+    """``value`` with every array the caller's own: a view (the managers' ``copy_on_get=False``) is copied."""
     if isinstance(value, dict):
-        return {key: _copy_tree(sub) for key, sub in value.items()}
+        return {key: _owned_tree(sub) for key, sub in value.items()}
     if isinstance(value, tuple):
-        return tuple(_copy_tree(sub) for sub in value)
-    return np.array(value)
+        return tuple(_owned_tree(sub) for sub in value)
+    value = np.asarray(value)
+    return value if value.flags.owndata else value.copy()

@@ -134,3 +134,16 @@ def test_async_manager_returning_early_still_steps_every_env():
     finally:
         envs.close()
         reference.close()
+
+
+@pytest.mark.parametrize("copy_on_get", [True, False])
+def test_returned_arrays_never_change_under_their_holder(make_adapted, copy_on_get):
+    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 4})] * 2, copy_on_get=copy_on_get)
+    obs, _ = envs.reset(seed=0)
+    held = [(obs, obs.copy())]
+    for _ in range(8):  # through episode ends, where the reset observations are read back
+        obs, rewards, terminations, truncations, infos = envs.step(np.zeros(2, np.int64))
+        held.append((obs, obs.copy()))
+        held += [(final, final.copy()) for final in infos.get("final_obs", []) if final is not None]
+    for array, copy in held:
+        np.testing.assert_array_equal(array, copy)
