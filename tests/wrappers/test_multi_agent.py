@@ -51,6 +51,16 @@ def test_simple_spread_observation_action_and_reward_per_agent():
     env.close()
 
 
+def test_continuous_actions_are_one_box_row_per_agent():
+    env = SimpleSpreadEnv(dict(SPREAD_CFG, continuous_actions=True, max_cycles=3))
+    assert env.action_space == gym.spaces.Box(0.0, 1.0, (3, 5), np.float32)
+    env.seed(0)
+    env.reset()
+    timesteps = [env.step(env.random_action()) for _ in range(3)]
+    assert [timestep.done for timestep in timesteps] == [False, False, True]
+    assert timesteps[-1].reward.shape == (3,) and timesteps[-1].obs["action_mask"].shape == (3, 5)
+
+
 def test_agents_leaving_early_keep_their_rows_and_the_episode_ends_when_all_are_done():
     env = PettingZooEnv(RelayEnv())
     assert env.agents == ["runner", "walker"]
