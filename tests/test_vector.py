@@ -44,6 +44,8 @@ def test_same_trajectory_as_sync_vector_env_in_same_step_mode(make_adapted, env_
             step, expected = ours.step(actions), reference.step(actions)
             assert data_equivalence(step, expected, exact=True), (step, expected)
             assert ours.observation_space.contains(step[0])
+            for row in np.flatnonzero(step[2] | step[3]):  # as Gymnasium's own SAME_STEP tests check
+                assert ours.single_observation_space.contains(step[4]["final_obs"][row])
             episode_ends += int(np.sum(step[2] | step[3]))
         assert episode_ends > 0
         # a reseeded reset replays the start
