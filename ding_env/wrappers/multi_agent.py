@@ -17,7 +17,9 @@ is done leaves the env: its row keeps its last observation, its reward is 0, its
 action is ignored and its mask is zeros. The episode ends when every agent is done;
 it is truncated when every agent's end was a truncation (MPE's ``max_cycles``).
 ``info['eval_episode_return']`` is the team's return: every agent's rewards summed, as
-DI-engine reports it.
+DI-engine reports it. DI-engine's ``agent_obs_only`` (the observation is ``agent_state``
+alone) and ``agent_specific_global_state`` (``global_state`` per agent: its own
+observation, then the global state) are config keys.
 
 PettingZoo is needed only when the env is built (the ``pettingzoo`` extra).
 """
@@ -64,6 +66,11 @@ class PettingZooEnv(BaseEnv):
         env_id=None,
         # Keyword arguments of parallel_env (e.g. N=3, max_cycles=25, continuous_actions=False).
         env_kwargs={},
+        # DI-engine's agent_obs_only: the observation is agent_state alone, an (n_agents, ...) array.
+        agent_obs_only=False,
+        # DI-engine's agent_specific_global_state (MAPPO-style critics): global_state has one row per
+        # agent, the agent's own observation followed by the global state.
+        agent_specific_global_state=False,
     )
 
     def __init__(self, env: Any = None, cfg: dict | None = None) -> None:
@@ -116,14 +123,10 @@ class PettingZooEnv(BaseEnv):
         self._agent_action_space = action_space
         n = len(self._agents)
         agent_state = _stacked_box(self._agent_obs_space, n)
-        state_space = getattr(env, "state_space", None)
-        if isinstance(state_space, gym.spaces.Box) and callable(getattr(env, "state", None)):
-            global_state = convention_space(state_space)
-            self._state_from_env = True
-        else:
-            size = int(np.prod(agent_state.shape))
-            global_state = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
-            self._state_from_env = False
+        global_state = self._global_state_space(agent_state)
+        if self._cfg.agent_specific_global_state:
+            width = int(np.prod(self._agent_obs_space.shape)) + int(np.prod(global_state.shape))
+            global_state = gym.spaces.Box(-np.inf, np.inf, (n, width), np.float32)
         if isinstance(action_space, gym.spaces.Discrete):
             self._action_space = gym.spaces.MultiDiscrete(
                 np.full(n, action_space.n), dtype=np.int64, start=np.full(n, action_space.start)
@@ -135,13 +138,17 @@ class PettingZooEnv(BaseEnv):
         else:
             raise TypeError(f"{self!r}: agents' action space {action_space} is not supported; expected Discrete or Box")
         self._mask_shape = (n, mask_width)
-        self._observation_space = gym.spaces.Dict(
-            {
-                "agent_state": agent_state,
-                "global_state": global_state,
-                "action_mask": gym.spaces.Box(0.0, 1.0, self._mask_shape, np.float32),
-            }
-        )
+        self._agent_state_space = agent_state
+        if self._cfg.agent_obs_only:
+            self._observation_space = agent_state
+        else:
+            self._observation_space = gym.spaces.Dict(
+                {
+                    "agent_state": agent_state,
+                    "global_state": global_state,
+                    "action_mask": gym.spaces.Box(0.0, 1.0, self._mask_shape, np.float32),
+                }
+            )
         self._reward_space = gym.spaces.Box(-np.inf, np.inf, (n,), np.float32)
 
     # ---- BaseEnv -------------------------------------------------------
@@ -152,7 +159,7 @@ class PettingZooEnv(BaseEnv):
         episode_seed = self._next_episode_seed()
         observations, _ = env.reset() if episode_seed is None else env.reset(seed=episode_seed)
         n = len(self._agents)
-        self._agent_state = np.zeros(self._observation_space["agent_state"].shape, np.float32)
+        self._agent_state = np.zeros(self._agent_state_space.shape, np.float32)
         self._mask = np.zeros(self._mask_shape, np.float32)
         self._active = np.ones(n, dtype=bool)
         self._ended_by_truncation = np.zeros(n, dtype=bool)
@@ -215,8 +222,8 @@ class PettingZooEnv(BaseEnv):
         return list(self._agents)
 
     @property
-    def observation_space(self) -> gym.spaces.Dict:
-        """``Dict(agent_state=(n, *obs), global_state, action_mask=(n, n_actions))``."""
+    def observation_space(self) -> gym.spaces.Space:
+        """``Dict(agent_state=(n, *obs), global_state, action_mask=(n, n_actions))``, or agent_state's alone."""
         self.env  # noqa: B018 - builds the env and its spaces
         return self._observation_space
 
@@ -246,12 +253,31 @@ class PettingZooEnv(BaseEnv):
             else:
                 self._mask[i] = 1.0
             self._agent_state[i] = agent_obs
-        if self._state_from_env:
-            global_state = np.asarray(self._env.state(), np.float32)
-        else:
-            global_state = self._agent_state.reshape(-1).copy()
+        if self._cfg.agent_obs_only:
+            return self._agent_state.copy()
+        global_state = np.asarray(self._global_state(self._agent_state), np.float32)
+        if self._cfg.agent_specific_global_state:
+            rows = self._agent_state.reshape(len(self._agents), -1)
+            global_state = np.concatenate(
+                [rows, np.broadcast_to(global_state.reshape(-1), (len(rows), global_state.size))], 1
+            )
         # In the observation space's key order, which the managers keep.
         return {"action_mask": self._mask.copy(), "agent_state": self._agent_state.copy(), "global_state": global_state}
+
+    def _global_state_space(self, agent_state: gym.spaces.Box) -> gym.spaces.Box:
+        """The global state's space: the env's ``state_space``, or the agents' observations concatenated.
+
+        A subclass with a global state of its own overrides this and :meth:`_global_state`.
+        """
+        state_space = getattr(self._env, "state_space", None)
+        self._state_from_env = isinstance(state_space, gym.spaces.Box) and callable(getattr(self._env, "state", None))
+        if self._state_from_env:
+            return convention_space(state_space)
+        return gym.spaces.Box(-np.inf, np.inf, (int(np.prod(agent_state.shape)),), np.float32)
+
+    def _global_state(self, agent_state: np.ndarray) -> np.ndarray:
+        """The global state now: the env's ``state()``, or the agents' observations concatenated."""
+        return self._env.state() if self._state_from_env else agent_state.reshape(-1).copy()
 
 
 def _check_parallel(env: Any) -> None:

@@ -29,7 +29,7 @@ SPREAD_CFG = {"n_agent": 3, "n_landmark": 3, "max_cycles": 6}
 def test_simple_spread_observation_action_and_reward_per_agent():
     env = SimpleSpreadEnv(SPREAD_CFG)
     space = env.observation_space
-    assert space["agent_state"].shape == (3, 18) and space["global_state"].shape == (54,)
+    assert space["agent_state"].shape == (3, 18) and space["global_state"].shape == (30,)  # DI-engine's
     assert space["action_mask"].shape == (3, 5)
     assert env.action_space == gym.spaces.MultiDiscrete([5, 5, 5])
     assert env.reward_space.shape == (3,)
@@ -49,6 +49,24 @@ def test_simple_spread_observation_action_and_reward_per_agent():
     # static seed: the same start again
     np.testing.assert_array_equal(env.reset()["agent_state"], obs["agent_state"])
     env.close()
+
+
+def test_di_engine_observation_options_fit_its_model_shapes():
+    n_agent = n_landmark = 3
+    # ptz_simple_spread_mappo_config's model: agent_obs_shape and global_obs_shape, as DI-engine computes them
+    agent_obs_shape = 2 + 2 + n_landmark * 2 + (n_agent - 1) * 2 + (n_agent - 1) * 2
+    global_obs_shape = agent_obs_shape + n_agent * (2 + 2) + n_landmark * 2 + n_agent * (n_agent - 1) * 2
+    env = SimpleSpreadEnv(dict(SPREAD_CFG, agent_specific_global_state=True))
+    env.seed(0)
+    obs = env.reset()
+    assert obs["global_state"].shape == env.observation_space["global_state"].shape == (n_agent, global_obs_shape)
+    np.testing.assert_array_equal(obs["global_state"][:, :agent_obs_shape], obs["agent_state"])
+    velocities = obs["agent_state"][:, 0:2].reshape(-1)  # every agent's velocity is in the global state
+    np.testing.assert_array_equal(obs["global_state"][1, agent_obs_shape + 12 : agent_obs_shape + 18], velocities)
+    only = SimpleSpreadEnv(dict(SPREAD_CFG, agent_obs_only=True))
+    only.seed(0)
+    assert only.observation_space.shape == (n_agent, agent_obs_shape)
+    np.testing.assert_array_equal(only.reset(), obs["agent_state"])
 
 
 def test_continuous_actions_are_one_box_row_per_agent():

@@ -2,14 +2,19 @@
 
 ``N`` agents learn to cover ``N`` landmarks while avoiding each other. Observations
 follow DI-engine's multi-agent convention (``agent_state``, ``global_state``,
-``action_mask``; see ``ding_env.wrappers.multi_agent``), the reward has one entry per
-agent, and the episode is truncated after ``max_cycles`` steps.
+``action_mask``; see ``ding_env.wrappers.multi_agent``) with DI-engine's global state of
+this game (30 floats for 3 agents), so the model shapes of DI-engine's ptz_simple_spread
+configs fit; the reward has one entry per agent, and the episode is truncated after
+``max_cycles`` steps.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
 
 from ding_env import ENV_REGISTRY, PettingZooEnv
 from ding_env.errors import ConfigError
@@ -35,6 +40,10 @@ class SimpleSpreadEnv(PettingZooEnv):
         continuous_actions=False,
         # Weight of each agent's own collision penalty against the shared reward.
         local_ratio=0.5,
+        # The observation is agent_state alone (n_agent, 18 for 3 agents).
+        agent_obs_only=False,
+        # global_state has one row per agent: its own observation, then the global state.
+        agent_specific_global_state=False,
     )
 
     def __init__(self, cfg: dict | None = None) -> None:
@@ -45,6 +54,8 @@ class SimpleSpreadEnv(PettingZooEnv):
                 f"petting_zoo env: env_family/env_id expected 'mpe' and one of {SIMPLE_SPREAD_IDS}, "
                 f"got {cfg.env_family!r}/{cfg.env_id!r}"
             )
+        if not (isinstance(cfg.n_agent, int) and cfg.n_agent >= 2):
+            raise ConfigError(f"petting_zoo env: n_agent expected an int >= 2, got {cfg.n_agent!r}")
         if cfg.n_landmark != cfg.n_agent:
             raise ConfigError(
                 f"petting_zoo env: simple_spread has one landmark per agent; n_landmark expected {cfg.n_agent}, "
@@ -64,4 +75,27 @@ class SimpleSpreadEnv(PettingZooEnv):
             max_cycles=cfg.max_cycles,
             continuous_actions=cfg.continuous_actions,
             local_ratio=cfg.local_ratio,
+        )
+
+    def _global_state_space(self, agent_state: gym.spaces.Box) -> gym.spaces.Box:
+        """DI-engine's global state of simple_spread: ``4 * n_agent + 2 * n_landmark + 2 * n_agent * (n_agent - 1)``."""
+        n = self._cfg.n_agent
+        size = 4 * n + 2 * self._cfg.n_landmark + 2 * n * (n - 1)
+        return gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+
+    def _global_state(self, agent_state: np.ndarray) -> np.ndarray:
+        """Built from the agents' observations as DI-engine builds it, so its model shapes fit.
+
+        An agent observes ``[own velocity (2), own position (2), landmarks relative (2 per landmark),
+        other agents relative (2 each), other agents' communication (2 each)]``; the global state is
+        agent 0's position and relative positions, then every agent's velocity, then every agent's
+        communication.
+        """
+        communication = 2 * (self._cfg.n_agent - 1)
+        return np.concatenate(
+            [
+                agent_state[0, 2:-communication],
+                agent_state[:, 0:2].reshape(-1),
+                agent_state[:, -communication:].reshape(-1),
+            ]
         )
