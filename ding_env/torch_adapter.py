@@ -98,7 +98,9 @@ class TorchEnvManager:
             batch.reward, batch.done, batch.truncated  # tensors on the device
 
     Everything else (``launch``, ``seed``, ``reset``, ``close``, spaces, env attributes) is
-    the manager's. ``env_id`` arrays and infos stay numpy and Python objects.
+    the manager's. ``env_id`` arrays and infos stay numpy and Python objects. The dict API
+    (``ready_obs``, ``step``) is that of ``BaseEnvManager`` and the subprocess managers; over the
+    V2 managers, whose dict API is DI-engine's treetensor one, use the batched API.
     """
 
     def __init__(self, manager: Any, device: str | torch.device = "cpu") -> None:
