@@ -138,6 +138,17 @@ class Lockstep:
             raise EnvStateError(f"env attribute {name!r} is read from running envs: call reset() first")
         return getattr(self.manager, name)
 
+    def set_env_attribute(self, name: str) -> None:
+        """Refused: the managers' public API reads env attributes and calls env methods, but never writes.
+
+        Raises:
+            AttributeError: Always, naming the attribute and the manager.
+        """
+        raise AttributeError(
+            f"cannot set {name!r} on the envs of {type(self.manager).__name__}: env managers read env "
+            "attributes and call env methods but never write attributes; give the value in the env's config instead"
+        )
+
     def close(self) -> None:
         """Close the manager. Safe to call more than once."""
         self._closed = True

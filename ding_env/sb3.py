@@ -107,10 +107,7 @@ class ManagerVecEnv(_vec_env.VecEnv):
         Raises:
             AttributeError: Always, naming the attribute.
         """
-        raise AttributeError(
-            f"cannot set {attr_name!r} on the envs of {type(self.manager).__name__}: env managers read env "
-            "attributes (get_attr, env_method) but never write them; give the value in the env's config instead"
-        )
+        self._lockstep.set_env_attribute(attr_name)
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
         """Call ``method_name`` on every env; ``indices``, if given, must name every env.

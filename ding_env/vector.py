@@ -122,10 +122,7 @@ class ManagerVectorEnv(VectorEnv):
         Raises:
             AttributeError: Always, naming the attribute.
         """
-        raise AttributeError(
-            f"cannot set {name!r} on the envs of {type(self.manager).__name__}: env managers read env "
-            "attributes (get_attr, call) but never write them; give the value in the env's config instead"
-        )
+        self._lockstep.set_env_attribute(name)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the manager and its envs."""
