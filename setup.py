@@ -29,7 +29,8 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.10",
     packages=find_packages(include=["ding_env", "ding_env.*", "dizoo", "dizoo.*"]),
-    install_requires=["numpy>=1.24", "gymnasium>=1.0", "easydict>=1.10"],
+    # tqdm (pure Python, no dependencies) draws `ding-env run`'s progress bars; imported only by the CLI.
+    install_requires=["numpy>=1.24", "gymnasium>=1.0", "easydict>=1.10", "tqdm>=4.60"],
     extras_require=EXTRAS,
     entry_points={
         "console_scripts": ["ding-env=ding_env.cli:main"],

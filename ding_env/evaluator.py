@@ -43,6 +43,7 @@ def evaluate(
     n_episode: int,
     stop_value: float | None = None,
     seed: int | None = None,
+    on_episode: Callable[[float], None] | None = None,
 ) -> EvalResult:
     """Run exactly ``n_episode`` episodes with ``policy`` and summarise the returns.
 
@@ -55,6 +56,7 @@ def evaluate(
         n_episode: Episodes to run, spread over the envs.
         stop_value: Mean return that counts as solved.
         seed: Static seed applied before the evaluation.
+        on_episode: Called with each finished episode's return (progress display).
     """
     if seed is not None:
         manager.seed(seed, dynamic_seed=False)
@@ -74,6 +76,8 @@ def evaluate(
             if done and remaining[env_id] > 0:
                 remaining[env_id] -= 1
                 returns.append(float(info["eval_episode_return"]))
+                if on_episode is not None:
+                    on_episode(returns[-1])
     mean = float(np.mean(returns))
     reached = stop_value is not None and mean >= stop_value
     return EvalResult(returns, mean, float(np.std(returns)), reached, steps)

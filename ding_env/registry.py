@@ -121,6 +121,11 @@ class Registry:
         entry = self._entries[name]
         return entry if isinstance(entry, str) else _path_of(entry)
 
+    def place(self, name: str) -> str:
+        """Where ``name`` was registered: ``'module:Name (file:line)'``, or the entry point and its package."""
+        self._load_entry_points()
+        return self._places[name]
+
     def names(self) -> list[str]:
         """All registered names, sorted."""
         self._load_entry_points()

@@ -101,7 +101,13 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
 
 
 def _parse_value(text: str) -> Any:
-    """A Python literal when ``text`` is one (``3``, ``0.5``, ``True``, ``'x'``, ``[1]``), else the string."""
+    """A Python literal when ``text`` is one (``3``, ``0.5``, ``True``, ``'x'``, ``[1]``), else the string.
+
+    ``true`` / ``false`` (any case) are booleans and ``none`` / ``null`` None, as in YAML and JSON.
+    """
+    words = {"true": True, "false": False, "none": None, "null": None}
+    if text.strip().lower() in words:
+        return words[text.strip().lower()]
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):

@@ -1,7 +1,5 @@
 """Config-driven collector and evaluator envs, the collection loop, the evaluator and `ding-env run`."""
 
-import io
-
 import numpy as np
 import pytest
 
@@ -10,7 +8,6 @@ from ding_env.collector import collect
 from ding_env.errors import ConfigError
 from ding_env.evaluator import episode_quota, evaluate
 from ding_env.policies import RandomPolicy
-from ding_env.run import _ProgressBar
 from ding_env.run_config import build_managers, load_run_config, validate_run_config
 from tests.conftest import balance_action
 
@@ -141,15 +138,6 @@ def test_cli_run_bad_config_is_a_clear_usage_error(capsys, tmp_path):
     assert main(["run", "configs/card_game.py", "--replay", str(tmp_path), "--manager", "subprocess"]) == 1
     err = capsys.readouterr().err
     assert "env 0 failed in enable_save_replay: NotImplementedError: CardGameEnv does not support saving replays" in err
-
-
-def test_progress_line_names_the_episodes_its_mean_covers():
-    stream = io.StringIO()
-    bar = _ProgressBar(1000, stream)
-    bar.close(1000, 150, [0.0] * 50 + [2.0] * 100)  # the first 50 fall outside the window
-    line = stream.getvalue()
-    assert line.startswith("collect [####################] 1000/1000 steps  ")
-    assert line.endswith("  150 episodes  mean return (last 100) 2.0\n")
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,7 @@ def to_list(item: Any) -> Any:
 
 
 def to_tensor(item: Any, dtype: Any = None) -> Any:
-    """torch tensors from arrays and numbers; dicts, lists and tuples converted per element (imports torch).
+    """Torch tensors from arrays and numbers; dicts, lists and tuples converted per element (imports torch).
 
     Args:
         item: An array, number, tensor, ``None``, or a (nested) dict, list or tuple of them.
