@@ -228,19 +228,24 @@ def _check(args: argparse.Namespace) -> int:
         print(f"ding-env check: {error}", file=sys.stderr)
         return USAGE_ERROR
 
-    def progress(name: str) -> None:
-        if not args.json:
-            print(f"  running {name} ...", file=sys.stderr, flush=True)
+    from ding_env.checker import CHECKS
+    from ding_env.progress import progress_bar
 
-    report = check_env(
-        env_cls,
-        cfg,
-        episodes=args.episodes,
-        max_steps=args.max_steps,
-        seed=args.seed,
-        progress=progress,
-        di_engine=args.di_engine,
-    )
+    with progress_bar(len(CHECKS), None if args.json else sys.stderr, "check", "check") as bar:
+
+        def progress(name: str) -> None:
+            bar.set_postfix_str(name, refresh=False)
+            bar.update()
+
+        report = check_env(
+            env_cls,
+            cfg,
+            episodes=args.episodes,
+            max_steps=args.max_steps,
+            seed=args.seed,
+            progress=progress,
+            di_engine=args.di_engine,
+        )
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
     return 0 if report.passed else 1
 

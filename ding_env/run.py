@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ import numpy as np
 from ding_env.collector import collect
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.policies import RandomPolicy
+from ding_env.progress import progress_bar
 from ding_env.registry import import_object
 from ding_env.run_config import build_managers
 
@@ -130,24 +130,3 @@ def format_summary(summary: RunSummary) -> str:
     ]
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
-
-
-def progress_bar(total: int, stream: TextIO | None, desc: str, unit: str) -> Any:
-    """A tqdm bar on ``stream`` that fits the terminal (80 columns at most) and shows the ETA.
-
-    Disabled when ``stream`` is None or not a terminal, so logs and pipes get no redraws.
-    """
-    from tqdm import tqdm
-
-    interactive = stream is not None and stream.isatty()
-    columns = min(80, shutil.get_terminal_size((80, 24)).columns)
-    return tqdm(
-        total=total,
-        desc=desc,
-        unit=unit,
-        file=stream,
-        ncols=columns,
-        disable=not interactive,
-        mininterval=0.25,
-        bar_format="{desc} {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]{postfix}",
-    )

@@ -25,7 +25,8 @@ from ding_env.checker.compat import (
 )
 from ding_env.checker.di_engine_mode import default_cfg, requires_cfg, tolerate
 from ding_env.checker.report import ERROR, CheckReport, Finding
-from ding_env.checker.rollout import CheckContext
+from ding_env.checker.rollout import CheckContext, raised
+from ding_env.config import deep_merge_dicts
 
 __all__ = [
     "CHECKS",
@@ -81,19 +82,19 @@ def check_env(
     """
     if isinstance(env_fn_or_class, type):
         target = f"{env_fn_or_class.__module__}:{env_fn_or_class.__qualname__}"
-        if cfg is None and requires_cfg(env_fn_or_class):
-            if not di_engine:
-                hint = "give its config (ding-env check --config FILE), or --di-engine to use its default_config()"
-                report = CheckReport(target, ["check_construct"])
-                report.findings.append(
-                    Finding("check_construct", ERROR, f"{target}.__init__ requires a cfg and none was given", hint)
-                )
-                return report
-            cfg = default_cfg(env_fn_or_class)
+        if di_engine and (cfg is not None or requires_cfg(env_fn_or_class)):
+            cfg = deep_merge_dicts(default_cfg(env_fn_or_class), cfg)  # as DI-engine's compile_config does
+        elif cfg is None and requires_cfg(env_fn_or_class):
+            hint = "give its config (ding-env check --config FILE), or --di-engine to use its default_config()"
+            return _construct_failed(target, f"{target}.__init__ requires a cfg and none was given", hint)
         make_env = partial(env_fn_or_class, cfg) if cfg is not None else env_fn_or_class
     else:
         make_env = env_fn_or_class
         target = getattr(env_fn_or_class, "__qualname__", repr(env_fn_or_class))
+    try:
+        make_env().close()
+    except Exception as error:  # noqa: BLE001 - an env that cannot be built is one finding, not twelve
+        return _construct_failed(target, raised("check_construct", "constructing the env", error).message, _hint(error))
     ctx = CheckContext(make_env, episodes, max_steps, seed, di_engine)
     report = CheckReport(target)
     failed: set[str] = set()
@@ -112,3 +113,19 @@ def check_env(
             failed.add(check.__name__)
         report.findings += [tolerate(finding) for finding in findings] if di_engine else findings
     return report
+
+
+def _construct_failed(target: str, message: str, hint: str) -> CheckReport:
+    report = CheckReport(target, ["check_construct"])
+    report.findings.append(Finding("check_construct", ERROR, message, hint))
+    return report
+
+
+def _hint(error: Exception) -> str:
+    if isinstance(error, (AttributeError, KeyError)):
+        # EasyDict and dict name the missing key: DI-engine envs read keys their class config does not declare.
+        return (
+            "__init__ reads a config key that was not given: pass --config FILE whose env section sets it "
+            "(DI-engine's configs do), or declare it in the class `config` dict"
+        )
+    return "fix the exception; every check builds the env the way the managers do"

@@ -207,8 +207,8 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
-        env.action_space.seed(ctx.seed)
         previous = env.reset()
+        env.action_space.seed(ctx.seed)  # after reset: some DI-engine envs only know their spaces then
         for _ in range(min(ctx.max_steps, 20)):
             timestep = env.step(env.action_space.sample())
             for old, new in zip(leaves(previous), leaves(timestep.obs), strict=False):
@@ -238,6 +238,8 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
+        if env.action_space is None:  # known only after the first reset (DI-engine's envs)
+            env.reset()
         findings = []
         for _ in range(50):
             action = env.random_action()
