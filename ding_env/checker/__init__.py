@@ -98,6 +98,7 @@ def check_env(
     ctx = CheckContext(make_env, episodes, max_steps, seed, di_engine)
     report = CheckReport(target)
     failed: set[str] = set()
+    raised_by: dict[str, str] = {}  # exception raised by the env -> the first check it failed
     for check in CHECKS:
         if check.__name__ == "check_subprocess" and not subprocess:
             continue
@@ -109,6 +110,11 @@ def check_env(
             report.skipped[check.__name__] = cause
             continue
         findings = check(ctx)
+        repeated = [finding for finding in findings if _exception_of(finding) in raised_by]
+        if repeated:  # the env raised what it raised in an earlier check: that check's finding explains it
+            report.skipped[check.__name__] = raised_by[_exception_of(repeated[0])]
+            continue
+        raised_by.update({_exception_of(f): check.__name__ for f in findings if _exception_of(f) is not None})
         if any(finding.severity == ERROR for finding in findings):
             failed.add(check.__name__)
         report.findings += [tolerate(finding) for finding in findings] if di_engine else findings
@@ -129,3 +135,10 @@ def _hint(error: Exception) -> str:
             "(DI-engine's configs do), or declare it in the class `config` dict"
         )
     return "fix the exception; every check builds the env the way the managers do"
+
+
+def _exception_of(finding: Finding) -> str | None:
+    """The exception and where it was raised, for a finding made from an env's exception (see ``raised``)."""
+    if finding.severity != ERROR or " raised " not in finding.message:
+        return None
+    return finding.message.split(" raised ", 1)[1]

@@ -55,7 +55,7 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
         taken, timesteps, ended = [], [], False
         for step in range(ctx.max_steps):
             replaying = actions is not None and index < len(actions) and step < len(actions[index])
-            action = actions[index][step] if replaying else sampler.sample()
+            action = actions[index][step] if replaying else sample(sampler, ctx)
             timestep = env.step(action)
             taken.append(action)
             timesteps.append(timestep)
@@ -64,6 +64,12 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
                 break
         episodes.append(Episode(reset_obs, taken, timesteps, ended))
     return episodes
+
+
+def sample(space: Any, ctx: CheckContext) -> Any:
+    """A random action; in DI-engine mode always an array, as DI-engine's policies hand them (some envs assert it)."""
+    action = space.sample()
+    return np.asarray(action) if ctx.di_engine and not isinstance(action, np.ndarray) else action
 
 
 def type_name(value: Any) -> str:

@@ -19,7 +19,9 @@ import hashlib
 import importlib
 import json
 import logging
+import os
 import re
+import subprocess
 import sys
 import traceback
 import warnings
@@ -43,7 +45,14 @@ STEPS = 30
 # family -> (DI-engine's env folder, its modules, the module:class to run, env type, the env config)
 FAMILIES = {
     "cartpole": ("classic_control/cartpole/envs", ["cartpole_env"], "cartpole_env:CartPoleEnv", "cartpole", {}),
-    "pendulum": ("classic_control/pendulum/envs", ["pendulum_env"], "pendulum_env:PendulumEnv", "pendulum", {}),
+    # act_scale: read by its __init__, set by DI-engine's pendulum configs, absent from its class.
+    "pendulum": (
+        "classic_control/pendulum/envs",
+        ["pendulum_env"],
+        "pendulum_env:PendulumEnv",
+        "pendulum",
+        {"act_scale": True},
+    ),
     "lunarlander": (
         "box2d/lunarlander/envs",
         ["lunarlander_env"],
@@ -129,6 +138,23 @@ def run_in(manager_cls: type, family: str) -> dict:
         return {"error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc(limit=-4)}
 
 
+def check(family: str, root: Path, target: str) -> dict:
+    """``ding-env check TARGET --di-engine --config FILE`` on the ported class: exit code and findings by severity."""
+    config = root / f"{family}_check_config.py"
+    config.write_text(f"config = dict(env={FAMILIES[family][4]!r})\n")
+    command = [sys.executable, "-W", "ignore", "-m", "ding_env", "check", target, "--di-engine", "--json"]
+    command += ["--config", str(config), "--episodes", "1", "--max-steps", "30"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(REPO)])}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=root, timeout=300)
+    if done.returncode == 2:
+        return {"exit_code": 2, "stderr": done.stderr[-2000:]}
+    report = json.loads(done.stdout)
+    by_severity: dict[str, list[str]] = {"error": [], "warning": []}
+    for finding in report["findings"]:
+        by_severity[finding["severity"]].append(f"{finding['check']}: {finding['message']}")
+    return {"exit_code": done.returncode, **by_severity}
+
+
 def _easydict(cfg: dict) -> dict:
     from easydict import EasyDict
 
@@ -147,6 +173,7 @@ def main() -> None:
             continue
         result["base"] = run_in(BaseEnvManager, family)
         result["subprocess"] = run_in(SyncSubprocessEnvManager, family)
+        result["check"] = check(family, root, result["target"])
         results[family] = result
     results["ding_imported"] = "ding" in sys.modules
     print(json.dumps(results))
