@@ -75,9 +75,9 @@ def dtype_problems(space: gym.spaces.Space, path: str) -> list[str]:
 
 
 def leaves(value: Any) -> list[np.ndarray]:
-    """The arrays of a (nested) observation."""
+    """The arrays of a (nested) observation; dicts by sorted key, so two key orders compare equal."""
     if isinstance(value, dict):
-        return [leaf for sub in value.values() for leaf in leaves(sub)]
+        return [leaf for key in sorted(value, key=str) for leaf in leaves(value[key])]
     if isinstance(value, (tuple, list)):
         return [leaf for sub in value for leaf in leaves(sub)]
     return [value] if isinstance(value, np.ndarray) else []

@@ -27,7 +27,7 @@ from ding_env.env_manager.env_host import EnvHost, env_spaces
 from ding_env.env_manager.info_table import InfoWriter
 from ding_env.env_manager.manager_watch import ManagerWatch
 from ding_env.env_manager.shared_memory import SharedArrays
-from ding_env.env_manager.status import read_attribute
+from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.errors import EnvError
 
 CMD_STEP = 1
@@ -78,14 +78,9 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
 def action_reader(actions: Any) -> Callable[[int, int], Any]:
     """A ``read(first, stop)`` of the action rows ``[first, stop)``, indexable by offset.
 
-    Scalar actions come as Python ints (the cheapest to pass on), array ones as rows of
-    one copy, and ``Dict``/``Tuple`` ones as one tree per env, as the serial manager gives them.
+    Each env gets arrays of its own, as the serial manager gives them (``arrays.action_rows``).
     """
-    if not isinstance(actions, np.ndarray):
-        return lambda first, stop: arrays.split_rows(arrays.take(actions, slice(first, stop)), stop - first, True)
-    if actions.ndim == 1:
-        return lambda first, stop: actions[first:stop].tolist()
-    return lambda first, stop: actions[first:stop].copy()
+    return lambda first, stop: arrays.action_rows(arrays.take(actions, slice(first, stop)), stop - first)
 
 
 def encode_error(error: BaseException, env_id: int, command: str) -> tuple:
@@ -251,23 +246,22 @@ class _Worker:
         for offset, env_id in enumerate(self.env_ids):
             if not mask[offset]:
                 continue
-            try:
-                fields, ready, error = host.step(env_id, actions[offset], resets[offset])
-            except Exception as reset_error:  # noqa: BLE001 - a failing auto-reset is reported like a step error
-                errors[env_id] = encode_error(reset_error, env_id, "reset")[1:]
-                done[env_id], truncated[env_id] = True, False
-                continue
-            if error is not None:
-                errors[env_id] = encode_error(error, env_id, "step")[1:]
+            fields, ready, step_error, reset_error = host.step(env_id, actions[offset], resets[offset])
+            if step_error is not None:
+                errors[env_id] = encode_error(step_error, env_id, "step")[1:]
                 write_step_obs(env_id, arrays.row(self.ready_obs, env_id, copy=True))
                 reward[env_id] = 0
                 done[env_id], truncated[env_id] = True, False
+                if reset_error is not None:  # the abnormal step's own info, beside the reset error reported
+                    infos[env_id] = abnormal_info(step_error)
             else:
                 obs, value, done[env_id], truncated[env_id], info = fields
                 write_step_obs(env_id, obs)
                 write_reward(env_id, value)
                 if info and (info_writer is None or not info_writer.put(env_id, info, schemas)):
                     infos[env_id] = info
+            if reset_error is not None:  # a failed auto-reset: the step's results stand, the env needs a reset
+                errors[env_id] = encode_error(reset_error, env_id, "reset")[1:]
             if ready is not None:
                 write_ready_obs(env_id, ready)
         data = self.step_rows() if self.private_data else None

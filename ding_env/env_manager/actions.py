@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import arrays
+from ding_env.summary import describe_value
 
 # Up to this many actions, bounds are checked on a Python list (a numpy reduction costs ~1 us).
 _SMALL_BATCH = 64
@@ -73,6 +74,11 @@ class ActionChecker:
         if not self.array_form:
             if isinstance(actions, Mapping) and isinstance(self.space, gym.spaces.Dict):
                 actions = arrays.unstack(actions)  # Dict actions stacked in one tree: one row per env
+            if not isinstance(actions, (list, tuple)):
+                raise ValueError(
+                    f"{self.owner}: actions for envs {env_ids.tolist()} must be a list with one action per env, "
+                    f"got {type(actions).__name__} {describe_value(actions)}"
+                )
             if len(actions) != len(env_ids):
                 raise ValueError(f"{self.owner}: got {len(actions)} actions for {len(env_ids)} env ids")
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):
@@ -99,18 +105,21 @@ class ActionChecker:
         """The dict API's ``{env_id: action}`` for ``env_ids``, validated.
 
         Returns:
-            ``(actions, batched)``: one stacked array when the actions stack cleanly
-            (checked in one vectorised pass), else a list checked env by env.
+            ``(actions, batched)``: for array spaces one stacked array (``batched``), checked in
+            one vectorised pass when the actions have one type and stack without promotion (so a
+            bool or float among ints is not silently converted), else env by env; for other
+            spaces a list of per-env actions.
         """
         values = [actions[env_id] for env_id in env_ids.tolist()]
-        if self.array_form and values:
-            try:
-                stacked = np.asarray(values)
-            except ValueError:  # ragged: let the per-env check name the odd one out
-                stacked = None
-            if stacked is not None and stacked.dtype != object and stacked.size == len(values) * self.size:
-                return self.check_batch(env_ids, stacked), True
-        return [self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)], False
+        if not self.array_form or not values:
+            return [
+                self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)
+            ], False
+        stacked = _stack_uniform(values)
+        if stacked is not None and stacked.size == len(values) * self.size:
+            return self.check_batch(env_ids, stacked), True
+        checked = [self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)]
+        return np.stack(checked), True
 
     def check_one(self, env_id: int, action: Any) -> Any:
         """One env's action, validated (the dict API)."""
@@ -173,8 +182,12 @@ class ActionChecker:
 
     def _check_integers(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "iu":
-            if array.dtype.kind != "f" or not np.all(np.mod(array, 1) == 0):  # whole floats are taken
+            if array.dtype.kind != "f":
                 self._fail(int(env_ids[0]), array[0], f"has dtype {array.dtype}, expected integers")
+            whole = np.mod(array, 1) == 0  # whole floats are taken; NaN and inf are not
+            if not whole.all():
+                row = int(np.flatnonzero(~whole.reshape(len(env_ids), -1).all(axis=1))[0])
+                self._fail(int(env_ids[row]), array[row], "is not a whole number, expected integers")
         space = self.space
         if isinstance(space, gym.spaces.Discrete):
             low, high = self.discrete_range
@@ -196,5 +209,25 @@ class ActionChecker:
 
     def _fail(self, env_id: int, action: Any, problem: str) -> None:
         raise ValueError(
-            f"{self.owner}: action for env {env_id} {problem}: expected a value in {self.space}, got {action!r}"
+            f"{self.owner}: action for env {env_id} {problem}: expected a value in {self.space}, "
+            f"got {describe_value(action)}"
         )
+
+
+# Python types whose values stack into an array of one kind without promotion (bool is not int here).
+_UNIFORM_SCALARS = (int, float)
+
+
+def _stack_uniform(values: list[Any]) -> np.ndarray | None:
+    """``values`` stacked when they share one type (and dtype) so stacking converts nothing, else None."""
+    kinds = {type(value) for value in values}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind is np.ndarray or issubclass(kind, np.generic):
+        if len({value.dtype for value in values}) != 1 or len({value.shape for value in values}) != 1:
+            return None
+    elif kind not in _UNIFORM_SCALARS:
+        return None
+    stacked = np.array(values)
+    return None if stacked.dtype == object else stacked  # e.g. ints beyond int64: checked one by one

@@ -8,6 +8,7 @@ array per leaf and check every array an env produces against its leaf.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -155,6 +156,11 @@ def take(buffers: Any, rows: Any) -> Any:
     return map_tree(lambda array: array[rows], buffers)
 
 
+def copy_tree(tree: Any) -> Any:
+    """A copy of every leaf of ``tree`` (None stays None: no envs were ready)."""
+    return None if tree is None else map_tree(np.copy, tree)
+
+
 def row(buffers: Any, index: int, copy: bool) -> Any:
     """Row ``index`` of every leaf, copied or as a view."""
     if copy:
@@ -177,6 +183,45 @@ def split_rows(buffers: Any, count: int, copy: bool) -> list[Any]:
     return [tuple(rows[index] for rows in parts) for index in range(count)]
 
 
+def action_rows(tree: Any, count: int) -> list[Any]:
+    """The ``count`` rows of stacked actions, one tree per env, copied out of ``tree``.
+
+    Every leaf is an ``np.ndarray``, a 0-d one for scalar actions (``Discrete``): what DI-engine's
+    collectors hand its envs, and what its envs assert. Every manager passes actions on this way.
+    """
+    if isinstance(tree, np.ndarray):
+        batch = tree.copy()  # the env's actions are its own, whatever the caller does with its array
+        return [batch[index, ...] for index in range(count)] if batch.ndim == 1 else list(batch)
+    if isinstance(tree, dict):
+        parts = {key: action_rows(sub, count) for key, sub in tree.items()}
+        return [{key: rows[index] for key, rows in parts.items()} for index in range(count)]
+    parts = [action_rows(sub, count) for sub in tree]
+    return [tuple(rows[index] for rows in parts) for index in range(count)]
+
+
+def compile_order(layout: Any) -> Callable[[Any], Any]:
+    """A function putting a tree's dict keys in ``layout``'s order (the space's); identity for arrays.
+
+    The shared-memory managers rebuild observations from their buffers in the space's order; this
+    gives the serial manager the same order, so ``obs.values()`` means the same in every manager.
+    """
+    if isinstance(layout, ArraySpec):
+        return _same
+    return partial(_in_order, layout)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _in_order(layout: Any, value: Any) -> Any:
+    if isinstance(layout, ArraySpec):  # a NamedTuple: tested before tuples
+        return value
+    if isinstance(layout, dict):
+        return {key: _in_order(sub, value[key]) for key, sub in layout.items()}
+    return tuple(_in_order(sub, item) for sub, item in zip(layout, value, strict=True))
+
+
 def unstack(tree: Any) -> list[Any]:
     """The rows of a tree of stacked arrays (the inverse of ``stack``), as views."""
     tree = map_tree(np.asarray, tree)
@@ -189,12 +234,11 @@ def unstack(tree: Any) -> list[Any]:
 def conform(layout: Any, value: Any) -> Any:
     """``value`` (already checked against the space of ``layout``) as the managers' buffers hold it.
 
-    Each leaf becomes an array of its layout's dtype (a numpy scalar for shape ``()``), so an
-    env gets the same types from the serial manager as from shared memory.
+    Each leaf becomes a fresh array of its layout's dtype (0-d for shape ``()``), so an env gets
+    the same types from the serial manager as from shared memory (see ``action_rows``).
     """
     if isinstance(layout, ArraySpec):
-        array = np.asarray(value, dtype=layout.dtype)
-        return array[()] if not layout.shape else array
+        return np.array(value, dtype=layout.dtype)  # a copy: the env's action is its own
     if isinstance(layout, dict):
         return {key: conform(sub, value[key]) for key, sub in layout.items()}
     return tuple(conform(sub, item) for sub, item in zip(layout, value, strict=True))

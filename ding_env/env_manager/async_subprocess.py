@@ -12,7 +12,7 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.env_manager.base import raise_close_failures
 from ding_env.env_manager.batch import StepOutcome
-from ding_env.env_manager.status import STEPPING
+from ding_env.env_manager.status import READY, STEPPING
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 from ding_env.env_manager.worker_pool import LIVENESS_INTERVAL
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvTimeoutError
@@ -150,16 +150,26 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
                 self._result_errors[env_id] = errors[row]
 
     def _collect_failure(self, index: int, error: DingEnvError) -> None:
-        env_ids, self._in_flight[index] = self._in_flight[index], []
+        """Replace a dead or hung worker; every env it hosted in an episode gets an abnormal result.
+
+        Those are its envs in flight, those whose actions were still queued for it, and its ready
+        ones that had no action yet: all lost their episodes (they are STEPPING until the result
+        is returned, so no action reaches them meanwhile).
+        """
+        in_flight, self._in_flight[index] = self._in_flight[index], []
         self._busy[index] = False
-        # Envs whose actions were still queued for this worker lose their state too: they get the
-        # same abnormal done rows as the ones in flight, and no auto-reset.
         queued, self._queued[index] = self._queued[index], []
-        reset = {env_id: bool(self._reset_buf[env_id]) for env_id in env_ids}
-        reset.update((env_id, False) for env_id in queued)
-        infos = self._fail_worker(index, error, env_ids + queued, reset)
-        for env_id in env_ids + queued:
-            self._result_infos[env_id], self._result_errors[env_id] = infos[env_id], error
+        idle = [env_id for env_id in self._worker_envs[index] if self._status[env_id] == READY]
+        reset = {env_id: bool(self._reset_buf[env_id]) for env_id in in_flight}
+        reset.update((env_id, bool(self._queued_reset[env_id])) for env_id in queued)
+        if idle:
+            self._status[idle] = STEPPING
+            reset.update(zip(idle, self._reset_on_done_of(np.array(idle, dtype=np.int64)).tolist(), strict=True))
+        lost = sorted(reset)
+        infos, reset_errors = self._fail_worker(index, error, lost, reset)
+        for env_id in lost:
+            self._result_infos[env_id] = infos[env_id]
+            self._result_errors[env_id] = reset_errors.get(env_id, error)
             self._result_resets[env_id] = reset[env_id]
 
     def _outcome(self) -> StepOutcome:
@@ -177,7 +187,6 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         if self._endless and not resets_of:
             resets = self._always_reset_of(len(ids))
         else:
-            # A failed worker's queued envs never auto-reset, endless or not.
             resets = np.array([resets_of.get(env_id, True) for env_id in ids], dtype=bool)
         return self._outcome_of(env_ids, rows, infos, errors, resets)
 

@@ -18,6 +18,7 @@ A typical loop::
 from __future__ import annotations
 
 import math
+import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -46,7 +47,13 @@ from ding_env.env_manager.status import (
 )
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvError, EnvStateError
 from ding_env.seeding import derive_seeds
+from ding_env.summary import describe_value
 from ding_env.timestep import BaseEnvTimestep
+
+
+def is_reset_error(error: DingEnvError) -> bool:
+    """Whether ``error`` is a failed (auto-)reset, which always leaves its env needing a reset."""
+    return getattr(error, "command", None) == "reset"
 
 
 class BaseEnvManager(PerEnvCalls):
@@ -62,6 +69,9 @@ class BaseEnvManager(PerEnvCalls):
     """
 
     manager_type = "base"
+    # Whether the backend's batched results are views of buffers it reuses (copied for the caller
+    # unless copy_on_get=False).
+    _backend_views = False
 
     def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
         env_fn = list(env_fn)
@@ -77,6 +87,7 @@ class BaseEnvManager(PerEnvCalls):
         self._closed = False
         self._env_seeds: list[tuple[int, bool | None] | None] = [None] * self._env_num
         self._replay_paths: list[str] | None = None  # asked for before launch, applied by it
+        self._reset_params: dict[int, dict] = {}  # {env_id: env.reset kwargs}, for every later reset
         self._episode_count = np.zeros(self._env_num, dtype=np.int64)
         self._status = np.full(self._env_num, EnvStatus.NEEDS_RESET, dtype=np.int8)
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
@@ -115,6 +126,8 @@ class BaseEnvManager(PerEnvCalls):
         self._check_open()
         if self._launched:
             raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
+        if reset_param is not None:
+            self._check_reset_param(reset_param)  # before any env is built
         self._backend_launch()
         self._launched = True
         for env_id, seed in enumerate(self._env_seeds):
@@ -132,18 +145,31 @@ class BaseEnvManager(PerEnvCalls):
             dynamic_seed: Passed to every ``env.seed``; None keeps the env's default (dynamic).
         """
         self._check_open()
+        if dynamic_seed is not None and not isinstance(dynamic_seed, (bool, np.bool_)):
+            raise TypeError(
+                f"{self._name}: dynamic_seed must be True, False or None, got {describe_value(dynamic_seed)}"
+            )
+        dynamic_seed = None if dynamic_seed is None else bool(dynamic_seed)
         if isinstance(seed, Mapping):
             pairs = [(self._check_env_id(env_id), value) for env_id, value in seed.items()]
-        elif isinstance(seed, (list, tuple)):
+        elif isinstance(seed, (list, tuple, np.ndarray)):
             if len(seed) != self._env_num:
                 raise ValueError(f"{self._name}: got {len(seed)} seeds for {self._env_num} envs")
             pairs = list(enumerate(seed))
         else:
-            pairs = list(enumerate(derive_seeds(seed, self._env_num)))
-        for env_id, value in pairs:
-            self._env_seeds[env_id] = (int(value), dynamic_seed)
+            pairs = list(enumerate(derive_seeds(self._check_seed(seed, "seed"), self._env_num)))
+        checked = [(env_id, self._check_seed(value, f"seed of env {env_id}")) for env_id, value in pairs]
+        for env_id, value in checked:
+            self._env_seeds[env_id] = (value, dynamic_seed)
             if self._launched:
-                self._backend_seed(env_id, int(value), dynamic_seed)
+                self._backend_seed(env_id, value, dynamic_seed)
+
+    def _check_seed(self, value: Any, what: str) -> int:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise TypeError(
+                f"{self._name}: {what} must be an int >= 0, got {type(value).__name__} {describe_value(value)}"
+            )
+        return int(value)
 
     def reset(self, reset_param: Mapping[int, dict] | None = None) -> None:
         """Reset envs and make them ready.
@@ -157,15 +183,53 @@ class BaseEnvManager(PerEnvCalls):
         if reset_param is None:
             env_ids = list(range(self._env_num))
             self._episode_count[:] = 0
+            params = {}
         else:
-            env_ids = [self._check_env_id(env_id) for env_id in reset_param]
-            for env_id in env_ids:
-                self._backend_set_reset_param(env_id, dict(reset_param[env_id] or {}))
+            params = self._check_reset_param(reset_param)
+            env_ids = list(params)
+        previous = {env_id: self._reset_params.get(env_id, {}) for env_id in params}
+        for env_id, param in params.items():
+            self._set_reset_param(env_id, param)
         self._validated_ids = None
         self._backend_cancel(env_ids)
         self._status[env_ids] = NEEDS_RESET
-        self._backend_reset(env_ids)
-        self._status[env_ids] = READY
+        try:
+            self._backend_reset(env_ids)  # marks each env READY as its reset completes
+        except DingEnvError:
+            # Params of a reset that failed do not stick: a bad kwarg must not fail every later reset().
+            for env_id, param in previous.items():
+                if self._status[env_id] != READY:
+                    self._set_reset_param(env_id, param)
+            raise
+
+    def _set_reset_param(self, env_id: int, param: dict) -> None:
+        self._reset_params[env_id] = param
+        self._backend_set_reset_param(env_id, param)
+
+    def _check_reset_param(self, reset_param: Any) -> dict[int, dict]:
+        """``reset_param`` as ``{env_id: kwargs}``, checked.
+
+        Raises:
+            TypeError: For a value that is not a mapping of env ids to kwargs dicts (or None).
+            ValueError: For an unknown env id.
+        """
+        if not isinstance(reset_param, Mapping):
+            raise TypeError(
+                f"{self._name}: reset_param must be None or {{env_id: dict of env.reset kwargs}}, "
+                f"got {type(reset_param).__name__} {describe_value(reset_param)}"
+            )
+        params = {}
+        for env_id, param in reset_param.items():
+            env_id = self._check_env_id(env_id)
+            if param is not None and not isinstance(param, Mapping):
+                raise TypeError(
+                    f"{self._name}: reset_param for env {env_id} must be a dict of env.reset kwargs (or None), "
+                    f"got {type(param).__name__} {describe_value(param)}"
+                )
+            if param is not None and not all(isinstance(key, str) for key in param):
+                raise TypeError(f"{self._name}: reset_param for env {env_id} must have str keys, got {list(param)}")
+            params[env_id] = dict(param or {})
+        return params
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -224,6 +288,12 @@ class BaseEnvManager(PerEnvCalls):
             EnvError: If an env raised and ``step_error='raise'``.
         """
         self._check_running()
+        if not isinstance(actions, Mapping):
+            raise TypeError(
+                f"{self._name}: step() takes {{env_id: action}} for envs in ready_obs, got "
+                f"{type(actions).__name__} {describe_value(actions)}; "
+                "stacked actions go to step_batch(env_ids, actions)"
+            )
         env_ids = self._env_ids_of(actions)
         self._check_ready(env_ids)
         checked, batched = self._action_checker().check_mapping(env_ids, actions)
@@ -251,13 +321,17 @@ class BaseEnvManager(PerEnvCalls):
             env_ids.setflags(write=False)
         # Remembered so step_batch(ready.env_id, ...) can skip re-validating the ids.
         self._validated_ids = env_ids
-        return ObsBatch(env_ids, self._backend_ready_obs_batch(env_ids))
+        obs = self._backend_ready_obs_batch(env_ids)
+        if self._backend_views and self._cfg.copy_on_get:
+            obs = arrays.copy_tree(obs)
+        return ObsBatch(env_ids, obs)
 
     def step_batch(self, env_id: np.ndarray | Sequence[int], action: Any) -> TimestepBatch:
         """Step the envs ``env_id`` with stacked ``action`` (row ``k`` for ``env_id[k]``).
 
         Returns:
-            A :class:`TimestepBatch`; its arrays may be views valid until the next call.
+            A :class:`TimestepBatch` whose arrays belong to the caller; with ``copy_on_get=False``
+            they may be views, valid until the next call to the manager.
         """
         self._check_running()
         if env_id is self._validated_ids:
@@ -267,8 +341,14 @@ class BaseEnvManager(PerEnvCalls):
             self._check_ready(env_ids)
         action = self._action_checker().check_batch(env_ids, action)
         outcome = self._run_step(env_ids, action, batched=True)
-        obs = arrays.stack(outcome.obs) if outcome.obs_is_list else outcome.obs
-        batch = TimestepBatch(outcome.env_id, obs, outcome.reward, outcome.done, outcome.truncated, outcome.info)
+        if outcome.obs_is_list:
+            obs, reward, done, truncated = arrays.stack(outcome.obs), outcome.reward, outcome.done, outcome.truncated
+        elif self._cfg.copy_on_get:
+            obs, reward = arrays.copy_tree(outcome.obs), outcome.reward.copy()
+            done, truncated = outcome.done.copy(), outcome.truncated.copy()
+        else:
+            obs, reward, done, truncated = outcome.obs, outcome.reward, outcome.done, outcome.truncated
+        batch = TimestepBatch(outcome.env_id, obs, reward, done, truncated, outcome.info)
         if outcome.errors:
             self._raise_step_errors(outcome, batch)
         return batch
@@ -371,15 +451,18 @@ class BaseEnvManager(PerEnvCalls):
 
     def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
         self._validated_ids = None
-        if self._endless:
-            reset_on_done = self._always_reset_of(len(env_ids))
-        else:
-            reset_on_done = self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
+        reset_on_done = self._reset_on_done_of(env_ids)
         rows = self._rows_of(env_ids)
         self._set_status(rows, STEPPING)
         outcome = self._backend_step(env_ids, rows, actions, reset_on_done, batched)
         self._settle(outcome)
         return outcome
+
+    def _reset_on_done_of(self, env_ids: np.ndarray) -> np.ndarray:
+        """Whether each of ``env_ids`` restarts at once if its episode ends now."""
+        if self._endless:
+            return self._always_reset_of(len(env_ids))
+        return self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
 
     def _always_reset_of(self, count: int) -> np.ndarray:
         """All-True auto-reset flags for ``count`` envs.
@@ -410,25 +493,44 @@ class BaseEnvManager(PerEnvCalls):
         self._settle_ended(outcome)
 
     def _settle_ended(self, outcome: StepOutcome) -> None:
-        """``_settle`` for steps with errors, or with ended episodes that may not restart."""
+        """``_settle`` for steps with errors, or with ended episodes that may not restart.
+
+        A failed step (``step_error='raise'``) does not end an episode; a failed auto-reset
+        follows an episode that did end. Both leave the env needing a reset.
+        """
         env_ids = outcome.env_id
         ended = outcome.done.copy()
-        raised = np.zeros(len(env_ids), dtype=bool)
-        if self._cfg.step_error == "raise":
-            raised[list(outcome.errors)] = True
-            ended &= ~raised
+        needs_reset = np.zeros(len(env_ids), dtype=bool)
+        for row, error in outcome.errors.items():
+            if is_reset_error(error):
+                needs_reset[row] = True
+            elif self._cfg.step_error == "raise":
+                ended[row], needs_reset[row] = False, True
+            # With 'abnormal', a failed step is a done step like any other (its env renewed and reset when due).
         self._episode_count[env_ids[ended]] += 1
         status = np.where(ended & ~outcome.reset_on_done, NEEDS_RESET, READY).astype(np.int8)
         status[ended & (self._episode_count[env_ids] >= self._cfg.episode_num)] = FINISHED
-        status[raised] = NEEDS_RESET
+        status[needs_reset] = NEEDS_RESET
         self._status[env_ids] = status
 
     def _raise_step_errors(self, outcome: StepOutcome, results: Any) -> None:
-        if not outcome.errors or self._cfg.step_error != "raise":
+        """Raise the step's first error that must be raised, with every env's result and every error on it.
+
+        Step errors are raised with ``step_error='raise'``; a failed auto-reset always is (the env
+        cannot continue without a reset), after the step's results are kept.
+        """
+        if not outcome.errors:
             return
-        error = next(iter(outcome.errors.values()))
-        error.results = results
-        raise error
+        raised = [
+            error
+            for _, error in sorted(outcome.errors.items())
+            if self._cfg.step_error == "raise" or is_reset_error(error)
+        ]
+        if raised:
+            error = raised[0]
+            error.results = results
+            error.errors = {int(outcome.env_id[row]): other for row, other in sorted(outcome.errors.items())}
+            raise error
 
     def _action_checker(self) -> ActionChecker:
         if self.__dict__.get("_actions") is None:
@@ -521,8 +623,15 @@ class BaseEnvManager(PerEnvCalls):
     def _backend_launch(self) -> None:
         self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg)
         self._host.launch()
-        self._spaces = env_spaces(self._host.envs[0])
-        self._host.set_obs_layout(arrays.layout_of(self._spaces[0]))
+        try:
+            self._spaces = env_spaces(self._host.envs[0])
+            obs_layout = arrays.layout_of(self._spaces[0])
+        except Exception as error:  # noqa: BLE001 - named with the env, as the workers report it
+            self._host.close()
+            raise EnvError(0, "launch", f"{type(error).__name__}: {error}", traceback.format_exc()) from error
+        self._host.set_obs_layout(obs_layout)
+        # Dict observations in the space's key order, as the shared-memory managers return them.
+        self._order_obs = arrays.compile_order(obs_layout)
         self._reward_layout = arrays.reward_layout(self._spaces[2])
         self._ready = [None] * self._env_num
 
@@ -548,7 +657,8 @@ class BaseEnvManager(PerEnvCalls):
 
     def _backend_reset(self, env_ids: list[int]) -> None:
         for env_id in env_ids:
-            self._ready[env_id] = self._host.reset(env_id)
+            self._ready[env_id] = self._order_obs(self._host.reset(env_id))
+            self._status[env_id] = READY
 
     def _backend_step(
         self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool
@@ -558,17 +668,21 @@ class BaseEnvManager(PerEnvCalls):
         done, truncated = [False] * count, [False] * count
         layout = self._reward_layout
         reward = np.zeros((count, *layout.shape), dtype=layout.dtype)  # a failed step's row stays 0
-        if isinstance(actions, np.ndarray) and actions.ndim == 1:
-            actions = actions.tolist()  # scalar actions: Python ints are the cheapest to pass on
+        if not isinstance(actions, list):
+            actions = arrays.action_rows(actions, count)  # each env gets arrays of its own
         resets = reset_on_done.tolist()
+        order = self._order_obs
         for row, env_id in enumerate(env_ids.tolist()):
-            fields, ready, error = self._host.step(env_id, actions[row], resets[row])
-            if error is not None:
-                errors[row] = error
-                obs[row], infos[row], done[row] = self._ready[env_id], abnormal_info(error), True
+            fields, ready, step_error, reset_error = self._host.step(env_id, actions[row], resets[row])
+            if step_error is not None:
+                errors[row] = step_error
+                obs[row], infos[row], done[row] = self._ready[env_id], abnormal_info(step_error), True
             else:
                 obs[row], reward[row], done[row], truncated[row], infos[row] = fields
-            self._ready[env_id] = ready
+                obs[row] = order(obs[row])
+            if reset_error is not None:
+                errors[row] = reset_error  # decides the env's status: it needs a reset
+            self._ready[env_id] = None if ready is None else order(ready)
         done_flags, truncated_flags = np.array(done, dtype=bool), np.array(truncated, dtype=bool)
         return StepOutcome(env_ids, rows, obs, True, reward, done_flags, truncated_flags, infos, errors, reset_on_done)
 

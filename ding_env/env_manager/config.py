@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from easydict import EasyDict
@@ -36,7 +37,8 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     retry_waiting_time=0.1,
     # Subprocess managers: pass obs/reward/done through shared memory (False: pipes).
     shared_memory=True,
-    # Dict API: return copies of the shared-memory arrays (False: views, valid until the next step).
+    # Arrays the managers return (ready_obs, step results, ready_obs_batch, step_batch) belong to the caller:
+    # copies of the shared-memory buffers. False: views, valid until the next call to the manager (faster).
     copy_on_get=True,
     # Subprocess managers: 'fork', 'spawn' or 'forkserver'.
     context="fork",
@@ -64,6 +66,7 @@ MANAGER_CONFIG: dict[str, Any] = dict(
 # ``reset_inplace=True`` returned the reset observation in its place.
 DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
+BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity")
 MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
@@ -74,6 +77,8 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     Raises:
         ConfigError: Naming the key, what was expected and what arrived.
     """
+    if user is not None and not isinstance(user, Mapping):
+        raise ConfigError(f"env manager config: expected a dict (or None), got {type(user).__name__} {user!r:.80}")
     user = dict(user or {})
     di_engine_only = {key: user.pop(key) for key in DI_ENGINE_ONLY_KEYS if key in user}
     cfg = merge_known_keys(MANAGER_CONFIG, user, "the env manager config")
@@ -95,8 +100,20 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     )
     for key in ("step_timeout", "reset_timeout"):
         _expect(cfg[key] is None or (_is_number(cfg[key]) and cfg[key] > 0), key, "None or seconds > 0", cfg[key])
-    for key in ("retry_waiting_time", "connect_timeout"):
-        _expect(_is_number(cfg[key]) and cfg[key] >= 0, key, "seconds >= 0", cfg[key])
+    _expect(
+        _is_number(cfg.retry_waiting_time) and cfg.retry_waiting_time >= 0,
+        "retry_waiting_time",
+        "seconds >= 0",
+        cfg.retry_waiting_time,
+    )
+    _expect(
+        _is_number(cfg.connect_timeout) and cfg.connect_timeout > 0,
+        "connect_timeout",
+        "seconds > 0",
+        cfg.connect_timeout,
+    )
+    for key in BOOLEAN_KEYS:  # a string such as 'False' is true in Python: only real booleans are taken
+        _expect(isinstance(cfg[key], bool), key, "True or False", cfg[key])
     wait = cfg.step_wait_timeout
     _expect(wait is None or (_is_number(wait) and wait >= 0), "step_wait_timeout", "None or seconds >= 0", wait)
     if cfg.wait_num == math.inf:  # DI-engine's way to say "every env"
@@ -108,7 +125,6 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         _expect(
             _is_int(cfg.num_workers) and cfg.num_workers >= 1, "num_workers", "None or an int >= 1", cfg.num_workers
         )
-    _expect(isinstance(cfg.cpu_affinity, bool), "cpu_affinity", "True or False", cfg.cpu_affinity)
     _expect(
         not cfg.cpu_affinity or hasattr(os, "sched_setaffinity"),
         "cpu_affinity",

@@ -24,10 +24,12 @@ from ding_env.timestep import StepFields
 from ding_env.wrappers.legacy_gym import to_gymnasium_space
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
-# ``(fields, ready_obs, error)``: the step's ``StepFields`` (None when the step raised); the
-# observation the env shows next (the reset one after an auto-reset), or None when it needs a
-# reset; and the ``EnvError`` the step raised, or None.
-StepRecord = tuple[StepFields | None, Any, EnvError | None]
+# ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
+# raised); the observation the env shows next (the reset one after an auto-reset), or None when it
+# needs a reset; the ``EnvError`` the step raised, or None; and the ``EnvError`` of a failed
+# auto-reset (or renewal), or None. A failed auto-reset keeps the step's fields: the true final
+# transition is never lost.
+StepRecord = tuple[StepFields | None, Any, EnvError | None, EnvError | None]
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -50,6 +52,52 @@ def stepper_of(env: Any) -> Callable[[Any], StepFields]:
     """``env.step_fields``, or the same built from ``env.step`` for an env without it (DI-engine's own)."""
     step_fields = getattr(env, "step_fields", None)
     return step_fields if callable(step_fields) else partial(step_fields_of, env)
+
+
+def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
+    """``env_fn()``, checked to be an env the managers can drive.
+
+    Raises:
+        EnvError: ``env_fn`` raised, or returned None, a Gymnasium or gym env (which needs
+            ``DingEnvWrapper``), or an object without ``reset``/``step``/``seed``/``close``.
+    """
+    try:
+        env = env_fn()
+    except Exception as error:  # noqa: BLE001 - re-raised with the env it belongs to
+        raise EnvError(env_id, "launch", f"{type(error).__name__}: {error}", traceback.format_exc()) from error
+    if _is_gym_env(env):
+        raise EnvError(
+            env_id,
+            "launch",
+            f"env_fn returned a {type(env).__module__.split('.')[0]} env ({type(env).__name__}), expected a "
+            "BaseEnv: wrap it, e.g. lambda: DingEnvWrapper(gymnasium.make(...))",
+        )
+    missing = [name for name in ENV_METHODS if not callable(getattr(env, name, None))]
+    if missing:
+        raise EnvError(
+            env_id,
+            "launch",
+            f"env_fn returned {type(env).__name__} {env!r:.80}, which has no {', '.join(missing)}; expected a BaseEnv",
+        )
+    return env
+
+
+# What every env the managers drive must have (BaseEnv's abstract methods; DI-engine's own envs have them).
+ENV_METHODS = ("reset", "step", "seed", "close")
+
+
+def _is_gym_env(env: Any) -> bool:
+    """Whether ``env`` is a Gymnasium or legacy gym env rather than a ``BaseEnv``.
+
+    DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space``, which gym's do not.
+    """
+    return (
+        not isinstance(env, BaseEnv)
+        and not hasattr(type(env), "reward_space")
+        and any(
+            cls.__name__ == "Env" and cls.__module__.split(".")[0] in ("gym", "gymnasium") for cls in type(env).__mro__
+        )
+    )
 
 
 class EnvHost:
@@ -80,8 +128,17 @@ class EnvHost:
         return f"env {env_id} ({self.envs[env_id]!r})"
 
     def launch(self) -> None:
-        """Build every env (envs are lazy: this is cheap until their first reset)."""
-        self.envs = {env_id: fn() for env_id, fn in self.env_fn.items()}
+        """Build every env (envs are lazy: this is cheap until their first reset).
+
+        Raises:
+            EnvError: An ``env_fn`` raised or returned something that is not an env (see ``build_env``).
+        """
+        try:
+            for env_id, fn in self.env_fn.items():
+                self.envs[env_id] = build_env(env_id, fn)
+        except EnvError:
+            self.close()  # the envs built so far
+            raise
         self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
@@ -118,9 +175,9 @@ class EnvHost:
     def step(self, env_id: int, action: Any, reset_on_done: bool) -> StepRecord:
         """Step one env; auto-reset it when its episode ends and ``reset_on_done``.
 
-        An exception in ``env.step`` is captured in the record; with
-        ``step_error='abnormal'`` the env is then renewed (and reset when
-        ``reset_on_done``). A failing auto-reset raises.
+        Never raises for the env's sake: an exception in ``env.step`` is captured in the record
+        (with ``step_error='abnormal'`` the env is then renewed, and reset when ``reset_on_done``),
+        and so is a failed auto-reset or renewal, which leaves the env needing a reset.
         """
         try:
             fields = self._steppers[env_id](action)
@@ -128,19 +185,36 @@ class EnvHost:
         except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
             env_error = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
             env_error.__cause__ = error
-            ready = None
-            if self.cfg["step_error"] == "abnormal":
-                self.renew(env_id)
-                ready = self.reset(env_id) if reset_on_done else None
-            return None, ready, env_error
+            if self.cfg["step_error"] != "abnormal":
+                return None, None, env_error, None
+            ready, reset_error = self._restart(env_id, reset_on_done, renew=True)
+            return None, ready, env_error, reset_error
         if fields.done:
-            return fields, self.reset(env_id) if reset_on_done else None, None
-        return fields, fields.obs, None
+            if not reset_on_done:
+                return fields, None, None, None
+            ready, reset_error = self._restart(env_id, True, renew=False)
+            return fields, ready, None, reset_error
+        return fields, fields.obs, None, None
+
+    def _restart(self, env_id: int, reset: bool, renew: bool) -> tuple[Any, EnvError | None]:
+        """Renew (when ``renew``) and reset (when ``reset``) one env after its episode ended.
+
+        Returns:
+            ``(ready_obs, None)``, or ``(None, error)`` when the renewal or the reset failed.
+        """
+        try:
+            if renew:
+                self.renew(env_id)
+            return (self.reset(env_id) if reset else None), None
+        except EnvError as error:
+            return None, error
+        except Exception as error:  # noqa: BLE001 - an env_fn that fails to build the env again
+            return None, EnvError(env_id, "reset", f"{type(error).__name__}: {error}", traceback.format_exc())
 
     def renew(self, env_id: int) -> None:
         """Replace one env with a fresh one from its constructor, keeping its seed."""
         old = self.envs[env_id]
-        self.envs[env_id] = self.env_fn[env_id]()
+        self.envs[env_id] = build_env(env_id, self.env_fn[env_id])
         self._steppers[env_id] = stepper_of(self.envs[env_id])
         if env_id in self.seeds:
             self.seed(env_id, *self.seeds[env_id])

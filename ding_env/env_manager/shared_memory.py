@@ -7,6 +7,7 @@ views. Arrays are carved in order at 64-byte aligned offsets.
 
 from __future__ import annotations
 
+import ctypes
 from multiprocessing import shared_memory
 from typing import Any
 
@@ -41,12 +42,13 @@ class SharedArrays:
     def __init__(self, entries: list[tuple[str, Any, int]], name: str | None = None) -> None:
         size = segment_size(entries)
         if name is None:
-            self._shm = shared_memory.SharedMemory(create=True, size=size)
+            self._shm = _Segment(create=True, size=size)
             self._owner = True
         else:
-            self._shm = shared_memory.SharedMemory(name=name)
+            self._shm = _Segment(name=name)
             self._owner = False
         self._offset = 0
+        self._bytes = _pinned_bytes(self._shm)
         self.arrays: dict[str, Any] = {}
         for key, layout, count in entries:
             self.arrays[key] = allocate(layout, count, self._carve)
@@ -57,13 +59,19 @@ class SharedArrays:
         return self._shm.name
 
     def _carve(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        array = np.ndarray(shape, dtype=dtype, buffer=self._shm.buf, offset=self._offset)
-        self._offset += _aligned(array.nbytes)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        array = self._bytes[self._offset : self._offset + nbytes].view(dtype).reshape(shape)
+        self._offset += _aligned(nbytes)
         return array
 
     def release(self) -> None:
-        """Drop the views and close the mapping; the creator also unlinks the segment."""
+        """Drop the views and close the mapping; the creator also unlinks the segment.
+
+        While arrays of the segment are still referenced (views a user kept), the mapping stays
+        until the last of them is gone; the segment's name is unlinked at once either way.
+        """
         self.arrays = {}
+        self._bytes = None
         try:
             self._shm.close()
         except BufferError:
@@ -72,6 +80,28 @@ class SharedArrays:
         if self._owner:
             self._owner = False
             self._shm.unlink()
+
+
+def _pinned_bytes(shm: shared_memory.SharedMemory) -> np.ndarray:
+    """The segment as a uint8 array that keeps the mapping alive while any view of it lives.
+
+    numpy holds no buffer export on what an array was built from (it keeps the mmap object only),
+    so ``shm.close()`` would unmap the segment under arrays still in use, and reading one would
+    crash the process. The arrays here are built on a ctypes array that holds an export on the
+    mapping: ``close()`` raises ``BufferError`` until the last view is gone, and the mapping is
+    unmapped when that view is.
+    """
+    return np.frombuffer((ctypes.c_uint8 * shm.size).from_buffer(shm.buf), dtype=np.uint8)
+
+
+class _Segment(shared_memory.SharedMemory):
+    """A ``SharedMemory`` whose finaliser leaves a mapping that views still use to them, quietly."""
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except BufferError:
+            pass  # views a user kept still map the segment; it is unmapped with the last of them
 
 
 def scalar_flags(dtype: type) -> ArraySpec:

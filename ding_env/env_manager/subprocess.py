@@ -25,7 +25,7 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.env_manager.base import BaseEnvManager, raise_close_failures
 from ding_env.env_manager.batch import StepOutcome
-from ding_env.env_manager.status import NEEDS_RESET, abnormal_info
+from ding_env.env_manager.status import FINISHED, NEEDS_RESET, READY, STEPPING, abnormal_info
 from ding_env.env_manager.worker_pool import WorkerPool
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 
@@ -48,6 +48,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     """
 
     manager_type = "subprocess"
+    _backend_views = True
     # Workers ring a shared doorbell after each step only for a manager that waits for "any worker".
     _uses_doorbell = False
 
@@ -59,7 +60,6 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._worker_of = np.repeat(np.arange(self._num_workers), [len(share) for share in self._worker_envs])
         self._all_workers = list(range(self._num_workers))
         self._pool: WorkerPool | None = None
-        self._reset_params: dict[int, dict] = {}
 
     # ---- backend: workers ----------------------------------------------
 
@@ -92,14 +92,19 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._env_request(env_id, ("seed", env_id, seed, dynamic_seed), "seed")
 
     def _backend_set_reset_param(self, env_id: int, param: dict) -> None:
-        self._reset_params[env_id] = param
         self._env_request(env_id, ("reset_param", env_id, param), "reset")
 
     def _backend_reset(self, env_ids: list[int]) -> None:
         by_worker = self._by_worker(env_ids)
         for index, ids in by_worker.items():
             self._pool.send(index, ("reset", ids))
-        self._gather(by_worker, lambda index: self._pool.receive_reset(index, self._cfg.reset_timeout))
+        replies, errors = self._gather(
+            by_worker, lambda index: self._pool.receive_reset(index, self._cfg.reset_timeout)
+        )
+        for index in replies:  # the workers that reset their envs: those are ready, whoever else failed
+            self._status[by_worker[index]] = READY
+        if errors:
+            raise errors[0]
 
     def _settle_workers(self, workers: Iterable[int]) -> None:
         """Make ``workers`` idle before a pipe request to them (a synchronous step leaves every worker idle)."""
@@ -111,13 +116,17 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             by_worker.setdefault(int(self._worker_of[env_id]), []).append(env_id)
         return by_worker
 
-    def _gather(self, by_worker: dict[int, list[int]], receive: Callable[[int], Any]) -> dict[int, Any]:
-        """``receive(index)`` for every worker of ``by_worker``, all of them before raising the first error.
+    def _gather(
+        self, by_worker: dict[int, list[int]], receive: Callable[[int], Any]
+    ) -> tuple[dict[int, Any], list[DingEnvError]]:
+        """``receive(index)`` for every worker of ``by_worker``: ``(replies by worker, errors)``.
 
-        No stale reply is left in a pipe; a dead or hung worker is replaced.
+        No stale reply is left in a pipe; a dead or hung worker is replaced (outside any ``except``
+        block: a worker forked there would carry the old error as the context of its own).
         """
         replies: dict[int, Any] = {}
         errors: list[DingEnvError] = []
+        failed: list[int] = []
         for index in by_worker:
             try:
                 replies[index] = receive(index)
@@ -125,10 +134,10 @@ class SyncSubprocessEnvManager(BaseEnvManager):
                 errors.append(error)
             except WORKER_FAILURES as error:
                 errors.append(error)
-                self._replace_worker(index)
-        if errors:
-            raise errors[0]
-        return replies
+                failed.append(index)
+        for index in failed:
+            self._replace_worker(index)
+        return replies, errors
 
     def _each(self, env_ids: list[int], kind: str, name: str, args: tuple = (), kwargs: dict | None = None) -> list:
         """``getattr`` or ``call`` on each env: one message to each worker, all sent before any reply is read."""
@@ -136,16 +145,22 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._settle_workers(by_worker)
         for index, ids in by_worker.items():
             self._pool.send(index, ("each", ids, kind, name, args, kwargs or {}))
-        replies = self._gather(by_worker, lambda index: self._pool.receive(index, name, self._cfg.reset_timeout))
+        replies, errors = self._gather(
+            by_worker, lambda index: self._pool.receive(index, name, self._cfg.reset_timeout)
+        )
+        if errors:
+            raise errors[0]
         value_of = {}
         for index, ids in by_worker.items():
             value_of.update(zip(ids, replies[index], strict=True))
         return [value_of[env_id] for env_id in env_ids]
 
     def _replace_worker(self, index: int) -> None:
-        """Start a fresh worker for ``index``; its envs need a reset."""
+        """Start a fresh worker for ``index``; its envs need a reset (those that finished stay finished)."""
         self._pool.restart(index, self._env_seeds_of(index), self._reset_params)
-        self._status[self._worker_envs[index]] = NEEDS_RESET
+        env_ids = self._worker_envs[index]
+        status = self._status[env_ids]
+        self._status[env_ids] = np.where(status == FINISHED, FINISHED, NEEDS_RESET)
 
     def _env_seeds_of(self, index: int) -> dict[int, tuple]:
         return {env_id: self._env_seeds[env_id] for env_id in self._worker_envs[index] if self._env_seeds[env_id]}
@@ -168,6 +183,9 @@ class SyncSubprocessEnvManager(BaseEnvManager):
                 pool.wait_done(index, deadline, timeout)
             except WORKER_FAILURES as error:
                 failures[index] = error
+        if failures:  # the failed workers' idle envs lost their episodes too: they get results as well
+            env_ids, rows, reset_on_done = self._with_idle_envs(env_ids, reset_on_done, failures)
+            every = rows is self._every_row
         infos: list[dict] = [{} for _ in range(len(env_ids))]
         errors: dict[int, DingEnvError] = {}
         news = [index for index in workers if index not in failures and pool.has_news(index)]
@@ -176,11 +194,31 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             for index in news:
                 self._merge_news(index, row_of, infos, errors)
             for index, error in failures.items():
-                stepped = [env_id for env_id in self._worker_envs[index] if env_id in row_of]
-                failed = self._fail_worker(index, error, stepped, {e: bool(reset_on_done[row_of[e]]) for e in stepped})
+                lost = [env_id for env_id in self._worker_envs[index] if env_id in row_of]
+                reset = {env_id: bool(reset_on_done[row_of[env_id]]) for env_id in lost}
+                failed, reset_errors = self._fail_worker(index, error, lost, reset)
                 for env_id, info in failed.items():
-                    errors[row_of[env_id]], infos[row_of[env_id]] = error, info
+                    errors[row_of[env_id]], infos[row_of[env_id]] = reset_errors.get(env_id, error), info
         return self._outcome_of(env_ids, rows, infos, errors, reset_on_done)
+
+    def _with_idle_envs(
+        self, env_ids: np.ndarray, reset_on_done: np.ndarray, failures: dict[int, DingEnvError]
+    ) -> tuple[np.ndarray, slice | np.ndarray, np.ndarray]:
+        """``env_ids`` (and their auto-reset flags) joined by the ready, unstepped envs of failed workers."""
+        stepped = set(env_ids.tolist())
+        idle = [
+            env_id
+            for index in failures
+            for env_id in self._worker_envs[index]
+            if env_id not in stepped and self._status[env_id] == READY
+        ]
+        if not idle:
+            return env_ids, self._rows_of(env_ids), reset_on_done
+        self._status[idle] = STEPPING  # their results are on the way
+        flags = dict(zip(env_ids.tolist(), reset_on_done.tolist(), strict=True))
+        flags.update(zip(idle, self._reset_on_done_of(np.array(idle, dtype=np.int64)).tolist(), strict=True))
+        joined = np.array(sorted(flags), dtype=np.int64)
+        return joined, self._rows_of(joined), np.array([flags[env_id] for env_id in joined.tolist()], dtype=bool)
 
     def _write_step_flags(self, rows: slice | np.ndarray, every: bool, reset_on_done: np.ndarray) -> None:
         """Mark the stepped rows and their auto-reset flags; unchanged flags of every env are not rewritten."""
@@ -213,25 +251,42 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         obs, reward, done, truncated = views
         return StepOutcome(env_ids, rows, obs, False, reward, done, truncated, infos, errors, reset_on_done)
 
-    def _fail_worker(self, index: int, error: DingEnvError, stepped: list[int], reset: dict[int, bool]) -> dict:
-        """Replace a dead or hung worker; its stepped envs get abnormal done results.
+    def _fail_worker(
+        self, index: int, error: DingEnvError, lost: list[int], reset: dict[int, bool]
+    ) -> tuple[dict[int, dict], dict[int, DingEnvError]]:
+        """Replace a dead or hung worker; its envs ``lost`` get abnormal done results.
 
-        The result rows hold the last ready observation, reward 0 and
-        ``done=True``. With ``step_error='abnormal'`` envs due an auto-reset
-        are reset in the new worker; every other env of the worker needs a reset.
+        The result rows hold the last ready observation, reward 0 and ``done=True``. With
+        ``step_error='abnormal'`` envs due an auto-reset are reset in the new worker; every other
+        env of the worker needs a reset.
 
         Returns:
-            ``{env_id: abnormal info}`` for the stepped envs.
+            ``({env_id: abnormal info}, {env_id: reset error})``: the second for the envs whose
+            reset in the new worker failed (they need a reset).
         """
         self._replace_worker(index)
-        for env_id in stepped:
+        for env_id in lost:
             arrays.write(self._step_buf, env_id, arrays.row(self._ready_buf, env_id, copy=True))
             self._reward_buf[env_id] = 0
             self._done_buf[env_id], self._truncated_buf[env_id] = True, False
-        due = [env_id for env_id in stepped if reset[env_id]]
-        if self._cfg.step_error == "abnormal" and due:
-            self._pool.reset(index, due, self._cfg.reset_timeout)
-        return {env_id: abnormal_info(error) for env_id in stepped}
+        infos = {env_id: abnormal_info(error) for env_id in lost}
+        due = [env_id for env_id in lost if reset[env_id]]
+        if self._cfg.step_error != "abnormal" or not due:
+            return infos, {}
+        reset_errors: dict[int, DingEnvError] = {}
+        replacement_failed = None
+        for env_id in due:
+            try:
+                self._pool.reset(index, [env_id], self._cfg.reset_timeout)
+            except EnvError as reset_error:
+                reset_errors[env_id] = reset_error
+            except WORKER_FAILURES as worker_error:
+                replacement_failed = worker_error
+                break
+        if replacement_failed is not None:  # the new worker died or hung too: none of its resets stand
+            self._replace_worker(index)
+            reset_errors = dict.fromkeys(due, replacement_failed)
+        return infos, reset_errors
 
     def _workers_of(self, env_ids: np.ndarray) -> list[int]:
         """The workers hosting ``env_ids``, in order."""
@@ -252,7 +307,8 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         for env_id, (_, command, message, remote) in worker_errors.items():
             error = EnvError(env_id, command, message, remote)
             errors[row_of[env_id]] = error
-            infos[row_of[env_id]] = abnormal_info(error)
+            if command != "reset":  # a failed auto-reset keeps the info of the step that ended the episode
+                infos[row_of[env_id]] = abnormal_info(error)
 
     def _backend_ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
         if not len(env_ids):
@@ -280,8 +336,9 @@ class SyncSubprocessEnvManager(BaseEnvManager):
     def _env_request(self, env_id: int, message: tuple, command: str) -> Any:
         index = int(self._worker_of[env_id])
         self._settle_workers([index])
-        try:
-            return self._pool.request(index, message, command, self._cfg.reset_timeout)
-        except WORKER_FAILURES:
-            self._replace_worker(index)
-            raise
+        replies, errors = self._gather(
+            {index: [env_id]}, lambda _: self._pool.request(index, message, command, self._cfg.reset_timeout)
+        )
+        if errors:
+            raise errors[0]
+        return replies[index]

@@ -17,9 +17,9 @@ def action_converter(
 ) -> Callable[[Any], Any]:
     """A function turning a user action into what the Gymnasium env expects.
 
-    ``Discrete``: Python ints, numpy integer scalars, 0-d and 1-element integer
-    arrays become a numpy scalar of the space's dtype. ``Box``: any array of the right size becomes an
-    array of the space's shape and dtype; with ``act_scale`` the action is
+    ``Discrete``: Python ints, numpy integer scalars, 0-d and 1-element integer arrays (the
+    managers pass 0-d ones) become a numpy scalar of the space's dtype. ``Box``: any array of the
+    right size becomes an array of the space's shape and dtype; with ``act_scale`` the action is
     given in ``[-1, 1]`` and mapped linearly to the bounds.
 
     Args:
@@ -60,6 +60,8 @@ def _discrete_converter(space: gym.spaces.Discrete, owner: str) -> Callable[[Any
             return cached[index] if 0 <= index < len(cached) else to_scalar(action)
         if type(action) is scalar:
             return action
+        if type(action) is np.ndarray and action.shape == () and action.dtype.kind in "iu":
+            return convert(action.item())  # what the managers pass: a 0-d integer array
         if isinstance(action, np.integer):
             return to_scalar(int(action))
         array = np.asarray(action)

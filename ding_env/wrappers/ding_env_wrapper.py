@@ -34,6 +34,7 @@ from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
 from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
 from ding_env.wrappers.replay import EpisodeVideoWrapper, replay_prefix
+from ding_env.wrappers.wrapper_config import check_wrapper_config
 
 
 class DingEnvWrapper(BaseEnv):
@@ -95,9 +96,12 @@ class DingEnvWrapper(BaseEnv):
             if key not in self.config and key not in PIPELINE_KEYS:
                 raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
         check_caller(caller, "DingEnvWrapper")
+        if not isinstance(seed_api, bool):
+            raise ConfigError(f"DingEnvWrapper seed_api: expected True or False, got {seed_api!r:.100}")
         cfg.setdefault("is_train", caller == "collector")
         super().__init__(cfg)
-        self._seed_api = bool(seed_api)
+        check_wrapper_config(self._cfg, type(self).__name__)
+        self._seed_api = seed_api
         if env is None and not self._cfg.env_id:
             raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
         self._user_env = env
@@ -158,7 +162,10 @@ class DingEnvWrapper(BaseEnv):
             kwargs["render_mode"] = "rgb_array"
             if family == MUJOCO:
                 os.environ.setdefault("MUJOCO_GL", "egl")
-        return gym.make(env_id, **kwargs), family
+        try:
+            return gym.make(env_id, **kwargs), family
+        except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound, ...
+            raise ConfigError(f"{self!r}: env_id {env_id!r} is not available in Gymnasium: {error}") from error
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
