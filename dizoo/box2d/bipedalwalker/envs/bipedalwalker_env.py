@@ -1,0 +1,13 @@
+"""Gymnasium's BipedalWalker-v3, registered as env type 'bipedalwalker'."""
+
+from __future__ import annotations
+
+from ding_env import ENV_REGISTRY
+from dizoo.classic_control.gym_env import GymIdEnv
+
+
+@ENV_REGISTRY.register("bipedalwalker")
+class BipedalWalkerEnv(GymIdEnv):
+    """BipedalWalker-v3 (`env_id='BipedalWalkerHardcore-v3'` for the hardcore course)."""
+
+    gym_id = "BipedalWalker-v3"

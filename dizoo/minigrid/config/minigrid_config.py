@@ -1,0 +1,7 @@
+"""MiniGrid-Empty-8x8-v0: collector and evaluator envs, in DI-engine's main_config / create_config shape."""
+
+from dizoo.classic_control.classic_config import make_classic_control_config
+
+main_config, create_config = make_classic_control_config("minigrid", stop_value=0.96, import_name="dizoo.minigrid.envs")
+# DI-engine's key: an episode ends (truncated) after this many steps.
+main_config.env.max_step = 100
