@@ -44,6 +44,34 @@ def to_gymnasium_space(space: Any) -> gym.spaces.Space:
     raise TypeError(f"cannot convert legacy gym space {space!r} to a Gymnasium space")
 
 
+def without_passive_checker(env: Any) -> Any:
+    """``env`` with gym 0.26's ``PassiveEnvChecker`` taken out of its wrapper chain (in place).
+
+    That checker tests ``isinstance(done, np.bool8)``: numpy 2 has no ``bool8`` (numpy 1.24-1.26
+    warn about it), so every gym 0.26 env made by ``gym.make`` fails its first step on numpy 2.
+    Taking it out is what ``gym.make(env_id, disable_env_checker=True)`` does; it only checks the
+    first reset and step, as ding_env's checker does better.
+    """
+    if _is_passive_checker(env):
+        return env.env
+    outer = env
+    while _is_wrapper(outer):
+        if _is_passive_checker(outer.env):
+            outer.env = outer.env.env
+            break
+        outer = outer.env
+    return env
+
+
+def _is_passive_checker(env: Any) -> bool:
+    kind = type(env)
+    return kind.__name__ == "PassiveEnvChecker" and kind.__module__.startswith("gym.")
+
+
+def _is_wrapper(env: Any) -> bool:
+    return hasattr(env, "env") and env.env is not env
+
+
 class LegacyGymEnv(gym.Env):
     """Gymnasium API over a legacy-gym env.
 
@@ -55,7 +83,7 @@ class LegacyGymEnv(gym.Env):
     """
 
     def __init__(self, env: Any) -> None:
-        self.legacy_env = env
+        self.legacy_env = env = without_passive_checker(env)
         self.observation_space = to_gymnasium_space(env.observation_space)
         self.action_space = to_gymnasium_space(env.action_space)
         self.metadata = dict(getattr(env, "metadata", {}) or {})
