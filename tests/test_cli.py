@@ -216,3 +216,11 @@ def test_progress_bars_fit_80_columns_show_eta_and_cover_evaluation():
     assert any(part.startswith("collect") and "<" in part for part in redraws)  # elapsed<remaining: the ETA
     assert any(part.startswith("eval") and "10/10" in part for part in redraws)
     assert stdout.startswith("run ") and "\r" not in stdout and "collect  " not in stdout
+
+
+def test_demo_leaves_no_files_and_prints_no_third_party_warnings(tmp_path):
+    result = ding_env_command("demo", "--episodes", "1", "--envs", "2", "--manager", "subprocess", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert list(tmp_path.iterdir()) == []  # no MUJOCO_LOG.TXT
+    assert result.stderr == ""  # no MuJoCo 'settotalmass' warnings, no ALE banner
+    assert "mujoco" in result.stdout and "atari" in result.stdout

@@ -32,6 +32,7 @@ from ding_env.wrappers.converters import action_converter, obs_converter, scaled
 from ding_env.wrappers.dtypes import convention_space
 from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
 from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
+from ding_env.wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
 from ding_env.wrappers.replay import EpisodeVideoWrapper, replay_prefix
@@ -167,6 +168,8 @@ class DingEnvWrapper(BaseEnv):
             kwargs["render_mode"] = "rgb_array"
             if family == MUJOCO:
                 os.environ.setdefault("MUJOCO_GL", "egl")
+        if family == MUJOCO:
+            route_mujoco_warnings()
         try:
             return gym.make(env_id, **kwargs), family
         except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound, ...
