@@ -192,6 +192,11 @@ def executors(workload: Workload) -> dict[str, Callable]:
         for batched in (False, True):
             name = f"ding_env {manager_type} ({'batched' if batched else 'dict'})"
             table[name] = lambda *a, m=manager_type, b=batched: bench_ding(m, b, *a)
+    # Batched results are the caller's own copies by default; views of the shared buffers cost nothing.
+    for manager_type in ("subprocess", "async_subprocess"):
+        table[f"ding_env {manager_type} (batched, copy_on_get=False)"] = lambda *a, m=manager_type: bench_ding(
+            m, True, *a, cfg={"copy_on_get": False}
+        )
     table["ding_env subprocess (batched, seed per episode)"] = lambda *a: bench_ding("subprocess", True, *a, True)
     for manager_type in ("subprocess", "async_subprocess"):
         table[f"ding_env {manager_type} (batched, cpu_affinity)"] = lambda *a, m=manager_type: bench_ding(
@@ -229,6 +234,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="a few steps per executor: proves the script works")
     parser.add_argument("--only", default="", help="comma-separated substrings of workload labels to run")
+    parser.add_argument(
+        "--executors",
+        default="",
+        help="comma-separated substrings of executor names to run (the single loop and AsyncVectorEnv always run)",
+    )
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for results.json and results.png")
     args = parser.parse_args(argv)
     seconds, min_steps = (0.0, 5) if args.quick else (args.seconds, 50)
@@ -243,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         actions = workload.actions()
         print(f"\n{workload.label}")
-        rounds_of = run_rounds(workload, actions, seconds, min_steps, rounds)
+        rounds_of = run_rounds(workload, actions, seconds, min_steps, rounds, args.executors)
         rates = {name: statistics.median(rates) for name, rates in rounds_of.items()}
         results["workloads"][workload.label] = rates
         results["rounds"][workload.label] = rounds_of
@@ -256,15 +266,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_rounds(
-    workload: Workload, actions: np.ndarray, seconds: float, min_steps: int, rounds: int
+    workload: Workload, actions: np.ndarray, seconds: float, min_steps: int, rounds: int, only: str = ""
 ) -> dict[str, list[float]]:
-    """Steps/s of every executor in each round.
+    """Steps/s of every executor (or those whose names hold a substring of ``only``) in each round.
 
     Rounds interleave the executors (odd rounds in reverse order), so a slow spell of a shared
     machine hits several executors once rather than one executor throughout.
     """
     table = executors(workload)
-    names = list(table)
+    wanted = [part.strip() for part in only.split(",") if part.strip()]
+    always = ("single-process loop", "gymnasium AsyncVectorEnv")
+    names = [name for name in table if not wanted or name in always or any(part in name for part in wanted)]
     rounds_of: dict[str, list[float]] = {}
     for index in range(rounds):
         for name in names if index % 2 == 0 else reversed(names):

@@ -31,7 +31,13 @@ class CountingEnv(BaseEnv):
     """
 
     config: ClassVar[dict] = dict(
-        limit=100, nested=False, fail_reset_times=0, fail_step_at=-1, step_sleep=0.0, obs_dtype="float32"
+        limit=100,
+        nested=False,
+        fail_reset_times=0,
+        fail_reset_at=0,
+        fail_step_at=-1,
+        step_sleep=0.0,
+        obs_dtype="float32",
     )
 
     def __init__(self, cfg: dict | None = None) -> None:
@@ -44,14 +50,18 @@ class CountingEnv(BaseEnv):
         else:
             self._obs_space = box
         self._resets_failed = 0
+        self._resets = 0
         self._t = 0
         self._length = 0
         self._return = 0.0
 
     def reset(self, offset: float = 0.0) -> Any:
+        self._resets += 1
         if self._resets_failed < self._cfg.fail_reset_times:
             self._resets_failed += 1
             raise RuntimeError(f"reset failure {self._resets_failed}")
+        if self._resets == self._cfg.fail_reset_at:
+            raise RuntimeError(f"reset {self._resets} fails")
         self._next_episode_seed()
         self._t, self._return = 0, 0.0
         self._length = int(self.np_random.integers(3, 8))
@@ -160,15 +170,36 @@ class InfoEnv(CountingEnv):
 
 
 class FaultEnv(CountingEnv):
-    """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang."""
+    """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang.
+
+    ``crash_file``: a crash first writes this file, and resets fail while it exists (a replacement
+    worker's envs cannot reset). ``hang_reset_at``: this env object's k-th reset hangs.
+    """
 
     config: ClassVar[dict] = dict(
-        CountingEnv.config, raise_every=0, crash_every=0, kill_every=0, hang_every=0, fail_close=False, hang_close=False
+        CountingEnv.config,
+        raise_every=0,
+        crash_every=0,
+        kill_every=0,
+        hang_every=0,
+        fail_close=False,
+        hang_close=False,
+        crash_file="",
+        hang_reset_at=0,
     )
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg)
         self._life_steps = 0
+        self._life_resets = 0
+
+    def reset(self, offset: float = 0.0) -> Any:
+        self._life_resets += 1
+        if self._cfg.hang_reset_at == self._life_resets:
+            time.sleep(3600)
+        if self._cfg.crash_file and os.path.exists(self._cfg.crash_file):
+            raise RuntimeError("cannot reset after the crash")
+        return super().reset(offset)
 
     def step(self, action: Any) -> BaseEnvTimestep:
         self._life_steps += 1
@@ -176,6 +207,9 @@ class FaultEnv(CountingEnv):
         if cfg.raise_every and self._life_steps % cfg.raise_every == 0:
             raise RuntimeError(f"injected error at step {self._life_steps}")
         if cfg.crash_every and self._life_steps % cfg.crash_every == 0:
+            if cfg.crash_file:
+                with open(cfg.crash_file, "w"):
+                    pass
             os._exit(3)
         if cfg.kill_every and self._life_steps % cfg.kill_every == 0:
             os.kill(os.getpid(), signal.SIGKILL)
@@ -189,6 +223,44 @@ class FaultEnv(CountingEnv):
         if self._cfg.fail_close:
             raise OSError(f"injected close failure after {self._life_steps} steps")
         super().close()
+
+
+class KeyOrderEnv(CountingEnv):
+    """A CountingEnv whose Dict observation comes in the order pos, goal, grid (the space sorts its keys)."""
+
+    def _obs(self) -> Any:
+        vec = super()._obs()
+        return {"pos": vec, "goal": vec * 2, "grid": np.full((2, 2), self._t, np.int64)}
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        box = gym.spaces.Box(-np.inf, np.inf, (2,), np.float32)
+        grid = gym.spaces.Box(0, 1000, (2, 2), np.int64)
+        return gym.spaces.Dict({"pos": box, "goal": box, "grid": grid})
+
+
+class ActionKindEnv(CountingEnv):
+    """A CountingEnv that, as DI-engine's dizoo envs do, asserts its action is an ``np.ndarray``.
+
+    ``space``: 'discrete', 'box' or 'multi_discrete'. ``last_action`` is ``(type, dtype, shape)`` of
+    the action it got last.
+    """
+
+    config: ClassVar[dict] = dict(CountingEnv.config, space="discrete")
+    last_action = None
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        assert isinstance(action, np.ndarray), type(action)
+        self.last_action = (type(action).__name__, action.dtype.name, action.shape)
+        return super().step(float(np.sum(action)) % 3)
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        if self._cfg.space == "box":
+            return gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        if self._cfg.space == "multi_discrete":
+            return gym.spaces.MultiDiscrete([3, 2])
+        return gym.spaces.Discrete(3)
 
 
 class ShapedCartPole(DingEnvWrapper):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -74,6 +74,10 @@ def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], A
 
     ``manager_cfg`` is merged over that manager's ``default_config()``.
     """
+    if manager_cfg is not None and not isinstance(manager_cfg, Mapping):
+        raise ConfigError(
+            f"env manager config: expected a dict (or None), got {type(manager_cfg).__name__} {manager_cfg!r:.80}"
+        )
     manager_cfg = dict(manager_cfg or {})
     manager_cls = get_env_manager_cls(manager_cfg.get("type", "base"))
     return manager_cls(env_fn, deep_merge_dicts(manager_cls.default_config(), manager_cfg))

@@ -146,7 +146,12 @@ class DingEnvWrapper(BaseEnv):
                 env = LegacyGymEnv(env)
             family = family_of_env(env)
         else:
-            env, family = self._make_from_id()
+            try:
+                env, family = self._make_from_id()
+            except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
+                raise ConfigError(
+                    f"{self!r}: env_id {self._cfg.env_id!r} is not available in Gymnasium: {error}"
+                ) from error
         if self._replay_path is not None:
             env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
         return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
@@ -170,10 +175,7 @@ class DingEnvWrapper(BaseEnv):
                 os.environ.setdefault("MUJOCO_GL", "egl")
         if family == MUJOCO:
             route_mujoco_warnings()
-        try:
-            return gym.make(env_id, **kwargs), family
-        except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound, ...
-            raise ConfigError(f"{self!r}: env_id {env_id!r} is not available in Gymnasium: {error}") from error
+        return gym.make(env_id, **kwargs), family
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).

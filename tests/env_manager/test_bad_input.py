@@ -1,0 +1,268 @@
+"""Bad input, fed to every manager: a clear, short error before anything reaches an env, and no harm done.
+
+Each case asserts the error class (a library error, ``TypeError`` or ``ValueError``), that the message
+names the env id or key and what arrived, stays short (no 1 MB repr), and that the manager then steps
+exactly as one that never saw the bad input.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from ding_env import DingEnvWrapper, create_env_manager
+from ding_env.errors import ConfigError, DingEnvError, EnvError
+from tests.conftest import manager_cfg
+from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv
+
+MANAGERS = ["base", "subprocess", "async_subprocess"]
+MAX_MESSAGE = 500
+ACCEPTED = (DingEnvError, TypeError, ValueError)
+
+
+def message_of(error: BaseException) -> str:
+    """The message without the env's own traceback (which the error carries for debugging)."""
+    return str(error).split("\n--- traceback", 1)[0]
+
+
+def assert_clear(error: BaseException, *needles: str) -> None:
+    text = message_of(error)
+    assert isinstance(error, ACCEPTED), type(error)
+    assert len(text) <= MAX_MESSAGE, len(text)
+    for needle in needles:
+        assert needle in text, (needle, text)
+
+
+def lockstep(manager, reference, steps=3):
+    """Step both managers with the same valid actions; their results must be identical."""
+    for t in range(steps):
+        ids = reference.ready_obs_id
+        assert manager.ready_obs_id == ids
+        actions = {env_id: (env_id + t) % 2 for env_id in ids}
+        got, expected = manager.step(actions), reference.step(actions)
+        for env_id in ids:
+            np.testing.assert_array_equal(got[env_id].obs, expected[env_id].obs)
+            np.testing.assert_array_equal(got[env_id].reward, expected[env_id].reward)
+
+
+@pytest.fixture(params=MANAGERS)
+def pair(request):
+    """A launched manager of 3 CountingEnvs and a serial reference seeded alike."""
+    fns = [partial(CountingEnv, {"limit": 10**6})] * 3
+    managers = [create_env_manager(manager_cfg(request.param, num_workers=2), fns), create_env_manager({}, fns)]
+    for manager in managers:
+        manager.seed(7)
+        manager.launch()
+    yield managers
+    for manager in managers:
+        manager.close()
+
+
+# (call, text the message must hold): Discrete(3) actions and step() arguments.
+BAD_STEPS = [
+    (lambda m: m.step([1, 1, 1]), "step() takes {env_id: action}"),
+    (lambda m: m.step((2, 1)), "got tuple"),
+    (lambda m: m.step(None), "got NoneType"),
+    (lambda m: m.step({0: 1, 1: True, 2: 1}), "env 1"),
+    (lambda m: m.step({0: 1, 1: 1.5, 2: 1}), "env 1 is not a whole number"),
+    (lambda m: m.step({0: 1, 1: "1", 2: 1}), "env 1"),
+    (lambda m: m.step({0: np.nan}), "env 0"),
+    (lambda m: m.step({0: 1 + 2j}), "env 0"),
+    (lambda m: m.step({0: 3}), "env 0 is out of range"),
+    (lambda m: m.step({2: [1, 2]}), "env 2 has shape (2,)"),
+    (lambda m: m.step({0: None}), "env 0"),
+    (lambda m: m.step({1: list(range(200_000))}), "env 1"),
+    (lambda m: m.step({7: 0}), "env id 7 is out of range"),
+    (lambda m: m.step({-1: 0}), "env id -1"),
+    (lambda m: m.step({0.0: 1}), "0.0"),
+    (lambda m: m.step_batch([0, 0], np.zeros(2, np.int64)), "duplicates"),
+    (lambda m: m.step_batch([0, 1], np.zeros(3, np.int64)), "shape"),
+    (lambda m: m.step_batch(["a"], np.zeros(1, np.int64)), "env ids"),
+    (lambda m: m.seed([1.5, 2, 3]), "seed of env 0 must be an int"),
+    (lambda m: m.seed({0: "x"}), "seed of env 0"),
+    (lambda m: m.seed(-1), "seed must be an int >= 0"),
+    (lambda m: m.seed("abc"), "seed must be an int"),
+    (lambda m: m.seed([1, 2]), "2 seeds for 3 envs"),
+    (lambda m: m.seed(1, dynamic_seed="yes"), "dynamic_seed"),
+    (lambda m: m.reset({0: "abc"}), "reset_param for env 0 must be a dict"),
+    (lambda m: m.reset([2]), "reset_param must be None or"),
+    (lambda m: m.reset({9: {}}), "env id 9"),
+]
+
+
+@pytest.mark.parametrize(("call", "needle"), BAD_STEPS, ids=[str(i) for i in range(len(BAD_STEPS))])
+def test_bad_calls_are_refused_and_change_nothing(pair, call, needle):
+    manager, reference = pair
+    with pytest.raises(ACCEPTED) as raised:
+        call(manager)
+    assert_clear(raised.value, needle)
+    lockstep(manager, reference)
+
+
+def test_a_bad_reset_kwarg_does_not_stick(pair):
+    manager, reference = pair
+    with pytest.raises(EnvError) as raised:
+        manager.reset({1: {"bogus": 1}})
+    assert_clear(raised.value, "env 1 failed in reset", "bogus")
+    manager.reset()  # every env, with the params each had before: the bad one is gone
+    reference.reset()
+    lockstep(manager, reference)
+
+
+BAD_ACTIONS = {  # env -> [(actions for envs 0 and 1, text the message must hold)]
+    "box": [
+        ({0: [np.nan, 0.0], 1: [0.0, 0.0]}, "env 0 holds NaN"),
+        ({0: [0.0, 0.0], 1: [np.inf, 0.0]}, "env 1 holds NaN or inf"),
+        ({0: [0.0, 0.0], 1: [2.0, 0.0]}, "env 1 is outside the bounds"),
+        ({0: [0.0], 1: [0.0, 0.0]}, "env 0 has shape (1,)"),
+        ({0: ["a", "b"], 1: [0.0, 0.0]}, "env 0 has dtype <U1"),
+        ({0: [0.0, 0.0], 1: [1j, 0.0]}, "env 1 has dtype complex128"),
+    ],
+    "multi_discrete": [
+        ({0: [3, 0], 1: [0, 0]}, "env 0 is out of range"),
+        ({0: [0, 0], 1: [0.5, 0]}, "env 1 is not a whole number"),
+        ({0: [0, 0], 1: [0, 0, 0]}, "env 1 has shape (3,)"),
+    ],
+}
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+@pytest.mark.parametrize("space", sorted(BAD_ACTIONS))
+def test_bad_box_and_multi_discrete_actions_name_the_env(manager_type, space):
+    fns = [partial(ActionKindEnv, {"space": space, "limit": 10**6})] * 2
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.launch()
+        for actions, needle in BAD_ACTIONS[space]:
+            with pytest.raises(ValueError) as raised:
+                manager.step(actions)
+            assert_clear(raised.value, needle)
+        good = {0: manager.action_space.sample(), 1: manager.action_space.sample()}
+        assert sorted(manager.step(good)) == [0, 1]
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_bad_dict_actions_name_the_env(manager_type):
+    with create_env_manager(manager_cfg(manager_type), [partial(DictActionEnv, {"limit": 10**6})] * 2) as manager:
+        manager.launch()
+        for actions in (
+            {0: {"push": 1}, 1: {"push": 1, "scale": np.ones(1, np.float32)}},
+            {0: {"push": 1, "scale": np.ones(1, np.float32)}, 1: {"push": 5, "scale": np.ones(1, np.float32)}},
+            {0: {"push": 1, "scale": np.ones(1, np.float32)}, 1: "push"},
+        ):
+            with pytest.raises(ValueError) as raised:
+                manager.step(actions)
+            bad = 0 if "scale" not in actions[0] else 1
+            assert_clear(raised.value, f"env {bad} is not in the action space")
+        assert sorted(manager.step({0: {"push": 1, "scale": [0.5]}, 1: {"push": 2, "scale": [1.0]}})) == [0, 1]
+
+
+# (key, bad value, what the message must say is expected)
+BAD_MANAGER_KEYS = [
+    ("type", "threads", "one of"),
+    ("episode_num", 0, "an int >= 1 or inf"),
+    ("episode_num", "2", "an int >= 1 or inf"),
+    ("max_retry", 0, "an int >= 1"),
+    ("retry_type", "again", "'reset' or 'renew'"),
+    ("auto_reset", "False", "True or False"),
+    ("auto_reset", None, "True or False"),
+    ("step_timeout", 0, "None or seconds > 0"),
+    ("step_timeout", "1", "None or seconds > 0"),
+    ("reset_timeout", -1, "None or seconds > 0"),
+    ("retry_waiting_time", -1, "seconds >= 0"),
+    ("shared_memory", "no", "True or False"),
+    ("shared_memory", None, "True or False"),
+    ("shared_memory", 2, "True or False"),
+    ("copy_on_get", "yes", "True or False"),
+    ("context", "thread", "one of"),
+    ("wait_num", 0, "None, inf or an int >= 1"),
+    ("wait_num", "all", "None, inf or an int >= 1"),
+    ("step_wait_timeout", -1, "None or seconds >= 0"),
+    ("connect_timeout", 0, "seconds > 0"),
+    ("num_workers", 0, "None or an int >= 1"),
+    ("num_workers", 1.5, "None or an int >= 1"),
+    ("cpu_affinity", "yes", "True or False"),
+    ("step_error", "ignore", "'raise' or 'abnormal'"),
+    ("auto_rest", True, "did you mean 'auto_reset'"),
+]
+
+
+BAD_MANAGER_KEYS_KNOWN = {key for key, _, _ in BAD_MANAGER_KEYS if key != "auto_rest"}
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+@pytest.mark.parametrize(("key", "value", "expected"), BAD_MANAGER_KEYS)
+def test_every_manager_config_key_is_checked(manager_type, key, value, expected):
+    with pytest.raises(ConfigError) as raised:
+        create_env_manager({"type": manager_type, key: value}, [CountingEnv] * 2)
+    assert_clear(raised.value, key, expected, repr(value) if key in BAD_MANAGER_KEYS_KNOWN else key)
+
+
+@pytest.mark.parametrize("cfg", ["abc", ["type", "base"], 3])
+def test_a_manager_config_that_is_not_a_dict(cfg):
+    with pytest.raises(ConfigError) as raised:
+        create_env_manager(cfg, [CountingEnv])
+    assert_clear(raised.value, "expected a dict", type(cfg).__name__)
+
+
+BAD_WRAPPER_KEYS = [
+    ("env_id", 123),
+    ("make_kwargs", "max_episode_steps=5"),
+    ("env_wrapper", 5),
+    ("act_scale", "yes"),
+    ("action_clip", 1),
+    ("rew_clip", "no"),
+    ("scale_obs", "no"),
+    ("is_train", "no"),
+    ("frame_stack", 0),
+    ("noop_max", -1),
+    ("frame_skip", 0),
+    ("screen_size", 0),
+    ("repeat_action_probability", 2),
+    ("replay_path", 5),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), BAD_WRAPPER_KEYS)
+def test_every_ding_env_wrapper_key_is_checked_when_the_wrapper_is_built(key, value):
+    with pytest.raises(ConfigError) as raised:
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1", key: value})
+    assert_clear(raised.value, repr(key), repr(value))
+
+
+def test_ding_env_wrapper_seed_api_takes_only_a_boolean():
+    with pytest.raises(ConfigError) as raised:
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1"}, seed_api="no")
+    assert_clear(raised.value, "seed_api", "'no'")
+
+
+def not_an_env():
+    return None
+
+
+def gymnasium_env():
+    return gym.make("CartPole-v1")
+
+
+def unknown_id():
+    return DingEnvWrapper(cfg={"env_id": "NoSuchEnv-v0"})
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+@pytest.mark.parametrize(
+    ("env_fn", "needle"),
+    [
+        (not_an_env, "env_fn returned NoneType"),
+        (gymnasium_env, "wrap it, e.g. lambda: DingEnvWrapper"),
+        (unknown_id, "env_id 'NoSuchEnv-v0' is not available in Gymnasium"),
+    ],
+)
+def test_envs_that_cannot_be_built_are_named_at_launch(manager_type, env_fn, needle):
+    manager = create_env_manager(manager_cfg(manager_type), [CountingEnv, env_fn])
+    with pytest.raises(EnvError) as raised:
+        manager.launch()
+    manager.close()
+    assert_clear(raised.value, needle)
+    assert raised.value.env_id in (0, 1)
