@@ -95,3 +95,20 @@ def test_a_space_without_array_form_names_the_env_the_space_and_the_fix():
 def test_dizoo_configs_load(config):
     cfg = load_run_config(config)
     assert cfg.env.type in ("lunarlander", "bipedalwalker", "minigrid") and cfg.env.collector_env_num >= 1
+
+
+def test_bipedalwalker_replays_a_static_seed_exactly_every_episode():
+    """Gymnasium's BipedalWalker reuses one Box2D world across resets; its replays diverged after one step."""
+    env = BipedalWalkerEnv({})
+    env.seed(0, dynamic_seed=False)
+    actions = np.random.default_rng(0).uniform(-1, 1, (60, 4)).astype(np.float32)
+    episodes = []
+    for _ in range(4):
+        observations = [env.reset()]
+        for action in actions:
+            timestep = env.step(action)
+            observations.append(timestep.obs)
+            if timestep.done:
+                break
+        episodes.append(np.array(observations))
+    assert all(np.array_equal(episode, episodes[0]) for episode in episodes[1:])

@@ -19,7 +19,7 @@ from dizoo.classic_control.gym_env import GymIdEnv
 class MiniGridEnv(GymIdEnv):
     """A MiniGrid env with flat float32 observations; ``max_step`` (None: the env's own) limits an episode."""
 
-    gym_id = "MiniGrid-Empty-8x8-v0"
+    gym_id = "MiniGrid-DoorKey-5x5-v0"
     di_engine_keys: ClassVar[dict] = dict(max_step=None)
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
