@@ -16,6 +16,7 @@ from dizoo.box2d.bipedalwalker.envs import BipedalWalkerEnv  # noqa: E402
 from dizoo.box2d.lunarlander.envs import LunarLanderEnv  # noqa: E402
 from dizoo.minigrid.envs import MiniGridEnv  # noqa: E402
 from tests.conftest import manager_cfg  # noqa: E402
+from tests.envs import episode_observations  # noqa: E402
 
 MANAGER_TYPES = ["base", "subprocess", "async_subprocess"]
 ENVS = {
@@ -102,13 +103,5 @@ def test_bipedalwalker_replays_a_static_seed_exactly_every_episode():
     env = BipedalWalkerEnv({})
     env.seed(0, dynamic_seed=False)
     actions = np.random.default_rng(0).uniform(-1, 1, (60, 4)).astype(np.float32)
-    episodes = []
-    for _ in range(4):
-        observations = [env.reset()]
-        for action in actions:
-            timestep = env.step(action)
-            observations.append(timestep.obs)
-            if timestep.done:
-                break
-        episodes.append(np.array(observations))
+    episodes = [np.array(episode_observations(env, actions)) for _ in range(4)]
     assert all(np.array_equal(episode, episodes[0]) for episode in episodes[1:])

@@ -1,4 +1,4 @@
-"""MiniGrid-DoorKey-5x5-v0 (the minigrid type's default id): collector and evaluator envs, in DI-engine's main_config / create_config shape."""
+"""MiniGrid-DoorKey-5x5-v0 (the minigrid type's default id): collector and evaluator envs, DI-engine-shaped."""
 
 from dizoo.classic_control.classic_config import make_classic_control_config
 
