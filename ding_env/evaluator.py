@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ding_env.collector import policy_actions
 from ding_env.env_manager import BaseEnvManager
 
 
@@ -69,7 +70,7 @@ def evaluate(
         wanted = remaining[ready.env_id] > 0
         env_ids = ready.env_id[wanted]
         obs = _rows(ready.obs, wanted)
-        actions = np.asarray(policy(obs)) if len(env_ids) else np.zeros(0, dtype=np.int64)
+        actions = policy_actions(policy, obs, len(env_ids)) if len(env_ids) else np.zeros(0, dtype=np.int64)
         batch = manager.step_batch(env_ids, actions)
         steps += len(batch.env_id)
         for env_id, done, info in zip(batch.env_id.tolist(), batch.done.tolist(), batch.info, strict=True):

@@ -224,3 +224,13 @@ def test_demo_leaves_no_files_and_prints_no_third_party_warnings(tmp_path):
     assert list(tmp_path.iterdir()) == []  # no MUJOCO_LOG.TXT
     assert result.stderr == ""  # no MuJoCo 'settotalmass' warnings, no ALE banner
     assert "mujoco" in result.stdout and "atari" in result.stdout
+
+
+def test_a_policy_returning_too_few_actions_is_named(tmp_path):
+    (tmp_path / "few.py").write_text(
+        "import numpy as np\n\n\ndef act(obs):\n    return np.zeros(len(obs) - 1, np.int64)\n"
+    )
+    args = ("run", str(REPO / "configs" / "cartpole.py"), "--steps", "50", "--policy", "few:act", "--manager", "base")
+    result = ding_env_command(*args, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"policy 'act' ({tmp_path / 'few.py'}:4) returned 7 actions (shape (7,)) for 8 observations" in result.stderr

@@ -148,3 +148,8 @@ def test_cli_runs_the_atari_and_mujoco_configs(path, module, steps, capsys):
     assert main(["run", path, "--steps", str(steps), "--eval-episodes", "1"]) == 0
     out = capsys.readouterr().out
     assert "SyncSubprocessEnvManager" in out and "eval episodes        1" in out
+
+
+def test_an_undeclared_env_key_says_where_to_declare_it():
+    with pytest.raises(ConfigError, match=r"unknown key 'max_step'.*CartPoleEnv\.config: if the env reads 'max_step'"):
+        load_run_config("configs/cartpole.py", ["env.max_step=300"])
