@@ -4,7 +4,8 @@ Usage::
 
     ding-env [--version] [--verbose] COMMAND ...
     ding-env run CONFIG [--policy random|MODULE:CALLABLE] [--steps N] [--eval-episodes N]
-                        [--manager base|subprocess|async_subprocess] [--seed S] [--replay DIR]
+                        [--manager base|subprocess|async_subprocess|base_v2|subprocess_v2]
+                        [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
     ding-env check TARGET [--config FILE] [--di-engine] [--episodes N] [--max-steps N] [--seed S] [--json]
     ding-env list [--import MODULE ...]
@@ -35,13 +36,15 @@ from ding_env.version import __version__
 USAGE_ERROR = 2
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
-# The V2 managers (base_v2, subprocess_v2) return treetensor timesteps for DI-engine's task pipelines;
-# `run` and `demo` drive the batched API of these three.
-RUN_MANAGERS = ("base", "subprocess", "async_subprocess")
+# Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
+# pipelines, through the batched API they share); `demo` steps through the dict API, which the V2 ones change.
+DEMO_MANAGERS = ("base", "subprocess", "async_subprocess")
+RUN_MANAGERS = (*DEMO_MANAGERS, "base_v2", "subprocess_v2")
 MANAGER_HELP = (
     "base: envs in this process; subprocess: shared-memory workers, every env each step; "
     "async_subprocess: workers, returns as soon as wait_num envs are ready"
 )
+RUN_MANAGER_HELP = MANAGER_HELP + "; base_v2 / subprocess_v2: DI-engine's V2 managers over base / subprocess"
 COMMON_EXAMPLES = """examples:
   ding-env run configs/cartpole.py --steps 5000 --manager subprocess
   ding-env check my_env:MyEnv
@@ -115,7 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--policy", default="random", help="'random' or MODULE:CALLABLE mapping obs batches to actions")
     run.add_argument("--steps", type=int, default=20000, help="env steps to collect (default 20000)")
     run.add_argument("--eval-episodes", type=int, default=None, help="evaluation episodes (default: the config's)")
-    run.add_argument("--manager", choices=RUN_MANAGERS, default=None, help=MANAGER_HELP + " (default: the config's)")
+    run.add_argument(
+        "--manager", choices=RUN_MANAGERS, default=None, help=RUN_MANAGER_HELP + " (default: the config's)"
+    )
     run.add_argument("--seed", type=int, default=None, help="override the config's seed")
     run.add_argument(
         "--replay", default=None, metavar="DIR", help="save evaluation replays under DIR (default: env.replay_path)"
@@ -180,7 +185,7 @@ def _parser() -> argparse.ArgumentParser:
         help="episodes per env type, at least: envs that end an episode in the same step all count (default 3)",
     )
     demo.add_argument("--envs", type=int, default=4, help="envs per manager (default 4)")
-    demo.add_argument("--manager", default="base", choices=RUN_MANAGERS, help=MANAGER_HELP + " (default base)")
+    demo.add_argument("--manager", default="base", choices=DEMO_MANAGERS, help=MANAGER_HELP + " (default base)")
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(handler=_demo)
     return parser

@@ -128,7 +128,7 @@ def test_version():
 def test_help_has_examples_and_every_run_manager():
     result = ding_env_command("run", "--help", cwd=REPO)
     assert "examples:" in result.stdout and "ding-env run configs/cartpole.py" in result.stdout
-    assert "async_subprocess:" in result.stdout and "repeat" in result.stdout
+    assert "async_subprocess:" in result.stdout and "subprocess_v2" in result.stdout and "repeat" in result.stdout
     check_help = ding_env_command("check", "--help", cwd=REPO).stdout
     assert "gym:CartPole-v1" in check_help and "--di-engine" in check_help
 
@@ -234,3 +234,10 @@ def test_a_policy_returning_too_few_actions_is_named(tmp_path):
     result = ding_env_command(*args, cwd=tmp_path)
     assert result.returncode == 1
     assert f"policy 'act' ({tmp_path / 'few.py'}:4) returned 7 actions (shape (7,)) for 8 observations" in result.stderr
+
+
+@pytest.mark.parametrize("manager", ["base_v2", "subprocess_v2"])
+def test_run_takes_the_v2_managers(manager):
+    result = ding_env_command("run", "configs/cartpole.py", "--steps", "200", "--manager", manager, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert "eval return" in result.stdout
