@@ -110,9 +110,11 @@ def check_env(
             report.skipped[check.__name__] = cause
             continue
         findings = check(ctx)
-        repeated = [finding for finding in findings if _exception_of(finding) in raised_by]
-        if repeated:  # the env raised what it raised in an earlier check: that check's finding explains it
-            report.skipped[check.__name__] = raised_by[_exception_of(repeated[0])]
+        cause = next(
+            (raised_by[seen] for f in findings for seen in raised_by if seen in (_exception_of(f) or "")), None
+        )
+        if cause is not None:  # the env raised what it raised in an earlier check (maybe inside an EnvError)
+            report.skipped[check.__name__] = cause
             continue
         raised_by.update({_exception_of(f): check.__name__ for f in findings if _exception_of(f) is not None})
         if any(finding.severity == ERROR for finding in findings):
@@ -138,7 +140,7 @@ def _hint(error: Exception) -> str:
 
 
 def _exception_of(finding: Finding) -> str | None:
-    """The exception and where it was raised, for a finding made from an env's exception (see ``raised``)."""
+    """The exception's first line, for a finding made from an env's exception (see ``raised``), else None."""
     if finding.severity != ERROR or " raised " not in finding.message:
         return None
-    return finding.message.split(" raised ", 1)[1]
+    return finding.message.split(" raised ", 1)[1].split(" at /", 1)[0].splitlines()[0].strip()

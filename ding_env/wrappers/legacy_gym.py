@@ -86,6 +86,8 @@ class LegacyGymEnv(gym.Env):
         self.legacy_env = env = without_passive_checker(env)
         self.observation_space = to_gymnasium_space(env.observation_space)
         self.action_space = to_gymnasium_space(env.action_space)
+        # Gymnasium 1.x dropped reward_range; legacy code (DI-engine's envs) still reads it.
+        self.reward_range = tuple(getattr(env, "reward_range", (-float("inf"), float("inf"))))
         self.metadata = dict(getattr(env, "metadata", {}) or {})
         self.spec = (
             getattr(env, "spec", None)
@@ -180,4 +182,21 @@ class GymToGymnasiumWrapper:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "env":
             raise AttributeError(name)
-        return getattr(self.env, name)
+        return self.env.get_wrapper_attr(name)  # anywhere in the chain, as gym's wrappers forwarded it
+
+
+class AcceptsLegacyGym:
+    """Mixed into ding_env's Gymnasium wrappers: given a legacy gym env, a wrapper speaks gym's API back.
+
+    ``EvalEpisodeReturnWrapper(gym.make('HalfCheetah-v4'))`` of legacy gym (what DI-engine's env
+    code does with its wrappers) becomes ``GymToGymnasiumWrapper(EvalEpisodeReturnWrapper(
+    LegacyGymEnv(env)))``: the wrapper works on the Gymnasium view, and the caller keeps gym's
+    ``seed()``, ``reset() -> obs`` and four-value ``step()``, with a time limit marked in
+    ``info['TimeLimit.truncated']``. A Gymnasium env is wrapped as usual.
+    """
+
+    def __new__(cls, env: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """The wrapper itself for a Gymnasium env; for a legacy one, the wrapper behind gym's API."""
+        if env is not None and is_legacy_env(env):
+            return GymToGymnasiumWrapper(cls(LegacyGymEnv(env), *args, **kwargs))
+        return super().__new__(cls)

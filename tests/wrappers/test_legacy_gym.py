@@ -166,3 +166,23 @@ def test_gym_026_envs_run_on_numpy_2_in_every_manager(manager_type):
             timesteps = manager.step({env_id: 0 for env_id in manager.ready_obs_id})
             episodes += sum(timestep.done for timestep in timesteps.values())
         assert episodes >= 2  # pushing left ends CartPole within a few dozen steps
+
+
+def test_our_wrappers_given_a_legacy_env_speak_gyms_api_back():
+    """DI-engine's env code wraps gym.make envs with these wrappers and steps them in four values."""
+    from ding_env.wrappers import EvalEpisodeReturnWrapper, ObsNormWrapper
+
+    legacy = LegacyWalk()
+    env = ObsNormWrapper(EvalEpisodeReturnWrapper(legacy))
+    env.seed(5)
+    obs = env.reset()
+    assert legacy.seeds == [5] and obs.shape == (1,)
+    steps = 0
+    while True:
+        obs, reward, done, info = env.step(0 if steps % 2 else 1)
+        steps += 1
+        if done:
+            break
+    assert steps == 20 and info["TimeLimit.truncated"] is True and info["eval_episode_return"] == 20.0
+    assert env.reward_range == (-float("inf"), float("inf"))  # read by DI-engine's envs; Gymnasium 1.x dropped it
+    assert isinstance(DingEnvWrapper(env).reset(), np.ndarray)  # the chain reads back into Gymnasium's API
