@@ -1,9 +1,9 @@
 """DI-engine 0.5.3's own dizoo env modules, ported by the README's import renames alone (run in .venv-di-engine).
 
-What this measures per family (di_engine_port.py prints it): the ported modules keep no DI-engine import
-and register into ding_env's registry; cartpole, pendulum, lunarlander and mujoco then run the same in the serial and the
-subprocess manager; and ``ding-env check --di-engine`` reports each family's real gaps once each, with
-DI-engine's tolerated forms as warnings.
+What this measures per family (di_engine_port.py prints it): the ported modules keep no DI-engine
+import and register into ding_env's registry; cartpole, pendulum, lunarlander and mujoco then run the
+same in the serial and the subprocess manager; and ``ding-env check --di-engine`` reports each family's
+real gaps once each, with DI-engine's tolerated forms as warnings.
 """
 
 from __future__ import annotations
