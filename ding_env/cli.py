@@ -220,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     import json
 
-    from ding_env.checker import check_env
+    from ding_env.checker import CHECKS, check_env
     from ding_env.checker.target import resolve_target
     from ding_env.errors import ConfigError, RegistryError
 
@@ -233,7 +233,6 @@ def _check(args: argparse.Namespace) -> int:
         print(f"ding-env check: {error}", file=sys.stderr)
         return USAGE_ERROR
 
-    from ding_env.checker import CHECKS
     from ding_env.progress import progress_bar
 
     with progress_bar(len(CHECKS), None if args.json else sys.stderr, "check", "check") as bar:

@@ -185,6 +185,9 @@ class GymToGymnasiumWrapper:
         return self.env.get_wrapper_attr(name)  # anywhere in the chain, as gym's wrappers forwarded it
 
 
+_LEGACY_API = ("reset", "step", "observation_space", "action_space")  # anything else gets Gymnasium's TypeError
+
+
 class AcceptsLegacyGym:
     """Mixed into ding_env's Gymnasium wrappers: given a legacy gym env, a wrapper speaks gym's API back.
 
@@ -197,6 +200,6 @@ class AcceptsLegacyGym:
 
     def __new__(cls, env: Any = None, *args: Any, **kwargs: Any) -> Any:
         """The wrapper itself for a Gymnasium env; for a legacy one, the wrapper behind gym's API."""
-        if env is not None and is_legacy_env(env):
+        if env is not None and is_legacy_env(env) and all(hasattr(env, name) for name in _LEGACY_API):
             return GymToGymnasiumWrapper(cls(LegacyGymEnv(env), *args, **kwargs))
         return super().__new__(cls)
