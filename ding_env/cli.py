@@ -267,7 +267,7 @@ def _list(args: argparse.Namespace) -> int:
             return USAGE_ERROR
     names = ENV_REGISTRY.names()
     width = max((len(name) for name in names), default=4)
-    print(f"{'type':<{width}}  {'extras':<28}  module")
+    print(f"{'type':<{width}}  {'extras':<28}  registered by")
     for name in names:
         try:
             extras = extras_status(ENV_REGISTRY.source(name))
