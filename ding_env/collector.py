@@ -48,6 +48,24 @@ class TransitionBatch(NamedTuple):
 Policy = Callable[[Any], Any]
 
 
+def policy_actions(policy: Policy, obs: Any, count: int) -> np.ndarray:
+    """``policy(obs)`` as an array of ``count`` actions, one per observation row.
+
+    Raises:
+        ValueError: Naming the policy, how many actions it returned and how many envs were ready.
+    """
+    actions = np.asarray(policy(obs))
+    if actions.ndim == 0 or len(actions) != count:
+        got = "a scalar" if actions.ndim == 0 else f"{len(actions)} actions (shape {actions.shape})"
+        code = getattr(policy, "__code__", None)  # where a function policy is defined, for the user to look
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        raise ValueError(
+            f"policy {getattr(policy, '__qualname__', policy)!r}{where} returned {got} for {count} observations; "
+            f"return one action per row of the observation batch"
+        )
+    return actions
+
+
 def collect(manager: BaseEnvManager, policy: Policy, n_steps: int | None = None) -> Iterator[TransitionBatch]:
     """Step ``manager`` with ``policy`` and yield one :class:`TransitionBatch` per manager step.
 
@@ -66,7 +84,7 @@ def collect(manager: BaseEnvManager, policy: Policy, n_steps: int | None = None)
     while (n_steps is None or steps < n_steps) and not manager.done:
         ready = manager.ready_obs_batch
         if len(ready.env_id):
-            actions = np.asarray(policy(ready.obs))
+            actions = policy_actions(policy, ready.obs, len(ready.env_id))
             if last_action is None:
                 last_action = np.zeros((manager.env_num, *actions.shape[1:]), dtype=actions.dtype)
             arrays.put(last_obs, ready.env_id, ready.obs)

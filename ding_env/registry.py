@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any
@@ -53,6 +54,7 @@ class Registry:
     def __init__(self, kind: str, entry_point_group: str | None = None) -> None:
         self.kind = kind
         self._entries: dict[str, Any] = {}
+        self._places: dict[str, str] = {}  # name -> where it was registered, for the double-registration error
         self._entry_point_group = entry_point_group
         self._entry_points_loaded = entry_point_group is None
 
@@ -65,7 +67,8 @@ class Registry:
             force_overwrite: Replace an existing entry instead of raising.
 
         Raises:
-            RegistryError: If ``name`` is taken by a different object.
+            RegistryError: If ``name`` is taken by another object (the entry points of installed
+                packages count, whatever the import order); the message names both places.
         """
         if obj is None:
 
@@ -74,12 +77,23 @@ class Registry:
                 return target
 
             return decorator
-        existing = self._entries.get(name)
-        if existing is not None and existing is not obj and not force_overwrite:
-            if not (isinstance(existing, str) and not isinstance(obj, str) and _path_of(obj) == existing):
-                raise RegistryError(f"{self.kind} type {name!r} is already registered as {existing!r}")
+        self._load_entry_points()
+        place = _place_of(obj)
+        if name in self._entries and not force_overwrite and not self._same_entry(name, obj):
+            raise RegistryError(
+                f"{self.kind} type {name!r} is registered twice: first by {self._places[name]}, "
+                f"again by {place}. Register one of them under another name "
+                f"(or pass force_overwrite=True to replace the first on purpose)"
+            )
         self._entries[name] = obj
+        self._places[name] = place
         return obj
+
+    def _same_entry(self, name: str, obj: Any) -> bool:
+        # The same object, or the class a lazy path names (its module imported), or the class of a reloaded module.
+        existing = self._entries[name]
+        existing_path = existing if isinstance(existing, str) else _path_of(existing)
+        return existing is obj or existing_path == (obj if isinstance(obj, str) else _path_of(obj))
 
     def get(self, name: str) -> Any:
         """The object registered as ``name``, importing it if needed.
@@ -107,6 +121,11 @@ class Registry:
         entry = self._entries[name]
         return entry if isinstance(entry, str) else _path_of(entry)
 
+    def place(self, name: str) -> str:
+        """Where ``name`` was registered: ``'module:Name (file:line)'``, or the entry point and its package."""
+        self._load_entry_points()
+        return self._places[name]
+
     def names(self) -> list[str]:
         """All registered names, sorted."""
         self._load_entry_points()
@@ -121,11 +140,36 @@ class Registry:
             return
         self._entry_points_loaded = True
         for entry_point in metadata.entry_points(group=self._entry_point_group):
-            self._entries.setdefault(entry_point.name, entry_point.value)
+            place = f"{entry_point.value} (entry point of the installed package {_distribution_of(entry_point)!r})"
+            if entry_point.name in self._entries and self._entries[entry_point.name] != entry_point.value:
+                raise RegistryError(
+                    f"{self.kind} type {entry_point.name!r} is registered twice: first by "
+                    f"{self._places[entry_point.name]}, again by {place}. Uninstall one of the packages"
+                )
+            self._entries[entry_point.name] = entry_point.value
+            self._places[entry_point.name] = place
 
 
 def _path_of(obj: Any) -> str:
+    if not hasattr(obj, "__qualname__"):  # an instance registered as it is
+        return repr(obj)
     return f"{obj.__module__}:{obj.__qualname__}"
+
+
+def _place_of(obj: Any) -> str:
+    """``'module:Name (file:line)'`` for a class or function, the path itself for a lazy entry."""
+    if isinstance(obj, str):
+        return obj
+    try:
+        file, line = inspect.getsourcefile(obj), inspect.getsourcelines(obj)[1]
+    except (TypeError, OSError):  # builtins, instances and classes defined in a REPL have no source
+        return _path_of(obj)
+    return f"{_path_of(obj)} ({file}:{line})"
+
+
+def _distribution_of(entry_point: metadata.EntryPoint) -> str:
+    dist = getattr(entry_point, "dist", None)
+    return dist.name if dist is not None else "unknown"
 
 
 ENV_REGISTRY = Registry("env", ENTRY_POINT_GROUP)

@@ -350,3 +350,14 @@ class DIEngineStyleEnv:
     @property
     def reward_space(self):
         return self._reward_space
+
+
+def episode_observations(env: Any, actions: Any) -> list:
+    """The reset observation and the observation of each step with ``actions``, until the episode ends."""
+    observations = [env.reset()]
+    for action in actions:
+        timestep = env.step(action)
+        observations.append(timestep.obs)
+        if timestep.done:
+            break
+    return observations

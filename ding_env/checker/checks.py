@@ -18,8 +18,10 @@ import numpy as np
 
 from ding_env.base_env import BaseEnv
 from ding_env.checker.report import ERROR, WARNING, Finding
-from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, trajectory, type_name
+from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, sample, trajectory, type_name
 from ding_env.checker.spaces import dtype_problems, leaves, space_problems
+
+SPACES = ("observation_space", "action_space", "reward_space")
 
 # ---- the checks ------------------------------------------------------------
 
@@ -31,7 +33,19 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         findings = []
-        for attr in ("observation_space", "action_space", "reward_space"):
+        unknown = [attr for attr in SPACES if getattr(env, attr, None) is None]
+        if unknown:
+            findings.append(
+                Finding(
+                    name,
+                    ERROR,
+                    f"spaces are None before the first reset(): {', '.join(unknown)}",
+                    "declare the spaces in __init__ (DI-engine's envs that set them in reset() pass with --di-engine)",
+                )
+            )
+            env.seed(ctx.seed)
+            env.reset()
+        for attr in SPACES:
             space = getattr(env, attr)
             if not isinstance(space, gym.spaces.Space):
                 findings.append(
@@ -122,13 +136,20 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
         episodes = rollout(env, ctx, ctx.seed, dynamic=True)
         env.close()
         found: dict[str, Finding] = {}
+        steps_done = 0  # over all episodes, so a finding's first step is unambiguous
 
         def report(message: str, hint: str, severity: str = ERROR) -> None:
-            found.setdefault(message.split(":")[0], Finding(name, severity, message, hint))
+            # One finding per kind of problem, with how often it happened and where first, not one per step.
+            key = message.split(":")[0]
+            if key in found:
+                found[key] = dataclasses.replace(found[key], count=found[key].count + 1)
+            else:
+                found[key] = Finding(name, severity, message, hint, first_step=steps_done)
 
         for episode in episodes:
-            for step, timestep in enumerate(episode.timesteps):
-                for problem in space_problems(timestep.obs, env.observation_space, f"step obs (step {step})"):
+            for timestep in episode.timesteps:
+                steps_done += 1
+                for problem in space_problems(timestep.obs, env.observation_space, "step obs"):
                     report(problem, "convert observations to the space's dtype and clip to its bounds")
                 reward = timestep.reward
                 if not isinstance(reward, np.ndarray) or reward.shape != (1,):
@@ -186,10 +207,10 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
-        env.action_space.seed(ctx.seed)
         previous = env.reset()
+        env.action_space.seed(ctx.seed)  # after reset: some DI-engine envs only know their spaces then
         for _ in range(min(ctx.max_steps, 20)):
-            timestep = env.step(env.action_space.sample())
+            timestep = env.step(sample(env.action_space, ctx))
             for old, new in zip(leaves(previous), leaves(timestep.obs), strict=False):
                 if np.shares_memory(old, new):
                     env.close()
@@ -217,6 +238,8 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
+        if getattr(env, "action_space", None) is None:  # known only after the first reset (DI-engine's envs)
+            env.reset()
         findings = []
         for _ in range(50):
             action = env.random_action()

@@ -41,6 +41,8 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
     try:
         spaces = (env.observation_space, env.action_space, env.reward_space)
     except AttributeError:
+        spaces = (None,)
+    if any(space is None for space in spaces):  # unset, or None until the first reset
         env.reset()
         spaces = (env.observation_space, env.action_space, env.reward_space)
     return tuple(to_gymnasium_space(space) for space in spaces)

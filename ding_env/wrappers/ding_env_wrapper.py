@@ -27,10 +27,12 @@ from ding_env.base_env import BaseEnv
 from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
+from ding_env.wrappers.array_spaces import check_array_spaces
 from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
 from ding_env.wrappers.dtypes import convention_space
 from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
 from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
+from ding_env.wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
 from ding_env.wrappers.replay import EpisodeVideoWrapper, replay_prefix
@@ -125,6 +127,8 @@ class DingEnvWrapper(BaseEnv):
         """The wrapped Gymnasium env (created on first use)."""
         if self._env is None:
             self._env = self._build_env()
+            check_array_spaces(repr(self), self._env.observation_space)
+            check_array_spaces(repr(self), self._env.action_space, "action_space")
             self._observation_space = convention_space(self._env.observation_space)
             self._convert_obs = obs_converter(self._observation_space)
             raw_actions = self._env.action_space
@@ -154,6 +158,8 @@ class DingEnvWrapper(BaseEnv):
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id
+        if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
+            importlib.import_module("minigrid")  # registers its ids on import (the `minigrid` extra)
         # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
         if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
             _register_ale(env_id)
@@ -167,6 +173,8 @@ class DingEnvWrapper(BaseEnv):
             kwargs["render_mode"] = "rgb_array"
             if family == MUJOCO:
                 os.environ.setdefault("MUJOCO_GL", "egl")
+        if family == MUJOCO:
+            route_mujoco_warnings()
         return gym.make(env_id, **kwargs), family
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
@@ -293,6 +301,9 @@ class DingEnvWrapper(BaseEnv):
         if self._cfg.rew_clip:
             return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
         return self._reward_space
+
+
+_MINIGRID_PREFIXES = ("MiniGrid-", "BabyAI-")
 
 
 def _register_ale(env_id: str) -> None:

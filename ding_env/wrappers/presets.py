@@ -4,6 +4,8 @@
 * MuJoCo (``'mujoco_default'``): nothing either: float32 observations, ``act_scale`` and
   truncation at the time limit come from ``DingEnvWrapper`` itself;
 * Atari (``'atari_default'``): DeepMind's preprocessing (see :func:`atari_default`);
+* MiniGrid (``'minigrid_default'``): the image and the one-hot encoded mission as one float32
+  vector (``FlatObsWrapper``, DI-engine's ``flat_obs``), since a mission string has no array form;
 * Gym-Hybrid (``'gym_hybrid_default'``): its ``Tuple`` action as DI-engine's hybrid ``Dict`` action.
 
 :func:`get_default_wrappers` gives DI-engine's own lists of wrapper specs for code that builds
@@ -22,7 +24,7 @@ from ding_env.config import check_caller
 from ding_env.errors import ConfigError
 from ding_env.wrappers import family as families
 
-PRESET_NAMES = ("default", "atari_default", "mujoco_default", "gym_hybrid_default")
+PRESET_NAMES = ("default", "atari_default", "mujoco_default", "minigrid_default", "gym_hybrid_default")
 
 
 def atari_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
@@ -73,12 +75,23 @@ def gym_hybrid_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
     return [GymHybridDictActionWrapper]
 
 
+def minigrid_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
+    """MiniGrid's ``{'image', 'direction', 'mission'}`` as one float32 vector: image, then the encoded mission."""
+    from ding_env.wrappers.observation import FlatObsWrapper
+
+    return [FlatObsWrapper]
+
+
 _PRESETS: dict[str, Callable[[dict], list]] = {
     "atari_default": atari_default,
     "mujoco_default": _empty,
+    "minigrid_default": minigrid_default,
     "gym_hybrid_default": gym_hybrid_default,
 }
-_FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {families.ATARI: atari_default}
+_FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {
+    families.ATARI: atari_default,
+    families.MINIGRID: minigrid_default,
+}
 
 
 def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:

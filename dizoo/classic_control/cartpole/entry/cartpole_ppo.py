@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -22,12 +23,15 @@ from torch import nn
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.run_config import build_managers, load_run_config
 
+# The env type's own config, installed with the package, so the example runs from any directory.
+PACKAGED_CONFIG = Path(__file__).resolve().parents[1] / "config" / "cartpole_config.py"
+
 
 @dataclass
 class Args:
     """Every setting of the run."""
 
-    config: str = "configs/cartpole.py"  # env config: collector/evaluator envs and manager
+    config: str = str(PACKAGED_CONFIG)  # env config: collector/evaluator envs and manager
     seed: int = 0  # seeds the envs and torch
     total_steps: int = 200_000  # env steps at most
     rollout_steps: int = 128  # steps per env between updates
