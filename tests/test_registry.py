@@ -70,8 +70,9 @@ def test_get_vec_env_setting_builds_independent_cfgs():
     assert evaluator == []
 
 
-def test_registering_a_builtin_type_again_names_both_places_whatever_the_import_order(tmp_path):
-    # A fresh interpreter, so the entry points are not loaded yet when the second class registers.
+@pytest.mark.parametrize("builtin_first", [False, True])
+def test_a_users_type_replaces_the_builtin_one_of_its_name_whatever_the_import_order(tmp_path, builtin_first):
+    # A fresh interpreter, so nothing is registered yet; a DI-engine env ported by renames registers 'cartpole'.
     module = tmp_path / "ported_cartpole.py"
     module.write_text(
         "from ding_env.utils import ENV_REGISTRY\n"
@@ -80,19 +81,37 @@ def test_registering_a_builtin_type_again_names_both_places_whatever_the_import_
         "class CartPoleEnv(BaseEnv):\n"
         "    pass\n"
     )
+    builtin = "import dizoo.classic_control.cartpole.envs.cartpole_env\n"
+    script = (builtin if builtin_first else "") + "import ported_cartpole\n" + builtin
+    script += "from ding_env import ENV_REGISTRY\nprint(ENV_REGISTRY.get('cartpole').__module__)\n"
     result = subprocess.run(
-        [sys.executable, "-c", "import ported_cartpole"],
+        [sys.executable, "-W", "always", "-c", script],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])},
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert result.returncode == 1
-    message = result.stderr.strip().splitlines()[-1]
-    assert "env type 'cartpole' is registered twice" in message
-    assert "dizoo.classic_control.cartpole.envs.cartpole_env:CartPoleEnv (entry point" in message
-    assert f"ported_cartpole:CartPoleEnv ({module}:5)" in message
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["ported_cartpole"]
+    assert (
+        f"env type 'cartpole': ported_cartpole:CartPoleEnv ({module}:5) replaces ding-env's built-in" in result.stderr
+    )
+
+
+def test_two_user_types_of_one_name_are_an_error_naming_both_places():
+    registry = Registry("thing")
+    registry.register("card", CardGameEnv)
+
+    class OtherCard(CardGameEnv):
+        pass
+
+    with pytest.raises(
+        RegistryError, match=r"'card' is registered twice: first by .*CardGameEnv .*again by .*OtherCard"
+    ):
+        registry.register("card", OtherCard)
+    registry.register("card", OtherCard, force_overwrite=True)
+    assert registry.get("card") is OtherCard
 
 
 def test_registering_the_same_class_again_is_not_an_error():

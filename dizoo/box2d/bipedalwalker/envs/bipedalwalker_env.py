@@ -29,7 +29,7 @@ class FreshWorldOnReset(gym.Wrapper):
         return self.env.reset(**kwargs)
 
 
-@ENV_REGISTRY.register("bipedalwalker")
+@ENV_REGISTRY.register("bipedalwalker", builtin=True)
 class BipedalWalkerEnv(GymIdEnv):
     """BipedalWalker-v3 (``env_id='BipedalWalkerHardcore-v3'`` for the hardcore course)."""
 
