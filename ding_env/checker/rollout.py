@@ -23,12 +23,15 @@ class CheckContext:
         episodes: Episodes per rollout.
         max_steps: Steps after which an episode that has not ended is cut (and reported).
         seed: Base seed.
+        di_engine_done_info: Hold done steps to DI-engine's contract, as its raising checks do:
+            ``info['eval_episode_return']`` present (any number or array), ``info['truncated']`` optional.
     """
 
     make_env: Callable[[], BaseEnv]
     episodes: int = 3
     max_steps: int = 1000
     seed: int = 0
+    di_engine_done_info: bool = False
 
 
 class Episode(NamedTuple):
