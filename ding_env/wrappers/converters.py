@@ -121,8 +121,10 @@ def obs_converter(space: gym.spaces.Space) -> Callable[[Any], Any]:
 
 
 def di_engine_action(action: Any) -> Any:
-    """An action in the forms DI-engine's ``random_action`` gives: a ``Discrete`` sample as a ``(1,)`` int64
-    array, other samples as arrays, dicts and tuples of them converted item by item.
+    """An action in the forms DI-engine's ``random_action`` gives.
+
+    A ``Discrete`` sample becomes a ``(1,)`` int64 array, other samples arrays; dicts and tuples of them
+    are converted item by item.
     """
     if isinstance(action, dict):
         return {key: np.asarray(value) for key, value in action.items()}
