@@ -60,8 +60,11 @@ def _discrete_converter(space: gym.spaces.Discrete, owner: str) -> Callable[[Any
             return cached[index] if 0 <= index < len(cached) else to_scalar(action)
         if type(action) is scalar:
             return action
-        if type(action) is np.ndarray and action.shape == () and action.dtype.kind in "iu":
-            return convert(action.item())  # what the managers pass: a 0-d integer array
+        if type(action) is np.ndarray and action.ndim == 0:  # what the managers pass: a 0-d integer array
+            value = action.item()
+            if type(value) is int:
+                index = value - start
+                return cached[index] if 0 <= index < len(cached) else to_scalar(value)
         if isinstance(action, np.integer):
             return to_scalar(int(action))
         array = np.asarray(action)
