@@ -10,6 +10,7 @@ from ding_env.config import check_caller, deep_merge_dicts
 from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import ObsBatch, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
+from ding_env.env_manager.di_engine_state import EnvState
 from ding_env.env_manager.status import EnvStatus
 from ding_env.errors import ConfigError
 
@@ -17,6 +18,7 @@ __all__ = [
     "AsyncSubprocessEnvManager",
     "BaseEnvManager",
     "BaseEnvManagerV2",
+    "EnvState",
     "EnvStatus",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
