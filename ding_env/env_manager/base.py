@@ -633,7 +633,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
     # ---- backend: envs in this process ---------------------------------
 
     def _backend_launch(self) -> None:
-        self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg)
+        self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg, limit_time=True)
         self._host.launch()
         try:
             self._spaces = env_spaces(self._host.envs[0])
