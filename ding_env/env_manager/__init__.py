@@ -20,6 +20,7 @@ __all__ = [
     "BaseEnvManagerV2",
     "EnvState",
     "EnvStatus",
+    "EnvSupervisor",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
     "ObsBatch",
@@ -45,6 +46,10 @@ LAZY_MANAGERS = {
 def __getattr__(name: str) -> Any:
     if name in LAZY_MANAGERS:
         return get_env_manager_cls(LAZY_MANAGERS[name])
+    if name == "EnvSupervisor":
+        from ding_env.env_manager.env_supervisor import EnvSupervisor
+
+        return EnvSupervisor
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
