@@ -100,6 +100,10 @@ class OutcomeRecorder:
         for item in items:
             self.outcomes[self._name(item.nodeid)] = "not run"
 
+    def pytest_collectreport(self, report):
+        if report.failed:  # a module that cannot be imported: its tests count as one failure
+            self.outcomes[self._name(report.nodeid)] = "not collected"
+
     def pytest_runtest_logreport(self, report):
         name = self._name(report.nodeid)
         if report.failed:
@@ -126,7 +130,7 @@ def run(target: str, selected: list[str] | None, pytest_args: list[str]) -> dict
         paths = [str(base / name) for name in selected] if selected else [str(folder) for folder in folders]
         recorder = OutcomeRecorder(root)
         args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(root), "-c", str(root / "pytest.ini")]
-        args += ["--import-mode=append", "-rfE", *pytest_args, *paths]
+        args += ["--import-mode=append", "--continue-on-collection-errors", "-rfE", *pytest_args, *paths]
         pytest.main(args, plugins=[recorder])
         if target == "ding":
             prefix = f"{envs_folder}/"
