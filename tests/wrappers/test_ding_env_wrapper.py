@@ -336,3 +336,14 @@ def test_random_action_has_di_engine_forms():
     assert pendulum.random_action().shape == (1,) and pendulum.random_action().dtype == np.float32
     cartpole.reset()
     assert not cartpole.step(cartpole.random_action()).done  # the form steps the env
+
+
+def test_reward_in_obs_preset_puts_the_last_reward_in_the_observation():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", "env_wrapper": "reward_in_obs"})
+    env.seed(0)
+    obs = env.reset()
+    assert set(obs) == {"obs", "reward"} and obs["reward"].tolist() == [0.0]
+    assert env.observation_space["reward"].shape == (1,) and env.observation_space["obs"].shape == (4,)
+    timestep = env.step(np.int64(0))
+    assert timestep.obs["reward"].tolist() == [1.0] and timestep.obs["obs"].dtype == np.float32
+    assert timestep.reward.tolist() == [1.0]
