@@ -234,4 +234,5 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
             pass  # the pool's close joins or kills every worker anyway
         # A worker still stepping now is hung: it would not answer a close request either.
         stuck = [index for index, busy in enumerate(self._busy) if busy]
+        self._release_buffers()
         raise_close_failures(self._pool.close(stuck))

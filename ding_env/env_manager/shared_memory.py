@@ -8,6 +8,7 @@ views. Arrays are carved in order at 64-byte aligned offsets.
 from __future__ import annotations
 
 import ctypes
+import os
 from multiprocessing import shared_memory
 from typing import Any
 
@@ -95,7 +96,17 @@ def _pinned_bytes(shm: shared_memory.SharedMemory) -> np.ndarray:
 
 
 class _Segment(shared_memory.SharedMemory):
-    """A ``SharedMemory`` whose finaliser leaves a mapping that views still use to them, quietly."""
+    """A ``SharedMemory`` whose finaliser leaves a mapping that views still use to them, quietly.
+
+    Its file descriptor is closed as soon as the segment is mapped (the mapping needs none), so a
+    mapping kept alive by a user's views holds no descriptor of ours.
+    """
+
+    def __init__(self, name: str | None = None, create: bool = False, size: int = 0) -> None:
+        super().__init__(name=name, create=create, size=size)
+        if getattr(self, "_fd", -1) >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def __del__(self) -> None:
         try:

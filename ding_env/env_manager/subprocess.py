@@ -331,7 +331,17 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return self._each(env_ids, "call", name, args, kwargs)
 
     def _backend_close(self) -> None:
+        self._release_buffers()
         raise_close_failures(self._pool.close())
+
+    def _release_buffers(self) -> None:
+        """Drop this manager's views of the shared segment, so closing the pool can unmap it.
+
+        (Views a user still holds keep it mapped until they are gone.)
+        """
+        self._ready_buf = self._step_buf = self._action_buf = self._reward_buf = None
+        self._done_buf = self._truncated_buf = self._mask_buf = self._reset_buf = None
+        self._every_result = self._every_ready = None
 
     def _env_request(self, env_id: int, message: tuple, command: str) -> Any:
         index = int(self._worker_of[env_id])
