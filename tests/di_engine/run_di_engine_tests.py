@@ -21,7 +21,6 @@ import argparse
 import importlib.util
 import json
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -89,12 +88,12 @@ def join_ding_env(destination: Path) -> None:
 class OutcomeRecorder:
     """A pytest plugin that records each test's outcome under its path relative to ``ding/envs``."""
 
-    def __init__(self, root: Path):
-        self.root = root
+    def __init__(self) -> None:
         self.outcomes: dict[str, str] = {}
 
-    def _name(self, nodeid: str) -> str:
-        return nodeid.split("ding_env/", 1)[-1] if nodeid.startswith("ding_env/") else nodeid
+    @staticmethod
+    def _name(nodeid: str) -> str:
+        return nodeid.removeprefix("ding_env/")
 
     def pytest_collection_modifyitems(self, items):
         for item in items:
@@ -106,12 +105,14 @@ class OutcomeRecorder:
 
     def pytest_runtest_logreport(self, report):
         name = self._name(report.nodeid)
+        if self.outcomes.get(name) == "failed":
+            return  # a failed setup or call stays failed whatever its teardown does
         if report.failed:
             self.outcomes[name] = "failed"
-        elif report.when == "call" or report.skipped:
-            self.outcomes.setdefault(name, "passed")
-            if self.outcomes[name] == "not run":
-                self.outcomes[name] = "skipped" if report.skipped else "passed"
+        elif report.skipped:
+            self.outcomes[name] = "skipped"
+        elif report.when == "call":
+            self.outcomes[name] = "passed"
 
 
 def run(target: str, selected: list[str] | None, pytest_args: list[str]) -> dict[str, str]:
@@ -123,19 +124,16 @@ def run(target: str, selected: list[str] | None, pytest_args: list[str]) -> dict
         if target == "ding_env":
             folders = copy_renamed(envs_folder, root)
             join_ding_env(root)
+            rootdir = root  # test ids ding_env/<folder>/...
             base = root / "ding_env"
         else:
             folders = [envs_folder / folder for folder in TEST_FOLDERS if (envs_folder / folder).is_dir()]
-            base = envs_folder
+            rootdir = base = envs_folder  # test ids <folder>/...
         paths = [str(base / name) for name in selected] if selected else [str(folder) for folder in folders]
-        recorder = OutcomeRecorder(root)
-        args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(root), "-c", str(root / "pytest.ini")]
+        recorder = OutcomeRecorder()
+        args = ["-q", "-p", "no:cacheprovider", "--rootdir", str(rootdir), "-c", str(root / "pytest.ini")]
         args += ["--import-mode=append", "--continue-on-collection-errors", "-rfE", *pytest_args, *paths]
         pytest.main(args, plugins=[recorder])
-        if target == "ding":
-            prefix = f"{envs_folder}/"
-            return {name.removeprefix(prefix): outcome for name, outcome in recorder.outcomes.items()}
-        shutil.rmtree(root / "ding_env")
         return recorder.outcomes
 
 
