@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ding_env.env_manager import create_env_manager
 from ding_env.env_manager.config import MANAGER_CONFIG
 from ding_env.env_manager.di_engine_state import EnvState
 from ding_env.env_manager.treetensor_managers import treetensor_numpy, treetensor_timestep
@@ -151,8 +152,6 @@ class EnvSupervisor:
         """
         if not self.closed:
             raise EnvStateError("EnvSupervisor is already launched; close() it before launching again")
-        from ding_env.env_manager import create_env_manager
-
         manager = create_env_manager(self._cfg, self._env_fn)
         if self._seed is not None:
             manager.seed(self._seed, self._dynamic_seed)
