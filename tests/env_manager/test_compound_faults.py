@@ -120,3 +120,62 @@ def test_errors_after_a_worker_replacement_carry_no_earlier_error(manager_type):
         assert "EnvTimeoutError" not in str(raised.value)
         assert "During handling of the above exception" not in raised.value.remote_traceback
         assert np.array_equal(manager.ready_obs_id, [0])
+
+
+def accounted(actions: dict, call) -> tuple[dict, BaseException | None]:
+    """``call()``'s results; on an error, the results it carries. Asserts every env of ``actions`` is in
+    them or named by the error."""
+    try:
+        return call(), None
+    except (EnvError, EnvCrashedError, EnvTimeoutError) as error:
+        results = getattr(error, "results", {})
+        named = (
+            set(getattr(error, "env_ids", [])) | {getattr(error, "env_id", None)} | set(getattr(error, "errors", {}))
+        )
+        missing = [env_id for env_id in actions if env_id not in results and env_id not in named]
+        assert not missing, (missing, error)
+        return results, error
+
+
+@pytest.mark.parametrize("manager_type", EVERY_MANAGER)
+@pytest.mark.parametrize("step_error", ["raise", "abnormal"])
+def test_every_env_is_accounted_for_under_mixed_faults(manager_type, step_error):
+    """Step errors, failed auto-resets, crashes, kills and hangs at once: nothing is lost or stuck."""
+    in_workers = manager_type != "base"
+    # Four workers of two envs each: a faulty env beside a healthy one in every worker.
+    faults = [
+        dict(raise_every=7),
+        dict(fail_reset_at=3),
+        dict(crash_every=9) if in_workers else dict(raise_every=5),
+        {},
+        dict(hang_every=15) if in_workers else dict(fail_reset_at=2),
+        {},
+        dict(kill_every=10) if in_workers else {},
+        {},
+    ]
+    fns = [partial(FaultEnv, dict(limit=4, **fault)) for fault in faults]
+    cfg = manager_cfg(manager_type, num_workers=4, step_error=step_error, step_timeout=0.2, retry_waiting_time=0.0)
+    seen = set()  # the kinds of fault met, so the test knows it exercised them
+    with create_env_manager(cfg, fns) as manager:
+        manager.seed(3)
+        manager.launch()
+        for t in range(90):
+            needs_reset = [env_id for env_id, status in manager.env_state.items() if status.name == "NEEDS_RESET"]
+            if needs_reset:
+                accounted(dict.fromkeys(needs_reset), lambda ids=needs_reset: manager.reset({i: {} for i in ids}))
+                continue
+            actions = {env_id: (env_id + t) % 3 for env_id in manager.ready_obs_id}
+            results, error = accounted(actions, lambda actions=actions: manager.step(actions))
+            if error is not None:
+                seen.add(type(error).__name__ + ":" + getattr(error, "command", ""))
+            if manager_type != "async_subprocess":
+                assert "STEPPING" not in statuses(manager).values()
+            for timestep in results.values():
+                assert timestep.done or not timestep.info.get("abnormal")
+                if timestep.info.get("abnormal"):
+                    seen.add("abnormal:" + timestep.info["error"].split(" ")[0])
+    assert "EnvError:reset" in seen, seen  # failed auto-resets are raised in both modes
+    if step_error == "raise":
+        assert "EnvError:step" in seen, seen
+        if in_workers:
+            assert {"EnvCrashedError:step", "EnvTimeoutError:step"} <= seen, seen
