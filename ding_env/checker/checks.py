@@ -176,7 +176,13 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                         "return {} when there is nothing to say",
                     )
                     continue
-                if timestep.done:
+                if timestep.done and ctx.di_engine_done_info:
+                    if "eval_episode_return" not in timestep.info:
+                        report(
+                            "info['eval_episode_return'] is missing on a done step",
+                            "sum the raw rewards of the episode and put the total in info on the last step",
+                        )
+                elif timestep.done:
                     episode_return = timestep.info.get("eval_episode_return")
                     if type(episode_return) is not float:
                         got = type(episode_return).__name__
@@ -243,6 +249,8 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
         findings = []
         for _ in range(50):
             action = env.random_action()
+            if isinstance(env.action_space, gym.spaces.Discrete) and np.shape(action) == (1,):
+                action = np.asarray(action)[0]  # DI-engine's form of a Discrete action
             problems = space_problems(
                 np.asarray(action) if np.isscalar(action) else action, env.action_space, "random_action()"
             )

@@ -24,6 +24,8 @@ class CheckContext:
         max_steps: Steps after which an episode that has not ended is cut (and reported).
         seed: Base seed.
         di_engine: Accept what DI-engine's envs do and the managers take (see ``di_engine_mode``).
+        di_engine_done_info: Hold done steps to DI-engine's contract, as its raising checks do:
+            ``info['eval_episode_return']`` present (any number or array), ``info['truncated']`` optional.
     """
 
     make_env: Callable[[], BaseEnv]
@@ -31,6 +33,7 @@ class CheckContext:
     max_steps: int = 1000
     seed: int = 0
     di_engine: bool = False
+    di_engine_done_info: bool = False
 
 
 class Episode(NamedTuple):

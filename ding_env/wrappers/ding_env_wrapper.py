@@ -28,10 +28,10 @@ from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.wrappers.array_spaces import check_array_spaces
-from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
+from ding_env.wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
 from ding_env.wrappers.dtypes import convention_space
 from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
-from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
+from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
 from ding_env.wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
@@ -51,6 +51,10 @@ class DingEnvWrapper(BaseEnv):
             seed, so its episodes do not follow from ``seed()``.
         caller: ``'collector'`` or ``'evaluator'`` (DI-engine's argument): picks the training or the
             evaluation preprocessing when ``cfg`` has no ``is_train``.
+        is_gymnasium: Where ``cfg.env_id`` is looked up (DI-engine's argument): True in Gymnasium, False
+            in legacy gym (``gym.make``, as DI-engine does by default; gym must be installed), None in
+            Gymnasium and then, for an id Gymnasium does not have (or only as a deprecated version), in
+            legacy gym when it is installed.
 
     Raises:
         ConfigError: For an unknown config key or caller, or neither ``env`` nor ``env_id``.
@@ -90,7 +94,12 @@ class DingEnvWrapper(BaseEnv):
     )
 
     def __init__(
-        self, env: Any = None, cfg: dict | None = None, seed_api: bool = True, caller: str = "collector"
+        self,
+        env: Any = None,
+        cfg: dict | None = None,
+        seed_api: bool = True,
+        caller: str = "collector",
+        is_gymnasium: bool | None = None,
     ) -> None:
         cfg = dict(cfg or {})
         self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
@@ -104,6 +113,9 @@ class DingEnvWrapper(BaseEnv):
         super().__init__(cfg)
         check_wrapper_config(self._cfg, type(self).__name__)
         self._seed_api = seed_api
+        if is_gymnasium not in (None, True, False):
+            raise ConfigError(f"DingEnvWrapper is_gymnasium: expected True, False or None, got {is_gymnasium!r:.100}")
+        self._is_gymnasium = is_gymnasium
         if env is None and not self._cfg.env_id:
             raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
         self._user_env = env
@@ -145,13 +157,20 @@ class DingEnvWrapper(BaseEnv):
             if is_legacy_env(env):
                 env = LegacyGymEnv(env)
             family = family_of_env(env)
+        elif self._is_gymnasium is False:
+            env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+            family = family_of_env(env)
         else:
             try:
                 env, family = self._make_from_id()
             except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
-                raise ConfigError(
-                    f"{self!r}: env_id {self._cfg.env_id!r} is not available in Gymnasium: {error}"
-                ) from error
+                if self._is_gymnasium is None and legacy_gym_has(self._cfg.env_id):
+                    env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+                    family = family_of_env(env)
+                else:
+                    raise ConfigError(
+                        f"{self!r}: env_id {self._cfg.env_id!r} is not available in Gymnasium: {error}"
+                    ) from error
         if self._replay_path is not None:
             env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
         return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
@@ -196,7 +215,9 @@ class DingEnvWrapper(BaseEnv):
                     f"{self!r}.clone(): the env instance cannot be deep-copied ({type(error).__name__}: {error}); "
                     "give cfg.env_id, or build one DingEnvWrapper per env"
                 ) from error
-        return DingEnvWrapper(env, self._user_cfg, seed_api=self._seed_api, caller=caller)
+        return DingEnvWrapper(
+            env, self._user_cfg, seed_api=self._seed_api, caller=caller, is_gymnasium=self._is_gymnasium
+        )
 
     def enable_save_replay(self, replay_path: str) -> None:
         """Record every episode from the next reset on as an MP4 under ``replay_path``.
@@ -257,6 +278,10 @@ class DingEnvWrapper(BaseEnv):
             truncated = bool(truncated)
             return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
         return StepFields(obs, reward, False, False, info)
+
+    def random_action(self) -> Any:
+        """A random action in DI-engine's forms: a ``(1,)`` int64 array for ``Discrete``, arrays in dicts."""
+        return di_engine_action(super().random_action())
 
     def close(self) -> None:
         """Close the Gymnasium env if it was created; safe to call twice."""

@@ -9,10 +9,13 @@ duck-typed envs of either API.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from ding_env.errors import ConfigError
 
 
 def is_legacy_env(env: Any) -> bool:
@@ -70,6 +73,36 @@ def _is_passive_checker(env: Any) -> bool:
 
 def _is_wrapper(env: Any) -> bool:
     return hasattr(env, "env") and env.env is not env
+
+
+def legacy_gym_has(env_id: str) -> bool:
+    """True when legacy gym is installed and has ``env_id`` registered."""
+    if importlib.util.find_spec("gym") is None:
+        return False
+    import gym as legacy_gym
+
+    return env_id in legacy_gym.envs.registry
+
+
+def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> Any:
+    """``gym.make(env_id, **make_kwargs)`` with legacy gym, as DI-engine makes its envs.
+
+    Raises:
+        ConfigError: When gym is not installed or has no such id.
+    """
+    if importlib.util.find_spec("gym") is None:
+        raise ConfigError(
+            f"{owner}: is_gymnasium=False makes env_id {env_id!r} with legacy gym, which is not installed "
+            "(pip install gym, or leave is_gymnasium unset to use Gymnasium)"
+        )
+    import gym as legacy_gym
+
+    # gym's passive env checker only warns, and under numpy 2 it fails on np.bool8
+    kwargs = {"disable_env_checker": True, **dict(make_kwargs or {})}
+    try:
+        return legacy_gym.make(env_id, **kwargs)
+    except legacy_gym.error.Error as error:
+        raise ConfigError(f"{owner}: env_id {env_id!r} is not available in legacy gym: {error}") from error
 
 
 class LegacyGymEnv(gym.Env):

@@ -24,7 +24,14 @@ from ding_env.config import check_caller
 from ding_env.errors import ConfigError
 from ding_env.wrappers import family as families
 
-PRESET_NAMES = ("default", "atari_default", "mujoco_default", "minigrid_default", "gym_hybrid_default")
+PRESET_NAMES = (
+    "default",
+    "atari_default",
+    "mujoco_default",
+    "minigrid_default",
+    "gym_hybrid_default",
+    "reward_in_obs",
+)
 
 
 def atari_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
@@ -94,6 +101,13 @@ _FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {
 }
 
 
+def reward_in_obs(family: str, cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
+    """The family's default chain, then observations as ``{'obs': obs, 'reward': last reward}`` (DI-engine's)."""
+    from ding_env.wrappers.reward_in_obs import RewardInObsWrapper
+
+    return [*_FAMILY_DEFAULTS.get(family, _empty)(cfg), RewardInObsWrapper]
+
+
 def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:
     """The wrapper specs to apply for ``env_wrapper`` on an env of ``family``.
 
@@ -105,6 +119,8 @@ def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:
     if isinstance(env_wrapper, str):
         if env_wrapper == "default":
             return _FAMILY_DEFAULTS.get(family, _empty)(cfg)
+        if env_wrapper == "reward_in_obs":
+            return reward_in_obs(family, cfg)
         if env_wrapper not in _PRESETS:
             raise ConfigError(f"unknown env_wrapper preset {env_wrapper!r}; presets: {', '.join(PRESET_NAMES)}")
         return _PRESETS[env_wrapper](cfg)
