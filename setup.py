@@ -11,6 +11,9 @@ VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ding_env" / "version.py
 EXTRAS = {
     "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
     "mujoco": ["mujoco>=3.0", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
+    # Gymnasium's LunarLander and BipedalWalker; box2d 2.3.10 ships wheels (box2d-py needs a compiler and SWIG).
+    "box2d": ["box2d>=2.3.10"],
+    "minigrid": ["minigrid>=2.3"],
     "torch": ["torch>=2.0"],
     # ding_env.sb3: a Stable-Baselines3 VecEnv over the managers.
     "sb3": ["stable-baselines3>=2.3", "torch>=2.0"],
@@ -33,7 +36,8 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.10",
     packages=find_packages(include=["ding_env", "ding_env.*", "dizoo", "dizoo.*"]),
-    install_requires=["numpy>=1.24", "gymnasium>=1.0", "easydict>=1.10"],
+    # tqdm (pure Python, no dependencies) draws `ding-env run`'s progress bars; imported only by the CLI.
+    install_requires=["numpy>=1.24", "gymnasium>=1.0", "easydict>=1.10", "tqdm>=4.60"],
     extras_require=EXTRAS,
     entry_points={
         "console_scripts": ["ding-env=ding_env.cli:main"],
@@ -45,6 +49,9 @@ setup(
             "card_game=dizoo.card_game.envs.card_game_env:CardGameEnv",
             "atari=dizoo.atari.envs.atari_env:AtariEnv",
             "mujoco=dizoo.mujoco.envs.mujoco_env:MujocoEnv",
+            "lunarlander=dizoo.box2d.lunarlander.envs.lunarlander_env:LunarLanderEnv",
+            "bipedalwalker=dizoo.box2d.bipedalwalker.envs.bipedalwalker_env:BipedalWalkerEnv",
+            "minigrid=dizoo.minigrid.envs.minigrid_env:MiniGridEnv",
             "gym_hybrid=dizoo.gym_hybrid.envs.moving_env:GymHybridEnv",
             "petting_zoo=dizoo.petting_zoo.envs.simple_spread_env:SimpleSpreadEnv",
         ],

@@ -38,6 +38,7 @@ __all__ = [
     "BaseEnvManager",
     "BaseEnvManagerV2",  # noqa: F405 - imported on first use by __getattr__
     "BaseEnvTimestep",
+    "EnvSupervisor",  # noqa: F405 - imported on first use by __getattr__
     "ObsBatch",
     "SubprocessEnvManagerV2",  # noqa: F405 - imported on first use by __getattr__
     "SyncSubprocessEnvManager",  # noqa: F405 - imported on first use by __getattr__
@@ -57,6 +58,6 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # The subprocess and V2 managers load multiprocessing machinery or treetensor:
     # ding_env.env_manager imports them on first use.
-    if name in _env_manager.LAZY_MANAGERS:
+    if name in _env_manager.LAZY_MANAGERS or name == "EnvSupervisor":
         return getattr(_env_manager, name)
     raise AttributeError(f"module 'ding_env' has no attribute {name!r}")

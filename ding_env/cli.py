@@ -2,12 +2,17 @@
 
 Usage::
 
+    ding-env [--version] [--verbose] COMMAND ...
     ding-env run CONFIG [--policy random|MODULE:CALLABLE] [--steps N] [--eval-episodes N]
-                        [--manager base|subprocess|async_subprocess] [--seed S] [--replay DIR]
+                        [--manager base|subprocess|async_subprocess|base_v2|subprocess_v2]
+                        [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
-    ding-env check TARGET [--config FILE] [--episodes N] [--max-steps N] [--seed S] [--json]
-    ding-env list
+    ding-env check TARGET [--config FILE] [--di-engine] [--episodes N] [--max-steps N] [--seed S] [--json]
+    ding-env list [--import MODULE ...]
     ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
+
+The current directory is on ``sys.path``, as for ``python -m ding_env``, so ``coin:Coin`` and a
+config's ``import_names`` find modules next to the user.
 
 Exit codes: 0 success (``check``: no errors), 1 the run failed (``check``: errors found),
 2 usage or config error, 130 interrupted (Ctrl-C; envs and workers are closed first).
@@ -16,20 +21,58 @@ Exit codes: 0 success (``check``: no errors), 1 the run failed (``check``: error
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import time
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from ding_env.registry import ENV_REGISTRY
+from ding_env.version import __version__
 
 USAGE_ERROR = 2
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
+
+# Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
+# pipelines, through the batched API they share); `demo` steps through the dict API, which the V2 ones change.
+DEMO_MANAGERS = ("base", "subprocess", "async_subprocess")
+RUN_MANAGERS = (*DEMO_MANAGERS, "base_v2", "subprocess_v2")
+MANAGER_HELP = (
+    "base: envs in this process; subprocess: shared-memory workers, every env each step; "
+    "async_subprocess: workers, returns as soon as wait_num envs are ready"
+)
+RUN_MANAGER_HELP = MANAGER_HELP + "; base_v2 / subprocess_v2: DI-engine's V2 managers over base / subprocess"
+COMMON_EXAMPLES = """examples:
+  ding-env run configs/cartpole.py --steps 5000 --manager subprocess
+  ding-env check my_env:MyEnv
+  ding-env list
+  ding-env --verbose run my_config.py   # full tracebacks on failure
+"""
+RUN_EXAMPLES = """examples:
+  ding-env run configs/cartpole.py
+  ding-env run configs/pong.py --steps 2000 --manager async_subprocess --set env.collector_env_num=4
+  ding-env run my_config.py --policy my_policy:act --set env.manager.shared_memory=false --seed 1
+"""
+CHECK_EXAMPLES = """examples:
+  ding-env check my_env:MyEnv                   # a BaseEnv subclass next to you (my_env.py)
+  ding-env check my_env:MyEnv --config my_config.py
+  ding-env check cartpole                       # a registered env type
+  ding-env check gym:CartPole-v1                # a Gymnasium id in DingEnvWrapper
+  ding-env check my_wrapper_config.py           # env section with env_id: DingEnvWrapper
+  ding-env check ported.cartpole_env:CartPoleEnv --di-engine   # an env written for DI-engine
+"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        # The `ding-env` script's sys.path starts at its bin folder; `python -m` starts at the current directory.
+        sys.path.insert(0, os.getcwd())
     if args.command is None:
         parser.print_help()
         return USAGE_ERROR
@@ -41,36 +84,100 @@ def main(argv: Sequence[str] | None = None) -> int:
         return INTERRUPTED
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ding-env", description="DI-engine-style RL envs and env managers.")
-    commands = parser.add_subparsers(dest="command")
+def _add_command(commands: Any, name: str, summary: str, epilog: str, description: str | None = None) -> Any:
+    return commands.add_parser(
+        name,
+        help=summary,
+        description=description or summary,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
-    run = commands.add_parser("run", help="collect with a policy, then evaluate, from a config file")
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ding-env",
+        description="DI-engine-style RL envs and env managers.",
+        epilog=COMMON_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"ding-env {__version__}")
+    parser.add_argument(
+        "--verbose", action="store_true", help="on failure, print the full traceback (the env's own one too)"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = _add_command(
+        commands,
+        "run",
+        "collect with a policy, then evaluate, from a config file",
+        RUN_EXAMPLES,
+        "Collect with a policy in the collector envs, then evaluate in the evaluator envs.",
+    )
     run.add_argument("config", help="config file (main_config/create_config or a single config dict)")
     run.add_argument("--policy", default="random", help="'random' or MODULE:CALLABLE mapping obs batches to actions")
     run.add_argument("--steps", type=int, default=20000, help="env steps to collect (default 20000)")
     run.add_argument("--eval-episodes", type=int, default=None, help="evaluation episodes (default: the config's)")
-    run.add_argument("--manager", choices=("base", "subprocess", "async_subprocess"), default=None)
+    run.add_argument(
+        "--manager", choices=RUN_MANAGERS, default=None, help=RUN_MANAGER_HELP + " (default: the config's)"
+    )
     run.add_argument("--seed", type=int, default=None, help="override the config's seed")
     run.add_argument(
         "--replay", default=None, metavar="DIR", help="save evaluation replays under DIR (default: env.replay_path)"
     )
-    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a config key")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key; repeat for more (values are Python literals; true/false are booleans)",
+    )
+    run.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="full tracebacks on failure")
     run.set_defaults(handler=_run)
 
-    check = commands.add_parser("check", help="check an env against the BaseEnv contract")
-    check.add_argument("target", help="module:Class, a registered env type, or a config file")
+    check = _add_command(
+        commands,
+        "check",
+        "check an env against the BaseEnv contract",
+        CHECK_EXAMPLES,
+        "Run the checks on an env and print one line per check, with a fix for each failure.",
+    )
+    check.add_argument("target", help="module:Class, a registered env type, gym:ENV_ID, or a config file")
     check.add_argument("--config", default=None, help="config file whose env section configures the env")
+    check.add_argument(
+        "--di-engine",
+        action="store_true",
+        help="DI-engine mode: build a cfg-requiring env from its default_config() and report what DI-engine's "
+        "envs do and the managers accept (gym spaces, spaces after reset, (1,) random actions) as warnings",
+    )
     check.add_argument("--episodes", type=int, default=3, help="episodes per rollout (default 3)")
     check.add_argument("--max-steps", type=int, default=1000, help="step cap per episode (default 1000)")
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.set_defaults(handler=_check)
 
-    list_cmd = commands.add_parser("list", help="list registered env types and where they live")
+    list_cmd = _add_command(
+        commands,
+        "list",
+        "list registered env types, where they live and whether their extras are installed",
+        "example:\n  ding-env list --import my_pkg.envs   # also the types my_pkg.envs registers",
+    )
+    list_cmd.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first, so the types it registers are listed; repeat for more",
+    )
     list_cmd.set_defaults(handler=_list)
 
-    demo = commands.add_parser("demo", help="run random episodes of every registered env through a manager")
+    demo = _add_command(
+        commands,
+        "demo",
+        "run random episodes of every registered env through a manager",
+        "example:\n  ding-env demo --manager subprocess --episodes 2",
+    )
     demo.add_argument(
         "--episodes",
         type=int,
@@ -78,7 +185,7 @@ def _parser() -> argparse.ArgumentParser:
         help="episodes per env type, at least: envs that end an episode in the same step all count (default 3)",
     )
     demo.add_argument("--envs", type=int, default=4, help="envs per manager (default 4)")
-    demo.add_argument("--manager", default="base", choices=("base", "subprocess", "async_subprocess"))
+    demo.add_argument("--manager", default="base", choices=DEMO_MANAGERS, help=MANAGER_HELP + " (default base)")
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(handler=_demo)
     return parser
@@ -104,8 +211,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"ding-env run: {error}", file=sys.stderr)
         return USAGE_ERROR
     except Exception as error:  # noqa: BLE001 - the CLI reports any failure as exit 1 with its message
-        # The first line names the env and the command; the remote traceback follows in the exception.
-        print(f"ding-env run failed: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
+        print(describe_failure("run", error, args.verbose), file=sys.stderr)
         return 1
     print(format_summary(summary))
     return 0
@@ -114,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     import json
 
-    from ding_env.checker import check_env
+    from ding_env.checker import CHECKS, check_env
     from ding_env.checker.target import resolve_target
     from ding_env.errors import ConfigError, RegistryError
 
@@ -127,24 +233,93 @@ def _check(args: argparse.Namespace) -> int:
         print(f"ding-env check: {error}", file=sys.stderr)
         return USAGE_ERROR
 
-    def progress(name: str) -> None:
-        if not args.json:
-            print(f"  running {name} ...", file=sys.stderr, flush=True)
+    from ding_env.progress import progress_bar
 
-    report = check_env(
-        env_cls, cfg, episodes=args.episodes, max_steps=args.max_steps, seed=args.seed, progress=progress
-    )
+    with progress_bar(len(CHECKS), None if args.json else sys.stderr, "check", "check") as bar:
+
+        def progress(name: str) -> None:
+            bar.set_postfix_str(name, refresh=False)
+            bar.update()
+
+        report = check_env(
+            env_cls,
+            cfg,
+            episodes=args.episodes,
+            max_steps=args.max_steps,
+            seed=args.seed,
+            progress=progress,
+            di_engine=args.di_engine,
+        )
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
     return 0 if report.passed else 1
 
 
 def _list(args: argparse.Namespace) -> int:
+    import importlib
+
+    from ding_env.errors import RegistryError
+
+    for module in args.imports:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            print(f"ding-env list: cannot import {module!r} given to --import: {error}", file=sys.stderr)
+            return USAGE_ERROR
     names = ENV_REGISTRY.names()
     width = max((len(name) for name in names), default=4)
-    print(f"{'type':<{width}}  module")
+    print(f"{'type':<{width}}  {'extras':<28}  registered by")
     for name in names:
-        print(f"{name:<{width}}  {ENV_REGISTRY.source(name)}")
+        try:
+            extras = extras_status(ENV_REGISTRY.source(name))
+        except RegistryError as error:
+            extras = f"broken: {error}"
+        print(f"{name:<{width}}  {extras:<28}  {ENV_REGISTRY.place(name)}")
     return 0
+
+
+# Module prefix of an env type -> (pip extra, the modules it needs), for `ding-env list`.
+EXTRAS_OF = {
+    "dizoo.atari.": ("atari", ("ale_py", "cv2")),
+    "dizoo.mujoco.": ("mujoco", ("mujoco",)),
+    "dizoo.box2d.": ("box2d", ("Box2D",)),
+    "dizoo.minigrid.": ("minigrid", ("minigrid",)),
+}
+
+
+def extras_status(source: str) -> str:
+    """``'-'`` for a type that needs no extra, else the extra and whether its modules are installed."""
+    import importlib.util
+
+    for prefix, (extra, modules) in EXTRAS_OF.items():
+        if source.startswith(prefix):
+            missing = [module for module in modules if importlib.util.find_spec(module) is None]
+            return f"{extra}: missing {', '.join(missing)}" if missing else f"{extra}: installed"
+    return "-"
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def describe_failure(command: str, error: BaseException, verbose: bool) -> str:
+    """The failure as the CLI prints it: the whole traceback with ``--verbose``, else one line with where.
+
+    ``where`` is the innermost frame of the user's code (not ding_env's, not the standard library's
+    nor an installed package's), read from the env's own traceback too when the env runs in a worker.
+    """
+    if verbose:
+        return f"ding-env {command} failed:\n" + "".join(traceback.format_exception(error))
+    frames = [(frame.filename, frame.lineno) for frame in traceback.extract_tb(error.__traceback__)]
+    frames += [(file, int(line)) for file, line in _FRAME.findall(str(error))]  # the remote traceback
+    package = str(Path(__file__).resolve().parent)
+    library = tuple(str(Path(path).resolve()) for path in (sys.prefix, sys.base_prefix, os.__file__.rsplit("/", 1)[0]))
+    user = [
+        (file, line)
+        for file, line in frames
+        if not str(Path(file).resolve()).startswith((package, *library)) and not file.startswith("<")
+    ]
+    where = f" (at {user[-1][0]}:{user[-1][1]})" if user else ""
+    first_line = str(error).splitlines()[0] if str(error) else ""
+    return f"ding-env {command} failed: {type(error).__name__}: {first_line}{where}; --verbose shows the traceback"
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ and the batches hold tensors (``ding_env.torch_adapter``; the ``torch`` extra).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -49,6 +50,24 @@ class TransitionBatch(NamedTuple):
 Policy = Callable[[Any], Any]
 
 
+def policy_actions(policy: Policy, obs: Any, count: int) -> np.ndarray:
+    """``policy(obs)`` as an array of ``count`` actions, one per observation row.
+
+    Raises:
+        ValueError: Naming the policy, how many actions it returned and how many envs were ready.
+    """
+    actions = np.asarray(policy(obs))
+    if actions.ndim == 0 or len(actions) != count:
+        got = "a scalar" if actions.ndim == 0 else f"{len(actions)} actions (shape {actions.shape})"
+        code = getattr(policy, "__code__", None)  # where a function policy is defined, for the user to look
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+        raise ValueError(
+            f"policy {getattr(policy, '__qualname__', policy)!r}{where} returned {got} for {count} observations; "
+            f"return one action per row of the observation batch"
+        )
+    return actions
+
+
 def collect(
     manager: BaseEnvManager, policy: Policy, n_steps: int | None = None, device: Any = None
 ) -> Iterator[TransitionBatch]:
@@ -77,7 +96,11 @@ def _collect_torch(
     from ding_env.torch_adapter import TorchConverter  # torch is imported only when a device is asked for
 
     converter = TorchConverter(device)
-    numpy_policy = lambda obs: converter.to_numpy(policy(converter.to_torch(obs, ("policy",))))  # noqa: E731
+
+    @functools.wraps(policy)  # errors about its actions name the caller's policy
+    def numpy_policy(obs: Any) -> Any:
+        return converter.to_numpy(policy(converter.to_torch(obs, ("policy",))))
+
     to_torch = converter.to_torch
     for batch in _collect_numpy(manager, numpy_policy, n_steps):
         yield batch._replace(
@@ -98,7 +121,7 @@ def _collect_numpy(manager: BaseEnvManager, policy: Policy, n_steps: int | None)
     while (n_steps is None or steps < n_steps) and not manager.done:
         ready = manager.ready_obs_batch
         if len(ready.env_id):
-            actions = np.asarray(policy(ready.obs))
+            actions = policy_actions(policy, ready.obs, len(ready.env_id))
             if last_action is None:
                 last_action = np.zeros((manager.env_num, *actions.shape[1:]), dtype=actions.dtype)
             arrays.put(last_obs, ready.env_id, ready.obs)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import NamedTuple
@@ -37,6 +39,7 @@ def run_demo(
 
     Every episode that ends counts, so envs that end theirs in the same step may take a row past ``episodes``.
     """
+    _quiet_third_party_libraries()
     rows = []
     for env_type in env_types:
         env_cls = ENV_REGISTRY.get(env_type)
@@ -76,3 +79,18 @@ def _missing_dependency(env_cls: type) -> str | None:
     finally:
         env.close()
     return None
+
+
+def _quiet_third_party_libraries() -> None:
+    """No banners or warnings of the simulators in the demo's output (set before the workers are forked).
+
+    ALE prints its banner on every ROM load; MuJoCo warns about Gymnasium's own model files
+    (routed to :class:`~ding_env.wrappers.mujoco_warnings.MujocoWarning`, ignored here).
+    """
+    from ding_env.wrappers.mujoco_warnings import MujocoWarning
+
+    warnings.filterwarnings("ignore", category=MujocoWarning)
+    if importlib.util.find_spec("ale_py") is not None:
+        import ale_py
+
+        ale_py.ALEInterface.setLoggerMode(ale_py.LoggerMode.Error)

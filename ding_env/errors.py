@@ -1,7 +1,8 @@
 """Exceptions raised by ding_env.
 
 Every error is a ``RuntimeError`` or ``ValueError`` subclass so code written
-against DI-engine, which raises the builtins, keeps catching them.
+against DI-engine, which raises the builtins, keeps catching them; the state errors
+(``EnvStateError``, ``ClosedEnvError``) are ``AssertionError`` s too, as DI-engine asserts its states.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ class DingEnvError(RuntimeError):
     """Base class of the runtime errors raised by ding_env."""
 
 
-class ClosedEnvError(DingEnvError):
-    """An env or env manager was used after ``close()``."""
+class ClosedEnvError(DingEnvError, AssertionError):
+    """An env or env manager was used after ``close()`` (an ``AssertionError`` too, as DI-engine's asserts were)."""
 
 
-class EnvStateError(DingEnvError):
-    """A call was made in a state that does not allow it (e.g. step before launch)."""
+class EnvStateError(DingEnvError, AssertionError):
+    """A call was made in a state that does not allow it, e.g. step before launch (an ``AssertionError`` too)."""
 
 
 class ConfigError(ValueError):

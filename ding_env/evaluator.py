@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ding_env.collector import policy_actions
 from ding_env.env_manager import BaseEnvManager
 
 
@@ -43,6 +44,7 @@ def evaluate(
     n_episode: int,
     stop_value: float | None = None,
     seed: int | None = None,
+    on_episode: Callable[[float], None] | None = None,
 ) -> EvalResult:
     """Run exactly ``n_episode`` episodes with ``policy`` and summarise the returns.
 
@@ -55,6 +57,7 @@ def evaluate(
         n_episode: Episodes to run, spread over the envs.
         stop_value: Mean return that counts as solved.
         seed: Static seed applied before the evaluation.
+        on_episode: Called with each finished episode's return (progress display).
     """
     if seed is not None:
         manager.seed(seed, dynamic_seed=False)
@@ -67,13 +70,15 @@ def evaluate(
         wanted = remaining[ready.env_id] > 0
         env_ids = ready.env_id[wanted]
         obs = _rows(ready.obs, wanted)
-        actions = np.asarray(policy(obs)) if len(env_ids) else np.zeros(0, dtype=np.int64)
+        actions = policy_actions(policy, obs, len(env_ids)) if len(env_ids) else np.zeros(0, dtype=np.int64)
         batch = manager.step_batch(env_ids, actions)
         steps += len(batch.env_id)
         for env_id, done, info in zip(batch.env_id.tolist(), batch.done.tolist(), batch.info, strict=True):
             if done and remaining[env_id] > 0:
                 remaining[env_id] -= 1
                 returns.append(float(info["eval_episode_return"]))
+                if on_episode is not None:
+                    on_episode(returns[-1])
     mean = float(np.mean(returns))
     reached = stop_value is not None and mean >= stop_value
     return EvalResult(returns, mean, float(np.std(returns)), reached, steps)

@@ -6,12 +6,19 @@ Types are registered three ways:
 * ``ENV_REGISTRY.register('cartpole', 'pkg.module:CartPoleEnv')``, imported on first use;
 * the ``ding_env.envs`` entry-point group of an installed package (dizoo
   registers its envs this way), also imported on first use.
+
+A name registered twice is an error naming both places, whatever the import order, with one
+exception: ding-env's own built-in types (``cartpole``, ``atari``, ...) give way to a type that user
+code registers under the same name (a DI-engine env ported by renaming its imports registers
+``'cartpole'`` too), with a warning naming both, and stay replaced if their module is imported later.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
+import warnings
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any
@@ -19,6 +26,8 @@ from typing import Any
 from ding_env.errors import RegistryError
 
 ENTRY_POINT_GROUP = "ding_env.envs"
+# The distribution whose entry points are ding-env's built-in types.
+BUILTIN_DISTRIBUTION = "ding-env"
 
 
 def import_object(path: str) -> Any:
@@ -53,33 +62,62 @@ class Registry:
     def __init__(self, kind: str, entry_point_group: str | None = None) -> None:
         self.kind = kind
         self._entries: dict[str, Any] = {}
+        self._places: dict[str, str] = {}  # name -> where it was registered, for the double-registration error
+        self._builtins: set[str] = set()  # names whose entry is still ding-env's own built-in type
         self._entry_point_group = entry_point_group
         self._entry_points_loaded = entry_point_group is None
 
-    def register(self, name: str, obj: Any = None, force_overwrite: bool = False) -> Any:
+    def register(self, name: str, obj: Any = None, force_overwrite: bool = False, builtin: bool = False) -> Any:
         """Register ``obj`` under ``name``; with no ``obj``, return a class decorator.
 
         Args:
             name: The type name used in configs (``env.type``).
             obj: The object, or an import path ``'module:Name'`` resolved lazily.
             force_overwrite: Replace an existing entry instead of raising.
+            builtin: ding-env's own types register so: they give way to a user's type of that name.
 
         Raises:
-            RegistryError: If ``name`` is taken by a different object.
+            RegistryError: If ``name`` is taken by another object (the entry points of installed
+                packages count, whatever the import order); the message names both places.
         """
         if obj is None:
 
             def decorator(target: Any) -> Any:
-                self.register(name, target, force_overwrite)
+                self.register(name, target, force_overwrite, builtin)
                 return target
 
             return decorator
-        existing = self._entries.get(name)
-        if existing is not None and existing is not obj and not force_overwrite:
-            if not (isinstance(existing, str) and not isinstance(obj, str) and _path_of(obj) == existing):
-                raise RegistryError(f"{self.kind} type {name!r} is already registered as {existing!r}")
+        self._load_entry_points()
+        place = _place_of(obj)
+        if name in self._entries and not self._same_entry(name, obj):
+            if builtin and name not in self._builtins:
+                return obj  # a user's type of this name replaced the built-in one already
+            if name in self._builtins and not builtin:
+                warnings.warn(
+                    f"{self.kind} type {name!r}: {place} replaces ding-env's built-in {self._places[name]}",
+                    stacklevel=3,
+                )
+            elif not force_overwrite:
+                raise RegistryError(
+                    f"{self.kind} type {name!r} is registered twice: first by {self._places[name]}, "
+                    f"again by {place}. Register one of them under another name "
+                    f"(or pass force_overwrite=True to replace the first on purpose)"
+                )
+        elif name in self._entries and name not in self._builtins:
+            builtin = False  # the same class again: it keeps the standing it has
         self._entries[name] = obj
+        self._places[name] = place
+        if builtin:
+            self._builtins.add(name)
+        else:
+            self._builtins.discard(name)
         return obj
+
+    def _same_entry(self, name: str, obj: Any) -> bool:
+        # The same object, or the class a lazy path names (its module imported), or the class of a reloaded module.
+        existing = self._entries[name]
+        existing_path = existing if isinstance(existing, str) else _path_of(existing)
+        return existing is obj or existing_path == (obj if isinstance(obj, str) else _path_of(obj))
 
     def get(self, name: str) -> Any:
         """The object registered as ``name``, importing it if needed.
@@ -107,6 +145,11 @@ class Registry:
         entry = self._entries[name]
         return entry if isinstance(entry, str) else _path_of(entry)
 
+    def place(self, name: str) -> str:
+        """Where ``name`` was registered: ``'module:Name (file:line)'``, or the entry point and its package."""
+        self._load_entry_points()
+        return self._places[name]
+
     def names(self) -> list[str]:
         """All registered names, sorted."""
         self._load_entry_points()
@@ -121,11 +164,38 @@ class Registry:
             return
         self._entry_points_loaded = True
         for entry_point in metadata.entry_points(group=self._entry_point_group):
-            self._entries.setdefault(entry_point.name, entry_point.value)
+            place = f"{entry_point.value} (entry point of the installed package {_distribution_of(entry_point)!r})"
+            if entry_point.name in self._entries and self._entries[entry_point.name] != entry_point.value:
+                raise RegistryError(
+                    f"{self.kind} type {entry_point.name!r} is registered twice: first by "
+                    f"{self._places[entry_point.name]}, again by {place}. Uninstall one of the packages"
+                )
+            self._entries[entry_point.name] = entry_point.value
+            self._places[entry_point.name] = place
+            if _distribution_of(entry_point) == BUILTIN_DISTRIBUTION:
+                self._builtins.add(entry_point.name)
 
 
 def _path_of(obj: Any) -> str:
+    if not hasattr(obj, "__qualname__"):  # an instance registered as it is
+        return repr(obj)
     return f"{obj.__module__}:{obj.__qualname__}"
+
+
+def _place_of(obj: Any) -> str:
+    """``'module:Name (file:line)'`` for a class or function, the path itself for a lazy entry."""
+    if isinstance(obj, str):
+        return obj
+    try:
+        file, line = inspect.getsourcefile(obj), inspect.getsourcelines(obj)[1]
+    except (TypeError, OSError):  # builtins, instances and classes defined in a REPL have no source
+        return _path_of(obj)
+    return f"{_path_of(obj)} ({file}:{line})"
+
+
+def _distribution_of(entry_point: metadata.EntryPoint) -> str:
+    dist = getattr(entry_point, "dist", None)
+    return dist.name if dist is not None else "unknown"
 
 
 ENV_REGISTRY = Registry("env", ENTRY_POINT_GROUP)

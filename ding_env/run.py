@@ -12,6 +12,7 @@ import numpy as np
 from ding_env.collector import collect
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.policies import RandomPolicy
+from ding_env.progress import progress_bar
 from ding_env.registry import import_object
 from ding_env.run_config import build_managers
 
@@ -76,18 +77,25 @@ def run_job(
         returns: list[float] = []
         truncated = 0
         done_steps = 0
-        bar = _ProgressBar(steps, progress)
-        start = time.perf_counter()
-        for batch in collect(collector, policy, steps):
-            done_steps += len(batch.env_id)
-            for info in (info for info, done in zip(batch.info, batch.done, strict=True) if done):
-                returns.append(float(info["eval_episode_return"]))
-            truncated += int(batch.truncated.sum())
-            bar.update(done_steps, len(returns), returns)
-        elapsed = time.perf_counter() - start
-        bar.close(done_steps, len(returns), returns)
         n_episode = eval_episodes or cfg.env.n_evaluator_episode
-        result = evaluate(evaluator, policy, n_episode, cfg.env.stop_value, seed=cfg.seed)
+        if progress is not None:
+            progress.write(f"collecting {steps} steps, then evaluating {n_episode} episodes\n")
+            progress.flush()
+        start = time.perf_counter()
+        with progress_bar(steps, progress, "collect", "step") as bar:
+            for batch in collect(collector, policy, steps):
+                done_steps += len(batch.env_id)
+                for info in (info for info, done in zip(batch.info, batch.done, strict=True) if done):
+                    returns.append(float(info["eval_episode_return"]))
+                truncated += int(batch.truncated.sum())
+                bar.update(len(batch.env_id))
+                if returns:
+                    bar.set_postfix_str(f"return {np.mean(returns[-RECENT_EPISODES:]):.1f}", refresh=False)
+        elapsed = time.perf_counter() - start
+        with progress_bar(n_episode, progress, "eval   ", "ep") as bar:
+            result = evaluate(
+                evaluator, policy, n_episode, cfg.env.stop_value, seed=cfg.seed, on_episode=lambda _: bar.update()
+            )
         return RunSummary(
             cfg.exp_name,
             type(collector).__name__,
@@ -122,33 +130,3 @@ def format_summary(summary: RunSummary) -> str:
     ]
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
-
-
-class _ProgressBar:
-    """One progress line (steps, steps/s, episodes, recent mean return), redrawn at most 4 times a second."""
-
-    def __init__(self, total: int, stream: TextIO | None) -> None:
-        self.total, self.stream = total, stream
-        self.start = self.last = time.perf_counter()
-        self.interactive = bool(stream is not None and stream.isatty())
-
-    def update(self, steps: int, episodes: int, returns: list[float], force: bool = False) -> None:
-        now = time.perf_counter()
-        interval = 0.25 if self.interactive else 2.0
-        if self.stream is None or (not force and now - self.last < interval):
-            return
-        self.last = now
-        rate = steps / max(now - self.start, 1e-9)
-        mean = f"{np.mean(returns[-RECENT_EPISODES:]):.1f}" if returns else "-"
-        filled = int(20 * min(steps / max(self.total, 1), 1.0))
-        line = (
-            f"collect [{'#' * filled}{'.' * (20 - filled)}] {steps}/{self.total} steps  "
-            f"{rate:,.0f} steps/s  {episodes} episodes  mean return (last {RECENT_EPISODES}) {mean}"
-        )
-        self.stream.write(("\r" + line) if self.interactive else line + "\n")
-        self.stream.flush()
-
-    def close(self, steps: int, episodes: int, returns: list[float]) -> None:
-        self.update(steps, episodes, returns, force=True)
-        if self.stream is not None and self.interactive:
-            self.stream.write("\n")

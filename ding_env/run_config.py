@@ -66,7 +66,12 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     valid = set(env_cls.default_config()) | PIPELINE_KEYS
     for key in env:
         if key not in valid:
-            raise ConfigError(unknown_key_message(f"{where} env section (type {env.type!r})", key, valid))
+            raise ConfigError(
+                unknown_key_message(f"{where} env section (type {env.type!r})", key, valid)
+                + f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "
+                f"env reads {key!r}, declare it there with its default (DI-engine's envs may read keys they "
+                f"do not declare)"
+            )
     for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
         if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
             raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")
@@ -101,7 +106,13 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
 
 
 def _parse_value(text: str) -> Any:
-    """A Python literal when ``text`` is one (``3``, ``0.5``, ``True``, ``'x'``, ``[1]``), else the string."""
+    """A Python literal when ``text`` is one (``3``, ``0.5``, ``True``, ``'x'``, ``[1]``), else the string.
+
+    ``true`` / ``false`` (any case) are booleans and ``none`` / ``null`` None, as in YAML and JSON.
+    """
+    words = {"true": True, "false": False, "none": None, "null": None}
+    if text.strip().lower() in words:
+        return words[text.strip().lower()]
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):

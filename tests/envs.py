@@ -352,6 +352,17 @@ class DIEngineStyleEnv:
         return self._reward_space
 
 
+def episode_observations(env: Any, actions: Any) -> list:
+    """The reset observation and the observation of each step with ``actions``, until the episode ends."""
+    observations = [env.reset()]
+    for action in actions:
+        timestep = env.step(action)
+        observations.append(timestep.obs)
+        if timestep.done:
+            break
+    return observations
+
+
 class BaseEnvAsGymnasiumEnv(gym.Env):
     """One ding_env env behind gym.Env, seeded as the vectorised adapters seed it: their references' sub-env."""
 

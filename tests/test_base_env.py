@@ -5,17 +5,11 @@ import numpy as np
 import pytest
 
 from dizoo.card_game.envs import CardGameEnv
-from tests.envs import CountingEnv
+from tests.envs import CountingEnv, episode_observations
 
 
 def _episode(env, actions=(0, 0, 0, 0, 0, 0, 0, 0)):
-    observations = [env.reset()]
-    for action in actions:
-        timestep = env.step(action)
-        observations.append(timestep.obs)
-        if timestep.done:
-            break
-    return np.concatenate(observations)
+    return np.concatenate(episode_observations(env, actions))
 
 
 def test_construction_is_lazy_and_picklable():

@@ -1,5 +1,12 @@
+import fcntl
+import os
+import pty
+import re
+import struct
 import subprocess
 import sys
+import termios
+from pathlib import Path
 
 import pytest
 
@@ -47,7 +54,7 @@ def test_ctrl_c_ends_a_run_cleanly_with_exit_code_130():
     )
     try:
         for line in run.stderr:  # wait until the collection is under way
-            if line.startswith("collect ["):
+            if line.startswith("collecting "):
                 break
         run.send_signal(signal.SIGINT)
         err = run.stderr.read()
@@ -57,3 +64,180 @@ def test_ctrl_c_ends_a_run_cleanly_with_exit_code_130():
     assert "ding-env run: interrupted" in err and "Traceback" not in err
     leftovers = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     assert leftovers == [] and set(os.listdir("/dev/shm")) <= segments
+
+
+REPO = Path(__file__).resolve().parents[1]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def ding_env_command(*args: str, cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+    """The `ding-env` console script as a user runs it (its sys.path starts at the script's folder)."""
+    script = "import sys; from ding_env.cli import main; sys.exit(main())"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(REPO)!r}); {script}", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
+    )
+
+
+COIN = """
+import gymnasium as gym, numpy as np
+from ding_env import BaseEnv
+from ding_env.timestep import termination
+
+
+class Coin(BaseEnv):
+    def reset(self):
+        self._next_episode_seed()
+        return np.zeros(1, np.float32)
+
+    def step(self, action):
+        return termination(np.zeros(1, np.float32), 1.0, episode_return=1.0)
+
+    def close(self):
+        pass
+
+    def __repr__(self):
+        return "Coin()"
+
+    observation_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+    action_space = property(lambda self: gym.spaces.Discrete(2))
+    reward_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+"""
+
+
+def test_the_current_directory_is_on_sys_path_for_check(tmp_path):
+    (tmp_path / "coin.py").write_text(COIN)
+    result = ding_env_command("check", "coin:Coin", "--episodes", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "passed" in result.stdout
+
+
+def test_version():
+    from ding_env import __version__
+
+    result = ding_env_command("--version", cwd=REPO)
+    assert result.returncode == 0 and result.stdout.strip() == f"ding-env {__version__}"
+
+
+def test_help_has_examples_and_every_run_manager():
+    result = ding_env_command("run", "--help", cwd=REPO)
+    assert "examples:" in result.stdout and "ding-env run configs/cartpole.py" in result.stdout
+    assert "async_subprocess:" in result.stdout and "subprocess_v2" in result.stdout and "repeat" in result.stdout
+    check_help = ding_env_command("check", "--help", cwd=REPO).stdout
+    assert "gym:CartPole-v1" in check_help and "--di-engine" in check_help
+
+
+def test_a_failing_policy_names_the_users_file_and_line_and_verbose_shows_the_traceback(tmp_path):
+    (tmp_path / "bad_policy.py").write_text("def act(obs):\n    raise ValueError('my policy bug')\n")
+    args = ("run", str(REPO / "configs" / "cartpole.py"), "--steps", "100", "--policy", "bad_policy:act")
+    result = ding_env_command(*args, "--manager", "base", cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"ValueError: my policy bug (at {tmp_path / 'bad_policy.py'}:2)" in result.stderr
+    assert "Traceback" not in result.stderr
+    verbose = ding_env_command("--verbose", *args, cwd=tmp_path)
+    assert verbose.returncode == 1 and "Traceback (most recent call last)" in verbose.stderr
+    assert 'bad_policy.py", line 2, in act' in verbose.stderr
+
+
+def test_an_env_failing_in_a_worker_names_the_envs_file_and_line(tmp_path):
+    (tmp_path / "crashing.py").write_text(
+        "from dizoo.classic_control.cartpole.envs import CartPoleEnv\n"
+        "from ding_env import ENV_REGISTRY\n\n\n"
+        "@ENV_REGISTRY.register('crashing_cartpole')\n"
+        "class Crashing(CartPoleEnv):\n"
+        "    def step(self, action):\n"
+        "        raise RuntimeError('env bug')\n"
+    )
+    (tmp_path / "crash_config.py").write_text(
+        "config = dict(seed=0, env=dict(type='crashing_cartpole', import_names=['crashing'], collector_env_num=2,"
+        " evaluator_env_num=1, n_evaluator_episode=1, stop_value=1))\n"
+    )
+    args = ("run", "crash_config.py", "--steps", "50", "--manager", "subprocess")
+    result = ding_env_command(*args, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"(at {tmp_path / 'crashing.py'}:8)" in result.stderr
+    verbose = ding_env_command(*args, "--verbose", cwd=tmp_path)
+    assert "traceback in the env's process" in verbose.stderr and "RuntimeError: env bug" in verbose.stderr
+
+
+def test_set_parses_true_and_false_as_booleans():
+    from ding_env.run_config import load_run_config
+
+    cfg = load_run_config(
+        REPO / "configs" / "cartpole.py", ["env.manager.shared_memory=false", "env.obs_plus_prev_action_reward=TRUE"]
+    )
+    assert cfg.env.manager.shared_memory is False and cfg.env.obs_plus_prev_action_reward is True
+
+
+def test_list_shows_user_registered_types_and_extras_status(tmp_path):
+    (tmp_path / "my_envs.py").write_text(
+        "from ding_env import ENV_REGISTRY\nfrom tests.envs import CountingEnv\n\n"
+        "ENV_REGISTRY.register('my_counting', CountingEnv)\n"
+    )
+    result = ding_env_command("list", "--import", "my_envs", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
+    assert "tests.envs:CountingEnv" in lines["my_counting"]
+    assert "atari: installed" in lines["atari"] and "mujoco: installed" in lines["mujoco"]
+    assert "entry point of the installed package 'ding-env'" in lines["cartpole"]
+
+
+def test_progress_bars_fit_80_columns_show_eta_and_cover_evaluation():
+    """The run's stderr is an 80-column terminal; stdout (a pipe) gets the summary only."""
+    main_fd, child_fd = pty.openpty()
+    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "80"}
+    args = ["run", "configs/cartpole.py", "--steps", "3000", "--manager", "base"]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "ding_env", *args], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=child_fd
+    )
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # the terminal closes when the run ends
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    stdout = run.stdout.read().decode()
+    assert run.wait(timeout=60) == 0
+    os.close(main_fd)
+    terminal = ANSI.sub("", b"".join(chunks).decode())
+    redraws = [part for part in re.split(r"[\r\n]", terminal) if part.strip()]
+    assert redraws and all(len(part) <= 80 for part in redraws), max(redraws, key=len)
+    assert any(part.startswith("collect") and "<" in part for part in redraws)  # elapsed<remaining: the ETA
+    assert any(part.startswith("eval") and "10/10" in part for part in redraws)
+    assert stdout.startswith("run ") and "\r" not in stdout and "collect  " not in stdout
+
+
+def test_demo_leaves_no_files_and_prints_no_third_party_warnings(tmp_path):
+    result = ding_env_command("demo", "--episodes", "1", "--envs", "2", "--manager", "subprocess", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert list(tmp_path.iterdir()) == []  # no MUJOCO_LOG.TXT
+    assert result.stderr == ""  # no MuJoCo 'settotalmass' warnings, no ALE banner
+    assert "mujoco" in result.stdout and "atari" in result.stdout
+
+
+def test_a_policy_returning_too_few_actions_is_named(tmp_path):
+    (tmp_path / "few.py").write_text(
+        "import numpy as np\n\n\ndef act(obs):\n    return np.zeros(len(obs) - 1, np.int64)\n"
+    )
+    args = ("run", str(REPO / "configs" / "cartpole.py"), "--steps", "50", "--policy", "few:act", "--manager", "base")
+    result = ding_env_command(*args, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"policy 'act' ({tmp_path / 'few.py'}:4) returned 7 actions (shape (7,)) for 8 observations" in result.stderr
+
+
+@pytest.mark.parametrize("manager", ["base_v2", "subprocess_v2"])
+def test_run_takes_the_v2_managers(manager):
+    result = ding_env_command("run", "configs/cartpole.py", "--steps", "200", "--manager", manager, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert "eval return" in result.stdout

@@ -1,7 +1,5 @@
 """Config-driven collector and evaluator envs, the collection loop, the evaluator and `ding-env run`."""
 
-import io
-
 import numpy as np
 import pytest
 
@@ -10,7 +8,6 @@ from ding_env.collector import collect
 from ding_env.errors import ConfigError
 from ding_env.evaluator import episode_quota, evaluate
 from ding_env.policies import RandomPolicy
-from ding_env.run import _ProgressBar
 from ding_env.run_config import build_managers, load_run_config, validate_run_config
 from tests.conftest import balance_action
 
@@ -185,15 +182,6 @@ def test_cli_run_bad_config_is_a_clear_usage_error(capsys, tmp_path):
     assert "env 0 failed in enable_save_replay: NotImplementedError: CardGameEnv does not support saving replays" in err
 
 
-def test_progress_line_names_the_episodes_its_mean_covers():
-    stream = io.StringIO()
-    bar = _ProgressBar(1000, stream)
-    bar.close(1000, 150, [0.0] * 50 + [2.0] * 100)  # the first 50 fall outside the window
-    line = stream.getvalue()
-    assert line.startswith("collect [####################] 1000/1000 steps  ")
-    assert line.endswith("  150 episodes  mean return (last 100) 2.0\n")
-
-
 @pytest.mark.parametrize(
     ("path", "module", "steps"), [("configs/pong.py", "ale_py", 200), ("configs/halfcheetah.py", "mujoco", 1000)]
 )
@@ -202,3 +190,8 @@ def test_cli_runs_the_atari_and_mujoco_configs(path, module, steps, capsys):
     assert main(["run", path, "--steps", str(steps), "--eval-episodes", "1"]) == 0
     out = capsys.readouterr().out
     assert "SyncSubprocessEnvManager" in out and "eval episodes        1" in out
+
+
+def test_an_undeclared_env_key_says_where_to_declare_it():
+    with pytest.raises(ConfigError, match=r"unknown key 'max_step'.*CartPoleEnv\.config: if the env reads 'max_step'"):
+        load_run_config("configs/cartpole.py", ["env.max_step=300"])

@@ -1,9 +1,16 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from ding_env import ENV_REGISTRY, BaseEnv, get_env_cls, get_vec_env_setting
 from ding_env.errors import RegistryError
 from ding_env.registry import Registry
 from dizoo.card_game.envs import CardGameEnv
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_dizoo_types_are_registered_lazily_through_entry_points():
@@ -23,7 +30,7 @@ def test_decorator_and_lazy_string_entries():
     registry.register("lazy", "dizoo.card_game.envs.card_game_env:CardGameEnv")
     assert registry.get("card") is Card
     assert registry.get("lazy") is CardGameEnv
-    with pytest.raises(RegistryError, match="already registered"):
+    with pytest.raises(RegistryError, match="registered twice"):
         registry.register("card", object())
     registry.register("card", object(), force_overwrite=True)
 
@@ -61,3 +68,55 @@ def test_get_vec_env_setting_builds_independent_cfgs():
     assert env.reset().shape == (1,)
     _, collector, evaluator = get_vec_env_setting(cfg, eval_=False)
     assert evaluator == []
+
+
+@pytest.mark.parametrize("builtin_first", [False, True])
+def test_a_users_type_replaces_the_builtin_one_of_its_name_whatever_the_import_order(tmp_path, builtin_first):
+    # A fresh interpreter, so nothing is registered yet; a DI-engine env ported by renames registers 'cartpole'.
+    module = tmp_path / "ported_cartpole.py"
+    module.write_text(
+        "from ding_env.utils import ENV_REGISTRY\n"
+        "from ding_env import BaseEnv\n\n\n"
+        "@ENV_REGISTRY.register('cartpole')\n"
+        "class CartPoleEnv(BaseEnv):\n"
+        "    pass\n"
+    )
+    builtin = "import dizoo.classic_control.cartpole.envs.cartpole_env\n"
+    script = (builtin if builtin_first else "") + "import ported_cartpole\n" + builtin
+    script += "from ding_env import ENV_REGISTRY\nprint(ENV_REGISTRY.get('cartpole').__module__)\n"
+    result = subprocess.run(
+        [sys.executable, "-W", "always", "-c", script],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["ported_cartpole"]
+    assert (
+        f"env type 'cartpole': ported_cartpole:CartPoleEnv ({module}:5) replaces ding-env's built-in" in result.stderr
+    )
+
+
+def test_two_user_types_of_one_name_are_an_error_naming_both_places():
+    registry = Registry("thing")
+    registry.register("card", CardGameEnv)
+
+    class OtherCard(CardGameEnv):
+        pass
+
+    with pytest.raises(
+        RegistryError, match=r"'card' is registered twice: first by .*CardGameEnv .*again by .*OtherCard"
+    ):
+        registry.register("card", OtherCard)
+    registry.register("card", OtherCard, force_overwrite=True)
+    assert registry.get("card") is OtherCard
+
+
+def test_registering_the_same_class_again_is_not_an_error():
+    registry = Registry("thing")
+    registry.register("card", "dizoo.card_game.envs.card_game_env:CardGameEnv")
+    registry.register("card", CardGameEnv)
+    registry.register("card", CardGameEnv)
+    assert registry.get("card") is CardGameEnv

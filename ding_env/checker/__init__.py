@@ -23,8 +23,10 @@ from ding_env.checker.compat import (
     check_step,
     demonstrate_correct_procedure,
 )
-from ding_env.checker.report import CheckReport, Finding
-from ding_env.checker.rollout import CheckContext
+from ding_env.checker.di_engine_mode import default_cfg, requires_cfg, tolerate
+from ding_env.checker.report import ERROR, CheckReport, Finding
+from ding_env.checker.rollout import CheckContext, raised
+from ding_env.config import deep_merge_dicts
 
 __all__ = [
     "CHECKS",
@@ -43,6 +45,15 @@ __all__ = [
 ]
 
 
+# Checks whose failure another check would only repeat in other words: an env that shares one obs buffer
+# between steps also "changes" its seeded trajectory, since the stored observations are overwritten.
+FOLLOWS_FROM = {
+    "check_static_seed": ("check_obs_memory",),
+    "check_dynamic_seed": ("check_obs_memory",),
+    "check_subprocess": ("check_obs_memory", "check_static_seed"),
+}
+
+
 def check_env(
     env_fn_or_class: Callable[..., Any],
     cfg: dict | None = None,
@@ -52,6 +63,7 @@ def check_env(
     seed: int = 0,
     subprocess: bool = True,
     progress: Callable[[str], None] | None = None,
+    di_engine: bool = False,
 ) -> CheckReport:
     """Run every check on the env and return the findings.
 
@@ -63,20 +75,72 @@ def check_env(
         seed: Base seed.
         subprocess: Also compare the trajectory inside ``SyncSubprocessEnvManager``.
         progress: Called with each check's name before it runs.
+        di_engine: DI-engine mode: a class whose ``__init__`` requires ``cfg`` gets its
+            ``default_config()`` when ``cfg`` is None, and what DI-engine's envs do and every manager
+            accepts (gym spaces, spaces known after reset, ``(1,)`` random actions, no
+            ``info['truncated']``) is a warning, not an error.
     """
     if isinstance(env_fn_or_class, type):
-        make_env = partial(env_fn_or_class, cfg) if cfg is not None else env_fn_or_class
         target = f"{env_fn_or_class.__module__}:{env_fn_or_class.__qualname__}"
+        if di_engine and (cfg is not None or requires_cfg(env_fn_or_class)):
+            cfg = deep_merge_dicts(default_cfg(env_fn_or_class), cfg)  # as DI-engine's compile_config does
+        elif cfg is None and requires_cfg(env_fn_or_class):
+            hint = "give its config (ding-env check --config FILE), or --di-engine to use its default_config()"
+            return _construct_failed(target, f"{target}.__init__ requires a cfg and none was given", hint)
+        make_env = partial(env_fn_or_class, cfg) if cfg is not None else env_fn_or_class
     else:
         make_env = env_fn_or_class
         target = getattr(env_fn_or_class, "__qualname__", repr(env_fn_or_class))
-    ctx = CheckContext(make_env, episodes, max_steps, seed)
+    try:
+        make_env().close()
+    except Exception as error:  # noqa: BLE001 - an env that cannot be built is one finding, not twelve
+        return _construct_failed(target, raised("check_construct", "constructing the env", error).message, _hint(error))
+    ctx = CheckContext(make_env, episodes, max_steps, seed, di_engine)
     report = CheckReport(target)
+    failed: set[str] = set()
+    raised_by: dict[str, str] = {}  # exception raised by the env -> the first check it failed
     for check in CHECKS:
         if check.__name__ == "check_subprocess" and not subprocess:
             continue
         if progress is not None:
             progress(check.__name__)
         report.checks.append(check.__name__)
-        report.findings += check(ctx)
+        cause = next((name for name in FOLLOWS_FROM.get(check.__name__, ()) if name in failed), None)
+        if cause is not None:
+            report.skipped[check.__name__] = cause
+            continue
+        findings = check(ctx)
+        cause = next(
+            (raised_by[seen] for f in findings for seen in raised_by if seen in (_exception_of(f) or "")), None
+        )
+        if cause is not None:  # the env raised what it raised in an earlier check (maybe inside an EnvError)
+            report.skipped[check.__name__] = cause
+            continue
+        raised_by.update({_exception_of(f): check.__name__ for f in findings if _exception_of(f) is not None})
+        if any(finding.severity == ERROR for finding in findings):
+            failed.add(check.__name__)
+        report.findings += [tolerate(finding) for finding in findings] if di_engine else findings
     return report
+
+
+def _construct_failed(target: str, message: str, hint: str) -> CheckReport:
+    report = CheckReport(target, ["check_construct"])
+    report.findings.append(Finding("check_construct", ERROR, message, hint))
+    return report
+
+
+def _hint(error: Exception) -> str:
+    if isinstance(error, (AttributeError, KeyError)):
+        # EasyDict and dict name the missing key: DI-engine envs read keys their class config does not declare.
+        return (
+            "__init__ reads a config key that was not given: pass --config FILE whose env section sets it "
+            "(DI-engine's configs do), or declare it in the class `config` dict"
+        )
+    return "fix the exception; every check builds the env the way the managers do"
+
+
+def _exception_of(finding: Finding) -> str | None:
+    """The exception's first line, for a finding made from an env's exception (see ``raised``), else None."""
+    if finding.severity != ERROR or " raised " not in finding.message:
+        return None
+    return finding.message.split(" raised ", 1)[1].split(" at /", 1)[0].splitlines()[0].strip()

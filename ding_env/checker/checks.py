@@ -18,8 +18,10 @@ import numpy as np
 
 from ding_env.base_env import BaseEnv
 from ding_env.checker.report import ERROR, WARNING, Finding
-from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, trajectory, type_name
+from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, sample, trajectory, type_name
 from ding_env.checker.spaces import dtype_problems, leaves, space_problems
+
+SPACES = ("observation_space", "action_space", "reward_space")
 
 # ---- the checks ------------------------------------------------------------
 
@@ -31,7 +33,19 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         findings = []
-        for attr in ("observation_space", "action_space", "reward_space"):
+        unknown = [attr for attr in SPACES if getattr(env, attr, None) is None]
+        if unknown:
+            findings.append(
+                Finding(
+                    name,
+                    ERROR,
+                    f"spaces are None before the first reset(): {', '.join(unknown)}",
+                    "declare the spaces in __init__ (DI-engine's envs that set them in reset() pass with --di-engine)",
+                )
+            )
+            env.seed(ctx.seed)
+            env.reset()
+        for attr in SPACES:
             space = getattr(env, attr)
             if not isinstance(space, gym.spaces.Space):
                 findings.append(
@@ -122,15 +136,22 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
         episodes = rollout(env, ctx, ctx.seed, dynamic=True)
         env.close()
         found: dict[str, Finding] = {}
+        steps_done = 0  # over all episodes, so a finding's first step is unambiguous
 
         def report(message: str, hint: str, severity: str = ERROR) -> None:
-            found.setdefault(message.split(":")[0], Finding(name, severity, message, hint))
+            # One finding per kind of problem, with how often it happened and where first, not one per step.
+            key = message.split(":")[0]
+            if key in found:
+                found[key] = dataclasses.replace(found[key], count=found[key].count + 1)
+            else:
+                found[key] = Finding(name, severity, message, hint, first_step=steps_done)
 
         # (1,), or one reward per agent where the reward space says so (multi-agent envs)
         reward_shape = tuple(env.reward_space.shape or ()) if len(env.reward_space.shape or ()) == 1 else (1,)
         for episode in episodes:
-            for step, timestep in enumerate(episode.timesteps):
-                for problem in space_problems(timestep.obs, env.observation_space, f"step obs (step {step})"):
+            for timestep in episode.timesteps:
+                steps_done += 1
+                for problem in space_problems(timestep.obs, env.observation_space, "step obs"):
                     report(problem, "convert observations to the space's dtype and clip to its bounds")
                 reward = timestep.reward
                 if not isinstance(reward, np.ndarray) or reward.shape != reward_shape:
@@ -157,7 +178,13 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                         "return {} when there is nothing to say",
                     )
                     continue
-                if timestep.done:
+                if timestep.done and ctx.di_engine_done_info:
+                    if "eval_episode_return" not in timestep.info:
+                        report(
+                            "info['eval_episode_return'] is missing on a done step",
+                            "sum the raw rewards of the episode and put the total in info on the last step",
+                        )
+                elif timestep.done:
                     episode_return = timestep.info.get("eval_episode_return")
                     if type(episode_return) is not float:
                         got = type(episode_return).__name__
@@ -188,10 +215,10 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
-        env.action_space.seed(ctx.seed)
         previous = env.reset()
+        env.action_space.seed(ctx.seed)  # after reset: some DI-engine envs only know their spaces then
         for _ in range(min(ctx.max_steps, 20)):
-            timestep = env.step(env.action_space.sample())
+            timestep = env.step(sample(env.action_space, ctx))
             for old, new in zip(leaves(previous), leaves(timestep.obs), strict=False):
                 if np.shares_memory(old, new):
                     env.close()
@@ -219,9 +246,13 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
+        if getattr(env, "action_space", None) is None:  # known only after the first reset (DI-engine's envs)
+            env.reset()
         findings = []
         for _ in range(50):
             action = env.random_action()
+            if isinstance(env.action_space, gym.spaces.Discrete) and np.shape(action) == (1,):
+                action = np.asarray(action)[0]  # DI-engine's form of a Discrete action
             problems = space_problems(
                 np.asarray(action) if np.isscalar(action) else action, env.action_space, "random_action()"
             )

@@ -17,12 +17,25 @@ class Finding:
         severity: ``'error'`` (breaks the contract) or ``'warning'`` (suspicious).
         message: What is wrong.
         hint: The most likely cause and how to fix it.
+        count: How many times the check saw it (steps, for a problem of the steps).
+        first_step: The step (counted over all episodes of the rollout, from 1) where it was first seen.
     """
 
     check: str
     severity: str
     message: str
     hint: str = ""
+    count: int = 1
+    first_step: int | None = None
+
+    def describe(self) -> str:
+        """The message with how often and where first, for a finding seen more than once or at a step."""
+        seen = []
+        if self.count > 1:
+            seen.append(f"{self.count} times")
+        if self.first_step is not None:
+            seen.append(f"first at step {self.first_step}")
+        return f"{self.message} ({', '.join(seen)})" if seen else self.message
 
 
 @dataclass
@@ -33,11 +46,13 @@ class CheckReport:
         target: What was checked.
         checks: Names of every check that ran, in order.
         findings: Everything they found.
+        skipped: Checks not run, each with the failed check it would only repeat.
     """
 
     target: str
     checks: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Finding]:
@@ -61,18 +76,22 @@ class CheckReport:
             "passed": self.passed,
             "checks": self.checks,
             "findings": [asdict(finding) for finding in self.findings],
+            "skipped": self.skipped,
         }
 
     def format(self) -> str:
         """One line per check, a fix hint under each failure, and a summary."""
         lines = [f"ding-env check {self.target}"]
         for check in self.checks:
+            if check in self.skipped:
+                lines.append(f"  [skip] {check} (not run: {self.skipped[check]} failed, which would explain it)")
+                continue
             found = [finding for finding in self.findings if finding.check == check]
             worst = ERROR if any(f.severity == ERROR for f in found) else WARNING if found else "ok"
             mark = {"ok": "ok  ", WARNING: "WARN", ERROR: "FAIL"}[worst]
             lines.append(f"  [{mark}] {check}")
             for finding in found:
-                lines.append(f"         {finding.severity}: {finding.message}")
+                lines.append(f"         {finding.severity}: {finding.describe()}")
                 if finding.hint:
                     lines.append(f"         fix: {finding.hint}")
         verdict = "passed" if self.passed else "FAILED"

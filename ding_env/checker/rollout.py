@@ -23,12 +23,17 @@ class CheckContext:
         episodes: Episodes per rollout.
         max_steps: Steps after which an episode that has not ended is cut (and reported).
         seed: Base seed.
+        di_engine: Accept what DI-engine's envs do and the managers take (see ``di_engine_mode``).
+        di_engine_done_info: Hold done steps to DI-engine's contract, as its raising checks do:
+            ``info['eval_episode_return']`` present (any number or array), ``info['truncated']`` optional.
     """
 
     make_env: Callable[[], BaseEnv]
     episodes: int = 3
     max_steps: int = 1000
     seed: int = 0
+    di_engine: bool = False
+    di_engine_done_info: bool = False
 
 
 class Episode(NamedTuple):
@@ -43,15 +48,17 @@ class Episode(NamedTuple):
 def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: list | None = None) -> list[Episode]:
     """Run ``ctx.episodes`` episodes with seeded random actions (or replay ``actions``)."""
     env.seed(seed, dynamic_seed=dynamic)
-    sampler = env.action_space
-    sampler.seed(seed)
+    sampler = None
     episodes = []
     for index in range(ctx.episodes):
         reset_obs = env.reset()
+        if sampler is None:  # read after the first reset: some DI-engine envs only know their spaces then
+            sampler = env.action_space
+            sampler.seed(seed)
         taken, timesteps, ended = [], [], False
         for step in range(ctx.max_steps):
             replaying = actions is not None and index < len(actions) and step < len(actions[index])
-            action = actions[index][step] if replaying else sampler.sample()
+            action = actions[index][step] if replaying else sample(sampler, ctx)
             timestep = env.step(action)
             taken.append(action)
             timesteps.append(timestep)
@@ -60,6 +67,12 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
                 break
         episodes.append(Episode(reset_obs, taken, timesteps, ended))
     return episodes
+
+
+def sample(space: Any, ctx: CheckContext) -> Any:
+    """A random action; in DI-engine mode always an array, as DI-engine's policies hand them (some envs assert it)."""
+    action = space.sample()
+    return np.asarray(action) if ctx.di_engine and not isinstance(action, np.ndarray) else action
 
 
 def type_name(value: Any) -> str:

@@ -1,8 +1,10 @@
-"""What ``ding-env check TARGET`` names: ``module:Class``, a registered env type, or a config file."""
+"""What ``ding-env check TARGET`` names: ``module:Class``, a registered env type, ``gym:ENV_ID`` or a config file."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from easydict import EasyDict
 
@@ -11,9 +13,15 @@ from ding_env.config import load_config_file
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, import_object
 
+GYM_PREFIXES = ("gym:", "gymnasium:")
 
-def resolve_target(target: str, config_path: str | None = None) -> tuple[type, EasyDict | None]:
-    """The env class and its config for ``target``.
+
+def resolve_target(target: str, config_path: str | None = None) -> tuple[Callable[..., Any], EasyDict | None]:
+    """The env class (or a zero-argument factory) and its config for ``target``.
+
+    ``gym:CartPole-v1`` is that Gymnasium (or legacy gym) id in ``DingEnvWrapper``; a config file
+    whose env section has an ``env_id`` and no ``type``, or ``ding_env:DingEnvWrapper`` with
+    ``--config``, is a ``DingEnvWrapper`` built from that env section.
 
     Raises:
         RegistryError: If the class cannot be imported or the type is unknown.
@@ -22,10 +30,17 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[type, E
     cfg = None
     if config_path is not None:
         cfg = load_config_file(config_path).get("env")
+        if cfg is None:
+            raise ConfigError(f"config file {config_path!r} has no 'env' section")
+    if target.startswith(GYM_PREFIXES):
+        env_id = target.split(":", 1)[1]
+        return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": env_id})), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = load_config_file(target).get("env")
         if env_cfg is None:
             raise ConfigError(f"config file {target!r} has no 'env' section")
+        if "type" not in env_cfg and "env_id" in env_cfg:
+            return _wrapper_factory(EasyDict(env_cfg)), None
         return get_env_cls(env_cfg), EasyDict(env_cfg)
     if ":" in target:
         env_cls = import_object(target)
@@ -33,9 +48,26 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[type, E
         env_cls = ENV_REGISTRY.get(target)
     else:
         raise RegistryError(
-            f"cannot resolve {target!r}: give module:Class, a config file, or one of the registered types "
-            f"{', '.join(ENV_REGISTRY.names())}"
+            f"cannot resolve {target!r}: give module:Class, gym:ENV_ID, a config file, or one of the registered "
+            f"types {', '.join(ENV_REGISTRY.names())}"
         )
     if not (isinstance(env_cls, type) and issubclass(env_cls, BaseEnv)):
         raise ConfigError(f"{target!r} is {env_cls!r}, not a BaseEnv subclass")
+    from ding_env.wrappers import DingEnvWrapper
+
+    if issubclass(env_cls, DingEnvWrapper):
+        if cfg is None:
+            raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
+        return _wrapper_factory(EasyDict(cfg), env_cls), None
     return env_cls, cfg
+
+
+def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None) -> Callable[[], BaseEnv]:
+    if wrapper_cls is None:
+        from ding_env.wrappers import DingEnvWrapper as wrapper_cls
+
+    def make_env() -> BaseEnv:
+        return wrapper_cls(cfg=EasyDict(cfg))
+
+    make_env.__qualname__ = f"{wrapper_cls.__name__}({cfg.get('env_id')!r})"
+    return make_env

@@ -1,10 +1,11 @@
-"""DI-engine's ``ding.envs.common``: the helpers envs call (``affine_transform``, ``save_frames_as_gif``).
+"""DI-engine's ``ding.envs.common``: the helpers envs call (``affine_transform``, ``save_frames_as_gif``, encoders).
 
 ``from ding.envs.common import affine_transform`` and
-``from ding.envs.common.common_function import affine_transform`` port by renaming ``ding.envs``
+``from ding.envs.common.common_function import sqrt_one_hot`` port by renaming ``ding.envs``
 to ``ding_env``.
 """
 
-from ding_env.common.common_function import affine_transform, save_frames_as_gif
+from ding_env.common import common_function
+from ding_env.common.common_function import *  # noqa: F403 - DI-engine's ding.envs.common exports them all
 
-__all__ = ["affine_transform", "save_frames_as_gif"]
+__all__ = list(common_function.__all__)

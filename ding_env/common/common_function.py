@@ -1,4 +1,8 @@
-"""``affine_transform`` and ``save_frames_as_gif``, as DI-engine's ``ding.envs.common.common_function`` has them."""
+"""DI-engine's ``ding.envs.common.common_function``: ``affine_transform``, ``save_frames_as_gif`` and the encoders.
+
+The one-hot, binary and position encoders live in ``ding_env.common.encoding`` (they need torch,
+imported when one is called).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,44 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from ding_env.common.encoding import (
+    batch_binary_encode,
+    clip_one_hot,
+    compute_denominator,
+    div_func,
+    div_one_hot,
+    get_postion_vector,
+    get_to_and,
+    one_hot,
+    reorder_boolean_vector,
+    reorder_one_hot,
+    reorder_one_hot_array,
+    sqrt_one_hot,
+)
+
+__all__ = [
+    "affine_transform",
+    "batch_binary_encode",
+    "clip_one_hot",
+    "compute_denominator",
+    "div_func",
+    "div_one_hot",
+    "get_postion_vector",
+    "get_to_and",
+    "num_first_one_hot",
+    "one_hot",
+    "reorder_boolean_vector",
+    "reorder_one_hot",
+    "reorder_one_hot_array",
+    "save_frames_as_gif",
+    "sqrt_one_hot",
+]
+
+
+def num_first_one_hot(val: Any, num: int) -> Any:
+    """``one_hot(val, num, num_first=True)``: the code dimension first."""
+    return one_hot(val, num, num_first=True)
 
 
 def affine_transform(

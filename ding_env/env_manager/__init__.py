@@ -10,6 +10,7 @@ from ding_env.config import check_caller, deep_merge_dicts
 from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import ObsBatch, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
+from ding_env.env_manager.di_engine_state import EnvState
 from ding_env.env_manager.status import EnvStatus
 from ding_env.errors import ConfigError
 
@@ -17,7 +18,9 @@ __all__ = [
     "AsyncSubprocessEnvManager",
     "BaseEnvManager",
     "BaseEnvManagerV2",
+    "EnvState",
     "EnvStatus",
+    "EnvSupervisor",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
     "ObsBatch",
@@ -43,6 +46,10 @@ LAZY_MANAGERS = {
 def __getattr__(name: str) -> Any:
     if name in LAZY_MANAGERS:
         return get_env_manager_cls(LAZY_MANAGERS[name])
+    if name == "EnvSupervisor":
+        from ding_env.env_manager.env_supervisor import EnvSupervisor
+
+        return EnvSupervisor
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

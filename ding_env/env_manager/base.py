@@ -32,6 +32,7 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
+from ding_env.env_manager.di_engine_state import DIEngineState
 from ding_env.env_manager.env_host import EnvHost, env_spaces
 from ding_env.env_manager.per_env_calls import PerEnvCalls
 from ding_env.env_manager.status import (
@@ -56,7 +57,7 @@ def is_reset_error(error: DingEnvError) -> bool:
     return getattr(error, "command", None) == "reset"
 
 
-class BaseEnvManager(PerEnvCalls):
+class BaseEnvManager(PerEnvCalls, DIEngineState):
     """Drives ``len(env_fn)`` envs through one dict API and one batched API.
 
     Args:
@@ -122,6 +123,8 @@ class BaseEnvManager(PerEnvCalls):
 
         Raises:
             EnvStateError: If already launched.
+            EnvError: When an env fails to reset (after ``max_retry`` tries): the envs and workers built
+                so far are closed, and ``launch()`` may be called again.
         """
         self._check_open()
         if self._launched:
@@ -130,12 +133,21 @@ class BaseEnvManager(PerEnvCalls):
             self._check_reset_param(reset_param)  # before any env is built
         self._backend_launch()
         self._launched = True
-        for env_id, seed in enumerate(self._env_seeds):
-            if seed is not None:
-                self._backend_seed(env_id, *seed)
-        if self._replay_paths is not None:
-            self._enable_replays(self._replay_paths)
-        self.reset(reset_param)
+        try:
+            for env_id, seed in enumerate(self._env_seeds):
+                if seed is not None:
+                    self._backend_seed(env_id, *seed)
+            if self._replay_paths is not None:
+                self._enable_replays(self._replay_paths)
+            self.reset(reset_param)
+        except BaseException as error:
+            # As in DI-engine, a launch that fails closes what it built, and launch() may be called again.
+            self._launched = False
+            try:
+                self._backend_close()
+            except DingEnvError as close_error:
+                error.add_note(f"closing the envs after the failed launch also failed: {close_error}")
+            raise
 
     def seed(self, seed: int | Sequence[int] | Mapping[int, int], dynamic_seed: bool | None = None) -> None:
         """Seed the envs; takes effect at each env's next reset.
@@ -621,7 +633,7 @@ class BaseEnvManager(PerEnvCalls):
     # ---- backend: envs in this process ---------------------------------
 
     def _backend_launch(self) -> None:
-        self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg)
+        self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg, limit_time=True)
         self._host.launch()
         try:
             self._spaces = env_spaces(self._host.envs[0])

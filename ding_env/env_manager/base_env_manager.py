@@ -6,8 +6,9 @@
 from typing import Any
 
 from ding_env.env_manager import BaseEnvManager, create_env_manager, get_env_manager_cls
+from ding_env.env_manager.di_engine_state import EnvState
 
-__all__ = ["BaseEnvManager", "BaseEnvManagerV2", "create_env_manager", "get_env_manager_cls"]  # noqa: F822
+__all__ = ["BaseEnvManager", "BaseEnvManagerV2", "EnvState", "create_env_manager", "get_env_manager_cls"]  # noqa: F822
 
 
 def __getattr__(name: str) -> Any:

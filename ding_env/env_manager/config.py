@@ -29,9 +29,10 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     retry_type="reset",
     # Reset an env right after its episode ends (its next ready obs is the reset obs).
     auto_reset=True,
-    # Seconds a step may take before EnvTimeoutError (subprocess managers; None: no limit).
+    # Seconds a step may take before EnvTimeoutError (None: no limit; the serial manager cuts a step
+    # only in the main thread, see ding_env/env_manager/call_timeout.py).
     step_timeout=None,
-    # Seconds a reset may take before EnvTimeoutError (subprocess managers; None: no limit).
+    # Seconds a reset may take before EnvTimeoutError (None: no limit; as step_timeout).
     reset_timeout=None,
     # Seconds to wait between reset attempts.
     retry_waiting_time=0.1,

@@ -19,7 +19,8 @@ import gymnasium as gym
 
 from ding_env.base_env import BaseEnv, step_fields_of
 from ding_env.env_manager import arrays
-from ding_env.errors import EnvError
+from ding_env.env_manager.call_timeout import time_limit
+from ding_env.errors import EnvError, EnvTimeoutError
 from ding_env.timestep import StepFields
 from ding_env.wrappers.legacy_gym import to_gymnasium_space
 
@@ -41,6 +42,8 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
     try:
         spaces = (env.observation_space, env.action_space, env.reward_space)
     except AttributeError:
+        spaces = (None,)
+    if any(space is None for space in spaces):  # unset, or None until the first reset
         env.reset()
         spaces = (env.observation_space, env.action_space, env.reward_space)
     return tuple(to_gymnasium_space(space) for space in spaces)
@@ -106,11 +109,22 @@ class EnvHost:
         cfg: The manager config (``max_retry``, ``retry_type``,
             ``retry_waiting_time``, ``step_error`` are used).
         obs_layout: Layout every observation must match, or None to skip the check.
+        limit_time: Cut a reset or step that passes ``reset_timeout`` / ``step_timeout`` with
+            ``EnvTimeoutError`` and renew that env (the serial managers; see ``call_timeout``);
+            worker processes leave their time limits to the parent.
     """
 
-    def __init__(self, env_fn: Mapping[int, Callable[[], BaseEnv]], cfg: Mapping, obs_layout: Any = None) -> None:
+    def __init__(
+        self,
+        env_fn: Mapping[int, Callable[[], BaseEnv]],
+        cfg: Mapping,
+        obs_layout: Any = None,
+        limit_time: bool = False,
+    ) -> None:
         self.env_fn = dict(env_fn)
         self.cfg = cfg
+        self._reset_timeout = cfg["reset_timeout"] if limit_time else None
+        self._step_timeout = cfg["step_timeout"] if limit_time else None
         self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
@@ -157,9 +171,13 @@ class EnvHost:
         attempts = self.cfg["max_retry"]
         for attempt in range(1, attempts + 1):
             try:
-                obs = self.envs[env_id].reset(**self.reset_params[env_id])
+                with time_limit(self._reset_timeout, env_id, "reset"):
+                    obs = self.envs[env_id].reset(**self.reset_params[env_id])
                 self.check_obs(env_id, obs, "reset obs")
                 return obs
+            except EnvTimeoutError:
+                self.renew(env_id)  # cut short, the env is in no known state
+                raise
             except Exception as error:  # noqa: BLE001 - retried, then re-raised with the env's context
                 if attempt == attempts:
                     raise EnvError(
@@ -178,8 +196,16 @@ class EnvHost:
         and so is a failed auto-reset or renewal, which leaves the env needing a reset.
         """
         try:
-            fields = self._steppers[env_id](action)
+            if self._step_timeout is None:
+                fields = self._steppers[env_id](action)
+            else:
+                with time_limit(self._step_timeout, env_id, "step"):
+                    fields = self._steppers[env_id](action)
             self._check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
+        except EnvTimeoutError as timeout:
+            # As when a worker is replaced: the env is renewed, and reset at once with 'abnormal'.
+            ready, reset_error = self._restart(env_id, self.cfg["step_error"] == "abnormal" and reset_on_done, True)
+            return None, ready, timeout, reset_error
         except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
             env_error = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
             env_error.__cause__ = error

@@ -25,11 +25,21 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.env_manager.base import BaseEnvManager, raise_close_failures
 from ding_env.env_manager.batch import StepOutcome
-from ding_env.env_manager.status import FINISHED, NEEDS_RESET, READY, STEPPING, abnormal_info
+from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, abnormal_info
 from ding_env.env_manager.worker_pool import WorkerPool
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 
 WORKER_FAILURES = (EnvCrashedError, EnvTimeoutError)
+
+
+def kept(error: DingEnvError) -> DingEnvError:
+    """``error`` without the traceback of where this process caught it, to be raised or reported later.
+
+    That traceback holds the frame that keeps the error (a cycle): with it, the step's buffers
+    (views of the shared segment) would stay mapped until the garbage collector runs. The env's
+    own traceback stays in the error's text.
+    """
+    return error.with_traceback(None)
 
 
 def worker_shares(env_num: int, num_workers: int) -> list[list[int]]:
@@ -131,9 +141,9 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             try:
                 replies[index] = receive(index)
             except EnvError as error:
-                errors.append(error)
+                errors.append(kept(error))
             except WORKER_FAILURES as error:
-                errors.append(error)
+                errors.append(kept(error))
                 failed.append(index)
         for index in failed:
             self._replace_worker(index)
@@ -156,11 +166,15 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return [value_of[env_id] for env_id in env_ids]
 
     def _replace_worker(self, index: int) -> None:
-        """Start a fresh worker for ``index``; its envs need a reset (those that finished stay finished)."""
+        """Start a fresh worker for ``index``; its ready envs need a reset.
+
+        Envs that finished stay finished, and envs whose (abnormal) results are pending stay
+        STEPPING until those results are returned and settle their status.
+        """
         self._pool.restart(index, self._env_seeds_of(index), self._reset_params)
         env_ids = self._worker_envs[index]
         status = self._status[env_ids]
-        self._status[env_ids] = np.where(status == FINISHED, FINISHED, NEEDS_RESET)
+        self._status[env_ids] = np.where(status == READY, NEEDS_RESET, status)
 
     def _env_seeds_of(self, index: int) -> dict[int, tuple]:
         return {env_id: self._env_seeds[env_id] for env_id in self._worker_envs[index] if self._env_seeds[env_id]}
@@ -182,7 +196,7 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             try:
                 pool.wait_done(index, deadline, timeout)
             except WORKER_FAILURES as error:
-                failures[index] = error
+                failures[index] = kept(error)
         if failures:  # the failed workers' idle envs lost their episodes too: they get results as well
             env_ids, rows, reset_on_done = self._with_idle_envs(env_ids, reset_on_done, failures)
             every = rows is self._every_row
@@ -279,9 +293,9 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             try:
                 self._pool.reset(index, [env_id], self._cfg.reset_timeout)
             except EnvError as reset_error:
-                reset_errors[env_id] = reset_error
+                reset_errors[env_id] = kept(reset_error)
             except WORKER_FAILURES as worker_error:
-                replacement_failed = worker_error
+                replacement_failed = kept(worker_error)
                 break
         if replacement_failed is not None:  # the new worker died or hung too: none of its resets stand
             self._replace_worker(index)

@@ -60,6 +60,23 @@ def identifier_keys(info: Mapping) -> dict:
     return plain
 
 
+def treetensor_timestep(tnp: ModuleType, env_id: int, timestep: Any) -> Any:
+    """A ``BaseEnvTimestep`` of env ``env_id`` as the ``treetensor.numpy`` array DI-engine's V2 APIs return.
+
+    It holds ``obs``, ``reward``, ``done``, ``truncated``, ``info`` (see :func:`identifier_keys`) and ``env_id``.
+    """
+    return tnp.array(
+        {
+            "obs": timestep.obs,
+            "reward": timestep.reward,
+            "done": timestep.done,
+            "truncated": timestep.truncated,
+            "info": identifier_keys(timestep.info),
+            "env_id": env_id,
+        }
+    )
+
+
 def _plain_tree(value: Any, tree_class: type) -> Any:
     """A treetensor action (a ``tree_class`` of arrays) as nested dicts, which the managers check; others unchanged."""
     if isinstance(value, tree_class):
@@ -122,19 +139,7 @@ class TreetensorInterface:
                 f"expected {len(env_ids)} for envs {env_ids}, got {len(per_env)}"
             )
         timesteps = super().step(dict(zip(env_ids, per_env, strict=True)))
-        return [
-            self._tnp.array(
-                {
-                    "obs": timestep.obs,
-                    "reward": timestep.reward,
-                    "done": timestep.done,
-                    "truncated": timestep.truncated,
-                    "info": identifier_keys(timestep.info),
-                    "env_id": env_id,
-                }
-            )
-            for env_id, timestep in timesteps.items()
-        ]
+        return [treetensor_timestep(self._tnp, env_id, timestep) for env_id, timestep in timesteps.items()]
 
 
 class BaseEnvManagerV2(TreetensorInterface, BaseEnvManager):

@@ -41,6 +41,7 @@ from ding_env.wrappers.reward import (
     SparseRewardWrapper,
 )
 from ding_env.wrappers.reward_in_obs import AllinObsWrapper
+from ding_env.wrappers.shapes import update_shape
 from ding_env.wrappers.time_limit import TimeLimitWrapper
 
 __all__ = [
@@ -77,4 +78,5 @@ __all__ = [
     "WarpFrameWrapper",
     "create_env_wrapper",
     "get_default_wrappers",
+    "update_shape",
 ]

@@ -7,8 +7,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.wrappers.legacy_gym import AcceptsLegacyGym
 
-class ActionRepeatWrapper(gym.Wrapper):
+
+class ActionRepeatWrapper(AcceptsLegacyGym, gym.Wrapper):
     """Apply each action ``action_repeat`` times, summing rewards, stopping early when the episode ends."""
 
     def __init__(self, env: gym.Env, action_repeat: int = 1) -> None:
@@ -28,7 +30,7 @@ class ActionRepeatWrapper(gym.Wrapper):
         return obs, total, terminated, truncated, info
 
 
-class ActionDiscretizeWrapper(gym.ActionWrapper):
+class ActionDiscretizeWrapper(AcceptsLegacyGym, gym.ActionWrapper):
     """A Box action space as ``num_actions`` evenly spaced values per dimension (TF-Agents' ActionDiscretizeWrapper).
 
     The new space is ``Discrete(num_actions)`` for a one-element Box and
@@ -55,7 +57,7 @@ class ActionDiscretizeWrapper(gym.ActionWrapper):
         return self.grid[np.arange(len(index)), index].reshape(self._shape)
 
 
-class GymHybridDictActionWrapper(gym.ActionWrapper):
+class GymHybridDictActionWrapper(AcceptsLegacyGym, gym.ActionWrapper):
     """Gym-Hybrid's ``Tuple(Discrete(3), Box(2))`` action as DI-engine's hybrid ``Dict`` action.
 
     The new space is ``Dict(type=Discrete(3), mask=Box(0, 1, (2,), int64), args=Box(2))``

@@ -11,12 +11,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.wrappers.legacy_gym import AcceptsLegacyGym
+
 
 def _ale(env: gym.Env) -> Any:
     return env.unwrapped.ale
 
 
-class NoopResetWrapper(gym.Wrapper):
+class NoopResetWrapper(AcceptsLegacyGym, gym.Wrapper):
     """On reset, take a random number (1..``noop_max``) of no-op actions, drawn from the env's own RNG."""
 
     def __init__(self, env: gym.Env, noop_max: int = 30) -> None:
@@ -38,14 +40,14 @@ class NoopResetWrapper(gym.Wrapper):
         return obs, info
 
 
-class MaxAndSkipWrapper(gym.wrappers.MaxAndSkipObservation):
+class MaxAndSkipWrapper(AcceptsLegacyGym, gym.wrappers.MaxAndSkipObservation):
     """Repeat each action ``skip`` times and max-pool the last two frames (Gymnasium's MaxAndSkipObservation)."""
 
     def __init__(self, env: gym.Env, skip: int = 4) -> None:
         super().__init__(env, skip=skip)
 
 
-class WarpFrameWrapper(gym.ObservationWrapper):
+class WarpFrameWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
     """RGB frames to ``size`` x ``size`` grayscale ``uint8`` (area interpolation)."""
 
     def __init__(self, env: gym.Env, size: int = 84) -> None:
@@ -62,7 +64,7 @@ class WarpFrameWrapper(gym.ObservationWrapper):
         return self._cv2.resize(gray, (self.size, self.size), interpolation=self._cv2.INTER_AREA)
 
 
-class RamWrapper(gym.ObservationWrapper):
+class RamWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
     """Observe the console's 128 bytes of RAM (``uint8``) instead of the screen."""
 
     def __init__(self, env: gym.Env) -> None:
@@ -74,7 +76,7 @@ class RamWrapper(gym.ObservationWrapper):
         return np.array(_ale(self.env).getRAM(), dtype=np.uint8)
 
 
-class EpisodicLifeWrapper(gym.Wrapper):
+class EpisodicLifeWrapper(AcceptsLegacyGym, gym.Wrapper):
     """End the learner's episode on every life lost, but reset the game only when it is really over.
 
     A life loss is reported as ``terminated`` (no bootstrap, as in DeepMind's
@@ -109,7 +111,7 @@ class EpisodicLifeWrapper(gym.Wrapper):
         return obs, info
 
 
-class FireResetWrapper(gym.Wrapper):
+class FireResetWrapper(AcceptsLegacyGym, gym.Wrapper):
     """Press FIRE after reset, for games that wait for it (chosen when the action meanings include FIRE)."""
 
     def __init__(self, env: gym.Env) -> None:

@@ -121,3 +121,18 @@ def obs_converter(space: gym.spaces.Space) -> Callable[[Any], Any]:
         return lambda obs: tuple(convert(item) for convert, item in zip(items, obs, strict=True))
     dtype = space.dtype
     return lambda obs: np.array(obs, dtype=dtype)
+
+
+def di_engine_action(action: Any) -> Any:
+    """An action in the forms DI-engine's ``random_action`` gives.
+
+    A ``Discrete`` sample becomes a ``(1,)`` int64 array, other samples arrays; dicts and tuples of them
+    are converted item by item.
+    """
+    if isinstance(action, dict):
+        return {key: np.asarray(value) for key, value in action.items()}
+    if isinstance(action, tuple):
+        return tuple(di_engine_action(item) for item in action)
+    if isinstance(action, (int, np.integer)):
+        return np.array([action], dtype=np.int64)
+    return np.asarray(action)

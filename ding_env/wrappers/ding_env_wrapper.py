@@ -27,10 +27,12 @@ from ding_env.base_env import BaseEnv
 from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
-from ding_env.wrappers.converters import action_converter, obs_converter, scaled_action_space
+from ding_env.wrappers.array_spaces import check_array_spaces
+from ding_env.wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
 from ding_env.wrappers.dtypes import convention_space
 from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
-from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
+from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
+from ding_env.wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.wrappers.multi_agent import is_pettingzoo_env
 from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.wrappers.registry import apply_wrappers
@@ -50,6 +52,10 @@ class DingEnvWrapper(BaseEnv):
             seed, so its episodes do not follow from ``seed()``.
         caller: ``'collector'`` or ``'evaluator'`` (DI-engine's argument): picks the training or the
             evaluation preprocessing when ``cfg`` has no ``is_train``.
+        is_gymnasium: Where ``cfg.env_id`` is looked up (DI-engine's argument): True in Gymnasium, False
+            in legacy gym (``gym.make``, as DI-engine does by default; gym must be installed), None in
+            Gymnasium and then, for an id Gymnasium does not have (or only as a deprecated version), in
+            legacy gym when it is installed.
 
     Raises:
         ConfigError: For an unknown config key or caller, or neither ``env`` nor ``env_id``.
@@ -90,7 +96,12 @@ class DingEnvWrapper(BaseEnv):
     )
 
     def __init__(
-        self, env: Any = None, cfg: dict | None = None, seed_api: bool = True, caller: str = "collector"
+        self,
+        env: Any = None,
+        cfg: dict | None = None,
+        seed_api: bool = True,
+        caller: str = "collector",
+        is_gymnasium: bool | None = None,
     ) -> None:
         if env is not None and is_pettingzoo_env(env):
             raise TypeError(
@@ -110,6 +121,9 @@ class DingEnvWrapper(BaseEnv):
         super().__init__(cfg)
         check_wrapper_config(self._cfg, type(self).__name__)
         self._seed_api = seed_api
+        if is_gymnasium not in (None, True, False):
+            raise ConfigError(f"DingEnvWrapper is_gymnasium: expected True, False or None, got {is_gymnasium!r:.100}")
+        self._is_gymnasium = is_gymnasium
         if env is None and not self._cfg.env_id:
             raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
         self._user_env = env
@@ -133,6 +147,8 @@ class DingEnvWrapper(BaseEnv):
         """The wrapped Gymnasium env (created on first use)."""
         if self._env is None:
             self._env = self._build_env()
+            check_array_spaces(repr(self), self._env.observation_space)
+            check_array_spaces(repr(self), self._env.action_space, "action_space")
             self._observation_space = convention_space(self._env.observation_space)
             self._convert_obs = obs_converter(self._observation_space)
             raw_actions = self._env.action_space
@@ -149,19 +165,28 @@ class DingEnvWrapper(BaseEnv):
             if is_legacy_env(env):
                 env = LegacyGymEnv(env)
             family = family_of_env(env)
+        elif self._is_gymnasium is False:
+            env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+            family = family_of_env(env)
         else:
             try:
                 env, family = self._make_from_id()
             except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
-                raise ConfigError(
-                    f"{self!r}: env_id {self._cfg.env_id!r} is not available in Gymnasium: {error}"
-                ) from error
+                if self._is_gymnasium is None and legacy_gym_has(self._cfg.env_id):
+                    env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+                    family = family_of_env(env)
+                else:
+                    raise ConfigError(
+                        f"{self!r}: env_id {self._cfg.env_id!r} is not available in Gymnasium: {error}"
+                    ) from error
         if self._replay_path is not None:
             env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
         return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id
+        if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
+            importlib.import_module("minigrid")  # registers its ids on import (the `minigrid` extra)
         # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
         if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
             _register_ale(env_id)
@@ -175,6 +200,8 @@ class DingEnvWrapper(BaseEnv):
             kwargs["render_mode"] = "rgb_array"
             if family == MUJOCO:
                 os.environ.setdefault("MUJOCO_GL", "egl")
+        if family == MUJOCO:
+            route_mujoco_warnings()
         return gym.make(env_id, **kwargs), family
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
@@ -196,7 +223,9 @@ class DingEnvWrapper(BaseEnv):
                     f"{self!r}.clone(): the env instance cannot be deep-copied ({type(error).__name__}: {error}); "
                     "give cfg.env_id, or build one DingEnvWrapper per env"
                 ) from error
-        return DingEnvWrapper(env, self._user_cfg, seed_api=self._seed_api, caller=caller)
+        return DingEnvWrapper(
+            env, self._user_cfg, seed_api=self._seed_api, caller=caller, is_gymnasium=self._is_gymnasium
+        )
 
     def enable_save_replay(self, replay_path: str) -> None:
         """Record every episode from the next reset on as an MP4 under ``replay_path``.
@@ -258,6 +287,10 @@ class DingEnvWrapper(BaseEnv):
             return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
         return StepFields(obs, reward, False, False, info)
 
+    def random_action(self) -> Any:
+        """A random action in DI-engine's forms: a ``(1,)`` int64 array for ``Discrete``, arrays in dicts."""
+        return di_engine_action(super().random_action())
+
     def close(self) -> None:
         """Close the Gymnasium env if it was created; safe to call twice."""
         if self._env is not None:
@@ -301,6 +334,9 @@ class DingEnvWrapper(BaseEnv):
         if self._cfg.rew_clip:
             return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
         return self._reward_space
+
+
+_MINIGRID_PREFIXES = ("MiniGrid-", "BabyAI-")
 
 
 def _register_ale(env_id: str) -> None:

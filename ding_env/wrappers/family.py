@@ -14,6 +14,7 @@ CLASSIC_CONTROL = "classic_control"
 BOX2D = "box2d"
 MUJOCO = "mujoco"
 ATARI = "atari"
+MINIGRID = "minigrid"
 TOY_TEXT = "toy_text"
 OTHER = "other"
 
@@ -23,6 +24,7 @@ _ENTRY_POINT_PREFIXES = (
     ("gymnasium.envs.mujoco", MUJOCO),
     ("gymnasium.envs.toy_text", TOY_TEXT),
     ("ale_py", ATARI),
+    ("minigrid.", MINIGRID),
 )
 
 

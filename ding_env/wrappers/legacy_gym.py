@@ -9,10 +9,13 @@ duck-typed envs of either API.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from ding_env.errors import ConfigError
 
 
 def is_legacy_env(env: Any) -> bool:
@@ -44,6 +47,64 @@ def to_gymnasium_space(space: Any) -> gym.spaces.Space:
     raise TypeError(f"cannot convert legacy gym space {space!r} to a Gymnasium space")
 
 
+def without_passive_checker(env: Any) -> Any:
+    """``env`` with gym 0.26's ``PassiveEnvChecker`` taken out of its wrapper chain (in place).
+
+    That checker tests ``isinstance(done, np.bool8)``: numpy 2 has no ``bool8`` (numpy 1.24-1.26
+    warn about it), so every gym 0.26 env made by ``gym.make`` fails its first step on numpy 2.
+    Taking it out is what ``gym.make(env_id, disable_env_checker=True)`` does; it only checks the
+    first reset and step, as ding_env's checker does better.
+    """
+    if _is_passive_checker(env):
+        return env.env
+    outer = env
+    while _is_wrapper(outer):
+        if _is_passive_checker(outer.env):
+            outer.env = outer.env.env
+            break
+        outer = outer.env
+    return env
+
+
+def _is_passive_checker(env: Any) -> bool:
+    kind = type(env)
+    return kind.__name__ == "PassiveEnvChecker" and kind.__module__.startswith("gym.")
+
+
+def _is_wrapper(env: Any) -> bool:
+    return hasattr(env, "env") and env.env is not env
+
+
+def legacy_gym_has(env_id: str) -> bool:
+    """True when legacy gym is installed and has ``env_id`` registered."""
+    if importlib.util.find_spec("gym") is None:
+        return False
+    import gym as legacy_gym
+
+    return env_id in legacy_gym.envs.registry
+
+
+def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> Any:
+    """``gym.make(env_id, **make_kwargs)`` with legacy gym, as DI-engine makes its envs.
+
+    Raises:
+        ConfigError: When gym is not installed or has no such id.
+    """
+    if importlib.util.find_spec("gym") is None:
+        raise ConfigError(
+            f"{owner}: is_gymnasium=False makes env_id {env_id!r} with legacy gym, which is not installed "
+            "(pip install gym, or leave is_gymnasium unset to use Gymnasium)"
+        )
+    import gym as legacy_gym
+
+    # gym's passive env checker only warns, and under numpy 2 it fails on np.bool8
+    kwargs = {"disable_env_checker": True, **dict(make_kwargs or {})}
+    try:
+        return legacy_gym.make(env_id, **kwargs)
+    except legacy_gym.error.Error as error:
+        raise ConfigError(f"{owner}: env_id {env_id!r} is not available in legacy gym: {error}") from error
+
+
 class LegacyGymEnv(gym.Env):
     """Gymnasium API over a legacy-gym env.
 
@@ -55,9 +116,11 @@ class LegacyGymEnv(gym.Env):
     """
 
     def __init__(self, env: Any) -> None:
-        self.legacy_env = env
+        self.legacy_env = env = without_passive_checker(env)
         self.observation_space = to_gymnasium_space(env.observation_space)
         self.action_space = to_gymnasium_space(env.action_space)
+        # Gymnasium 1.x dropped reward_range; legacy code (DI-engine's envs) still reads it.
+        self.reward_range = tuple(getattr(env, "reward_range", (-float("inf"), float("inf"))))
         self.metadata = dict(getattr(env, "metadata", {}) or {})
         self.spec = (
             getattr(env, "spec", None)
@@ -152,4 +215,24 @@ class GymToGymnasiumWrapper:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "env":
             raise AttributeError(name)
-        return getattr(self.env, name)
+        return self.env.get_wrapper_attr(name)  # anywhere in the chain, as gym's wrappers forwarded it
+
+
+_LEGACY_API = ("reset", "step", "observation_space", "action_space")  # anything else gets Gymnasium's TypeError
+
+
+class AcceptsLegacyGym:
+    """Mixed into ding_env's Gymnasium wrappers: given a legacy gym env, a wrapper speaks gym's API back.
+
+    ``EvalEpisodeReturnWrapper(gym.make('HalfCheetah-v4'))`` of legacy gym (what DI-engine's env
+    code does with its wrappers) becomes ``GymToGymnasiumWrapper(EvalEpisodeReturnWrapper(
+    LegacyGymEnv(env)))``: the wrapper works on the Gymnasium view, and the caller keeps gym's
+    ``seed()``, ``reset() -> obs`` and four-value ``step()``, with a time limit marked in
+    ``info['TimeLimit.truncated']``. A Gymnasium env is wrapped as usual.
+    """
+
+    def __new__(cls, env: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """The wrapper itself for a Gymnasium env; for a legacy one, the wrapper behind gym's API."""
+        if env is not None and is_legacy_env(env) and all(hasattr(env, name) for name in _LEGACY_API):
+            return GymToGymnasiumWrapper(cls(LegacyGymEnv(env), *args, **kwargs))
+        return super().__new__(cls)

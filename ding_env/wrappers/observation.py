@@ -7,8 +7,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.wrappers.legacy_gym import AcceptsLegacyGym
 
-class ScaledFloatFrameWrapper(gym.ObservationWrapper):
+
+class ScaledFloatFrameWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
     """``uint8`` frames to ``float32`` in [0, 1]."""
 
     def __init__(self, env: gym.Env) -> None:
@@ -20,14 +22,14 @@ class ScaledFloatFrameWrapper(gym.ObservationWrapper):
         return np.asarray(observation, dtype=np.float32) / 255.0
 
 
-class FrameStackWrapper(gym.wrappers.FrameStackObservation):
+class FrameStackWrapper(AcceptsLegacyGym, gym.wrappers.FrameStackObservation):
     """Stack the last ``n_frames`` observations on a new first axis (channel-first for 2-D frames)."""
 
     def __init__(self, env: gym.Env, n_frames: int = 4) -> None:
         super().__init__(env, stack_size=n_frames)
 
 
-class ObsTransposeWrapper(gym.ObservationWrapper):
+class ObsTransposeWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
     """Height-width-channel images to channel-height-width."""
 
     def __init__(self, env: gym.Env) -> None:
@@ -44,11 +46,11 @@ class ObsTransposeWrapper(gym.ObservationWrapper):
         return np.ascontiguousarray(np.transpose(observation, (2, 0, 1)))
 
 
-class ObsNormWrapper(gym.wrappers.NormalizeObservation):
+class ObsNormWrapper(AcceptsLegacyGym, gym.wrappers.NormalizeObservation):
     """Normalise observations by a running mean and variance (Gymnasium's NormalizeObservation)."""
 
 
-class ObservationClipWrapper(gym.ObservationWrapper):
+class ObservationClipWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
     """Clip every observation to ``[min_v, max_v]`` (ALF's ObservationClipWrapper)."""
 
     def __init__(self, env: gym.Env, min_v: float = -200.0, max_v: float = 200.0) -> None:
@@ -92,7 +94,7 @@ class RunningMeanStd(gym.wrappers.utils.RunningMeanStd):
         super().__init__(epsilon=self._epsilon, shape=self._shape)
 
 
-class StaticObsNormWrapper(gym.ObservationWrapper):
+class StaticObsNormWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
     """Normalise observations by a fixed ``mean`` and ``std`` (from a dataset), clipped to [-3, 3] (DI-engine's).
 
     Observations become ``float32``, and the space ``Box(-3, 3)`` of the same shape.
@@ -118,7 +120,7 @@ class StaticObsNormWrapper(gym.ObservationWrapper):
         return np.clip((observation - self.mean) / self.std, *self.CLIP_RANGE).astype(np.float32)
 
 
-class FlatObsWrapper(gym.ObservationWrapper):
+class FlatObsWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
     """MiniGrid's ``{'image', 'mission'}`` observations as one ``float32`` vector (DI-engine's).
 
     The image, flattened, then the mission text one-hot encoded: ``maxStrLen`` rows of 28
@@ -161,7 +163,7 @@ class FlatObsWrapper(gym.ObservationWrapper):
         return codes.ravel()
 
 
-class ObsPlusPrevActRewWrapper(gym.Wrapper):
+class ObsPlusPrevActRewWrapper(AcceptsLegacyGym, gym.Wrapper):
     """Observations ``{'obs', 'prev_action', 'prev_reward_extrinsic'}``, as NGU takes them (DI-engine's).
 
     After a reset the previous action is the null action (``start - 1`` for a

@@ -4,6 +4,8 @@
 * MuJoCo (``'mujoco_default'``): nothing either: float32 observations, ``act_scale`` and
   truncation at the time limit come from ``DingEnvWrapper`` itself;
 * Atari (``'atari_default'``): DeepMind's preprocessing (see :func:`atari_default`);
+* MiniGrid (``'minigrid_default'``): the image and the one-hot encoded mission as one float32
+  vector (``FlatObsWrapper``, DI-engine's ``flat_obs``), since a mission string has no array form;
 * Gym-Hybrid (``'gym_hybrid_default'``): its ``Tuple`` action as DI-engine's hybrid ``Dict`` action.
 
 :func:`get_default_wrappers` gives DI-engine's own lists of wrapper specs for code that builds
@@ -22,7 +24,14 @@ from ding_env.config import check_caller
 from ding_env.errors import ConfigError
 from ding_env.wrappers import family as families
 
-PRESET_NAMES = ("default", "atari_default", "mujoco_default", "gym_hybrid_default")
+PRESET_NAMES = (
+    "default",
+    "atari_default",
+    "mujoco_default",
+    "minigrid_default",
+    "gym_hybrid_default",
+    "reward_in_obs",
+)
 
 
 def atari_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
@@ -73,12 +82,30 @@ def gym_hybrid_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
     return [GymHybridDictActionWrapper]
 
 
+def minigrid_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
+    """MiniGrid's ``{'image', 'direction', 'mission'}`` as one float32 vector: image, then the encoded mission."""
+    from ding_env.wrappers.observation import FlatObsWrapper
+
+    return [FlatObsWrapper]
+
+
 _PRESETS: dict[str, Callable[[dict], list]] = {
     "atari_default": atari_default,
     "mujoco_default": _empty,
+    "minigrid_default": minigrid_default,
     "gym_hybrid_default": gym_hybrid_default,
 }
-_FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {families.ATARI: atari_default}
+_FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {
+    families.ATARI: atari_default,
+    families.MINIGRID: minigrid_default,
+}
+
+
+def reward_in_obs(family: str, cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
+    """The family's default chain, then observations as ``{'obs': obs, 'reward': last reward}`` (DI-engine's)."""
+    from ding_env.wrappers.reward_in_obs import RewardInObsWrapper
+
+    return [*_FAMILY_DEFAULTS.get(family, _empty)(cfg), RewardInObsWrapper]
 
 
 def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:
@@ -92,6 +119,8 @@ def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:
     if isinstance(env_wrapper, str):
         if env_wrapper == "default":
             return _FAMILY_DEFAULTS.get(family, _empty)(cfg)
+        if env_wrapper == "reward_in_obs":
+            return reward_in_obs(family, cfg)
         if env_wrapper not in _PRESETS:
             raise ConfigError(f"unknown env_wrapper preset {env_wrapper!r}; presets: {', '.join(PRESET_NAMES)}")
         return _PRESETS[env_wrapper](cfg)

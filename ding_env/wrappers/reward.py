@@ -7,8 +7,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.wrappers.legacy_gym import AcceptsLegacyGym
 
-class ClipRewardWrapper(gym.RewardWrapper):
+
+class ClipRewardWrapper(AcceptsLegacyGym, gym.RewardWrapper):
     """Rewards to their sign: -1, 0 or +1 (DeepMind's Atari clipping)."""
 
     def reward(self, reward: float) -> float:
@@ -16,7 +18,7 @@ class ClipRewardWrapper(gym.RewardWrapper):
         return float(np.sign(reward))
 
 
-class RewardNormWrapper(gym.wrappers.NormalizeReward):
+class RewardNormWrapper(AcceptsLegacyGym, gym.wrappers.NormalizeReward):
     """Scale rewards by a running estimate of the discounted return's std (Gymnasium's NormalizeReward).
 
     Args:
@@ -29,7 +31,7 @@ class RewardNormWrapper(gym.wrappers.NormalizeReward):
         super().__init__(env, gamma=reward_discount, epsilon=epsilon)
 
 
-class SparseRewardWrapper(gym.RewardWrapper):
+class SparseRewardWrapper(AcceptsLegacyGym, gym.RewardWrapper):
     """Rewards to 1 where they exceed ``threshold`` and 0 elsewhere (ALF's SparseReward)."""
 
     def __init__(self, env: gym.Env, threshold: float = 0.0) -> None:
@@ -41,7 +43,7 @@ class SparseRewardWrapper(gym.RewardWrapper):
         return 1.0 if reward > self.threshold else 0.0
 
 
-class EvalEpisodeReturnWrapper(gym.Wrapper):
+class EvalEpisodeReturnWrapper(AcceptsLegacyGym, gym.Wrapper):
     """Sum the rewards this wrapper sees and put the sum in ``info['eval_episode_return']`` when the episode ends.
 
     Placed innermost, it reports the raw game return even when outer wrappers
@@ -66,7 +68,7 @@ class EvalEpisodeReturnWrapper(gym.Wrapper):
         return obs, reward, terminated, truncated, info
 
 
-class DelayRewardWrapper(gym.Wrapper):
+class DelayRewardWrapper(AcceptsLegacyGym, gym.Wrapper):
     """Hold rewards back and pay their sum every ``delay_reward_step`` steps and at the episode's end (DI-engine's).
 
     Steps in between get reward 0, so the episode's return is unchanged. With

@@ -77,3 +77,28 @@ class AllinObsWrapper(BaseEnv):
     def reward_space(self) -> gym.spaces.Space:
         """The wrapped env's."""
         return self.env.reward_space
+
+
+class RewardInObsWrapper(gym.Wrapper):
+    """A Gymnasium wrapper whose observations are ``{'obs': obs, 'reward': reward}``: the ``'reward_in_obs'`` preset.
+
+    ``reward`` is the ``float32`` reward of shape ``(1,)`` of the step that led to the observation
+    (0 after a reset), as in DI-engine's ``reward_in_obs`` wrapper; the step's reward is unchanged.
+
+    Args:
+        env: The Gymnasium env to wrap.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.observation_space = gym.spaces.Dict({"obs": env.observation_space, "reward": _REWARD_SPACE})
+
+    def reset(self, **kwargs: Any) -> tuple[dict, dict]:
+        """Reset the wrapped env; the reward part is 0."""
+        obs, info = self.env.reset(**kwargs)
+        return {"obs": obs, "reward": np.zeros(1, dtype=np.float32)}, info
+
+    def step(self, action: Any) -> tuple[dict, Any, bool, bool, dict]:
+        """Step the wrapped env; the observation carries this step's reward."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return {"obs": obs, "reward": np.array([reward], dtype=np.float32)}, reward, terminated, truncated, info

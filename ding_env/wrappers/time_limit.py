@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from ding_env.wrappers.legacy_gym import AcceptsLegacyGym
 
-class TimeLimitWrapper(gym.wrappers.TimeLimit):
+
+class TimeLimitWrapper(AcceptsLegacyGym, gym.wrappers.TimeLimit):
     """Truncate after ``max_limit`` steps: ``truncated=True``, ``terminated`` untouched (Gymnasium's TimeLimit)."""
 
     def __init__(self, env: gym.Env, max_limit: int) -> None:

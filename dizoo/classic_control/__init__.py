@@ -1,1 +1,5 @@
 """Gymnasium classic-control envs as registered ding_env types."""
+
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)  # see dizoo/__init__.py

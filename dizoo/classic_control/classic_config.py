@@ -5,8 +5,16 @@ from __future__ import annotations
 from easydict import EasyDict
 
 
-def make_classic_control_config(env_type: str, stop_value: float) -> tuple[EasyDict, EasyDict]:
-    """``(main_config, create_config)`` in DI-engine's shape for one classic-control env type."""
+def make_classic_control_config(
+    env_type: str, stop_value: float, import_name: str | None = None
+) -> tuple[EasyDict, EasyDict]:
+    """``(main_config, create_config)`` in DI-engine's shape for an env type that wraps one Gymnasium id.
+
+    Args:
+        env_type: The registered env type.
+        stop_value: Mean evaluation return that counts as solved.
+        import_name: The module that registers the type (default: ``dizoo.classic_control.<env_type>.envs``).
+    """
     main_config = EasyDict(
         dict(
             exp_name=env_type,
@@ -26,7 +34,7 @@ def make_classic_control_config(env_type: str, stop_value: float) -> tuple[EasyD
     )
     create_config = EasyDict(
         dict(
-            env=dict(type=env_type, import_names=[f"dizoo.classic_control.{env_type}.envs"]),
+            env=dict(type=env_type, import_names=[import_name or f"dizoo.classic_control.{env_type}.envs"]),
             env_manager=dict(type="subprocess"),
         )
     )

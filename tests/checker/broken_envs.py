@@ -158,3 +158,37 @@ class TimeLimitAsTerminationEnv(GoodEnv):
 class RaisingResetEnv(GoodEnv):
     def reset(self):
         raise RuntimeError("simulator failed to start")
+
+
+class DIEngineStyleEnv(GoodEnv):
+    """What DI-engine's own envs do and the managers accept: a required cfg whose key its class config
+    declares, spaces known only after the first reset, (1,) random actions, no info['truncated']."""
+
+    def __init__(self, cfg: dict) -> None:
+        super().__init__(cfg)
+        self._limit = cfg["max_episode_steps"]
+        self._known = False
+
+    def reset(self) -> np.ndarray:
+        self._known = True
+        return super().reset()
+
+    def step(self, action):
+        timestep = super().step(np.asarray(action).reshape(()))
+        info = {key: value for key, value in timestep.info.items() if key != "truncated"}
+        return BaseEnvTimestep(timestep.obs, timestep.reward, timestep.done, info)
+
+    def random_action(self) -> np.ndarray:
+        return np.array([self.np_random.integers(2)], dtype=np.int64)
+
+    observation_space = property(lambda self: GoodEnv.observation_space.fget(self) if self._known else None)
+    action_space = property(lambda self: GoodEnv.action_space.fget(self) if self._known else None)
+    reward_space = property(lambda self: GoodEnv.reward_space.fget(self) if self._known else None)
+
+
+class ReadsUndeclaredKeyEnv(GoodEnv):
+    """DI-engine's MiniGridEnv reads ``cfg.max_step``, which its class config lacks."""
+
+    def __init__(self, cfg: dict) -> None:
+        super().__init__(cfg)
+        self._max_step = self._cfg.max_step

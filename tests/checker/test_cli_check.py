@@ -1,12 +1,18 @@
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from ding_env.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_clean_target_exits_zero(capsys):
     assert main(["check", "card_game"]) == 0
     out = capsys.readouterr()
-    assert "passed: 12 checks, 0 errors" in out.out and "running check_spaces" in out.err
+    assert "passed: 12 checks, 0 errors" in out.out and out.err == ""  # no progress redraws off a terminal
 
 
 def test_broken_target_exits_one_with_fix_hints(capsys):
@@ -28,3 +34,62 @@ def test_unimportable_target_is_a_usage_error(capsys):
     assert main(["check", "not_registered"]) == 2
     assert main(["check", "json:dumps"]) == 2
     assert "not a BaseEnv subclass" in capsys.readouterr().err
+
+
+def check_command(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ding_env", "check", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_di_engine_mode_turns_di_engines_tolerated_forms_into_warnings():
+    target = "tests.checker.broken_envs:DIEngineStyleEnv"
+    strict = check_command(target, "--episodes", "1")
+    assert strict.returncode == 1
+    assert "requires a cfg and none was given" in strict.stdout and "--di-engine" in strict.stdout
+    assert strict.stdout.count("error:") == 1  # one finding, not one per check
+    result = check_command(target, "--di-engine", "--episodes", "2", "--json")
+    assert result.returncode == 0, result.stdout
+    report = json.loads(result.stdout)
+    warnings = {finding["check"]: finding["message"] for finding in report["findings"]}
+    assert report["passed"] and all(finding["severity"] == "warning" for finding in report["findings"])
+    assert "spaces are None before the first reset()" in warnings["check_spaces"]
+    assert "must have shape (), got (1,)" in warnings["check_random_action"]
+    assert "info['truncated'] (bool) is missing" in warnings["check_step_output"]
+
+
+def test_a_key_read_by_init_but_not_declared_says_how_to_give_it(tmp_path):
+    target = "tests.checker.broken_envs:ReadsUndeclaredKeyEnv"
+    result = check_command(target, "--di-engine")
+    assert result.returncode == 1 and "'max_step'" in result.stdout and "--config FILE" in result.stdout
+    (tmp_path / "cfg.py").write_text("config = dict(env=dict(max_step=10))\n")
+    assert check_command(target, "--di-engine", "--config", str(tmp_path / "cfg.py"), "--episodes", "1").returncode == 0
+
+
+def test_a_problem_on_every_step_is_one_finding_with_its_count_and_first_step():
+    report = json.loads(check_command("tests.checker.broken_envs:Float64ObsEnv", "--json").stdout)
+    step_findings = [f for f in report["findings"] if f["check"] == "check_step_output"]
+    assert len(step_findings) == 1
+    assert step_findings[0]["count"] > 10 and step_findings[0]["first_step"] == 1
+    assert "(step" not in step_findings[0]["message"]
+
+
+def test_checks_that_would_only_repeat_a_failure_are_skipped():
+    result = check_command("tests.checker.broken_envs:SharedBufferEnv", "--episodes", "1")
+    assert "[FAIL] check_obs_memory" in result.stdout
+    assert "[skip] check_static_seed (not run: check_obs_memory failed" in result.stdout
+    assert "static seed" not in result.stdout.split("[skip] check_static_seed")[0].split("check_obs_memory")[-1]
+
+
+def test_gym_ids_and_ding_env_wrapper_configs_are_targets(tmp_path):
+    assert check_command("gym:CartPole-v1", "--episodes", "1").returncode == 0
+    (tmp_path / "wrapper_cfg.py").write_text("config = dict(env=dict(env_id='CartPole-v1'))\n")
+    result = check_command(str(tmp_path / "wrapper_cfg.py"), "--episodes", "1")
+    assert result.returncode == 0 and "DingEnvWrapper('CartPole-v1')" in result.stdout
+    result = check_command("ding_env:DingEnvWrapper", "--config", str(tmp_path / "wrapper_cfg.py"), "--episodes", "1")
+    assert result.returncode == 0, result.stdout

@@ -8,8 +8,14 @@ from ding_env import ENV_REGISTRY
 from ding_env.checker import check_env
 
 # Atari episodes are long and ALE envs slow to build: fewer, longer rollouts.
-SETTINGS = {"atari": dict(episodes=1, max_steps=3000)}
-NEEDS = {"atari": "ale_py", "mujoco": "mujoco"}
+SETTINGS = {"atari": dict(episodes=1, max_steps=3000), "bipedalwalker": dict(episodes=2, max_steps=1700)}
+NEEDS = {
+    "atari": "ale_py",
+    "mujoco": "mujoco",
+    "lunarlander": "Box2D",
+    "bipedalwalker": "Box2D",
+    "minigrid": "minigrid",
+}
 
 
 @pytest.mark.parametrize("env_type", ENV_REGISTRY.names())

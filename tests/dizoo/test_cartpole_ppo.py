@@ -34,3 +34,9 @@ def test_truncated_steps_bootstrap_and_terminated_do_not():
     truncated = torch.tensor([[False, False, True]])
     adv = advantages(rewards, values, next_values, dones, truncated, gamma=0.5, lam=1.0)
     assert adv[0].tolist() == [6.0, 1.0, 6.0]  # mid-episode and truncated bootstrap, terminated does not
+
+
+def test_the_example_finds_its_config_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cfg = load_run_config(Args().config)
+    assert cfg.env.type == "cartpole" and cfg.env.stop_value == 195

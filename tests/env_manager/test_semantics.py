@@ -273,9 +273,9 @@ def test_attribute_broadcast(make_manager):
         manager._private  # noqa: B018
     assert manager.random_action().keys() == {0, 1}
     # An attribute no env has is an AttributeError in every manager, so hasattr and getattr defaults work.
-    with pytest.raises(AttributeError, match=r"has no attribute 'env_ref', and envs \[0, 1\] have none"):
-        manager.env_ref  # noqa: B018
-    assert not hasattr(manager, "env_ref") and getattr(manager, "env_ref", None) is None
+    with pytest.raises(AttributeError, match=r"has no attribute 'env_handle', and envs \[0, 1\] have none"):
+        manager.env_handle  # noqa: B018
+    assert not hasattr(manager, "env_handle") and getattr(manager, "env_handle", None) is None
     assert manager.current_step() == [1, 0]  # the manager is still usable
 
 

@@ -303,3 +303,47 @@ def test_render_gives_frames_of_an_env_made_to_render():
     env.close()
     with pytest.raises(EnvStateError, match=r"render\(\): the env was made without a render mode"):
         DingEnvWrapper(cfg={"env_id": "CartPole-v1"}).render()
+
+
+def test_is_gymnasium_picks_where_env_ids_are_looked_up():
+    legacy_gym = pytest.importorskip("gym", reason="legacy gym is a test requirement")
+    legacy_only = "DingEnvLegacyOnlyCoin-v0"
+    if legacy_only not in legacy_gym.envs.registry:
+        legacy_gym.register(id=legacy_only, entry_point="gym.envs.classic_control:CartPoleEnv", max_episode_steps=5)
+    # an id only legacy gym has: found there by default (as DI-engine's gym.make), refused with is_gymnasium=True
+    env = DingEnvWrapper(cfg={"env_id": legacy_only})
+    env.seed(0)
+    env.reset()
+    steps = 0
+    while not env.step(env.random_action()).done:
+        steps += 1
+    assert steps == 4
+    with pytest.raises(ConfigError, match=f"env_id '{legacy_only}' is not available in Gymnasium"):
+        DingEnvWrapper(cfg={"env_id": legacy_only}, is_gymnasium=True).reset()
+    # is_gymnasium=False makes every id with gym.make, and the clone keeps it
+    legacy = DingEnvWrapper(cfg={"env_id": "CartPole-v1"}, is_gymnasium=False)
+    assert type(legacy.clone().env.legacy_env.unwrapped).__module__.startswith("gym.")
+    with pytest.raises(ConfigError, match="is_gymnasium: expected True, False or None, got 'yes'"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1"}, is_gymnasium="yes")
+
+
+def test_random_action_has_di_engine_forms():
+    cartpole = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    cartpole.seed(0)
+    action = cartpole.random_action()
+    assert action.shape == (1,) and action.dtype == np.int64 and 0 <= action[0] < 2
+    pendulum = DingEnvWrapper(cfg={"env_id": "Pendulum-v1"})
+    assert pendulum.random_action().shape == (1,) and pendulum.random_action().dtype == np.float32
+    cartpole.reset()
+    assert not cartpole.step(cartpole.random_action()).done  # the form steps the env
+
+
+def test_reward_in_obs_preset_puts_the_last_reward_in_the_observation():
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", "env_wrapper": "reward_in_obs"})
+    env.seed(0)
+    obs = env.reset()
+    assert set(obs) == {"obs", "reward"} and obs["reward"].tolist() == [0.0]
+    assert env.observation_space["reward"].shape == (1,) and env.observation_space["obs"].shape == (4,)
+    timestep = env.step(np.int64(0))
+    assert timestep.obs["reward"].tolist() == [1.0] and timestep.obs["obs"].dtype == np.float32
+    assert timestep.reward.tolist() == [1.0]

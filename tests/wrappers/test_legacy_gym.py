@@ -139,3 +139,50 @@ def test_gym26_time_limit_stays_a_truncation():
     actions = [1, 0] * 10
     timesteps = [env.step(action) for action in actions]
     assert timesteps[-1].done and timesteps[-1].truncated and not any(t.done for t in timesteps[:-1])
+
+
+def _gym_026_cartpole():
+    import warnings
+
+    with warnings.catch_warnings():  # gym 0.26 warns about itself on import
+        warnings.simplefilter("ignore")
+        import gym
+
+    return DingEnvWrapper(gym.make("CartPole-v1"))
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_gym_026_envs_run_on_numpy_2_in_every_manager(manager_type):
+    """gym 0.26's passive env checker calls np.bool8, which numpy 2 removed: DingEnvWrapper takes it out."""
+    pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
+    from ding_env import create_env_manager
+    from tests.conftest import manager_cfg
+
+    with create_env_manager(manager_cfg(manager_type), [_gym_026_cartpole] * 2) as manager:
+        manager.seed(0)
+        manager.launch()
+        episodes = 0
+        for _ in range(60):
+            timesteps = manager.step({env_id: 0 for env_id in manager.ready_obs_id})
+            episodes += sum(timestep.done for timestep in timesteps.values())
+        assert episodes >= 2  # pushing left ends CartPole within a few dozen steps
+
+
+def test_our_wrappers_given_a_legacy_env_speak_gyms_api_back():
+    """DI-engine's env code wraps gym.make envs with these wrappers and steps them in four values."""
+    from ding_env.wrappers import EvalEpisodeReturnWrapper, ObsNormWrapper
+
+    legacy = LegacyWalk()
+    env = ObsNormWrapper(EvalEpisodeReturnWrapper(legacy))
+    env.seed(5)
+    obs = env.reset()
+    assert legacy.seeds == [5] and obs.shape == (1,)
+    steps = 0
+    while True:
+        obs, reward, done, info = env.step(0 if steps % 2 else 1)
+        steps += 1
+        if done:
+            break
+    assert steps == 20 and info["TimeLimit.truncated"] is True and info["eval_episode_return"] == 20.0
+    assert env.reward_range == (-float("inf"), float("inf"))  # read by DI-engine's envs; Gymnasium 1.x dropped it
+    assert isinstance(DingEnvWrapper(env).reset(), np.ndarray)  # the chain reads back into Gymnasium's API

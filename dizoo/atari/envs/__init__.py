@@ -1,5 +1,9 @@
 """The atari env type."""
 
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)  # see dizoo/__init__.py
+
 from dizoo.atari.envs.atari_env import AtariEnv
 
 __all__ = ["AtariEnv"]

@@ -21,14 +21,14 @@ from torch import nn
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.run_config import build_managers, load_run_config
 from ding_env.torch_adapter import TorchEnvManager
-from dizoo.classic_control.cartpole.entry.command_line import run_from_command_line
+from dizoo.classic_control.cartpole.entry.command_line import PACKAGED_CONFIG, run_from_command_line
 
 
 @dataclass
 class Args:
     """Every setting of the run."""
 
-    config: str = "configs/cartpole.py"  # env config: collector/evaluator envs and manager
+    config: str = str(PACKAGED_CONFIG)  # env config: collector/evaluator envs and manager
     seed: int = 0  # seeds the envs and torch
     total_steps: int = 200_000  # env steps at most
     rollout_steps: int = 128  # steps per env between updates

@@ -1,6 +1,6 @@
 """Stable-Baselines3's PPO on CartPole-v1, collecting through ding_env's subprocess manager.
 
-The collector envs of ``configs/cartpole.py`` (8 envs in worker processes, dynamic
+The collector envs of the cartpole env type's config (8 envs in worker processes, dynamic
 seeds) become an SB3 ``VecEnv`` with :class:`ding_env.sb3.ManagerVecEnv`; the
 evaluator envs (static seeds) score the policy with ding_env's evaluator. The PPO
 settings are rl-zoo's tuned CartPole ones: short rollouts and many epochs.
@@ -21,14 +21,14 @@ from stable_baselines3.common.callbacks import BaseCallback
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.run_config import build_managers, load_run_config
 from ding_env.sb3 import ManagerVecEnv
-from dizoo.classic_control.cartpole.entry.command_line import run_from_command_line
+from dizoo.classic_control.cartpole.entry.command_line import PACKAGED_CONFIG, run_from_command_line
 
 
 @dataclass
 class Args:
     """Every setting of the run."""
 
-    config: str = "configs/cartpole.py"  # env config: collector/evaluator envs and manager
+    config: str = str(PACKAGED_CONFIG)  # env config: collector/evaluator envs and manager
     seed: int = 0  # seeds the envs and PPO
     total_steps: int = 100_000  # env steps at most
     eval_every: int = 8_192  # env steps between evaluations

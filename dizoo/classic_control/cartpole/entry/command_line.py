@@ -1,11 +1,15 @@
-"""The examples' command line: ``--field value`` for every field of their ``Args`` dataclass."""
+"""The examples' command line (``--field value`` for every field of their ``Args`` dataclass) and their config."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
+
+# The env type's own config, installed with the package, so the examples run from any directory.
+PACKAGED_CONFIG = Path(__file__).resolve().parents[1] / "config" / "cartpole_config.py"
 
 
 def run_from_command_line(args_cls: type, train: Callable[[Any], Any], description: str) -> None:

@@ -1,0 +1,5 @@
+"""Box2D envs (the `box2d` extra): LunarLander and BipedalWalker."""
+
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)  # see dizoo/__init__.py

@@ -1,0 +1,5 @@
+"""The lunarlander env type and its configs."""
+
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)  # see dizoo/__init__.py

@@ -1,0 +1,31 @@
+"""MiniGrid envs (any ``MiniGrid-*`` / ``BabyAI-*`` id), registered as env type 'minigrid'.
+
+Observations are MiniGrid's image and the one-hot encoded mission as one float32 vector (the
+``'default'`` preset, ``FlatObsWrapper``), as DI-engine's ``flat_obs=True`` gave them.
+DI-engine's ``max_step`` key is the episode's step limit (MiniGrid's own ``max_steps``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import gymnasium as gym
+
+from ding_env import ENV_REGISTRY
+from dizoo.classic_control.gym_env import GymIdEnv
+
+
+@ENV_REGISTRY.register("minigrid", builtin=True)
+class MiniGridEnv(GymIdEnv):
+    """A MiniGrid env with flat float32 observations; ``max_step`` (None: the env's own) limits an episode."""
+
+    gym_id = "MiniGrid-DoorKey-5x5-v0"
+    di_engine_keys: ClassVar[dict] = dict(max_step=None)
+
+    def _make_from_id(self) -> tuple[gym.Env, str]:
+        if self._cfg.max_step is not None:
+            self._cfg.make_kwargs = dict(self._cfg.make_kwargs or {}, max_steps=int(self._cfg.max_step))
+        return super()._make_from_id()
+
+    def __repr__(self) -> str:
+        return f"MiniGridEnv({self._cfg.env_id})"

@@ -1,0 +1,80 @@
+"""step_timeout and reset_timeout cut a hung env in every manager, the serial one too."""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import partial
+
+import pytest
+
+from ding_env import create_env_manager
+from ding_env.errors import EnvTimeoutError
+from tests.conftest import manager_cfg
+from tests.envs import CountingEnv, FaultEnv
+
+MANAGERS = ["base", "subprocess", "async_subprocess"]
+
+
+def hanging_fns(**fault):
+    return [partial(CountingEnv, {"limit": 10**6}), partial(FaultEnv, dict(limit=10**6, **fault))]
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_hung_step_is_cut_and_the_env_is_renewed(manager_type):
+    with create_env_manager(manager_cfg(manager_type, step_timeout=0.3), hanging_fns(hang_every=2)) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        started = time.monotonic()
+        with pytest.raises(EnvTimeoutError, match=r"envs \[1\] did not finish step within 0.3 s"):
+            manager.step({0: 0, 1: 0})
+            manager.step({})  # the async manager may return env 0 first
+        assert time.monotonic() - started < 1.5
+        assert 1 not in manager.ready_obs_id
+        manager.reset({1: {}})
+        assert manager.ready_obs[1][0] == 0.0  # a fresh env: its next hang is at its second step again
+        assert 1 in manager.step({1: 0})
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_hung_step_as_abnormal_timestep(manager_type):
+    cfg = manager_cfg(manager_type, step_timeout=0.3, step_error="abnormal")
+    with create_env_manager(cfg, hanging_fns(hang_every=2)) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        results = {}
+        while 1 not in results:
+            results.update(manager.step({env_id: 0 for env_id in manager.ready_obs}))
+        assert results[1].done and results[1].info["abnormal"] and "0.3 s" in results[1].info["error"]
+        assert 1 in manager.ready_obs_id  # renewed and reset
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_hung_reset_is_cut_and_launch_can_be_retried(manager_type):
+    manager = create_env_manager(manager_cfg(manager_type, reset_timeout=0.3), hanging_fns(hang_reset_at=1))
+    try:
+        started = time.monotonic()
+        with pytest.raises(EnvTimeoutError, match=r"envs \[1\] did not finish reset within 0.3 s"):
+            manager.launch()
+        assert time.monotonic() - started < 1.5 and manager.closed
+    finally:
+        manager.close()
+
+
+def test_serial_manager_sets_no_limit_outside_the_main_thread():
+    # signals reach only the main thread: there the step runs to its end (documented in the README)
+    fns = [partial(CountingEnv, {"limit": 10**6, "step_sleep": 0.4})]
+    results, errors = [], []
+
+    def run() -> None:
+        try:
+            with create_env_manager({"step_timeout": 0.1}, fns) as manager:
+                manager.launch()
+                results.append(manager.step({0: 0}))
+        except Exception as error:  # noqa: BLE001 - handed to the test thread
+            errors.append(error)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(10)
+    assert not errors and list(results[0]) == [0]

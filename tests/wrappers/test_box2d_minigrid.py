@@ -1,0 +1,107 @@
+"""Box2D (LunarLander, BipedalWalker) and MiniGrid through DingEnvWrapper and their dizoo env types."""
+
+from functools import partial
+
+import numpy as np
+import pytest
+
+pytest.importorskip("Box2D", reason="the box2d extra (make test installs it)")
+pytest.importorskip("minigrid", reason="the minigrid extra (make test installs it)")
+
+from ding_env import DingEnvWrapper, create_env_manager  # noqa: E402
+from ding_env.errors import ConfigError  # noqa: E402
+from ding_env.run_config import load_run_config  # noqa: E402
+from ding_env.wrappers.family import BOX2D, MINIGRID, family_of_env_id  # noqa: E402
+from dizoo.box2d.bipedalwalker.envs import BipedalWalkerEnv  # noqa: E402
+from dizoo.box2d.lunarlander.envs import LunarLanderEnv  # noqa: E402
+from dizoo.minigrid.envs import MiniGridEnv  # noqa: E402
+from tests.conftest import manager_cfg  # noqa: E402
+from tests.envs import episode_observations  # noqa: E402
+
+MANAGER_TYPES = ["base", "subprocess", "async_subprocess"]
+ENVS = {
+    "lunarlander": partial(LunarLanderEnv, {}),
+    "lunarlander_continuous": partial(LunarLanderEnv, {"make_kwargs": {"continuous": True}}),
+    "bipedalwalker": partial(BipedalWalkerEnv, {}),
+    "minigrid": partial(MiniGridEnv, {"max_step": 10}),
+}
+
+
+def rollout(manager_type: str, env_fn, steps: int = 25) -> list[np.ndarray]:
+    observations = []
+    with create_env_manager(manager_cfg(manager_type), [env_fn] * 2) as manager:
+        manager.seed(0, dynamic_seed=False)
+        manager.launch()
+        space = manager.action_space
+        space.seed(0)
+        for _ in range(steps):
+            timesteps = manager.step({env_id: space.sample() for env_id in manager.ready_obs_id})
+            for env_id in sorted(timesteps):
+                obs = timesteps[env_id].obs
+                assert obs.dtype == np.float32 and manager.observation_space.contains(obs)
+                observations.append(obs)
+    return observations
+
+
+@pytest.mark.parametrize("name", sorted(ENVS))
+@pytest.mark.parametrize("manager_type", MANAGER_TYPES)
+def test_box2d_and_minigrid_envs_run_the_same_in_every_manager(name, manager_type):
+    reference = rollout("base", ENVS[name])
+    observations = rollout(manager_type, ENVS[name])
+    assert len(observations) == len(reference) and all(map(np.array_equal, observations, reference))
+
+
+def test_families_come_from_the_entry_points():
+    assert family_of_env_id("LunarLander-v3") == BOX2D and family_of_env_id("BipedalWalker-v3") == BOX2D
+    DingEnvWrapper(cfg={"env_id": "MiniGrid-Empty-8x8-v0"}).reset()  # imports minigrid, which registers its ids
+    assert family_of_env_id("MiniGrid-DoorKey-5x5-v0") == MINIGRID
+
+
+def test_lunarlander_continuous_and_discrete_action_spaces():
+    assert LunarLanderEnv({}).action_space.n == 4
+    assert LunarLanderEnv({"env_id": "LunarLanderContinuous-v3"}).action_space.shape == (2,)
+    assert LunarLanderEnv({"make_kwargs": {"continuous": True}}).action_space.shape == (2,)
+
+
+def test_minigrid_default_preset_flattens_the_mission_and_max_step_truncates():
+    env = MiniGridEnv({"env_id": "MiniGrid-Empty-8x8-v0", "max_step": 5})
+    env.seed(0)
+    obs = env.reset()
+    # 7x7x3 image, then the mission one-hot encoded: 96 characters x 28 codes
+    assert obs.shape == (7 * 7 * 3 + 96 * 28,) and obs.dtype == np.float32
+    assert obs[7 * 7 * 3 :].reshape(96, 28).sum() == len("get to the green goal square")
+    for _ in range(5):
+        timestep = env.step(np.int64(2))  # forward
+    assert timestep.done and timestep.truncated
+
+
+def test_a_space_without_array_form_names_the_env_the_space_and_the_fix():
+    env = DingEnvWrapper(cfg={"env_id": "MiniGrid-Empty-8x8-v0", "env_wrapper": []})
+    with pytest.raises(ConfigError) as error:
+        env.reset()
+    message = str(error.value)
+    assert "MiniGrid-Empty-8x8-v0" in message and "observation_space['mission'] is MissionSpace" in message
+    assert "env_wrapper='default'" in message and "FlatObsWrapper" in message
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "dizoo/box2d/lunarlander/config/lunarlander_config.py",
+        "dizoo/box2d/lunarlander/config/lunarlander_cont_config.py",
+        "dizoo/box2d/bipedalwalker/config/bipedalwalker_config.py",
+        "dizoo/minigrid/config/minigrid_config.py",
+    ],
+)
+def test_dizoo_configs_load(config):
+    cfg = load_run_config(config)
+    assert cfg.env.type in ("lunarlander", "bipedalwalker", "minigrid") and cfg.env.collector_env_num >= 1
+
+
+def test_bipedalwalker_replays_a_static_seed_exactly_every_episode():
+    """Gymnasium's BipedalWalker reuses one Box2D world across resets; its replays diverged after one step."""
+    env = BipedalWalkerEnv({})
+    env.seed(0, dynamic_seed=False)
+    actions = np.random.default_rng(0).uniform(-1, 1, (60, 4)).astype(np.float32)
+    episodes = [np.array(episode_observations(env, actions)) for _ in range(4)]
+    assert all(np.array_equal(episode, episodes[0]) for episode in episodes[1:])
