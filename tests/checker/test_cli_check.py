@@ -59,7 +59,7 @@ def test_di_engine_mode_turns_di_engines_tolerated_forms_into_warnings():
     warnings = {finding["check"]: finding["message"] for finding in report["findings"]}
     assert report["passed"] and all(finding["severity"] == "warning" for finding in report["findings"])
     assert "spaces are None before the first reset()" in warnings["check_spaces"]
-    assert "must have shape (), got (1,)" in warnings["check_random_action"]
+    assert "check_random_action" not in warnings  # a (1,) array for Discrete is DI-engine's form and ours
     assert "info['truncated'] (bool) is missing" in warnings["check_step_output"]
 
 
