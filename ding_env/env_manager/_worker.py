@@ -78,8 +78,18 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
 def action_reader(actions: Any) -> Callable[[int, int], Any]:
     """A ``read(first, stop)`` of the action rows ``[first, stop)``, indexable by offset.
 
-    Each env gets arrays of its own, as the serial manager gives them (``arrays.action_rows``).
+    Each env gets arrays of its own, as the serial manager gives them (``arrays.action_rows``);
+    scalar actions (``Discrete``) take a shorter path to the same 0-d arrays, as they are the
+    common case on the step path.
     """
+    if isinstance(actions, np.ndarray) and actions.ndim == 1:
+        keys = [(offset, Ellipsis) for offset in range(len(actions))]  # row offset -> a 0-d view
+
+        def read_scalars(first: int, stop: int) -> list[np.ndarray]:
+            batch = actions[first:stop].copy()
+            return [batch[key] for key in keys[: stop - first]]
+
+        return read_scalars
     return lambda first, stop: arrays.action_rows(arrays.take(actions, slice(first, stop)), stop - first)
 
 
