@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ding_env.summary import describe_value
+
 _EPISODE_SEED_BOUND = 2**31 - 1
 
 
@@ -24,7 +26,7 @@ class EpisodeSeeder:
 
     def __init__(self, seed: int | None = None, dynamic: bool = True) -> None:
         if seed is not None:
-            seed = _check_seed(seed)
+            seed = checked_seed(seed)
         self.seed = seed
         self.dynamic = dynamic
         self._generator = np.random.default_rng(seed) if seed is not None else None
@@ -44,13 +46,19 @@ def derive_seeds(base_seed: int, count: int) -> list[int]:
     Each env turns its seed into a stream with ``np.random.default_rng``, whose
     SeedSequence hashing makes neighbouring seeds independent.
     """
-    base_seed = _check_seed(base_seed)
+    base_seed = checked_seed(base_seed)
     return [base_seed + i for i in range(count)]
 
 
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+def checked_seed(seed: object, what: str = "seed") -> int:
+    """``seed`` as an int >= 0.
+
+    Raises:
+        TypeError: For a bool, a float, a string or anything else that is not an int.
+        ValueError: For a negative int.
+    """
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{what} must be an int >= 0, got {type(seed).__name__} {describe_value(seed)}")
     if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+        raise ValueError(f"{what} must be an int >= 0, got {seed}")
     return int(seed)

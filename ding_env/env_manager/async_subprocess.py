@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.base import raise_close_failures
 from ding_env.env_manager.batch import StepOutcome
+from ding_env.env_manager.failures import raise_close_failures
 from ding_env.env_manager.status import READY, STEPPING
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 from ding_env.env_manager.worker_pool import LIVENESS_INTERVAL

@@ -18,7 +18,6 @@ A typical loop::
 from __future__ import annotations
 
 import math
-import traceback
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -28,12 +27,13 @@ import numpy as np
 from easydict import EasyDict
 
 from ding_env.base_env import BaseEnv
-from ding_env.env_manager import arrays
+from ding_env.env_manager import arrays, validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_state import DIEngineState
-from ding_env.env_manager.env_host import EnvHost, env_spaces
+from ding_env.env_manager.failures import is_reset_error
+from ding_env.env_manager.in_process import InProcessBackend
 from ding_env.env_manager.per_env_calls import PerEnvCalls
 from ding_env.env_manager.status import (
     CALLABLE,
@@ -43,21 +43,14 @@ from ding_env.env_manager.status import (
     READY,
     STEPPING,
     EnvStatus,
-    abnormal_info,
-    read_attribute,
 )
-from ding_env.errors import ClosedEnvError, DingEnvError, EnvError, EnvStateError
+from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
 from ding_env.seeding import derive_seeds
 from ding_env.summary import describe_value
 from ding_env.timestep import BaseEnvTimestep
 
 
-def is_reset_error(error: DingEnvError) -> bool:
-    """Whether ``error`` is a failed (auto-)reset, which always leaves its env needing a reset."""
-    return getattr(error, "command", None) == "reset"
-
-
-class BaseEnvManager(PerEnvCalls, DIEngineState):
+class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
     """Drives ``len(env_fn)`` envs through one dict API and one batched API.
 
     Args:
@@ -130,7 +123,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
         if self._launched:
             raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
         if reset_param is not None:
-            self._check_reset_param(reset_param)  # before any env is built
+            validation.check_reset_param(self._name, self._env_num, reset_param)  # before any env is built
         self._backend_launch()
         self._launched = True
         try:
@@ -157,11 +150,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
             dynamic_seed: Passed to every ``env.seed``; None keeps the env's default (dynamic).
         """
         self._check_open()
-        if dynamic_seed is not None and not isinstance(dynamic_seed, (bool, np.bool_)):
-            raise TypeError(
-                f"{self._name}: dynamic_seed must be True, False or None, got {describe_value(dynamic_seed)}"
-            )
-        dynamic_seed = None if dynamic_seed is None else bool(dynamic_seed)
+        dynamic_seed = validation.check_dynamic_seed(self._name, dynamic_seed)
         if isinstance(seed, Mapping):
             pairs = [(self._check_env_id(env_id), value) for env_id, value in seed.items()]
         elif isinstance(seed, (list, tuple, np.ndarray)):
@@ -169,19 +158,14 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
                 raise ValueError(f"{self._name}: got {len(seed)} seeds for {self._env_num} envs")
             pairs = list(enumerate(seed))
         else:
-            pairs = list(enumerate(derive_seeds(self._check_seed(seed, "seed"), self._env_num)))
-        checked = [(env_id, self._check_seed(value, f"seed of env {env_id}")) for env_id, value in pairs]
+            pairs = list(enumerate(derive_seeds(validation.check_seed(self._name, seed, "seed"), self._env_num)))
+        checked = [
+            (env_id, validation.check_seed(self._name, value, f"seed of env {env_id}")) for env_id, value in pairs
+        ]
         for env_id, value in checked:
             self._env_seeds[env_id] = (value, dynamic_seed)
             if self._launched:
                 self._backend_seed(env_id, value, dynamic_seed)
-
-    def _check_seed(self, value: Any, what: str) -> int:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise TypeError(
-                f"{self._name}: {what} must be an int >= 0, got {type(value).__name__} {describe_value(value)}"
-            )
-        return int(value)
 
     def reset(self, reset_param: Mapping[int, dict] | None = None) -> None:
         """Reset envs and make them ready.
@@ -197,7 +181,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
             self._episode_count[:] = 0
             params = {}
         else:
-            params = self._check_reset_param(reset_param)
+            params = validation.check_reset_param(self._name, self._env_num, reset_param)
             env_ids = list(params)
         previous = {env_id: self._reset_params.get(env_id, {}) for env_id in params}
         for env_id, param in params.items():
@@ -217,31 +201,6 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
     def _set_reset_param(self, env_id: int, param: dict) -> None:
         self._reset_params[env_id] = param
         self._backend_set_reset_param(env_id, param)
-
-    def _check_reset_param(self, reset_param: Any) -> dict[int, dict]:
-        """``reset_param`` as ``{env_id: kwargs}``, checked.
-
-        Raises:
-            TypeError: For a value that is not a mapping of env ids to kwargs dicts (or None).
-            ValueError: For an unknown env id.
-        """
-        if not isinstance(reset_param, Mapping):
-            raise TypeError(
-                f"{self._name}: reset_param must be None or {{env_id: dict of env.reset kwargs}}, "
-                f"got {type(reset_param).__name__} {describe_value(reset_param)}"
-            )
-        params = {}
-        for env_id, param in reset_param.items():
-            env_id = self._check_env_id(env_id)
-            if param is not None and not isinstance(param, Mapping):
-                raise TypeError(
-                    f"{self._name}: reset_param for env {env_id} must be a dict of env.reset kwargs (or None), "
-                    f"got {type(param).__name__} {describe_value(param)}"
-                )
-            if param is not None and not all(isinstance(key, str) for key in param):
-                raise TypeError(f"{self._name}: reset_param for env {env_id} must have str keys, got {list(param)}")
-            params[env_id] = dict(param or {})
-        return params
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -588,11 +547,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
             raise EnvStateError(f"{self._name} is not launched; call launch() first")
 
     def _check_env_id(self, env_id: Any) -> int:
-        if isinstance(env_id, (bool, np.bool_)) or not isinstance(env_id, (int, np.integer)):
-            raise ValueError(f"{self._name}: env ids are ints in [0, {self._env_num}), got {env_id!r}")
-        if not 0 <= env_id < self._env_num:
-            raise ValueError(f"{self._name}: env id {env_id} is out of range [0, {self._env_num})")
-        return int(env_id)
+        return validation.check_env_id(self._name, self._env_num, env_id)
 
     def _env_ids_of(self, actions: Mapping[int, Any]) -> np.ndarray:
         """The keys of ``actions`` as checked env ids (plain in-range ints take one pass)."""
@@ -605,18 +560,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
         return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
 
     def _check_env_id_array(self, env_id: Any) -> np.ndarray:
-        env_ids = np.asarray(env_id)
-        if env_ids.dtype.kind not in "iu" and env_ids.size:
-            raise ValueError(f"{self._name}: env ids are ints in [0, {self._env_num}), got {env_ids!r}")
-        env_ids = env_ids.astype(np.int64, copy=False).reshape(-1)
-        if env_ids.size and (env_ids.min() < 0 or env_ids.max() >= self._env_num):
-            bad = env_ids[(env_ids < 0) | (env_ids >= self._env_num)][0]
-            raise ValueError(f"{self._name}: env id {bad} is out of range [0, {self._env_num})")
-        seen = np.zeros(self._env_num, dtype=bool)
-        seen[env_ids] = True
-        if np.count_nonzero(seen) != env_ids.size:
-            raise ValueError(f"{self._name}: env_id holds duplicates: {env_ids.tolist()}")
-        return env_ids
+        return validation.check_env_id_array(self._name, self._env_num, env_id)
 
     def _check_ready(self, env_ids: np.ndarray) -> None:
         if env_ids is self._every_id and self._status.tobytes() == self._every_ready_status:
@@ -629,102 +573,3 @@ class BaseEnvManager(PerEnvCalls, DIEngineState):
                 f"{self._name}: env {env_id} is not ready for an action (status {status}); "
                 f"ready envs: {self._ready_ids().tolist()}"
             )
-
-    # ---- backend: envs in this process ---------------------------------
-
-    def _backend_launch(self) -> None:
-        self._host = EnvHost(dict(enumerate(self._env_fn)), self._cfg, limit_time=True)
-        self._host.launch()
-        try:
-            self._spaces = env_spaces(self._host.envs[0])
-            obs_layout = arrays.layout_of(self._spaces[0])
-        except Exception as error:  # noqa: BLE001 - named with the env, as the workers report it
-            self._host.close()
-            raise EnvError(0, "launch", f"{type(error).__name__}: {error}", traceback.format_exc()) from error
-        self._host.set_obs_layout(obs_layout)
-        # Dict observations in the space's key order, as the shared-memory managers return them.
-        self._order_obs = arrays.compile_order(obs_layout)
-        self._reward_layout = arrays.reward_layout(self._spaces[2])
-        self._ready = [None] * self._env_num
-
-    def _backend_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
-        """The spaces before launch, read from a throwaway env."""
-        env = self._env_fn[0]()
-        try:
-            return env_spaces(env)
-        finally:
-            env.close()
-
-    def _backend_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self._host.seed(env_id, seed, dynamic_seed)
-
-    def _backend_set_reset_param(self, env_id: int, param: dict) -> None:
-        self._host.reset_params[env_id] = param
-
-    def _backend_cancel(self, env_ids: list[int]) -> None:
-        """Drop in-flight work of ``env_ids`` before a reset (nothing is in flight here)."""
-
-    def _backend_poll(self) -> None:
-        """Collect results that arrived since the last call (nothing arrives late here)."""
-
-    def _backend_reset(self, env_ids: list[int]) -> None:
-        for env_id in env_ids:
-            self._ready[env_id] = self._order_obs(self._host.reset(env_id))
-            self._status[env_id] = READY
-
-    def _backend_step(
-        self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any, reset_on_done: np.ndarray, batched: bool
-    ) -> StepOutcome:
-        count = len(env_ids)
-        obs, infos, errors = [None] * count, [None] * count, {}
-        done, truncated = [False] * count, [False] * count
-        layout = self._reward_layout
-        reward = np.zeros((count, *layout.shape), dtype=layout.dtype)  # a failed step's row stays 0
-        if not isinstance(actions, list):
-            actions = arrays.action_rows(actions, count)  # each env gets arrays of its own
-        resets = reset_on_done.tolist()
-        order = self._order_obs
-        for row, env_id in enumerate(env_ids.tolist()):
-            fields, ready, step_error, reset_error = self._host.step(env_id, actions[row], resets[row])
-            if step_error is not None:
-                errors[row] = step_error
-                obs[row], infos[row], done[row] = self._ready[env_id], abnormal_info(step_error), True
-            else:
-                obs[row], reward[row], done[row], truncated[row], infos[row] = fields
-                obs[row] = order(obs[row])
-            if reset_error is not None:
-                errors[row] = reset_error  # decides the env's status: it needs a reset
-            self._ready[env_id] = None if ready is None else order(ready)
-        done_flags, truncated_flags = np.array(done, dtype=bool), np.array(truncated, dtype=bool)
-        return StepOutcome(env_ids, rows, obs, True, reward, done_flags, truncated_flags, infos, errors, reset_on_done)
-
-    def _backend_ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
-        """The ready observation of each of ``env_ids``, for the dict API."""
-        return [self._ready[env_id] for env_id in env_ids.tolist()]
-
-    def _backend_ready_obs_batch(self, env_ids: np.ndarray) -> Any:
-        if not len(env_ids):
-            return None
-        return arrays.stack([self._ready[env_id] for env_id in env_ids.tolist()])
-
-    def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
-        return getattr(self._host.envs[env_id], name)(*args, **kwargs)
-
-    def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
-        """``read_attribute`` of each env (subprocess backends ask each worker once)."""
-        return [read_attribute(self._host.envs[env_id], name) for env_id in env_ids]
-
-    def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
-        """``_backend_call`` on each env (subprocess backends ask each worker once)."""
-        return [self._backend_call(env_id, name, args, kwargs) for env_id in env_ids]
-
-    def _backend_close(self) -> None:
-        raise_close_failures(self._host.close())
-
-
-def raise_close_failures(failures: list[tuple[int, str]]) -> None:
-    """Raise ``EnvError`` for the first env that failed to close, listing the others too."""
-    if failures:
-        (env_id, text), others = failures[0], failures[1:]
-        also = "; ".join(f"env {other_id}: {other_text}" for other_id, other_text in others)
-        raise EnvError(env_id, "close", f"{text} (also {also})" if also else text)

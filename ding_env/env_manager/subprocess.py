@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.base import BaseEnvManager, raise_close_failures
+from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import StepOutcome
+from ding_env.env_manager.failures import raise_close_failures
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, abnormal_info
 from ding_env.env_manager.worker_pool import WorkerPool
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
