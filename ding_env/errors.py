@@ -42,12 +42,14 @@ class EnvError(DingEnvError):
     Attributes:
         env_id: Index of the env in its manager.
         command: What the manager asked the env to do ('reset', 'step', ...).
+        message: What went wrong, without the env id, command and traceback around it.
         remote_traceback: The traceback text of the original exception.
     """
 
     def __init__(self, env_id: int, command: str, message: str, remote_traceback: str = "") -> None:
         self.env_id = env_id
         self.command = command
+        self.message = message
         self.remote_traceback = remote_traceback
         text = f"env {env_id} failed in {command}: {message}"
         if remote_traceback:

@@ -26,6 +26,19 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.env_host import EnvHost, env_spaces
 from ding_env.env_manager.info_table import InfoWriter
 from ding_env.env_manager.manager_watch import ManagerWatch
+from ding_env.env_manager.protocol import (
+    Attach,
+    CallEnvs,
+    Close,
+    Failure,
+    Reply,
+    Request,
+    Reset,
+    Seed,
+    SetResetParam,
+    StepReport,
+    first_env,
+)
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.errors import EnvError
@@ -93,16 +106,6 @@ def action_reader(actions: Any) -> Callable[[int, int], Any]:
     return lambda first, stop: arrays.action_rows(arrays.take(actions, slice(first, stop)), stop - first)
 
 
-def encode_error(error: BaseException, env_id: int, command: str) -> tuple:
-    """A picklable description of ``error`` for the parent to rebuild."""
-    if isinstance(error, EnvError):
-        # Already describes its env and command: keep its own words.
-        message = str(error).split("\n--- traceback", 1)[0]
-        message = message.removeprefix(f"env {error.env_id} failed in {error.command}: ")
-        return ("error", error.env_id, error.command, message, error.remote_traceback or traceback.format_exc())
-    return ("error", env_id, command, f"{type(error).__name__}: {error}", traceback.format_exc())
-
-
 def worker_main(
     index: int,
     env_ids: list[int],
@@ -141,9 +144,9 @@ class _Worker:
         try:
             self.host.launch()
             spaces = env_spaces(self.host.envs[self.env_ids[0]])
-            self.conn.send(("ok", cloudpickle.dumps(spaces)))
+            self.conn.send(Reply(cloudpickle.dumps(spaces)))
         except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
-            self.conn.send(encode_error(error, self.env_ids[0], "launch"))
+            self.conn.send(Failure.of(error, self.env_ids[0], "launch"))
             return
         # Until shared memory is attached, commands arrive on the pipe alone.
         while self.running and self.shared is None:
@@ -164,7 +167,7 @@ class _Worker:
                     return
                 self.handle_message(message)
 
-    def receive(self) -> tuple | None:
+    def receive(self) -> Request | None:
         """The manager's next pipe message, or None once the manager is gone."""
         while not self.conn.poll(PARENT_CHECK_INTERVAL):
             if not self.manager.alive():
@@ -173,19 +176,19 @@ class _Worker:
 
     # ---- pipe commands ------------------------------------------------
 
-    def handle_message(self, message: tuple) -> None:
-        command, *args = message
-        env_id = args[0] if args and isinstance(args[0], int) else self.env_ids[0]
+    def handle_message(self, request: Request) -> None:
+        """Run ``request`` (its handler from ``HANDLERS``) and send its reply or failure."""
         try:
-            result = getattr(self, f"on_{command}")(*args)
+            result = HANDLERS[type(request)](self, request)
         except Exception as error:  # noqa: BLE001 - every env error goes back to the parent
-            self.conn.send(encode_error(error, env_id, command))
+            self.conn.send(Failure.of(error, first_env(request, self.env_ids), request.command))
             return
-        self.conn.send(("ok", result))
+        self.conn.send(Reply(result))
 
-    def on_attach(self, name: str, entries: list, data_entries: list | None = None) -> None:
-        """Map the shared segment; with ``data_entries`` (``shared_memory=False``) keep the data arrays private."""
-        self.shared = SharedArrays(entries, name=name)
+    def on_attach(self, request: Attach) -> None:
+        """Map the shared segment; with private entries (``shared_memory=False``) keep the data arrays private."""
+        entries, data_entries = request.entries, request.private_entries
+        self.shared = SharedArrays(entries, name=request.segment)
         buffers = dict(self.shared.arrays)
         self.private_data = data_entries is not None
         if self.private_data:
@@ -207,34 +210,38 @@ class _Worker:
         self.write_ready_obs = arrays.compile_writer(self.ready_obs)
         self.write_reward = reward_writer(self.reward)
 
-    def on_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self.host.seed(env_id, seed, dynamic_seed)
+    def on_seed(self, request: Seed) -> None:
+        self.host.seed(request.env_id, request.seed, request.dynamic_seed)
 
-    def on_reset_param(self, env_id: int, param: dict) -> None:
-        self.host.reset_params[env_id] = param
+    def on_reset_param(self, request: SetResetParam) -> None:
+        self.host.reset_params[request.env_id] = request.param
 
-    def on_reset(self, env_ids: list[int]) -> dict | None:
+    def on_reset(self, request: Reset) -> dict | None:
+        env_ids = request.env_ids
         for env_id in env_ids:
             arrays.write(self.ready_obs, env_id, self.host.reset(env_id))
         if self.private_data:  # no shared memory: the observations travel in the reply
             return {env_id: arrays.row(self.ready_obs, env_id, copy=True) for env_id in env_ids}
         return None
 
-    def on_each(self, env_ids: list[int], kind: str, name: str, args: tuple, kwargs: dict) -> list[Any]:
-        """Attribute ``name`` of each of ``env_ids`` (``kind='getattr'``) or what calling it returns (``'call'``).
+    def on_call_envs(self, request: CallEnvs) -> list[Any]:
+        """Attribute ``name`` of each env (``call=False``) or what calling it returns.
 
         One reply for all; a failure names its env. Attributes read as ``read_attribute`` gives them.
         """
-        values = []
-        for env_id in env_ids:
+        name, values = request.name, []
+        for env_id in request.env_ids:
             try:
                 env = self.host.envs[env_id]
-                values.append(getattr(env, name)(*args, **kwargs) if kind == "call" else read_attribute(env, name))
+                if request.call:
+                    values.append(getattr(env, name)(*request.args, **request.kwargs))
+                else:
+                    values.append(read_attribute(env, name))
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
                 raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
         return values
 
-    def on_close(self) -> list[tuple[int, str]]:
+    def on_close(self, request: Close) -> list[tuple[int, str]]:
         self.running = False
         return self.host.close()
 
@@ -258,7 +265,7 @@ class _Worker:
                 continue
             fields, ready, step_error, reset_error = host.step(env_id, actions[offset], resets[offset])
             if step_error is not None:
-                errors[env_id] = encode_error(step_error, env_id, "step")[1:]
+                errors[env_id] = Failure.of(step_error, env_id, "step")
                 write_step_obs(env_id, arrays.row(self.ready_obs, env_id, copy=True))
                 reward[env_id] = 0
                 done[env_id], truncated[env_id] = True, False
@@ -271,7 +278,7 @@ class _Worker:
                 if info and (info_writer is None or not info_writer.put(env_id, info, schemas)):
                     infos[env_id] = info
             if reset_error is not None:  # a failed auto-reset: the step's results stand, the env needs a reset
-                errors[env_id] = encode_error(reset_error, env_id, "reset")[1:]
+                errors[env_id] = Failure.of(reset_error, env_id, "reset")
             if ready is not None:
                 write_ready_obs(env_id, ready)
         data = self.step_rows() if self.private_data else None
@@ -282,7 +289,7 @@ class _Worker:
         if self.doorbell is not None:
             self.doorbell.release()
         if has_message:
-            self.conn.send((infos, errors, data, schemas))
+            self.conn.send(StepReport(infos, errors, data, schemas))
 
     def step_rows(self) -> dict:
         """The stepped envs' results, for the pipe when shared memory is off."""
@@ -309,3 +316,14 @@ class _Worker:
             self.shared.release()
             self.shared = None
         self.conn.close()
+
+
+# The worker's handler of each request record.
+HANDLERS = {
+    Attach: _Worker.on_attach,
+    Seed: _Worker.on_seed,
+    SetResetParam: _Worker.on_reset_param,
+    Reset: _Worker.on_reset,
+    CallEnvs: _Worker.on_call_envs,
+    Close: _Worker.on_close,
+}

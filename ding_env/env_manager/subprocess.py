@@ -26,6 +26,7 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import StepOutcome
 from ding_env.env_manager.failures import raise_close_failures
+from ding_env.env_manager.protocol import CallEnvs, Request, Reset, Seed, SetResetParam
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, abnormal_info
 from ding_env.env_manager.worker_pool import WorkerPool
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
@@ -100,15 +101,15 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._mask_is_full = self._reset_is_full = False
 
     def _backend_seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self._env_request(env_id, ("seed", env_id, seed, dynamic_seed), "seed")
+        self._env_request(env_id, Seed(env_id, seed, dynamic_seed))
 
     def _backend_set_reset_param(self, env_id: int, param: dict) -> None:
-        self._env_request(env_id, ("reset_param", env_id, param), "reset")
+        self._env_request(env_id, SetResetParam(env_id, param))
 
     def _backend_reset(self, env_ids: list[int]) -> None:
         by_worker = self._by_worker(env_ids)
         for index, ids in by_worker.items():
-            self._pool.send(index, ("reset", ids))
+            self._pool.send(index, Reset(ids))
         replies, errors = self._gather(
             by_worker, lambda index: self._pool.receive_reset(index, self._cfg.reset_timeout)
         )
@@ -150,12 +151,12 @@ class SyncSubprocessEnvManager(BaseEnvManager):
             self._replace_worker(index)
         return replies, errors
 
-    def _each(self, env_ids: list[int], kind: str, name: str, args: tuple = (), kwargs: dict | None = None) -> list:
-        """``getattr`` or ``call`` on each env: one message to each worker, all sent before any reply is read."""
+    def _each(self, env_ids: list[int], name: str, call: bool, args: tuple = (), kwargs: dict | None = None) -> list:
+        """Read or call attribute ``name`` of each env: one request per worker, all sent before any reply."""
         by_worker = self._by_worker(env_ids)
         self._settle_workers(by_worker)
         for index, ids in by_worker.items():
-            self._pool.send(index, ("each", ids, kind, name, args, kwargs or {}))
+            self._pool.send(index, CallEnvs(ids, name, call, args, kwargs or {}))
         replies, errors = self._gather(
             by_worker, lambda index: self._pool.receive(index, name, self._cfg.reset_timeout)
         )
@@ -316,13 +317,13 @@ class SyncSubprocessEnvManager(BaseEnvManager):
 
     def _merge_news(self, index: int, row_of: dict[int, int], infos: list[dict], errors: dict) -> None:
         """Read worker ``index``'s infos and errors of its last step and place them by row."""
-        worker_infos, worker_errors = self._pool.step_news(index)
+        worker_infos, failures = self._pool.step_news(index)
         for env_id, info in worker_infos.items():
             infos[row_of[env_id]] = info
-        for env_id, (_, command, message, remote) in worker_errors.items():
-            error = EnvError(env_id, command, message, remote)
+        for env_id, failure in failures.items():
+            error = failure.error()
             errors[row_of[env_id]] = error
-            if command != "reset":  # a failed auto-reset keeps the info of the step that ended the episode
+            if failure.command != "reset":  # a failed auto-reset keeps the info of the step that ended the episode
                 infos[row_of[env_id]] = abnormal_info(error)
 
     def _backend_ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
@@ -337,13 +338,13 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         return self._every_ready if rows is self._every_row else arrays.take(self._ready_buf, rows)
 
     def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
-        return self._each([env_id], "call", name, args, kwargs)[0]
+        return self._each([env_id], name, True, args, kwargs)[0]
 
     def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
-        return self._each(env_ids, "getattr", name)
+        return self._each(env_ids, name, False)
 
     def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
-        return self._each(env_ids, "call", name, args, kwargs)
+        return self._each(env_ids, name, True, args, kwargs)
 
     def _backend_close(self) -> None:
         self._release_buffers()
@@ -358,11 +359,11 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self._done_buf = self._truncated_buf = self._mask_buf = self._reset_buf = None
         self._every_result = self._every_ready = None
 
-    def _env_request(self, env_id: int, message: tuple, command: str) -> Any:
+    def _env_request(self, env_id: int, request: Request) -> Any:
         index = int(self._worker_of[env_id])
         self._settle_workers([index])
         replies, errors = self._gather(
-            {index: [env_id]}, lambda _: self._pool.request(index, message, command, self._cfg.reset_timeout)
+            {index: [env_id]}, lambda _: self._pool.request(index, request, self._cfg.reset_timeout)
         )
         if errors:
             raise errors[0]

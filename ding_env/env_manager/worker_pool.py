@@ -32,6 +32,7 @@ from ding_env.env_manager._worker import (
     worker_main,
 )
 from ding_env.env_manager.info_table import INFO_SLOTS, InfoReader
+from ding_env.env_manager.protocol import Attach, Close, Failure, Request, Reset, Seed, SetResetParam, StepReport
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 
@@ -179,12 +180,11 @@ class WorkerPool:
         return buffers
 
     def _attach(self, index: int) -> None:
-        message = ("attach", self.shared.name, self.entries, self.private_entries)
-        self.request(index, message, "attach", self.cfg["connect_timeout"])
+        self.request(index, Attach(self.shared.name, self.entries, self.private_entries), self.cfg["connect_timeout"])
 
     def reset(self, index: int, env_ids: list[int], timeout: float | None) -> None:
         """Reset ``env_ids`` of worker ``index`` (observations land in ``ready_obs``)."""
-        self.send(index, ("reset", env_ids))
+        self.send(index, Reset(env_ids))
         self.receive_reset(index, timeout)
 
     def receive_reset(self, index: int, timeout: float | None) -> None:
@@ -201,9 +201,9 @@ class WorkerPool:
         self._attach(index)
         for env_id in self.worker_envs[index]:
             if env_id in seeds:
-                self.request(index, ("seed", env_id, *seeds[env_id]), "seed", self.cfg["reset_timeout"])
+                self.request(index, Seed(env_id, *seeds[env_id]), self.cfg["reset_timeout"])
             if reset_params.get(env_id):
-                self.request(index, ("reset_param", env_id, reset_params[env_id]), "reset", self.cfg["reset_timeout"])
+                self.request(index, SetResetParam(env_id, reset_params[env_id]), self.cfg["reset_timeout"])
 
     def close(self, stuck: Collection[int] = ()) -> list[tuple[int, str]]:
         """Ask every live worker to close its envs, then join them all and free shared memory.
@@ -225,7 +225,7 @@ class WorkerPool:
                     failures.append((envs[0], f"its worker (envs {envs}) was still stepping and was stopped"))
                     continue
                 try:
-                    failures += self.request(index, ("close",), "close", CLOSE_TIMEOUT_SECONDS)
+                    failures += self.request(index, Close(), CLOSE_TIMEOUT_SECONDS)
                 except (EnvError, EnvCrashedError, EnvTimeoutError, OSError) as error:
                     failures.append((self.worker_envs[index][0], str(error).splitlines()[0]))
         finally:
@@ -319,15 +319,15 @@ class WorkerPool:
 
     # ---- pipe traffic --------------------------------------------------
 
-    def request(self, index: int, message: tuple, command: str, timeout: float | None) -> Any:
-        """Send ``message`` to worker ``index`` and return its reply (raising its error)."""
-        self.send(index, message)
-        return self.receive(index, command, timeout)
+    def request(self, index: int, request: Request, timeout: float | None) -> Any:
+        """Send ``request`` to worker ``index`` and return its reply's value (raising its failure)."""
+        self.send(index, request)
+        return self.receive(index, request.command, timeout)
 
-    def send(self, index: int, message: tuple) -> None:
-        """Send a pipe command, waking the worker unless it is still attaching."""
-        self.conns[index].send(message)
-        if message[0] != "attach":  # before attaching, workers read only their pipe
+    def send(self, index: int, request: Request) -> None:
+        """Send a pipe request, waking the worker unless it is still attaching."""
+        self.conns[index].send(request)
+        if not isinstance(request, Attach):  # before attaching, workers read only their pipe
             self.command_words[index] = CMD_PIPE
             self.cmd_sems[index].release()
 
@@ -353,22 +353,21 @@ class WorkerPool:
                 raise self.crashed(index, command)
             if deadline is not None and time.monotonic() >= deadline:
                 raise EnvTimeoutError(self.worker_envs[index], command, timeout)
-        if reply[0] == "error":
-            _, env_id, remote_command, message, remote = reply
-            raise EnvError(env_id, remote_command, message, remote)
-        return reply[1]
+        if isinstance(reply, Failure):
+            raise reply.error()
+        return reply.value
 
     def receive_step_message(self, index: int) -> tuple[dict, dict]:
-        """The ``(infos, errors)`` a worker sent after its step (its results, too, without shared memory)."""
-        infos, errors, rows, schemas = self.conns[index].recv()
-        if schemas:
-            self.info_reader.learn(schemas)
+        """The ``(infos, failures)`` of a worker's :class:`StepReport` (its results too, without shared memory)."""
+        report: StepReport = self.conns[index].recv()
+        if report.schemas:
+            self.info_reader.learn(report.schemas)
         buffers = self.buffers
-        for env_id, (step_obs, ready_obs, reward, done, truncated) in (rows or {}).items():
+        for env_id, (step_obs, ready_obs, reward, done, truncated) in (report.rows or {}).items():
             arrays.write(buffers["step_obs"], env_id, step_obs)
             arrays.write(buffers["ready_obs"], env_id, ready_obs)
             buffers["reward"][env_id], buffers["done"][env_id], buffers["truncated"][env_id] = reward, done, truncated
-        return infos, errors
+        return report.infos, report.failures
 
     def crashed(self, index: int, command: str) -> EnvCrashedError:
         """The error for a dead worker, with its exit code."""

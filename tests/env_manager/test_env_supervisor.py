@@ -13,7 +13,7 @@ import treetensor.numpy as tnp  # noqa: E402 - after the extra's check
 
 from ding_env import EnvSupervisor  # noqa: E402
 from ding_env.env_manager.env_supervisor import ChildType, EnvState  # noqa: E402
-from ding_env.errors import ConfigError, EnvError  # noqa: E402
+from ding_env.errors import ConfigError, EnvError, EnvStateError  # noqa: E402
 from tests.envs import CountingEnv, FaultEnv  # noqa: E402
 
 CHILD_TYPES = [ChildType.PROCESS, ChildType.THREAD]
@@ -63,6 +63,12 @@ def test_non_blocking_calls_queue_one_payload_per_env(type_):
                 steps += 1
             if env.env_states[payload.proc_id] == EnvState.RUN:
                 env.step({payload.proc_id: np.int64(0)}, block=False)
+        # done is the envs' state: the last steps' payloads may still wait to be received.
+        while True:
+            try:
+                steps += env.recv().method == "step"
+            except EnvStateError:
+                break
         assert steps >= 3 * 3  # every CountingEnv episode lasts 3 to 7 steps
     finally:
         env.close()

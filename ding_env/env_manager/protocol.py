@@ -1,0 +1,134 @@
+"""Every message between a subprocess manager and its workers, as typed records.
+
+Requests travel on a worker's pipe, one record each; the worker handles them in one table
+(``_worker.HANDLERS``) and answers each with a :class:`Reply` or a :class:`Failure`. A step is
+commanded through shared memory instead (see ``_worker``); a step that leaves infos, errors or,
+without shared memory, results sends one :class:`StepReport` after it. Errors carry their fields
+(env id, command, message, the env's traceback), so neither side parses error text.
+
+Besides the env calls' own arguments and results (:class:`CallEnvs`, :class:`Reply`) and the
+spaces a worker reports at launch, the records hold numbers, strings, lists, dicts, dtypes and
+arrays: fields a transport between machines can encode without pickle.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from ding_env.errors import EnvError
+
+
+@dataclass(frozen=True)
+class Attach:
+    """Map the shared segment ``segment``; with ``private_entries`` (no shared memory) keep data arrays private."""
+
+    segment: str
+    entries: list
+    private_entries: list | None = None
+    command = "attach"
+
+
+@dataclass(frozen=True)
+class Seed:
+    """Seed one env now; it takes effect at the env's next reset."""
+
+    env_id: int
+    seed: int
+    dynamic_seed: bool | None
+    command = "seed"
+
+
+@dataclass(frozen=True)
+class SetResetParam:
+    """Keep ``param`` as the ``env.reset`` kwargs of one env, for every later reset."""
+
+    env_id: int
+    param: dict
+    command = "reset"
+
+
+@dataclass(frozen=True)
+class Reset:
+    """Reset ``env_ids``; their observations land in the ready buffer (or the reply, without shared memory)."""
+
+    env_ids: list[int]
+    command = "reset"
+
+
+@dataclass(frozen=True)
+class CallEnvs:
+    """Read attribute ``name`` of each of ``env_ids`` (``call=False``) or call it with ``args``/``kwargs``."""
+
+    env_ids: list[int]
+    name: str
+    call: bool
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+    @property
+    def command(self) -> str:
+        """The attribute's name: what an error names as the command."""
+        return self.name
+
+
+@dataclass(frozen=True)
+class Close:
+    """Close every env of the worker and stop; the reply lists ``(env_id, error text)`` of failed closes."""
+
+    command = "close"
+
+
+Request = Attach | Seed | SetResetParam | Reset | CallEnvs | Close
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A request's result."""
+
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An env's error, by its fields: rebuilt in the manager as the ``EnvError`` it was."""
+
+    env_id: int
+    command: str
+    message: str
+    remote_traceback: str
+
+    @classmethod
+    def of(cls, error: BaseException, env_id: int, command: str) -> Failure:
+        """``error`` raised while the worker ran ``command`` for ``env_id`` (an ``EnvError`` keeps its own fields)."""
+        if isinstance(error, EnvError):
+            return cls(error.env_id, error.command, error.message, error.remote_traceback or traceback.format_exc())
+        return cls(env_id, command, f"{type(error).__name__}: {error}", traceback.format_exc())
+
+    def error(self) -> EnvError:
+        """The ``EnvError`` this failure describes."""
+        return EnvError(self.env_id, self.command, self.message, self.remote_traceback)
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """What a step left besides the shared buffers.
+
+    Infos and failures by env id, the result rows when shared memory is off
+    (``{env_id: (step_obs, ready_obs, reward, done, truncated)}``), and info schemas seen for the first time.
+    """
+
+    infos: dict
+    failures: dict[int, Failure]
+    rows: dict | None
+    schemas: dict
+
+
+def first_env(request: Request, worker_envs: list[int]) -> int:
+    """The env a request's failure is attributed to when the error names none."""
+    env_id = getattr(request, "env_id", None)
+    if env_id is not None:
+        return env_id
+    env_ids = getattr(request, "env_ids", None)
+    return env_ids[0] if env_ids else worker_envs[0]
