@@ -138,16 +138,17 @@ class Lockstep:
             raise EnvStateError(f"env attribute {name!r} is read from running envs: call reset() first")
         return getattr(self.manager, name)
 
-    def set_env_attribute(self, name: str) -> None:
-        """Refused: the managers' public API reads env attributes and calls env methods, but never writes.
+    def set_env_attribute(self, name: str, values: Any, env_ids: list[int] | None = None) -> None:
+        """Set the envs' attribute ``name`` through the manager (one value for all, or one per env).
 
         Raises:
-            AttributeError: Always, naming the attribute and the manager.
+            EnvStateError: Before the first reset.
+            ValueError: For a private name or a list of the wrong length.
         """
-        raise AttributeError(
-            f"cannot set {name!r} on the envs of {type(self.manager).__name__}: env managers read env "
-            "attributes and call env methods but never write attributes; give the value in the env's config instead"
-        )
+        self._check_open()
+        if not self._launched:
+            raise EnvStateError(f"env attribute {name!r} is set on running envs: call reset() first")
+        self.manager.set_env_attr(name, values, env_ids)
 
     def close(self) -> None:
         """Close the manager. Safe to call more than once."""

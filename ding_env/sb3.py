@@ -41,10 +41,9 @@ class ManagerVecEnv(_vec_env.VecEnv):
         PPO("MlpPolicy", venv, seed=0).learn(50_000)
 
     ``seed(s)`` gives env ``i`` the seed ``s + i`` at the next ``reset()``; the episodes after that
-    draw their seeds reproducibly from it. ``get_attr`` and ``env_method`` read or call the envs'
-    own attributes through the manager, which calls every env: ``env_method`` with ``indices``
-    naming some envs only is refused, and ``set_attr`` is not available (managers never write env
-    attributes).
+    draw their seeds reproducibly from it. ``get_attr``, ``set_attr`` and ``env_method`` read, set
+    or call the envs' own attributes through the manager (``manager.set_env_attr`` and
+    ``manager.call_env_method``), for every env or those ``indices`` names.
     """
 
     def __init__(self, manager: Any) -> None:
@@ -102,28 +101,17 @@ class ManagerVecEnv(_vec_env.VecEnv):
         return [values[index] for index in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
-        """Not available: the managers read env attributes but never write them.
-
-        Raises:
-            AttributeError: Always, naming the attribute.
-        """
-        self._lockstep.set_env_attribute(attr_name)
+        """Set attribute ``attr_name`` of the envs ``indices`` (default: all) to ``value``, as SB3's vec envs do."""
+        selected = list(self._get_indices(indices))
+        self._lockstep.set_env_attribute(attr_name, [value] * len(selected), selected)
 
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
-        """Call ``method_name`` on every env; ``indices``, if given, must name every env.
-
-        Raises:
-            ValueError: When ``indices`` leaves out some env (the managers call methods on all of them).
-        """
+        """Call ``method_name`` on the envs ``indices`` (default: all); one result per env, in order."""
         selected = list(self._get_indices(indices))
-        if sorted(selected) != list(range(self.num_envs)):
-            raise ValueError(
-                f"env_method({method_name!r}, indices={indices!r}): {type(self.manager).__name__} calls a method "
-                f"on all {self.num_envs} envs at once; pass indices=None"
-            )
-        method = self._lockstep.env_attribute(method_name)
-        results = method(*method_args, **method_kwargs) if callable(method) else method
-        return [results[index] for index in selected]
+        method = self._lockstep.env_attribute(method_name)  # checks the name: a method the envs have
+        if not callable(method):
+            raise AttributeError(f"{method_name!r} is an attribute of the envs, not a method: read it with get_attr")
+        return self.manager.call_env_method(method_name, *method_args, env_ids=selected, **method_kwargs)
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
         """Whether each env is a ``wrapper_class``: ding_env envs are not Gymnasium wrappers, so False."""

@@ -117,12 +117,8 @@ class ManagerVectorEnv(VectorEnv):
         return tuple(self._lockstep.env_attribute(name))
 
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
-        """Not available: the managers give read access to env attributes only.
-
-        Raises:
-            AttributeError: Always, naming the attribute.
-        """
-        self._lockstep.set_env_attribute(name)
+        """Set attribute ``name`` of every env: ``values`` has one value per env, or is one value for all."""
+        self._lockstep.set_env_attribute(name, values)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the manager and its envs."""

@@ -99,8 +99,10 @@ def test_call_and_get_attr_read_every_env(make_adapted):
         envs.call("seed", 3)
     with pytest.raises(AttributeError, match="no_such_thing"):
         envs.get_attr("no_such_thing")
-    with pytest.raises(AttributeError, match="cannot set 'limit'"):
-        envs.set_attr("limit", 3)
+    envs.set_attr("marker", [1, 2, 3])  # one value per env, as Gymnasium's vector envs take them
+    assert envs.get_attr("marker") == (1, 2, 3)
+    envs.set_attr("marker", "all")
+    assert envs.get_attr("marker") == ("all", "all", "all")
 
 
 def test_reset_mask_resets_only_those_envs(make_adapted):

@@ -35,6 +35,7 @@ from ding_env.env_manager.protocol import (
     Request,
     Reset,
     Seed,
+    SetEnvAttr,
     SetResetParam,
     StepReport,
     first_env,
@@ -241,6 +242,16 @@ class _Worker:
                 raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
         return values
 
+    def on_set_env_attr(self, request: SetEnvAttr) -> None:
+        """Set the attribute on each env; a failure names its env."""
+        for env_id, value in zip(request.env_ids, request.values, strict=True):
+            try:
+                setattr(self.host.envs[env_id], request.name, value)
+            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
+                raise EnvError(
+                    env_id, request.name, f"{type(error).__name__}: {error}", traceback.format_exc()
+                ) from error
+
     def on_close(self, request: Close) -> list[tuple[int, str]]:
         self.running = False
         return self.host.close()
@@ -325,5 +336,6 @@ HANDLERS = {
     SetResetParam: _Worker.on_reset_param,
     Reset: _Worker.on_reset,
     CallEnvs: _Worker.on_call_envs,
+    SetEnvAttr: _Worker.on_set_env_attr,
     Close: _Worker.on_close,
 }

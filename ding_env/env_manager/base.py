@@ -389,6 +389,46 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         for env_id, path in enumerate(paths):
             self._backend_call(env_id, "enable_save_replay", (path,), {})
 
+    def set_env_attr(self, name: str, values: Any, env_ids: Sequence[int] | None = None) -> None:
+        """Set attribute ``name`` of envs ``env_ids`` (default: every env), as Gymnasium's ``set_attr``.
+
+        Args:
+            name: The env attribute (not a private one).
+            values: A list or tuple with one value per env of ``env_ids``, or one value for all of them.
+            env_ids: The envs to change; None for every env.
+
+        Raises:
+            ValueError: For an unknown env id, a private name, or a list of the wrong length.
+        """
+        self._check_running()
+        env_ids = self._env_id_list(env_ids)
+        if not isinstance(name, str) or not name or name.startswith("_"):
+            raise ValueError(f"{self._name}: set_env_attr takes a public attribute name, got {name!r}")
+        if isinstance(values, (list, tuple)):
+            if len(values) != len(env_ids):
+                raise ValueError(
+                    f"{self._name}: set_env_attr({name!r}) got {len(values)} values for {len(env_ids)} envs {env_ids}"
+                )
+            values = list(values)
+        else:
+            values = [values] * len(env_ids)
+        self._backend_set_attr(env_ids, name, values)
+
+    def call_env_method(self, name: str, *args: Any, env_ids: Sequence[int] | None = None, **kwargs: Any) -> list:
+        """Call method ``name`` of envs ``env_ids`` (default: every env); one result per env, in order.
+
+        Raises:
+            ValueError: For an unknown env id.
+            EnvError: When an env's method raised (named by its env id).
+        """
+        self._check_running()
+        return self._backend_call_each(self._env_id_list(env_ids), name, args, kwargs)
+
+    def _env_id_list(self, env_ids: Sequence[int] | None) -> list[int]:
+        if env_ids is None:
+            return list(range(self._env_num))
+        return self._check_env_id_array(env_ids).tolist()
+
     def random_action(self) -> dict[int, Any]:
         """A random action for every ready env, drawn by the env itself."""
         env_ids = self.ready_obs_id

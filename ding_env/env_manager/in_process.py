@@ -101,7 +101,11 @@ class InProcessBackend:
         return arrays.stack([self._ready[env_id] for env_id in env_ids.tolist()])
 
     def _backend_call(self, env_id: int, name: str, args: tuple, kwargs: dict) -> Any:
-        return getattr(self._host.envs[env_id], name)(*args, **kwargs)
+        """Call method ``name`` of one env; what it raises is an ``EnvError`` naming the env, as from a worker."""
+        try:
+            return getattr(self._host.envs[env_id], name)(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
+            raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
 
     def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
         """``read_attribute`` of each env (subprocess backends ask each worker once)."""
@@ -110,6 +114,11 @@ class InProcessBackend:
     def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
         """``_backend_call`` on each env (subprocess backends ask each worker once)."""
         return [self._backend_call(env_id, name, args, kwargs) for env_id in env_ids]
+
+    def _backend_set_attr(self, env_ids: list[int], name: str, values: list[Any]) -> None:
+        """Set ``name`` of each env to its value (subprocess backends ask each worker once)."""
+        for env_id, value in zip(env_ids, values, strict=True):
+            setattr(self._host.envs[env_id], name, value)
 
     def _backend_close(self) -> None:
         raise_close_failures(self._host.close())

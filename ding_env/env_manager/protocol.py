@@ -74,13 +74,27 @@ class CallEnvs:
 
 
 @dataclass(frozen=True)
+class SetEnvAttr:
+    """Set attribute ``name`` of each of ``env_ids`` to its value in ``values``."""
+
+    env_ids: list[int]
+    name: str
+    values: list
+
+    @property
+    def command(self) -> str:
+        """The attribute's name: what an error names as the command."""
+        return self.name
+
+
+@dataclass(frozen=True)
 class Close:
     """Close every env of the worker and stop; the reply lists ``(env_id, error text)`` of failed closes."""
 
     command = "close"
 
 
-Request = Attach | Seed | SetResetParam | Reset | CallEnvs | Close
+Request = Attach | Seed | SetResetParam | Reset | CallEnvs | SetEnvAttr | Close
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.batch import StepOutcome
 from ding_env.env_manager.failures import raise_close_failures
-from ding_env.env_manager.protocol import CallEnvs, Request, Reset, Seed, SetResetParam
+from ding_env.env_manager.protocol import CallEnvs, Request, Reset, Seed, SetEnvAttr, SetResetParam
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, abnormal_info
 from ding_env.env_manager.worker_pool import WorkerPool
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
@@ -153,19 +153,28 @@ class SyncSubprocessEnvManager(BaseEnvManager):
 
     def _each(self, env_ids: list[int], name: str, call: bool, args: tuple = (), kwargs: dict | None = None) -> list:
         """Read or call attribute ``name`` of each env: one request per worker, all sent before any reply."""
+        return self._ask_each(env_ids, lambda ids: CallEnvs(ids, name, call, args, kwargs or {}))
+
+    def _ask_each(self, env_ids: list[int], request_of: Callable[[list[int]], Request]) -> list:
+        """``request_of(ids)`` to each worker hosting some of ``env_ids``; the replies' values, one per env."""
         by_worker = self._by_worker(env_ids)
         self._settle_workers(by_worker)
-        for index, ids in by_worker.items():
-            self._pool.send(index, CallEnvs(ids, name, call, args, kwargs or {}))
+        requests = {index: request_of(ids) for index, ids in by_worker.items()}
+        for index, request in requests.items():
+            self._pool.send(index, request)
         replies, errors = self._gather(
-            by_worker, lambda index: self._pool.receive(index, name, self._cfg.reset_timeout)
+            by_worker, lambda index: self._pool.receive(index, requests[index].command, self._cfg.reset_timeout)
         )
         if errors:
             raise errors[0]
         value_of = {}
         for index, ids in by_worker.items():
-            value_of.update(zip(ids, replies[index], strict=True))
+            value_of.update(zip(ids, replies[index] or [None] * len(ids), strict=True))
         return [value_of[env_id] for env_id in env_ids]
+
+    def _backend_set_attr(self, env_ids: list[int], name: str, values: list[Any]) -> None:
+        value_of = dict(zip(env_ids, values, strict=True))
+        self._ask_each(env_ids, lambda ids: SetEnvAttr(ids, name, [value_of[env_id] for env_id in ids]))
 
     def _replace_worker(self, index: int) -> None:
         """Start a fresh worker for ``index``; its ready envs need a reset.

@@ -1,0 +1,35 @@
+"""Env attributes set and env methods called through the manager, for every env or some of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ding_env.errors import EnvError
+from tests.env_manager.conftest import counting_fns
+
+
+def test_set_env_attr_for_every_env_or_some(make_manager):
+    manager = make_manager(counting_fns(3), num_workers=2)
+    manager.launch()
+    manager.set_env_attr("marker", "x")
+    assert manager.marker == ["x", "x", "x"]
+    manager.set_env_attr("marker", [1, 2], env_ids=[2, 0])  # values in env_ids order
+    assert manager.marker == [2, "x", 1]
+    with pytest.raises(ValueError, match=r"set_env_attr\('marker'\) got 3 values for 2 envs \[0, 1\]"):
+        manager.set_env_attr("marker", [1, 2, 3], env_ids=[0, 1])
+    with pytest.raises(ValueError, match="public attribute name"):
+        manager.set_env_attr("_private", 1)
+    with pytest.raises(ValueError, match="env id 5 is out of range"):
+        manager.set_env_attr("marker", 1, env_ids=[5])
+    assert sorted(manager.step({0: 0, 1: 0, 2: 0})) == [0, 1, 2]  # the envs still step
+
+
+def test_call_env_method_on_some_envs(make_manager):
+    manager = make_manager(counting_fns(3), num_workers=2)
+    manager.launch()
+    manager.step({1: 0})
+    assert manager.call_env_method("current_step", env_ids=[1, 2]) == [1, 0]
+    assert manager.call_env_method("current_step") == [0, 1, 0]
+    assert manager.call_env_method("imported", "ding_env", env_ids=[0]) == [True]
+    with pytest.raises(EnvError, match="env 2 failed in no_such_method"):
+        manager.call_env_method("no_such_method", env_ids=[2])
