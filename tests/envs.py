@@ -379,3 +379,19 @@ class BaseEnvAsGymnasiumEnv(gym.Env):
     def step(self, action):
         timestep = self.env.step(action)
         return timestep.obs, float(timestep.reward[0]), timestep.terminated, timestep.truncated, timestep.info
+
+
+class ImageEnv(gym.Env):
+    """A Gymnasium env of random uint8 images whose episodes last 5 steps."""
+
+    observation_space = gym.spaces.Box(0, 255, (6, 5, 3), np.uint8)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self.observation_space.sample(), {}
+
+    def step(self, action):
+        self.t += 1
+        return self.observation_space.sample(), float(self.t) - 2.0, self.t >= 5, False, {}

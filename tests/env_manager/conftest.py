@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
 from ding_env import create_env_manager
 from tests.conftest import manager_cfg
-from tests.envs import CountingEnv
 
 MANAGER_TYPES = ["base", "subprocess", "async_subprocess"]
-
-
-def counting_fns(count: int, **cfg):
-    return [partial(CountingEnv, cfg) for _ in range(count)]
 
 
 @pytest.fixture(params=MANAGER_TYPES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ding_env.errors import EnvError
-from tests.env_manager.conftest import counting_fns
+from tests.support import counting_fns
 
 
 def test_set_env_attr_for_every_env_or_some(make_manager):

@@ -10,8 +10,8 @@ import pytest
 from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
 from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
-from tests.env_manager.test_subprocess import child_pids, process_running, resource_tracker_pids, shm_segments
 from tests.envs import CountingEnv, FaultEnv
+from tests.support import child_pids, process_running, resource_tracker_pids, shm_segments
 
 SUBPROCESS = ["subprocess", "async_subprocess"]
 

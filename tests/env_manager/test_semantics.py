@@ -7,8 +7,8 @@ import pytest
 
 from ding_env import BaseEnvTimestep
 from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
-from tests.env_manager.conftest import counting_fns
 from tests.envs import ShapedCartPole, TenthsEnv, cartpole_fn
+from tests.support import counting_fns
 
 
 def rollout(manager, steps, action_of=lambda env_id, t: (env_id + t) % 3):

@@ -23,50 +23,17 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager._worker import STATUS_TABLE
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
-from tests.env_manager.conftest import counting_fns
 from tests.envs import CountingEnv, DictActionEnv, DIEngineStyleEnv, InfoEnv, cartpole_fn
-
-
-def shm_segments():
-    return set(os.listdir("/dev/shm"))
-
-
-def child_pids():
-    """Pids of this process's children, leaving out the ``ps`` that lists them."""
-    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True).stdout
-    return {int(line.split()[0]) for line in out.splitlines() if line.split()[1] != "ps"}
-
-
-def trajectory(manager_type, env_fn, steps=60, record=None, seed=123, actions=2, **cfg):
-    """``record(batch)`` of every batched step with actions ``(env_id + t) % actions``."""
-    record = record or _arrays_of
-    with create_env_manager(manager_cfg(manager_type, **cfg), env_fn) as manager:
-        manager.seed(seed)
-        manager.launch()
-        trace = []
-        for t in range(steps):
-            ready = manager.ready_obs_batch
-            trace.append(record(manager.step_batch(ready.env_id, (ready.env_id + t) % actions)))
-        return trace
-
-
-def _arrays_of(batch):
-    return batch.env_id.copy(), _flat(batch.obs), batch.reward.copy(), batch.done.copy(), batch.truncated.copy()
-
-
-def _flat(obs):
-    if isinstance(obs, dict):
-        return np.concatenate([_flat(obs[key]).reshape(len(_flat(obs["vec"])), -1) for key in sorted(obs)], axis=1)
-    if isinstance(obs, tuple):
-        return np.concatenate([_flat(item).reshape(len(item), -1) for item in obs], axis=1)
-    return obs.astype(np.float64).copy()
-
-
-def assert_same(trace_a, trace_b):
-    assert len(trace_a) == len(trace_b)
-    for step_a, step_b in zip(trace_a, trace_b, strict=True):
-        for a, b in zip(step_a, step_b, strict=True):
-            np.testing.assert_array_equal(a, b)
+from tests.support import (
+    arrays_of,
+    assert_same,
+    child_pids,
+    counting_fns,
+    process_running,
+    resource_tracker_pids,
+    shm_segments,
+    trajectory,
+)
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
@@ -100,7 +67,7 @@ def dict_action_trajectory(manager_type, **cfg):
             else:
                 scale = np.full((len(ready.env_id), 1), 0.25 * (t % 5), np.float32)
                 trace.append(
-                    _arrays_of(manager.step_batch(ready.env_id, {"push": (ready.env_id + t) % 3, "scale": scale}))
+                    arrays_of(manager.step_batch(ready.env_id, {"push": (ready.env_id + t) % 3, "scale": scale}))
                 )
         return trace, manager.action_types
 
@@ -226,13 +193,6 @@ def test_close_leaves_no_process_and_no_segment():
             manager.close()
     assert shm_segments() <= before_shm
     assert child_pids() <= before_children | resource_tracker_pids()
-
-
-def resource_tracker_pids():
-    from multiprocessing import resource_tracker
-
-    pid = resource_tracker._resource_tracker._pid
-    return {pid} if pid else set()
 
 
 def test_obs_of_wrong_dtype_is_an_error_naming_env_and_field():
@@ -407,7 +367,7 @@ def test_workers_exit_when_the_parent_is_killed(context):
         import sys, time
         sys.path.insert(0, {os.getcwd()!r})
         from ding_env import SyncSubprocessEnvManager
-        from tests.env_manager.conftest import counting_fns
+        from tests.support import counting_fns
         manager = SyncSubprocessEnvManager(counting_fns(4), {{"num_workers": 2, "context": {context!r}}})
         manager.launch()
         print(manager._pool.shared.name, *[p.pid for p in manager._pool.processes], flush=True)
@@ -426,15 +386,6 @@ def test_workers_exit_when_the_parent_is_killed(context):
     while time.monotonic() < deadline and os.path.exists(f"/dev/shm/{name.lstrip('/')}"):
         time.sleep(0.05)
     assert not os.path.exists(f"/dev/shm/{name.lstrip('/')}")
-
-
-def process_running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (an unreaped zombie counts as ended)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 @pytest.mark.parametrize("context", ["spawn", "forkserver"])

@@ -23,8 +23,7 @@ from ding_env.wrappers import (
     create_env_wrapper,
     get_default_wrappers,
 )
-from tests.envs import CountingEnv
-from tests.wrappers.test_wrappers import ImageEnv
+from tests.envs import CountingEnv, ImageEnv
 
 
 class HybridEnv(gym.Env):

@@ -10,7 +10,7 @@ imageio = pytest.importorskip("imageio")
 from functools import partial  # noqa: E402
 
 from ding_env import DingEnvWrapper, create_env_manager  # noqa: E402
-from tests.env_manager.test_subprocess import assert_same  # noqa: E402
+from tests.support import assert_same  # noqa: E402
 
 
 def trajectory(manager_type, env_fns, steps):

@@ -17,20 +17,7 @@ from ding_env.wrappers import (
     SparseRewardWrapper,
     TimeLimitWrapper,
 )
-
-
-class ImageEnv(gym.Env):
-    observation_space = gym.spaces.Box(0, 255, (6, 5, 3), np.uint8)
-    action_space = gym.spaces.Discrete(2)
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        self.t = 0
-        return self.observation_space.sample(), {}
-
-    def step(self, action):
-        self.t += 1
-        return self.observation_space.sample(), float(self.t) - 2.0, self.t >= 5, False, {}
+from tests.envs import ImageEnv
 
 
 def run(env, steps=12):

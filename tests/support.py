@@ -1,0 +1,77 @@
+"""Helpers the tests share: process, shared-memory and trajectory helpers (no test module imports another)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from functools import partial
+
+import numpy as np
+
+from ding_env import create_env_manager
+from tests.conftest import manager_cfg
+from tests.envs import CountingEnv
+
+
+def counting_fns(count: int, **cfg):
+    """``count`` constructors of ``CountingEnv(cfg)``."""
+    return [partial(CountingEnv, cfg) for _ in range(count)]
+
+
+def shm_segments():
+    return set(os.listdir("/dev/shm"))
+
+
+def child_pids():
+    """Pids of this process's children, leaving out the ``ps`` that lists them."""
+    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True).stdout
+    return {int(line.split()[0]) for line in out.splitlines() if line.split()[1] != "ps"}
+
+
+def trajectory(manager_type, env_fn, steps=60, record=None, seed=123, actions=2, **cfg):
+    """``record(batch)`` of every batched step with actions ``(env_id + t) % actions``."""
+    record = record or arrays_of
+    with create_env_manager(manager_cfg(manager_type, **cfg), env_fn) as manager:
+        manager.seed(seed)
+        manager.launch()
+        trace = []
+        for t in range(steps):
+            ready = manager.ready_obs_batch
+            trace.append(record(manager.step_batch(ready.env_id, (ready.env_id + t) % actions)))
+        return trace
+
+
+def arrays_of(batch):
+    return batch.env_id.copy(), _flat(batch.obs), batch.reward.copy(), batch.done.copy(), batch.truncated.copy()
+
+
+def _flat(obs):
+    if isinstance(obs, dict):
+        return np.concatenate([_flat(obs[key]).reshape(len(_flat(obs["vec"])), -1) for key in sorted(obs)], axis=1)
+    if isinstance(obs, tuple):
+        return np.concatenate([_flat(item).reshape(len(item), -1) for item in obs], axis=1)
+    return obs.astype(np.float64).copy()
+
+
+def assert_same(trace_a, trace_b):
+    assert len(trace_a) == len(trace_b)
+    for step_a, step_b in zip(trace_a, trace_b, strict=True):
+        for a, b in zip(step_a, step_b, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def resource_tracker_pids():
+    """The pid of multiprocessing's resource tracker, if it runs (read from the stdlib's private state)."""
+    from multiprocessing import resource_tracker
+
+    pid = resource_tracker._resource_tracker._pid
+    return {pid} if pid else set()
+
+
+def process_running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an unreaped zombie counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
