@@ -12,7 +12,7 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.env_manager.batch import StepOutcome
 from ding_env.env_manager.failures import raise_close_failures
-from ding_env.env_manager.status import READY, STEPPING
+from ding_env.env_manager.status import STEPPING
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 from ding_env.env_manager.worker_pool import LIVENESS_INTERVAL
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvTimeoutError
@@ -159,12 +159,9 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
         in_flight, self._in_flight[index] = self._in_flight[index], []
         self._busy[index] = False
         queued, self._queued[index] = self._queued[index], []
-        idle = [env_id for env_id in self._worker_envs[index] if self._status[env_id] == READY]
         reset = {env_id: bool(self._reset_buf[env_id]) for env_id in in_flight}
         reset.update((env_id, bool(self._queued_reset[env_id])) for env_id in queued)
-        if idle:
-            self._status[idle] = STEPPING
-            reset.update(zip(idle, self._reset_on_done_of(np.array(idle, dtype=np.int64)).tolist(), strict=True))
+        reset.update(self._claim_idle_envs(index))
         lost = sorted(reset)
         infos, reset_errors = self._fail_worker(index, error, lost, reset)
         for env_id in lost:

@@ -230,20 +230,27 @@ class SyncSubprocessEnvManager(BaseEnvManager):
         self, env_ids: np.ndarray, reset_on_done: np.ndarray, failures: dict[int, DingEnvError]
     ) -> tuple[np.ndarray, slice | np.ndarray, np.ndarray]:
         """``env_ids`` (and their auto-reset flags) joined by the ready, unstepped envs of failed workers."""
-        stepped = set(env_ids.tolist())
-        idle = [
-            env_id
-            for index in failures
-            for env_id in self._worker_envs[index]
-            if env_id not in stepped and self._status[env_id] == READY
-        ]
+        idle: dict[int, bool] = {}
+        for index in failures:
+            idle.update(self._claim_idle_envs(index))
         if not idle:
             return env_ids, self._rows_of(env_ids), reset_on_done
-        self._status[idle] = STEPPING  # their results are on the way
-        flags = dict(zip(env_ids.tolist(), reset_on_done.tolist(), strict=True))
-        flags.update(zip(idle, self._reset_on_done_of(np.array(idle, dtype=np.int64)).tolist(), strict=True))
+        flags = dict(zip(env_ids.tolist(), reset_on_done.tolist(), strict=True)) | idle
         joined = np.array(sorted(flags), dtype=np.int64)
         return joined, self._rows_of(joined), np.array([flags[env_id] for env_id in joined.tolist()], dtype=bool)
+
+    def _claim_idle_envs(self, index: int) -> dict[int, bool]:
+        """The ready envs of failed worker ``index`` with their auto-reset flags, now STEPPING.
+
+        They had no action, but their episodes are lost with the worker: their (abnormal) results
+        are on the way, and no action may reach them meanwhile. The envs being stepped are STEPPING
+        already and are not among them.
+        """
+        idle = [env_id for env_id in self._worker_envs[index] if self._status[env_id] == READY]
+        if not idle:
+            return {}
+        self._status[idle] = STEPPING
+        return dict(zip(idle, self._reset_on_done_of(np.array(idle, dtype=np.int64)).tolist(), strict=True))
 
     def _write_step_flags(self, rows: slice | np.ndarray, every: bool, reset_on_done: np.ndarray) -> None:
         """Mark the stepped rows and their auto-reset flags; unchanged flags of every env are not rewritten."""
