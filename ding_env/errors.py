@@ -7,6 +7,8 @@ against DI-engine, which raises the builtins, keeps catching them; the state err
 
 from __future__ import annotations
 
+import traceback
+
 
 class DingEnvError(RuntimeError):
     """Base class of the runtime errors raised by ding_env."""
@@ -55,6 +57,11 @@ class EnvError(DingEnvError):
         if remote_traceback:
             text += f"\n--- traceback in the env's process ---\n{remote_traceback}"
         super().__init__(text)
+
+    @classmethod
+    def of(cls, error: BaseException, env_id: int, command: str) -> EnvError:
+        """``error``, raised while env ``env_id`` ran ``command``, as an ``EnvError`` with its traceback."""
+        return cls(env_id, command, f"{type(error).__name__}: {error}", "".join(traceback.format_exception(error)))
 
 
 class EnvCrashedError(DingEnvError):

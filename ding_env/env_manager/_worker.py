@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import signal
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -239,7 +238,7 @@ class _Worker:
                 else:
                     values.append(read_attribute(env, name))
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
+                raise EnvError.of(error, env_id, name) from error
         return values
 
     def on_set_env_attr(self, request: SetEnvAttr) -> None:
@@ -248,9 +247,7 @@ class _Worker:
             try:
                 setattr(self.host.envs[env_id], request.name, value)
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError(
-                    env_id, request.name, f"{type(error).__name__}: {error}", traceback.format_exc()
-                ) from error
+                raise EnvError.of(error, env_id, request.name) from error
 
     def on_close(self, request: Close) -> list[tuple[int, str]]:
         self.running = False

@@ -9,7 +9,6 @@ and the output checks behave the same in every manager.
 from __future__ import annotations
 
 import time
-import traceback
 import warnings
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -65,7 +64,7 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
     try:
         env = env_fn()
     except Exception as error:  # noqa: BLE001 - re-raised with the env it belongs to
-        raise EnvError(env_id, "launch", f"{type(error).__name__}: {error}", traceback.format_exc()) from error
+        raise EnvError.of(error, env_id, "launch") from error
     if _is_gym_env(env):
         raise EnvError(
             env_id,
@@ -180,9 +179,7 @@ class EnvHost:
                 raise
             except Exception as error:  # noqa: BLE001 - retried, then re-raised with the env's context
                 if attempt == attempts:
-                    raise EnvError(
-                        env_id, "reset", f"{type(error).__name__}: {error}", traceback.format_exc()
-                    ) from error
+                    raise EnvError.of(error, env_id, "reset") from error
                 time.sleep(self.cfg["retry_waiting_time"])
                 if self.cfg["retry_type"] == "renew":
                     self.renew(env_id)
@@ -207,7 +204,7 @@ class EnvHost:
             ready, reset_error = self._restart(env_id, self.cfg["step_error"] == "abnormal" and reset_on_done, True)
             return None, ready, timeout, reset_error
         except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
-            env_error = EnvError(env_id, "step", f"{type(error).__name__}: {error}", traceback.format_exc())
+            env_error = EnvError.of(error, env_id, "step")
             env_error.__cause__ = error
             if self.cfg["step_error"] != "abnormal":
                 return None, None, env_error, None
@@ -233,7 +230,7 @@ class EnvHost:
         except EnvError as error:
             return None, error
         except Exception as error:  # noqa: BLE001 - an env_fn that fails to build the env again
-            return None, EnvError(env_id, "reset", f"{type(error).__name__}: {error}", traceback.format_exc())
+            return None, EnvError.of(error, env_id, "reset")
 
     def renew(self, env_id: int) -> None:
         """Replace one env with a fresh one from its constructor, keeping its seed."""

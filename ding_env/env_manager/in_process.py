@@ -8,7 +8,6 @@ records the envs' spaces and ``_backend_reset`` marks each env READY as its rese
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
 import gymnasium as gym
@@ -33,7 +32,7 @@ class InProcessBackend:
             obs_layout = arrays.layout_of(self._spaces[0])
         except Exception as error:  # noqa: BLE001 - named with the env, as the workers report it
             self._host.close()
-            raise EnvError(0, "launch", f"{type(error).__name__}: {error}", traceback.format_exc()) from error
+            raise EnvError.of(error, 0, "launch") from error
         self._host.set_obs_layout(obs_layout)
         # Dict observations in the space's key order, as the shared-memory managers return them.
         self._order_obs = arrays.compile_order(obs_layout)
@@ -105,7 +104,7 @@ class InProcessBackend:
         try:
             return getattr(self._host.envs[env_id], name)(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-            raise EnvError(env_id, name, f"{type(error).__name__}: {error}", traceback.format_exc()) from error
+            raise EnvError.of(error, env_id, name) from error
 
     def _backend_getattr_each(self, env_ids: list[int], name: str) -> list[Any]:
         """``read_attribute`` of each env (subprocess backends ask each worker once)."""

@@ -117,8 +117,10 @@ class Failure:
     def of(cls, error: BaseException, env_id: int, command: str) -> Failure:
         """``error`` raised while the worker ran ``command`` for ``env_id`` (an ``EnvError`` keeps its own fields)."""
         if isinstance(error, EnvError):
-            return cls(error.env_id, error.command, error.message, error.remote_traceback or traceback.format_exc())
-        return cls(env_id, command, f"{type(error).__name__}: {error}", traceback.format_exc())
+            remote = error.remote_traceback or "".join(traceback.format_exception(error))
+            return cls(error.env_id, error.command, error.message, remote)
+        error = EnvError.of(error, env_id, command)
+        return cls(error.env_id, error.command, error.message, error.remote_traceback)
 
     def error(self) -> EnvError:
         """The ``EnvError`` this failure describes."""
