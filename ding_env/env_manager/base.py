@@ -29,7 +29,7 @@ from easydict import EasyDict
 from ding_env.base_env import BaseEnv
 from ding_env.env_manager import arrays, validation
 from ding_env.env_manager.actions import ActionChecker
-from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch
+from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch, WorkerView
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_state import DIEngineState
 from ding_env.env_manager.failures import is_reset_error
@@ -345,6 +345,14 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
     def active_env(self) -> list[int]:
         """Ids of the envs in an episode: ready for an action, or stepping (async)."""
         return np.flatnonzero((self._status == READY) | (self._status == STEPPING)).tolist()
+
+    @property
+    def workers(self) -> list[WorkerView]:
+        """Diagnostic: the worker processes hosting envs, in order (none when every env is in this process).
+
+        For tests and debugging (pin, kill or watch a worker); the managers' one window on their backends.
+        """
+        return self._backend_workers()
 
     @property
     def env_state(self) -> dict[int, EnvStatus]:

@@ -41,6 +41,18 @@ class TimestepBatch(NamedTuple):
     info: list
 
 
+class WorkerView(NamedTuple):
+    """One worker process of a manager, as the ``workers`` diagnostic shows it.
+
+    Attributes:
+        pid: The worker's process id (a replaced worker has a new one).
+        env_ids: The env ids it hosts.
+    """
+
+    pid: int
+    env_ids: list[int]
+
+
 class StepOutcome(NamedTuple):
     """What a backend reports for the envs of one step (row ``k`` is ``env_id[k]``).
 

@@ -119,5 +119,8 @@ class InProcessBackend:
         for env_id, value in zip(env_ids, values, strict=True):
             setattr(self._host.envs[env_id], name, value)
 
+    def _backend_workers(self) -> list:
+        return []
+
     def _backend_close(self) -> None:
         raise_close_failures(self._host.close())

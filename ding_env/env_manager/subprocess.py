@@ -24,7 +24,7 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.base import BaseEnvManager
-from ding_env.env_manager.batch import StepOutcome
+from ding_env.env_manager.batch import StepOutcome, WorkerView
 from ding_env.env_manager.failures import raise_close_failures
 from ding_env.env_manager.protocol import CallEnvs, Request, Reset, Seed, SetEnvAttr, SetResetParam
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, abnormal_info
@@ -361,6 +361,14 @@ class SyncSubprocessEnvManager(BaseEnvManager):
 
     def _backend_call_each(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list[Any]:
         return self._each(env_ids, name, True, args, kwargs)
+
+    def _backend_workers(self) -> list[WorkerView]:
+        if self._pool is None or self._closed:
+            return []
+        return [
+            WorkerView(process.pid, list(env_ids))
+            for process, env_ids in zip(self._pool.processes, self._worker_envs, strict=True)
+        ]
 
     def _backend_close(self) -> None:
         self._release_buffers()
