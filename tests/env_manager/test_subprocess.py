@@ -20,7 +20,7 @@ from ding_env import (
     create_env_manager,
 )
 from ding_env.env_manager import arrays
-from ding_env.env_manager._worker import STATUS_TABLE
+from ding_env.env_manager.backends.worker import STATUS_TABLE
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
 from tests.envs import CountingEnv, DictActionEnv, DIEngineStyleEnv, InfoEnv, cartpole_fn
