@@ -12,7 +12,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
-from ding_env.timestep import termination, transition, truncation
+from ding_env.env.timestep import termination, transition, truncation
 
 
 def cartpole_fn() -> DingEnvWrapper:

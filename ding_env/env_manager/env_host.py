@@ -16,12 +16,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from ding_env.base_env import BaseEnv, step_fields_of
+from ding_env.env.base_env import BaseEnv, step_fields_of
+from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.call_timeout import time_limit
+from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvError, EnvTimeoutError
-from ding_env.timestep import StepFields
-from ding_env.wrappers.legacy_gym import to_gymnasium_space
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
 # ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.base_env import BaseEnv
+from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import arrays
 from ding_env.env_manager.base import BaseEnvManager
 from ding_env.env_manager.subprocess import SyncSubprocessEnvManager

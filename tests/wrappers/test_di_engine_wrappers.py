@@ -6,8 +6,7 @@ import pytest
 
 from ding_env import BaseEnvManager, DingEnvWrapper, SyncSubprocessEnvManager
 from ding_env.common import affine_transform, save_frames_as_gif
-from ding_env.errors import ConfigError
-from ding_env.wrappers import (
+from ding_env.env_wrappers import (
     AllinObsWrapper,
     ClipRewardWrapper,
     DelayRewardWrapper,
@@ -23,6 +22,7 @@ from ding_env.wrappers import (
     create_env_wrapper,
     get_default_wrappers,
 )
+from ding_env.errors import ConfigError
 from tests.envs import CountingEnv, ImageEnv
 
 

@@ -23,21 +23,21 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.base_env import BaseEnv
 from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
+from ding_env.env_wrappers.array_spaces import check_array_spaces
+from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
+from ding_env.env_wrappers.dtypes import convention_space
+from ding_env.env_wrappers.env_wrappers import apply_wrappers
+from ding_env.env_wrappers.family import MUJOCO, family_of_env, family_of_env_id
+from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
+from ding_env.env_wrappers.mujoco_warnings import route_mujoco_warnings
+from ding_env.env_wrappers.multi_agent import is_pettingzoo_env
+from ding_env.env_wrappers.presets import uses_atari_preset, wrapper_specs
+from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
+from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
-from ding_env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
-from ding_env.wrappers.array_spaces import check_array_spaces
-from ding_env.wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
-from ding_env.wrappers.dtypes import convention_space
-from ding_env.wrappers.family import MUJOCO, family_of_env, family_of_env_id
-from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
-from ding_env.wrappers.mujoco_warnings import route_mujoco_warnings
-from ding_env.wrappers.multi_agent import is_pettingzoo_env
-from ding_env.wrappers.presets import uses_atari_preset, wrapper_specs
-from ding_env.wrappers.registry import apply_wrappers
-from ding_env.wrappers.replay import EpisodeVideoWrapper, replay_prefix
-from ding_env.wrappers.wrapper_config import check_wrapper_config
 
 
 class DingEnvWrapper(BaseEnv):

@@ -24,8 +24,8 @@ import numpy as np
 from easydict import EasyDict
 
 from ding_env.config import deep_merge_dicts
-from ding_env.seeding import EpisodeSeeder
-from ding_env.timestep import BaseEnvTimestep, StepFields
+from ding_env.env.seeding import EpisodeSeeder
+from ding_env.env.timestep import BaseEnvTimestep, StepFields
 
 
 class BaseEnv(abc.ABC):

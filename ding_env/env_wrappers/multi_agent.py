@@ -32,11 +32,11 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.base_env import BaseEnv
 from ding_env.config import PIPELINE_KEYS, unknown_key_message
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.timestep import BaseEnvTimestep, StepFields, final_info
+from ding_env.env_wrappers.dtypes import convention_space
 from ding_env.errors import ConfigError, EnvStateError
-from ding_env.timestep import BaseEnvTimestep, StepFields, final_info
-from ding_env.wrappers.dtypes import convention_space
 
 
 def is_pettingzoo_env(env: Any) -> bool:

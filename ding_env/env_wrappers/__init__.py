@@ -1,14 +1,16 @@
-"""Adapters from Gymnasium (and legacy gym) envs to ``BaseEnv``, and the preprocessing wrappers.
+"""The preprocessing wrappers: Gymnasium wrappers under DI-engine's names, grouped by what they change.
 
-The wrappers are Gymnasium wrappers under DI-engine's names, one family per module:
+This is DI-engine's ``ding.envs.env_wrappers``: ``from ding.envs.env_wrappers import MaxAndSkipWrapper``
+ports as ``from ding_env.env_wrappers import MaxAndSkipWrapper``. One module per family:
 ``atari``, ``observation``, ``reward``, ``action``, ``time_limit``; ``replay`` records videos;
-``reward_in_obs`` wraps a ``BaseEnv``; ``multi_agent`` turns a PettingZoo parallel env into
-one. ``registry`` holds the names configs use, ours
-(``WRAPPER_REGISTRY``) and DI-engine's (``ENV_WRAPPER_REGISTRY``, ``create_env_wrapper``).
+``reward_in_obs`` wraps a ``BaseEnv``; ``multi_agent`` turns a PettingZoo parallel env into one;
+``presets`` holds what ``env_wrapper='default'`` applies per env family; ``env_wrappers`` holds
+``ENV_WRAPPER_REGISTRY``, the names configs give the wrappers (DI-engine's, with its meanings).
+``DingEnvWrapper``, which applies them, is the contract's: ``ding_env.env``.
 """
 
-from ding_env.wrappers.action import ActionDiscretizeWrapper, ActionRepeatWrapper, GymHybridDictActionWrapper
-from ding_env.wrappers.atari import (
+from ding_env.env_wrappers.action import ActionDiscretizeWrapper, ActionRepeatWrapper, GymHybridDictActionWrapper
+from ding_env.env_wrappers.atari import (
     EpisodicLifeWrapper,
     FireResetWrapper,
     MaxAndSkipWrapper,
@@ -16,10 +18,10 @@ from ding_env.wrappers.atari import (
     RamWrapper,
     WarpFrameWrapper,
 )
-from ding_env.wrappers.ding_env_wrapper import DingEnvWrapper
-from ding_env.wrappers.legacy_gym import GymToGymnasiumWrapper
-from ding_env.wrappers.multi_agent import PettingZooEnv
-from ding_env.wrappers.observation import (
+from ding_env.env_wrappers.env_wrappers import ENV_WRAPPER_REGISTRY, WRAPPER_REGISTRY, create_env_wrapper
+from ding_env.env_wrappers.legacy_gym import GymToGymnasiumWrapper
+from ding_env.env_wrappers.multi_agent import PettingZooEnv
+from ding_env.env_wrappers.observation import (
     FlatObsWrapper,
     FrameStackWrapper,
     ObservationClipWrapper,
@@ -31,18 +33,17 @@ from ding_env.wrappers.observation import (
     StaticObsNormWrapper,
     TransposeWrapper,
 )
-from ding_env.wrappers.presets import get_default_wrappers
-from ding_env.wrappers.registry import ENV_WRAPPER_REGISTRY, WRAPPER_REGISTRY, create_env_wrapper
-from ding_env.wrappers.reward import (
+from ding_env.env_wrappers.presets import get_default_wrappers
+from ding_env.env_wrappers.reward import (
     ClipRewardWrapper,
     DelayRewardWrapper,
     EvalEpisodeReturnWrapper,
     RewardNormWrapper,
     SparseRewardWrapper,
 )
-from ding_env.wrappers.reward_in_obs import AllinObsWrapper
-from ding_env.wrappers.shapes import update_shape
-from ding_env.wrappers.time_limit import TimeLimitWrapper
+from ding_env.env_wrappers.reward_in_obs import AllinObsWrapper
+from ding_env.env_wrappers.shapes import update_shape
+from ding_env.env_wrappers.time_limit import TimeLimitWrapper
 
 __all__ = [
     "ENV_WRAPPER_REGISTRY",
@@ -52,7 +53,6 @@ __all__ = [
     "AllinObsWrapper",
     "ClipRewardWrapper",
     "DelayRewardWrapper",
-    "DingEnvWrapper",
     "EpisodicLifeWrapper",
     "EvalEpisodeReturnWrapper",
     "FireResetWrapper",

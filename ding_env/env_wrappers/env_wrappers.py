@@ -21,9 +21,12 @@ from typing import Any
 import gymnasium as gym
 
 from ding_env.config import unknown_key_message
+from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
+
+# DI-engine's code imports AllinObsWrapper from this module (ding.envs.env_wrappers.env_wrappers).
+from ding_env.env_wrappers.reward_in_obs import AllinObsWrapper  # noqa: F401
 from ding_env.errors import ConfigError
 from ding_env.registry import Registry
-from ding_env.wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
 
 WRAPPER_REGISTRY = Registry("wrapper")
 for _name, _path in {
@@ -37,35 +40,35 @@ for _name, _path in {
     "frame_stack": "gymnasium.wrappers:FrameStackObservation",
     "grayscale": "gymnasium.wrappers:GrayscaleObservation",
     "resize": "gymnasium.wrappers:ResizeObservation",
-    # DI-engine's names (ding_env.wrappers.*) and ALF's / TF-Agents' additions.
-    "noop_reset": "ding_env.wrappers.atari:NoopResetWrapper",
-    "max_and_skip": "ding_env.wrappers.atari:MaxAndSkipWrapper",
-    "warp_frame": "ding_env.wrappers.atari:WarpFrameWrapper",
-    "ram": "ding_env.wrappers.atari:RamWrapper",
-    "episodic_life": "ding_env.wrappers.atari:EpisodicLifeWrapper",
-    "fire_reset": "ding_env.wrappers.atari:FireResetWrapper",
-    "scaled_float_frame": "ding_env.wrappers.observation:ScaledFloatFrameWrapper",
-    "frame_stack_wrapper": "ding_env.wrappers.observation:FrameStackWrapper",
-    "obs_transpose": "ding_env.wrappers.observation:ObsTransposeWrapper",
-    "obs_norm": "ding_env.wrappers.observation:ObsNormWrapper",
-    "observation_clip": "ding_env.wrappers.observation:ObservationClipWrapper",
-    "clip_reward_sign": "ding_env.wrappers.reward:ClipRewardWrapper",
-    "reward_norm": "ding_env.wrappers.reward:RewardNormWrapper",
-    "sparse_reward": "ding_env.wrappers.reward:SparseRewardWrapper",
-    "eval_episode_return": "ding_env.wrappers.reward:EvalEpisodeReturnWrapper",
-    "action_repeat": "ding_env.wrappers.action:ActionRepeatWrapper",
-    "action_discretize": "ding_env.wrappers.action:ActionDiscretizeWrapper",
-    "time_limit_wrapper": "ding_env.wrappers.time_limit:TimeLimitWrapper",
-    "delay_reward": "ding_env.wrappers.reward:DelayRewardWrapper",
-    "static_obs_norm": "ding_env.wrappers.observation:StaticObsNormWrapper",
-    "flat_obs": "ding_env.wrappers.observation:FlatObsWrapper",
-    "gym_hybrid_dict_action": "ding_env.wrappers.action:GymHybridDictActionWrapper",
-    "obs_plus_prev_action_reward": "ding_env.wrappers.observation:ObsPlusPrevActRewWrapper",
+    # DI-engine's names (ding_env.env_wrappers.*) and ALF's / TF-Agents' additions.
+    "noop_reset": "ding_env.env_wrappers.atari:NoopResetWrapper",
+    "max_and_skip": "ding_env.env_wrappers.atari:MaxAndSkipWrapper",
+    "warp_frame": "ding_env.env_wrappers.atari:WarpFrameWrapper",
+    "ram": "ding_env.env_wrappers.atari:RamWrapper",
+    "episodic_life": "ding_env.env_wrappers.atari:EpisodicLifeWrapper",
+    "fire_reset": "ding_env.env_wrappers.atari:FireResetWrapper",
+    "scaled_float_frame": "ding_env.env_wrappers.observation:ScaledFloatFrameWrapper",
+    "frame_stack_wrapper": "ding_env.env_wrappers.observation:FrameStackWrapper",
+    "obs_transpose": "ding_env.env_wrappers.observation:ObsTransposeWrapper",
+    "obs_norm": "ding_env.env_wrappers.observation:ObsNormWrapper",
+    "observation_clip": "ding_env.env_wrappers.observation:ObservationClipWrapper",
+    "clip_reward_sign": "ding_env.env_wrappers.reward:ClipRewardWrapper",
+    "reward_norm": "ding_env.env_wrappers.reward:RewardNormWrapper",
+    "sparse_reward": "ding_env.env_wrappers.reward:SparseRewardWrapper",
+    "eval_episode_return": "ding_env.env_wrappers.reward:EvalEpisodeReturnWrapper",
+    "action_repeat": "ding_env.env_wrappers.action:ActionRepeatWrapper",
+    "action_discretize": "ding_env.env_wrappers.action:ActionDiscretizeWrapper",
+    "time_limit_wrapper": "ding_env.env_wrappers.time_limit:TimeLimitWrapper",
+    "delay_reward": "ding_env.env_wrappers.reward:DelayRewardWrapper",
+    "static_obs_norm": "ding_env.env_wrappers.observation:StaticObsNormWrapper",
+    "flat_obs": "ding_env.env_wrappers.observation:FlatObsWrapper",
+    "gym_hybrid_dict_action": "ding_env.env_wrappers.action:GymHybridDictActionWrapper",
+    "obs_plus_prev_action_reward": "ding_env.env_wrappers.observation:ObsPlusPrevActRewWrapper",
 }.items():
     WRAPPER_REGISTRY.register(_name, _path)
 
 # DI-engine's ENV_WRAPPER_REGISTRY, by its names (its 'reward_in_obs', AllinObsWrapper, wraps a BaseEnv, not a
-# Gymnasium env, so it is not here: see ding_env.wrappers.reward_in_obs).
+# Gymnasium env, so it is not here: see ding_env.env_wrappers.reward_in_obs).
 ENV_WRAPPER_REGISTRY = Registry("DI-engine wrapper")
 for _name in (
     "noop_reset",
