@@ -51,7 +51,7 @@ from ding_env.env_wrappers.atari import (
     RamWrapper,
     WarpFrameWrapper,
 )
-from ding_env.env_wrappers.env_wrappers import ENV_WRAPPER_REGISTRY, WRAPPER_REGISTRY, create_env_wrapper
+from ding_env.env_wrappers.env_wrappers import ENV_WRAPPER_REGISTRY, create_env_wrapper
 from ding_env.env_wrappers.legacy_gym import GymToGymnasiumWrapper
 from ding_env.env_wrappers.multi_agent import PettingZooEnv
 from ding_env.env_wrappers.observation import (
@@ -102,7 +102,6 @@ __all__ = [
     "setup_ding_env_manager",
     # wrappers
     "ENV_WRAPPER_REGISTRY",
-    "WRAPPER_REGISTRY",
     "ActionDiscretizeWrapper",
     "ActionRepeatWrapper",
     "AllinObsWrapper",

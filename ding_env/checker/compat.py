@@ -25,18 +25,6 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import space_problems
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 
-__all__ = [
-    "EnvCheckError",
-    "check_all",
-    "check_array_space",
-    "check_different_memory",
-    "check_obs_deepcopy",
-    "check_reset",
-    "check_space_dtype",
-    "check_step",
-    "demonstrate_correct_procedure",
-]
-
 
 class EnvCheckError(AssertionError):
     """An env broke the contract; the message says how and how to fix it."""

@@ -1,15 +1,18 @@
-"""``WRAPPER_REGISTRY``: Gymnasium wrappers that configs can name; ``ENV_WRAPPER_REGISTRY``: DI-engine's names.
+"""``ENV_WRAPPER_REGISTRY``: every wrapper a config can name, and how wrapper specs resolve.
+
+This is DI-engine's ``ding.envs.env_wrappers.env_wrappers``: its registry and ``create_env_wrapper``
+(and ``AllinObsWrapper``, which DI-engine's code imports from here). A name means what it means
+in DI-engine wherever DI-engine registers it (``clip_reward`` clips to the reward's sign,
+``frame_stack`` is ``FrameStackWrapper``);
+Gymnasium's wrappers of those kinds are ``clip_reward_range`` and ``frame_stack_observation``.
 
 A wrapper spec in ``env_wrapper`` is one of:
 
 * a callable ``env -> wrapped_env`` (e.g. ``lambda env: TimeLimit(env, 100)``);
-* a name in ``WRAPPER_REGISTRY`` (``'flatten_observation'``);
-* ``dict(name='time_limit', kwargs=dict(max_episode_steps=100))``, a name in ``WRAPPER_REGISTRY``;
-* DI-engine's form ``dict(type='clip_reward', kwargs=..., import_names=[...])``, a name in
-  ``ENV_WRAPPER_REGISTRY`` (after importing the modules of ``import_names``, which may register more).
-
-The two registries differ where DI-engine's names do: its ``clip_reward`` clips to the sign
-(ours is Gymnasium's ``ClipReward``), its ``frame_stack`` is ``FrameStackWrapper(n_frames)``.
+* a registered name (``'flatten_observation'``);
+* ``dict(name='time_limit', kwargs=dict(max_episode_steps=100))``;
+* DI-engine's form ``dict(type='clip_reward', kwargs=..., import_names=[...])`` (after importing
+  the modules of ``import_names``, which may register more).
 """
 
 from __future__ import annotations
@@ -23,75 +26,53 @@ import gymnasium as gym
 from ding_env.config import unknown_key_message
 from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env
 
-# DI-engine's code imports AllinObsWrapper from this module (ding.envs.env_wrappers.env_wrappers).
+# DI-engine's code imports AllinObsWrapper from this module. It wraps a BaseEnv, not a Gymnasium
+# env, so it is not registered: env_wrapper='reward_in_obs' (a preset) applies it.
 from ding_env.env_wrappers.reward_in_obs import AllinObsWrapper  # noqa: F401
 from ding_env.errors import ConfigError
 from ding_env.registry import Registry
 
-WRAPPER_REGISTRY = Registry("wrapper")
+# Entries are import paths, resolved on first use.
+ENV_WRAPPER_REGISTRY = Registry("wrapper")
 for _name, _path in {
+    # DI-engine's names, with DI-engine's meanings.
+    "noop_reset": "ding_env.env_wrappers.atari:NoopResetWrapper",
+    "max_and_skip": "ding_env.env_wrappers.atari:MaxAndSkipWrapper",
+    "warp_frame": "ding_env.env_wrappers.atari:WarpFrameWrapper",
+    "scaled_float_frame": "ding_env.env_wrappers.observation:ScaledFloatFrameWrapper",
+    "clip_reward": "ding_env.env_wrappers.reward:ClipRewardWrapper",
+    "action_repeat": "ding_env.env_wrappers.action:ActionRepeatWrapper",
+    "delay_reward": "ding_env.env_wrappers.reward:DelayRewardWrapper",
+    "eval_episode_return": "ding_env.env_wrappers.reward:EvalEpisodeReturnWrapper",
+    "frame_stack": "ding_env.env_wrappers.observation:FrameStackWrapper",
+    "obs_transpose": "ding_env.env_wrappers.observation:ObsTransposeWrapper",
+    "obs_norm": "ding_env.env_wrappers.observation:ObsNormWrapper",
+    "static_obs_norm": "ding_env.env_wrappers.observation:StaticObsNormWrapper",
+    "reward_norm": "ding_env.env_wrappers.reward:RewardNormWrapper",
+    "ram": "ding_env.env_wrappers.atari:RamWrapper",
+    "episodic_life": "ding_env.env_wrappers.atari:EpisodicLifeWrapper",
+    "fire_reset": "ding_env.env_wrappers.atari:FireResetWrapper",
+    "gym_hybrid_dict_action": "ding_env.env_wrappers.action:GymHybridDictActionWrapper",
+    "obs_plus_prev_action_reward": "ding_env.env_wrappers.observation:ObsPlusPrevActRewWrapper",
+    # ding-env's wrappers that DI-engine does not register, and ALF's / TF-Agents' additions.
+    "observation_clip": "ding_env.env_wrappers.observation:ObservationClipWrapper",
+    "sparse_reward": "ding_env.env_wrappers.reward:SparseRewardWrapper",
+    "action_discretize": "ding_env.env_wrappers.action:ActionDiscretizeWrapper",
+    "time_limit_wrapper": "ding_env.env_wrappers.time_limit:TimeLimitWrapper",
+    "flat_obs": "ding_env.env_wrappers.observation:FlatObsWrapper",
+    # Gymnasium's wrappers.
     "time_limit": "gymnasium.wrappers:TimeLimit",
-    "clip_reward": "gymnasium.wrappers:ClipReward",
+    "clip_reward_range": "gymnasium.wrappers:ClipReward",
     "clip_action": "gymnasium.wrappers:ClipAction",
     "rescale_action": "gymnasium.wrappers:RescaleAction",
     "flatten_observation": "gymnasium.wrappers:FlattenObservation",
     "normalize_observation": "gymnasium.wrappers:NormalizeObservation",
     "normalize_reward": "gymnasium.wrappers:NormalizeReward",
-    "frame_stack": "gymnasium.wrappers:FrameStackObservation",
+    "frame_stack_observation": "gymnasium.wrappers:FrameStackObservation",
     "grayscale": "gymnasium.wrappers:GrayscaleObservation",
     "resize": "gymnasium.wrappers:ResizeObservation",
-    # DI-engine's names (ding_env.env_wrappers.*) and ALF's / TF-Agents' additions.
-    "noop_reset": "ding_env.env_wrappers.atari:NoopResetWrapper",
-    "max_and_skip": "ding_env.env_wrappers.atari:MaxAndSkipWrapper",
-    "warp_frame": "ding_env.env_wrappers.atari:WarpFrameWrapper",
-    "ram": "ding_env.env_wrappers.atari:RamWrapper",
-    "episodic_life": "ding_env.env_wrappers.atari:EpisodicLifeWrapper",
-    "fire_reset": "ding_env.env_wrappers.atari:FireResetWrapper",
-    "scaled_float_frame": "ding_env.env_wrappers.observation:ScaledFloatFrameWrapper",
-    "frame_stack_wrapper": "ding_env.env_wrappers.observation:FrameStackWrapper",
-    "obs_transpose": "ding_env.env_wrappers.observation:ObsTransposeWrapper",
-    "obs_norm": "ding_env.env_wrappers.observation:ObsNormWrapper",
-    "observation_clip": "ding_env.env_wrappers.observation:ObservationClipWrapper",
-    "clip_reward_sign": "ding_env.env_wrappers.reward:ClipRewardWrapper",
-    "reward_norm": "ding_env.env_wrappers.reward:RewardNormWrapper",
-    "sparse_reward": "ding_env.env_wrappers.reward:SparseRewardWrapper",
-    "eval_episode_return": "ding_env.env_wrappers.reward:EvalEpisodeReturnWrapper",
-    "action_repeat": "ding_env.env_wrappers.action:ActionRepeatWrapper",
-    "action_discretize": "ding_env.env_wrappers.action:ActionDiscretizeWrapper",
-    "time_limit_wrapper": "ding_env.env_wrappers.time_limit:TimeLimitWrapper",
-    "delay_reward": "ding_env.env_wrappers.reward:DelayRewardWrapper",
-    "static_obs_norm": "ding_env.env_wrappers.observation:StaticObsNormWrapper",
-    "flat_obs": "ding_env.env_wrappers.observation:FlatObsWrapper",
-    "gym_hybrid_dict_action": "ding_env.env_wrappers.action:GymHybridDictActionWrapper",
-    "obs_plus_prev_action_reward": "ding_env.env_wrappers.observation:ObsPlusPrevActRewWrapper",
 }.items():
-    WRAPPER_REGISTRY.register(_name, _path)
-
-# DI-engine's ENV_WRAPPER_REGISTRY, by its names (its 'reward_in_obs', AllinObsWrapper, wraps a BaseEnv, not a
-# Gymnasium env, so it is not here: see ding_env.env_wrappers.reward_in_obs).
-ENV_WRAPPER_REGISTRY = Registry("DI-engine wrapper")
-for _name in (
-    "noop_reset",
-    "max_and_skip",
-    "warp_frame",
-    "scaled_float_frame",
-    "action_repeat",
-    "delay_reward",
-    "eval_episode_return",
-    "obs_transpose",
-    "obs_norm",
-    "static_obs_norm",
-    "reward_norm",
-    "ram",
-    "episodic_life",
-    "fire_reset",
-    "gym_hybrid_dict_action",
-    "obs_plus_prev_action_reward",
-):
-    ENV_WRAPPER_REGISTRY.register(_name, WRAPPER_REGISTRY.source(_name))
-# Where DI-engine's names mean other wrappers than ours.
-ENV_WRAPPER_REGISTRY.register("clip_reward", WRAPPER_REGISTRY.source("clip_reward_sign"))
-ENV_WRAPPER_REGISTRY.register("frame_stack", WRAPPER_REGISTRY.source("frame_stack_wrapper"))
+    ENV_WRAPPER_REGISTRY.register(_name, _path)
 
 _SPEC_KEYS = ("name", "kwargs")
 _DI_ENGINE_SPEC_KEYS = ("type", "kwargs", "import_names")
@@ -103,7 +84,6 @@ def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
     Raises:
         ConfigError: For a spec of an unknown form, an unknown key or an unknown name.
     """
-    registry = WRAPPER_REGISTRY
     if isinstance(spec, str):
         name, kwargs = spec, {}
     elif isinstance(spec, dict) and "type" in spec:  # DI-engine's form
@@ -115,7 +95,7 @@ def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
                 raise ConfigError(
                     f"cannot import {module!r} listed in the env_wrapper spec's import_names: {error}"
                 ) from error
-        registry, name, kwargs = ENV_WRAPPER_REGISTRY, spec["type"], dict(spec.get("kwargs") or {})
+        name, kwargs = spec["type"], dict(spec.get("kwargs") or {})
     elif isinstance(spec, dict):
         _check_keys(spec, _SPEC_KEYS)
         if "name" not in spec:
@@ -127,10 +107,10 @@ def resolve_wrapper(spec: Any) -> Callable[[gym.Env], gym.Env]:
         raise ConfigError(
             f"env_wrapper entries must be a callable, a wrapper name or dict(name=..., kwargs=...); got {spec!r}"
         )
-    if name not in registry:
-        known = ", ".join(registry.names())
-        raise ConfigError(f"unknown {registry.kind} {name!r}; registered {registry.kind}s: {known}")
-    wrapper_cls = registry.get(name)
+    if name not in ENV_WRAPPER_REGISTRY:
+        known = ", ".join(ENV_WRAPPER_REGISTRY.names())
+        raise ConfigError(f"unknown wrapper {name!r}; registered wrappers: {known}")
+    wrapper_cls = ENV_WRAPPER_REGISTRY.get(name)
 
     def apply(env: gym.Env) -> gym.Env:
         try:
