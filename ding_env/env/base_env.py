@@ -25,7 +25,10 @@ from easydict import EasyDict
 
 from ding_env.config import deep_merge_dicts
 from ding_env.env.seeding import EpisodeSeeder
-from ding_env.env.timestep import BaseEnvTimestep, StepFields
+from ding_env.env.timestep import BaseEnvTimestep
+
+# DI-engine's code imports BaseEnvTimestep from ding.envs.env.base_env too.
+__all__ = ["BaseEnv", "BaseEnvTimestep"]
 
 
 class BaseEnv(abc.ABC):
@@ -130,16 +133,6 @@ class BaseEnv(abc.ABC):
 
     # ---- optional ------------------------------------------------------
 
-    def step_fields(self, action: Any) -> StepFields:
-        """What ``step(action)`` returns, as plain fields: what the env managers call.
-
-        Managers copy the fields into their own buffers and never need a
-        timestep object per env. An env that builds its timesteps from such
-        fields can override this to skip building one; ``step`` and
-        ``step_fields`` must then describe the same step.
-        """
-        return step_fields_of(self, action)
-
     def random_action(self) -> Any:
         """A uniformly random action inside ``action_space``, with its dtype.
 
@@ -176,22 +169,6 @@ class BaseEnv(abc.ABC):
     def create_evaluator_env_cfg(cfg: dict) -> list[EasyDict]:
         """``cfg.evaluator_env_num`` independent copies of ``cfg`` with ``is_train=False``."""
         return _per_env_configs(cfg, "evaluator_env_num", is_train=False)
-
-
-def step_fields_of(env: Any, action: Any) -> StepFields:
-    """``env.step(action)`` as plain fields: ``BaseEnv.step_fields``'s default.
-
-    The managers use it for envs without a ``step_fields`` method too (DI-engine's own envs,
-    whose info may report a time limit as gym's ``TimeLimit.truncated``). A done step's info
-    gets ``truncated`` when the env left it out.
-    """
-    timestep = env.step(action)
-    done = bool(timestep.done)
-    info = timestep.info
-    truncated = done and bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
-    if done and "truncated" not in info:
-        info = dict(info, truncated=truncated)
-    return StepFields(timestep.obs, timestep.reward, done, truncated, info)
 
 
 def _per_env_configs(cfg: dict, count_key: str, is_train: bool) -> list[EasyDict]:

@@ -135,10 +135,6 @@ class DingEnvWrapper(BaseEnv):
         self._eval_episode_return = 0.0
         self._needs_reset = True
         self._rew_clip = bool(self._cfg.rew_clip)
-        # A subclass that overrides step() must see its steps go through it, in managers too.
-        self._custom_step = type(self).step is not DingEnvWrapper.step
-        if not self._custom_step and type(self).step_fields is DingEnvWrapper.step_fields:
-            self.step_fields = self._step_fields  # one call less on the managers' hot path
 
     # ---- construction --------------------------------------------------
 
@@ -258,13 +254,8 @@ class DingEnvWrapper(BaseEnv):
         obs, reward, done, _, info = self._step_fields(action)
         return BaseEnvTimestep(obs, as_reward(reward), done, info)
 
-    def step_fields(self, action: Any) -> StepFields:
-        """``step(action)`` as plain fields (a float reward), without building the timestep."""
-        if self._custom_step:  # a subclass's own step() decides what a step returns
-            return super().step_fields(action)
-        return self._step_fields(action)
-
     def _step_fields(self, action: Any) -> StepFields:
+        # The step as plain fields (a float reward): the managers' fast path (see env_host.stepper_of).
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         # Not self.env: after a reset the env exists, and the property costs on every step.
