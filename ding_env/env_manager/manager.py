@@ -28,7 +28,9 @@ import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
 
-from ding_env.base_env import BaseEnv
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.seeding import derive_seeds
+from ding_env.env.timestep import BaseEnvTimestep
 from ding_env.env_manager import arrays, validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.base import Backend, StepOutcome, WorkerView
@@ -42,9 +44,7 @@ from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.shares import Shares
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, EnvStatus
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
-from ding_env.seeding import derive_seeds
 from ding_env.summary import describe_value
-from ding_env.timestep import BaseEnvTimestep
 
 
 class EnvManager(EnvCalls, DIEngineCalls):
