@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import time
@@ -167,6 +168,48 @@ class InfoEnv(CountingEnv):
         if t % 13 == 0:
             info["x"] = float("nan")
         return timestep._replace(info=info)
+
+
+def scripted_info(k: int) -> dict:
+    """The info of a ``ScriptedInfoEnv``'s ``k``-th step: every kind of info a manager must carry exactly."""
+    x = k / 3
+    forms = [
+        {"x": x, "n": -(2**53) + k, "flag": k % 2 == 0},  # one numeric form over three steps
+        {"x": -x, "n": k, "flag": True},
+        {"x": -0.0, "n": 2**53, "flag": False},
+        {},  # nothing: the values of the step before must not linger
+        {"x": math.inf, "n": k},  # fewer keys
+        {"n": k, "x": x},  # the same keys in another order
+        {"x": x, "n": float(k), "flag": False},  # a float where an int was
+        {"n": 2**53 + 1},  # an int that float64 would round
+        {"x": np.float32(x)},  # a numpy scalar, whose type must survive
+        {1: x},  # a key that is not a string
+        {f"k{i}": x + i for i in range(40)},  # many keys
+        {"name": "pong", "x": x},  # a string
+        {"x": math.nan, "flag": True},
+        {"a": x},  # then more new forms in a row than a manager remembers
+        {"b": k},
+        {"c": True},
+        {"d": x, "e": k},
+        {"f": -x},
+        {"x": x, "n": k, "flag": False},  # the first form again
+    ]
+    return forms[k % len(forms)]
+
+
+class ScriptedInfoEnv(CountingEnv):
+    """A CountingEnv whose ``k``-th step of its life carries ``scripted_info(k + phase)`` (episode keys added)."""
+
+    config: ClassVar[dict] = dict(CountingEnv.config, phase=0)
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self._life_steps = 0
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        self._life_steps += 1
+        return timestep._replace(info={**scripted_info(self._life_steps + self._cfg.phase), **timestep.info})
 
 
 class FaultEnv(CountingEnv):

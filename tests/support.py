@@ -22,6 +22,16 @@ def shm_segments():
     return set(os.listdir("/dev/shm"))
 
 
+def shm_segments_mapped_by(pid: int) -> set[str]:
+    """Names (as in ``/dev/shm``) of the shared-memory segments process ``pid`` maps and that still exist.
+
+    Read from ``/proc/<pid>/maps``: unlike a diff of ``/dev/shm``, other processes on the machine do not show.
+    """
+    with open(f"/proc/{pid}/maps") as maps:
+        paths = {line.split(maxsplit=5)[5].strip() for line in maps if len(line.split(maxsplit=5)) == 6}
+    return {os.path.basename(path) for path in paths if path.startswith("/dev/shm/") and not path.endswith("(deleted)")}
+
+
 def child_pids():
     """Pids of this process's children, leaving out the ``ps`` that lists them."""
     out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True).stdout
