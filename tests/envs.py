@@ -285,7 +285,8 @@ class KeyOrderEnv(CountingEnv):
 class ActionKindEnv(CountingEnv):
     """A CountingEnv that, as DI-engine's dizoo envs do, asserts its action is an ``np.ndarray``.
 
-    ``space``: 'discrete', 'box' or 'multi_discrete'. ``last_action`` is ``(type, dtype, shape)`` of
+    ``space``: 'discrete', 'discrete_from_1' (``Discrete(3, start=1)``), 'box' (-1 to 1), 'box_per_dim'
+    (-1 to 1, then 0 to 2) or 'multi_discrete'. ``last_action`` is ``(type, dtype, shape)`` of
     the action it got last.
     """
 
@@ -301,8 +302,12 @@ class ActionKindEnv(CountingEnv):
     def action_space(self) -> gym.spaces.Space:
         if self._cfg.space == "box":
             return gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        if self._cfg.space == "box_per_dim":
+            return gym.spaces.Box(np.array([-1.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32))
         if self._cfg.space == "multi_discrete":
             return gym.spaces.MultiDiscrete([3, 2])
+        if self._cfg.space == "discrete_from_1":
+            return gym.spaces.Discrete(3, start=1)
         return gym.spaces.Discrete(3)
 
 
