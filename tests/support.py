@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from functools import partial
 
 import numpy as np
@@ -20,6 +21,25 @@ def counting_fns(count: int, **cfg):
 
 def shm_segments():
     return set(os.listdir("/dev/shm"))
+
+
+def leaked_segments(before: set[str], grace: float = 1.0) -> set[str]:
+    """Segments in ``/dev/shm`` that were not in ``before`` and that no process maps, for ``grace`` seconds.
+
+    The machine's other jobs create segments and semaphores too: theirs are mapped by their processes
+    while they live, or gone within moments.
+    """
+    deadline = time.monotonic() + grace
+    while True:
+        leaked = shm_segments() - before
+        for pid in filter(str.isdigit, os.listdir("/proc")) if leaked else ():
+            try:
+                leaked -= shm_segments_mapped_by(int(pid))
+            except OSError:  # ended meanwhile
+                continue
+        if not leaked or time.monotonic() > deadline:
+            return leaked
+        time.sleep(0.1)
 
 
 def shm_segments_mapped_by(pid: int) -> set[str]:

@@ -11,7 +11,7 @@ from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create
 from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
 from tests.envs import ActionKindEnv, CountingEnv, FaultEnv
-from tests.support import child_pids, process_running, resource_tracker_pids, shm_segments
+from tests.support import child_pids, leaked_segments, process_running, resource_tracker_pids, shm_segments
 
 SUBPROCESS = ["subprocess", "async_subprocess"]
 
@@ -199,7 +199,7 @@ def test_launch_close_cycles_leak_no_fd_process_or_segment():
             with manager_cls(fault_fns(4), {"num_workers": 2}) as manager:
                 manager.launch()
                 manager.step({0: 0, 1: 0, 2: 0, 3: 0})
-    assert open_fds() <= fds and shm_segments() <= segments and child_pids() <= children
+    assert open_fds() <= fds and not leaked_segments(segments) and child_pids() <= children
 
 
 def run_soak(fault_cfgs, steps):
@@ -231,7 +231,7 @@ def test_fault_injection_soak():
     assert abnormal == {0: 0, 1: 5, 2: 0, 3: 3, 4: 0, 5: 2, 6: 2, 7: 0}
     for env_id in (0, 2, 4, 7):
         assert faulty[env_id] == clean[env_id]
-    assert shm_segments() <= segments and child_pids() <= children and open_fds() <= fds
+    assert not leaked_segments(segments) and child_pids() <= children and open_fds() <= fds
 
 
 @pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
@@ -245,7 +245,7 @@ def test_failing_env_closes_are_raised_after_everything_is_closed(manager_type):
     assert info.value.env_id == 1 and "(also env 3: OSError: injected close failure" in str(info.value)
     assert manager.closed
     manager.close()  # once closed, closing again is a no-op
-    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+    assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
 
 
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
@@ -272,7 +272,7 @@ def test_an_interrupted_close_still_stops_every_worker_and_frees_the_segment(man
         timer.join()
         signal.signal(signal.SIGINT, handler)
     assert time.monotonic() - started < 5.0  # not the 10 s close timeout
-    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+    assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
@@ -314,4 +314,4 @@ def test_async_close_stops_a_hung_worker_without_waiting_for_its_reply():
     with pytest.raises(EnvError, match=r"env 1 failed in close: its worker \(envs \[1\]\) was still stepping"):
         manager.close()
     assert time.monotonic() - started < 4.0  # not the 10 s a close request to it would wait
-    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+    assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
