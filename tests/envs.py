@@ -212,6 +212,15 @@ class ScriptedInfoEnv(CountingEnv):
         return timestep._replace(info={**scripted_info(self._life_steps + self._cfg.phase), **timestep.info})
 
 
+class DottedInfoEnv(CountingEnv):
+    """A CountingEnv whose infos hold keys that are no Python identifiers, and strings, nested too."""
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        info = {"TimeLimit.truncated": True, "3d": 1.0, "error": "boom", "sub": {"a.b": 2, "why": "text"}}
+        return timestep._replace(info={**info, **timestep.info})
+
+
 class FaultEnv(CountingEnv):
     """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang.
 
