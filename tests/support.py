@@ -52,9 +52,10 @@ def shm_segments_mapped_by(pid: int) -> set[str]:
     return {os.path.basename(path) for path in paths if path.startswith("/dev/shm/") and not path.endswith("(deleted)")}
 
 
-def child_pids():
-    """Pids of this process's children, leaving out the ``ps`` that lists them."""
-    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True).stdout
+def child_pids(parent: int | None = None):
+    """Pids of the children of ``parent`` (this process by default), leaving out the ``ps`` that lists them."""
+    parent = os.getpid() if parent is None else parent
+    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(parent)], capture_output=True, text=True).stdout
     return {int(line.split()[0]) for line in out.splitlines() if line.split()[1] != "ps"}
 
 

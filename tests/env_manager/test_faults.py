@@ -275,6 +275,69 @@ def test_an_interrupted_close_still_stops_every_worker_and_frees_the_segment(man
     assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
 
 
+def run_killed_parent(script, started):
+    """Run ``script`` in a Python process, SIGKILL it once ``started(child_pids)`` holds; return those children."""
+    import subprocess
+    import sys
+
+    parent = subprocess.Popen([sys.executable, "-c", f"import sys; sys.path.insert(0, {os.getcwd()!r})\n{script}"])
+    try:
+        deadline = time.monotonic() + 30.0
+        while not started(children := child_pids(parent.pid)):
+            assert time.monotonic() < deadline and parent.poll() is None, "the manager process did not start"
+            time.sleep(0.01)
+    finally:
+        parent.kill()  # SIGKILL: no cleanup runs in the parent
+        parent.wait()
+    return children
+
+
+def wait_until_ended(pids, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while any(map(process_running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(map(process_running, pids))
+
+
+def test_workers_exit_with_a_killed_parent_where_pidfds_are_missing(tmp_path):
+    # Older kernels and some sandboxes have no pidfd_open: forked workers then watch their OS parent.
+    launched = tmp_path / "launched"
+    script = (
+        "import errno, os, time\n"
+        "def no_pidfd(pid):\n"
+        "    raise OSError(errno.ENOSYS, 'pidfd_open is not available')\n"
+        "os.pidfd_open = no_pidfd\n"
+        "from ding_env import SyncSubprocessEnvManager\n"
+        "from tests.support import counting_fns\n"
+        "manager = SyncSubprocessEnvManager(counting_fns(2), {'num_workers': 2, 'context': 'fork'})\n"
+        "manager.launch()\n"
+        f"open({str(launched)!r}, 'w').close()\n"
+        "time.sleep(60)\n"
+    )
+    workers = run_killed_parent(script, lambda children: launched.exists() and len(children) >= 2)
+    assert wait_until_ended(workers)
+
+
+def test_workers_exit_when_their_parent_dies_while_they_start():
+    # Killed as soon as its first spawned worker exists: that worker finds its manager gone when it starts.
+    script = (
+        "from ding_env import SyncSubprocessEnvManager\n"
+        "from tests.support import counting_fns\n"
+        "manager = SyncSubprocessEnvManager(counting_fns(2), {'num_workers': 2, 'context': 'spawn'})\n"
+        "manager.launch()\n"
+    )
+    children = run_killed_parent(script, lambda children: any(map(spawned_worker, children)))
+    assert wait_until_ended(children)
+
+
+def spawned_worker(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as cmdline:
+            return "spawn_main" in cmdline.read()
+    except FileNotFoundError:
+        return False
+
+
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
 def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context):
     import subprocess
