@@ -10,17 +10,19 @@ Port DI-engine code by replacing ``ding.envs`` with ``ding_env``::
 
 from __future__ import annotations
 
-from typing import Any
-
-from ding_env import env_manager as _env_manager
 from ding_env import wrappers as _wrappers
 from ding_env.base_env import BaseEnv
 from ding_env.checker import compat as _compat
 from ding_env.checker.compat import *  # noqa: F403 - DI-engine's ding.envs exports its raising checks
 from ding_env.config import deep_merge_dicts
 from ding_env.env_manager import (
+    AsyncSubprocessEnvManager,
     BaseEnvManager,
+    BaseEnvManagerV2,
+    EnvSupervisor,
     ObsBatch,
+    SubprocessEnvManagerV2,
+    SyncSubprocessEnvManager,
     TimestepBatch,
     create_env_manager,
     get_env_manager_cls,
@@ -33,15 +35,15 @@ from ding_env.wrappers import *  # noqa: F403 - DI-engine's ding.envs exports ev
 
 __all__ = [
     "ENV_REGISTRY",
-    "AsyncSubprocessEnvManager",  # noqa: F405 - imported on first use by __getattr__
+    "AsyncSubprocessEnvManager",
     "BaseEnv",
     "BaseEnvManager",
-    "BaseEnvManagerV2",  # noqa: F405 - imported on first use by __getattr__
+    "BaseEnvManagerV2",
     "BaseEnvTimestep",
-    "EnvSupervisor",  # noqa: F405 - imported on first use by __getattr__
+    "EnvSupervisor",
     "ObsBatch",
-    "SubprocessEnvManagerV2",  # noqa: F405 - imported on first use by __getattr__
-    "SyncSubprocessEnvManager",  # noqa: F405 - imported on first use by __getattr__
+    "SubprocessEnvManagerV2",
+    "SyncSubprocessEnvManager",
     "TimestepBatch",
     "__version__",
     "create_env_manager",
@@ -53,11 +55,3 @@ __all__ = [
     *_wrappers.__all__,
     *_compat.__all__,
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # The subprocess and V2 managers load multiprocessing machinery or treetensor:
-    # ding_env.env_manager imports them on first use.
-    if name in _env_manager.LAZY_MANAGERS or name == "EnvSupervisor":
-        return getattr(_env_manager, name)
-    raise AttributeError(f"module 'ding_env' has no attribute {name!r}")

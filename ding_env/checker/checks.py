@@ -444,7 +444,7 @@ def check_subprocess(ctx: CheckContext) -> list[Finding]:
     """The env gives the same trajectory in ``SyncSubprocessEnvManager`` (shared memory) as in-process."""
     name = "check_subprocess"
     from ding_env.env_manager import BaseEnvManager
-    from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
+    from ding_env.env_manager.subprocess_env_manager import SyncSubprocessEnvManager
 
     def run(manager_cls: type) -> list[np.ndarray]:
         with manager_cls([ctx.make_env], {}) as manager:

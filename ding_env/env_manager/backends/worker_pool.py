@@ -23,7 +23,8 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager._worker import (
+from ding_env.env_manager.backends.info_table import INFO_SLOTS, InfoReader
+from ding_env.env_manager.backends.worker import (
     CMD_PIPE,
     CMD_STEP,
     STATUS_MESSAGE,
@@ -31,7 +32,6 @@ from ding_env.env_manager._worker import (
     wait_semaphore,
     worker_main,
 )
-from ding_env.env_manager.info_table import INFO_SLOTS, InfoReader
 from ding_env.env_manager.protocol import Attach, Close, Failure, Request, Reset, Seed, SetResetParam, StepReport
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError

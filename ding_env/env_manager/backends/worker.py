@@ -22,9 +22,9 @@ import cloudpickle
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.env_host import EnvHost, env_spaces
-from ding_env.env_manager.info_table import InfoWriter
-from ding_env.env_manager.manager_watch import ManagerWatch
+from ding_env.env_manager.backends.env_host import EnvHost, env_spaces
+from ding_env.env_manager.backends.info_table import InfoWriter
+from ding_env.env_manager.backends.manager_watch import ManagerWatch
 from ding_env.env_manager.protocol import (
     Attach,
     CallEnvs,

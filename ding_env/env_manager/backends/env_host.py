@@ -18,7 +18,7 @@ import gymnasium as gym
 
 from ding_env.base_env import BaseEnv, step_fields_of
 from ding_env.env_manager import arrays
-from ding_env.env_manager.call_timeout import time_limit
+from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.errors import EnvError, EnvTimeoutError
 from ding_env.timestep import StepFields
 from ding_env.wrappers.legacy_gym import to_gymnasium_space

@@ -1,8 +1,10 @@
-"""``BaseEnvManager``: runs every env in the calling process; the reference semantics.
+"""``EnvManager``: the state machine every env manager shares, over the backends that host its envs.
 
-All managers share this class's state machine and bookkeeping (seeds, reset
-params, episode counts, auto-reset, validation) and differ only in the
-backend hooks (``_backend_*``) that create, reset, step and close the envs.
+It owns, once for every manager type, what the envs' results mean: statuses and episode counts
+(an ``EnvLedger``), seeds, reset params, env-id and action checks, auto-reset, the dict API
+(``ready_obs`` / ``step``) and the batched API (``ready_obs_batch`` / ``step_batch``). Where the
+envs run is its backends' business (``backends/``): the thin classes of ``base_env_manager`` and
+``subprocess_env_manager`` only choose them.
 
 A typical loop::
 
@@ -17,7 +19,8 @@ A typical loop::
 
 from __future__ import annotations
 
-import math
+import copy
+import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -29,28 +32,25 @@ from easydict import EasyDict
 from ding_env.base_env import BaseEnv
 from ding_env.env_manager import arrays, validation
 from ding_env.env_manager.actions import ActionChecker
-from ding_env.env_manager.batch import ObsBatch, StepOutcome, TimestepBatch, WorkerView
+from ding_env.env_manager.backends.base import Backend, StepOutcome, WorkerView
+from ding_env.env_manager.backends.env_host import env_spaces
+from ding_env.env_manager.batch import ObsBatch, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
-from ding_env.env_manager.di_engine_state import DIEngineState
-from ding_env.env_manager.failures import is_reset_error
-from ding_env.env_manager.in_process import InProcessBackend
-from ding_env.env_manager.per_env_calls import PerEnvCalls
-from ding_env.env_manager.status import (
-    CALLABLE,
-    FINISHED,
-    MISSING,
-    NEEDS_RESET,
-    READY,
-    STEPPING,
-    EnvStatus,
-)
+from ding_env.env_manager.di_engine_calls import DIEngineCalls
+from ding_env.env_manager.failures import is_reset_error, raise_close_failures
+from ding_env.env_manager.ledger import EnvLedger
+from ding_env.env_manager.shares import Shares
+from ding_env.env_manager.status import CALLABLE, MISSING, NEEDS_RESET, READY, STEPPING, EnvStatus
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
 from ding_env.seeding import derive_seeds
 from ding_env.summary import describe_value
 from ding_env.timestep import BaseEnvTimestep
 
+# How long an early-returning manager sleeps at most between looks at its backends (seconds).
+WAIT_SLICE_SECONDS = 0.05
 
-class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
+
+class EnvManager(DIEngineCalls):
     """Drives ``len(env_fn)`` envs through one dict API and one batched API.
 
     Args:
@@ -63,9 +63,8 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
     """
 
     manager_type = "base"
-    # Whether the backend's batched results are views of buffers it reuses (copied for the caller
-    # unless copy_on_get=False).
-    _backend_views = False
+    # A step returns once ``wait_num`` envs have results (the async manager) instead of all of them.
+    returns_early = False
 
     def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
         env_fn = list(env_fn)
@@ -82,22 +81,16 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         self._env_seeds: list[tuple[int, bool | None] | None] = [None] * self._env_num
         self._replay_paths: list[str] | None = None  # asked for before launch, applied by it
         self._reset_params: dict[int, dict] = {}  # {env_id: env.reset kwargs}, for every later reset
-        self._episode_count = np.zeros(self._env_num, dtype=np.int64)
-        self._status = np.full(self._env_num, EnvStatus.NEEDS_RESET, dtype=np.int8)
+        self._ledger = EnvLedger(self._env_num, self._cfg)
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
-        self._validated_ids: np.ndarray | None = None
-        self._ready: list[Any] = []
-        self._always_reset = np.ones(self._env_num, dtype=bool)
-        self._always_reset.setflags(write=False)
-        # The ids of every env, returned by _ready_ids when all are ready, so _rows_of knows them at once.
-        self._every_id = np.arange(self._env_num, dtype=np.int64)
-        self._every_id.setflags(write=False)
-        self._every_id_list = self._every_id.tolist()
-        self._every_row = slice(0, self._env_num)
-        self._every_ready_status = np.full(self._env_num, READY, dtype=np.int8).tobytes()
-        self._every_finished_status = np.full(self._env_num, FINISHED, dtype=np.int8).tobytes()
-        # Episodes restart on done and never run out: the common case the step path takes in few calls.
-        self._endless = bool(self._cfg.auto_reset) and self._cfg.episode_num == math.inf
+        self._shares: Shares | None = None
+        self._actions: ActionChecker | None = None
+        # The ids ready_obs_batch handed out (read-only): step_batch with that very array needs no second check.
+        self._offered_ids: np.ndarray | None = None
+
+    def _backends(self) -> list[Backend]:
+        """The backends hosting the envs, each a consecutive share of the ids (chosen by each manager class)."""
+        raise NotImplementedError(f"{type(self).__name__} chooses no backends")
 
     @classmethod
     def default_config(cls) -> EasyDict:
@@ -124,20 +117,27 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
             raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
         if reset_param is not None:
             validation.check_reset_param(self._name, self._env_num, reset_param)  # before any env is built
-        self._backend_launch()
-        self._launched = True
+        launched: list[Backend] = []
         try:
+            for backend in self._backends():
+                spaces = backend.launch()
+                launched.append(backend)
+                self._spaces = self._spaces or spaces
+            self._shares = Shares(launched)
+            self._launched = True
             for env_id, seed in enumerate(self._env_seeds):
                 if seed is not None:
-                    self._backend_seed(env_id, *seed)
+                    self._backend_of(env_id).seed(env_id, *seed)
+            for env_id, param in self._reset_params.items():
+                self._backend_of(env_id).set_reset_param(env_id, param)
             if self._replay_paths is not None:
                 self._enable_replays(self._replay_paths)
             self.reset(reset_param)
         except BaseException as error:
             # As in DI-engine, a launch that fails closes what it built, and launch() may be called again.
-            self._launched = False
+            self._launched, self._shares = False, None
             try:
-                self._backend_close()
+                raise_close_failures([failure for backend in launched for failure in backend.close()])
             except DingEnvError as close_error:
                 error.add_note(f"closing the envs after the failed launch also failed: {close_error}")
             raise
@@ -165,7 +165,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         for env_id, value in checked:
             self._env_seeds[env_id] = (value, dynamic_seed)
             if self._launched:
-                self._backend_seed(env_id, value, dynamic_seed)
+                self._backend_of(env_id).seed(env_id, value, dynamic_seed)
 
     def reset(self, reset_param: Mapping[int, dict] | None = None) -> None:
         """Reset envs and make them ready.
@@ -178,7 +178,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         self._check_running()
         if reset_param is None:
             env_ids = list(range(self._env_num))
-            self._episode_count[:] = 0
+            self._ledger.start_over()
             params = {}
         else:
             params = validation.check_reset_param(self._name, self._env_num, reset_param)
@@ -186,21 +186,24 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         previous = {env_id: self._reset_params.get(env_id, {}) for env_id in params}
         for env_id, param in params.items():
             self._set_reset_param(env_id, param)
-        self._validated_ids = None
-        self._backend_cancel(env_ids)
-        self._status[env_ids] = NEEDS_RESET
-        try:
-            self._backend_reset(env_ids)  # marks each env READY as its reset completes
-        except DingEnvError:
+        self._offered_ids = None
+        self._shares.each(env_ids, lambda backend, ids: backend.cancel(ids))
+        self._ledger.mark(env_ids, NEEDS_RESET)
+        errors: list[DingEnvError] = []
+        for backend, rows in self._shares.split(np.array(env_ids, dtype=np.int64)):
+            ready, failed = backend.reset([env_ids[row] for row in rows.tolist()])
+            self._ledger.mark(ready, READY)
+            errors += failed
+        if errors:
             # Params of a reset that failed do not stick: a bad kwarg must not fail every later reset().
             for env_id, param in previous.items():
-                if self._status[env_id] != READY:
+                if self._ledger.status[env_id] != READY:
                     self._set_reset_param(env_id, param)
-            raise
+            raise errors[0]
 
     def _set_reset_param(self, env_id: int, param: dict) -> None:
         self._reset_params[env_id] = param
-        self._backend_set_reset_param(env_id, param)
+        self._backend_of(env_id).set_reset_param(env_id, param)
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -208,9 +211,12 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
             return
         self._closed = True
         if self._launched:
-            self._backend_close()
+            failures = []
+            for backend in self._shares.backends:  # every backend closes, whatever another reports
+                failures += backend.close()
+            raise_close_failures(failures)
 
-    def __enter__(self) -> BaseEnvManager:
+    def __enter__(self) -> EnvManager:
         return self
 
     def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> None:
@@ -231,17 +237,14 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
     @property
     def ready_obs(self) -> dict[int, Any]:
         """``{env_id: obs}`` for the envs that can take an action now."""
-        self._check_running()
-        self._backend_poll()
-        env_ids = self._ready_ids()
-        return dict(zip(env_ids.tolist(), self._backend_ready_obs_rows(env_ids), strict=True))
+        env_ids = self._poll_ready_ids()
+        rows = self._shares.each(env_ids.tolist(), lambda backend, ids: backend.ready_obs_rows(np.array(ids, dtype=np.int64)))
+        return dict(zip(env_ids.tolist(), rows, strict=True))
 
     @property
     def ready_obs_id(self) -> list[int]:
         """Ids of the envs that can take an action now."""
-        self._check_running()
-        self._backend_poll()
-        return self._ready_ids().tolist()
+        return self._poll_ready_ids().tolist()
 
     def step(self, actions: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
         """Step the envs named in ``actions``.
@@ -267,11 +270,11 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
             )
         env_ids = self._env_ids_of(actions)
         self._check_ready(env_ids)
-        checked, batched = self._action_checker().check_mapping(env_ids, actions)
-        outcome = self._run_step(env_ids, checked, batched=batched)
+        checked, _ = self._action_checker().check_mapping(env_ids, actions)  # a list unless stacked
+        outcome = self._step(env_ids, checked)
         env_id_list = outcome.env_id.tolist()
         obs = outcome.obs
-        if not outcome.obs_is_list:
+        if not isinstance(obs, list):
             obs = arrays.split_rows(obs, len(env_id_list), self._cfg.copy_on_get)
         rewards, done, infos = list(outcome.reward.copy()), outcome.done.tolist(), outcome.info
         timesteps = {}
@@ -285,17 +288,21 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
     @property
     def ready_obs_batch(self) -> ObsBatch:
         """Stacked observations of the ready envs, ids increasing."""
-        self._check_running()
-        self._backend_poll()
-        env_ids = self._ready_ids()
-        if env_ids is not self._every_id:  # read-only already
-            env_ids.setflags(write=False)
-        # Remembered so step_batch(ready.env_id, ...) can skip re-validating the ids.
-        self._validated_ids = env_ids
-        obs = self._backend_ready_obs_batch(env_ids)
-        if self._backend_views and self._cfg.copy_on_get:
-            obs = arrays.copy_tree(obs)
+        env_ids = self._poll_ready_ids()
+        self._offered_ids = env_ids
+        obs = self._ready_obs_of(env_ids)
         return ObsBatch(env_ids, obs)
+
+    def _ready_obs_of(self, env_ids: np.ndarray) -> Any:
+        """The stacked ready observations of ``env_ids``, owned by the caller unless ``copy_on_get=False``."""
+        if not len(env_ids):
+            return None
+        shares = self._shares
+        if shares.single is not None:
+            obs = shares.single.ready_obs(env_ids)
+            return arrays.copy_tree(obs) if shares.single.views and self._cfg.copy_on_get else obs
+        parts = [backend.ready_obs(env_ids[rows]) for backend, rows in shares.split(env_ids)]
+        return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *parts)  # a new array: the caller's
 
     def step_batch(self, env_id: np.ndarray | Sequence[int], action: Any) -> TimestepBatch:
         """Step the envs ``env_id`` with stacked ``action`` (row ``k`` for ``env_id[k]``).
@@ -305,31 +312,34 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
             they may be views, valid until the next call to the manager.
         """
         self._check_running()
-        if env_id is self._validated_ids:
+        if env_id is self._offered_ids:
             env_ids = env_id
         else:
             env_ids = self._check_env_id_array(env_id)
             self._check_ready(env_ids)
         action = self._action_checker().check_batch(env_ids, action)
-        outcome = self._run_step(env_ids, action, batched=True)
-        if outcome.obs_is_list:
-            obs, reward, done, truncated = arrays.stack(outcome.obs), outcome.reward, outcome.done, outcome.truncated
-        elif self._cfg.copy_on_get:
-            obs, reward = arrays.copy_tree(outcome.obs), outcome.reward.copy()
-            done, truncated = outcome.done.copy(), outcome.truncated.copy()
-        else:
-            obs, reward, done, truncated = outcome.obs, outcome.reward, outcome.done, outcome.truncated
+        outcome = self._step(env_ids, action)
+        obs, reward, done, truncated = outcome.obs, outcome.reward, outcome.done, outcome.truncated
+        if isinstance(obs, list):
+            obs = arrays.stack(obs)  # new arrays, the caller's
+        elif self._cfg.copy_on_get and self._results_are_views():
+            obs, reward = arrays.copy_tree(obs), reward.copy()
+            done, truncated = done.copy(), truncated.copy()
         batch = TimestepBatch(outcome.env_id, obs, reward, done, truncated, outcome.info)
         if outcome.errors:
             self._raise_step_errors(outcome, batch)
         return batch
+
+    def _results_are_views(self) -> bool:
+        """Whether step results may be views of a backend's buffers (several backends' results are merged copies)."""
+        return self._shares.single is not None and self._shares.single.views
 
     # ---- state ---------------------------------------------------------
 
     @property
     def done(self) -> bool:
         """True once every env has run ``episode_num`` episodes."""
-        return self._status.tobytes() == self._every_finished_status  # a tenth of np.all's cost
+        return self._ledger.done
 
     @property
     def env_num(self) -> int:
@@ -344,20 +354,33 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
     @property
     def active_env(self) -> list[int]:
         """Ids of the envs in an episode: ready for an action, or stepping (async)."""
-        return np.flatnonzero((self._status == READY) | (self._status == STEPPING)).tolist()
+        status = self._ledger.status
+        return np.flatnonzero((status == READY) | (status == STEPPING)).tolist()
+
+    @property
+    def env_state(self) -> dict[int, EnvStatus]:
+        """``{env_id: EnvStatus}``."""
+        return {env_id: EnvStatus(status) for env_id, status in enumerate(self._ledger.status)}
 
     @property
     def workers(self) -> list[WorkerView]:
         """Diagnostic: the worker processes hosting envs, in order (none when every env is in this process).
 
-        For tests and debugging (pin, kill or watch a worker); the managers' one window on their backends.
+        For tests and debugging (pin, kill or watch a worker): the managers' one window on their backends.
         """
-        return self._backend_workers()
+        if self.closed:
+            return []
+        return [worker for backend in self._shares.backends for worker in backend.workers()]
 
     @property
-    def env_state(self) -> dict[int, EnvStatus]:
-        """``{env_id: EnvStatus}``."""
-        return {env_id: EnvStatus(status) for env_id, status in enumerate(self._status)}
+    def config(self) -> EasyDict:
+        """A copy of the manager's config (its defaults merged with the given keys)."""
+        return copy.deepcopy(self._cfg)
+
+    @property
+    def env_fn(self) -> list[Callable[[], BaseEnv]]:
+        """The env constructors, one per env id."""
+        return list(self._env_fn)
 
     @property
     def observation_space(self) -> gym.spaces.Space:
@@ -374,28 +397,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         """The envs' reward space."""
         return self._env_spaces()[2]
 
-    @property
-    def method_name_list(self) -> list[str]:
-        """Env methods that may be called on every env through the manager."""
-        return ["reset", "step", "seed", "close", "enable_save_replay", "random_action"]
-
-    def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
-        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env).
-
-        Before ``launch`` (as DI-engine's evaluators call it), the envs record from their first episode on.
-        """
-        paths = [replay_path] * self._env_num if isinstance(replay_path, str) else list(replay_path)
-        if len(paths) != self._env_num:
-            raise ValueError(f"{self._name}: got {len(paths)} replay paths for {self._env_num} envs")
-        self._check_open()
-        if self._launched:
-            self._enable_replays(paths)
-        else:
-            self._replay_paths = paths
-
-    def _enable_replays(self, paths: list[str]) -> None:
-        for env_id, path in enumerate(paths):
-            self._backend_call(env_id, "enable_save_replay", (path,), {})
+    # ---- env attributes and methods -------------------------------------
 
     def set_env_attr(self, name: str, values: Any, env_ids: Sequence[int] | None = None) -> None:
         """Set attribute ``name`` of envs ``env_ids`` (default: every env), as Gymnasium's ``set_attr``.
@@ -417,10 +419,10 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
                 raise ValueError(
                     f"{self._name}: set_env_attr({name!r}) got {len(values)} values for {len(env_ids)} envs {env_ids}"
                 )
-            values = list(values)
+            value_of = dict(zip(env_ids, values, strict=True))
         else:
-            values = [values] * len(env_ids)
-        self._backend_set_attr(env_ids, name, values)
+            value_of = dict.fromkeys(env_ids, values)
+        self._shares.each(env_ids, lambda backend, ids: backend.set_attr(ids, name, [value_of[i] for i in ids]))
 
     def call_env_method(self, name: str, *args: Any, env_ids: Sequence[int] | None = None, **kwargs: Any) -> list:
         """Call method ``name`` of envs ``env_ids`` (default: every env); one result per env, in order.
@@ -430,17 +432,30 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
             EnvError: When an env's method raised (named by its env id).
         """
         self._check_running()
-        return self._backend_call_each(self._env_id_list(env_ids), name, args, kwargs)
-
-    def _env_id_list(self, env_ids: Sequence[int] | None) -> list[int]:
-        if env_ids is None:
-            return list(range(self._env_num))
-        return self._check_env_id_array(env_ids).tolist()
+        return self._shares.each(self._env_id_list(env_ids), lambda backend, ids: backend.call(ids, name, args, kwargs))
 
     def random_action(self) -> dict[int, Any]:
         """A random action for every ready env, drawn by the env itself."""
         env_ids = self.ready_obs_id
-        return dict(zip(env_ids, self._backend_call_each(env_ids, "random_action", (), {}), strict=True))
+        return dict(zip(env_ids, self.call_env_method("random_action", env_ids=env_ids), strict=True))
+
+    def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
+        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env).
+
+        Before ``launch`` (as DI-engine's evaluators call it), the envs record from their first episode on.
+        """
+        paths = [replay_path] * self._env_num if isinstance(replay_path, str) else list(replay_path)
+        if len(paths) != self._env_num:
+            raise ValueError(f"{self._name}: got {len(paths)} replay paths for {self._env_num} envs")
+        self._check_open()
+        if self._launched:
+            self._enable_replays(paths)
+        else:
+            self._replay_paths = paths
+
+    def _enable_replays(self, paths: list[str]) -> None:
+        for env_id, path in enumerate(paths):
+            self.call_env_method("enable_save_replay", path, env_ids=[env_id])
 
     def __getattr__(self, name: str) -> Any:
         """Broadcast env attributes: ``manager.foo`` is ``[env.foo for env in envs]``.
@@ -453,84 +468,55 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
             raise ClosedEnvError(f"{self._name} is closed; attribute {name!r} is not available")
         if not self.__dict__.get("_launched"):
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
-        every = self._every_id_list
-        values = self._backend_getattr_each(every, name)
+        every = list(range(self._env_num))
+        values = self._shares.each(every, lambda backend, ids: backend.get_attr(ids, name))
         missing = [env_id for env_id, value in zip(every, values, strict=True) if value is MISSING]
         if missing:
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}, and envs {missing} have none")
         if all(value is CALLABLE for value in values):
 
             def broadcast(*args: Any, **kwargs: Any) -> list[Any]:
-                return self._backend_call_each(every, name, args, kwargs)
+                return self.call_env_method(name, *args, **kwargs)
 
             return broadcast
         return values
 
-    # ---- shared step logic ---------------------------------------------
+    # ---- stepping ------------------------------------------------------
 
-    def _run_step(self, env_ids: np.ndarray, actions: Any, batched: bool) -> StepOutcome:
-        self._validated_ids = None
-        reset_on_done = self._reset_on_done_of(env_ids)
-        rows = self._rows_of(env_ids)
-        self._set_status(rows, STEPPING)
-        outcome = self._backend_step(env_ids, rows, actions, reset_on_done, batched)
-        self._settle(outcome)
+    def _step(self, env_ids: np.ndarray, actions: Any) -> StepOutcome:
+        """Step ``env_ids`` in their backends and settle their statuses from the results."""
+        self._offered_ids = None
+        ledger, shares = self._ledger, self._shares
+        reset_on_done = ledger.reset_flags(env_ids)
+        ledger.mark(env_ids, STEPPING)
+        if len(env_ids):
+            shares.send(env_ids, actions, reset_on_done)
+        outcome = self._collect_early() if self.returns_early else shares.collect(True, env_ids)
+        ledger.settle(outcome)
         return outcome
 
-    def _reset_on_done_of(self, env_ids: np.ndarray) -> np.ndarray:
-        """Whether each of ``env_ids`` restarts at once if its episode ends now."""
-        if self._endless:
-            return self._always_reset_of(len(env_ids))
-        return self._cfg.auto_reset & (self._episode_count[env_ids] + 1 < self._cfg.episode_num)
+    def _collect_early(self) -> StepOutcome:
+        """Results once ``wait_num`` envs have them, or ``step_wait_timeout`` passed with some in."""
+        shares, cfg = self._shares, self._cfg
+        wait_num = min(cfg.wait_num or self._env_num, self._ledger.count(STEPPING))
+        deadline = None if cfg.step_wait_timeout is None else time.monotonic() + cfg.step_wait_timeout
+        outcomes = []
+        count = 0
+        while True:
+            outcome = shares.collect(False)
+            if outcome is not None:
+                outcomes.append(outcome)
+                count += len(outcome.env_id)
+            if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
+                break
+            left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
+            shares.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
+        if len(outcomes) == 1:
+            return outcomes[0]
+        from ding_env.env_manager.shares import merge, reorder  # noqa: PLC0415 - rare: results of several looks
 
-    def _always_reset_of(self, count: int) -> np.ndarray:
-        """All-True auto-reset flags for ``count`` envs.
-
-        For every env this is the same array each time, so backends can tell the flags did not change.
-        """
-        return self._always_reset if count == self._env_num else self._always_reset[:count]
-
-    def _set_status(self, rows: slice | np.ndarray, status: int) -> None:
-        """Set the status of ``rows`` (``fill`` costs a third of a slice assignment for every env)."""
-        if rows is self._every_row:
-            self._status.fill(status)
-        else:
-            self._status[rows] = status
-
-    def _settle(self, outcome: StepOutcome) -> None:
-        """Update statuses and episode counts after ``outcome``."""
-        env_ids = outcome.env_id
-        if not outcome.errors:
-            if np.count_nonzero(outcome.done):  # cheaper than .any() on a few envs
-                if not self._endless:
-                    self._settle_ended(outcome)
-                    return
-                # Every ended episode restarted at once: the envs stay ready, and only the counts change.
-                self._episode_count[env_ids] += outcome.done
-            self._set_status(outcome.rows, READY)
-            return
-        self._settle_ended(outcome)
-
-    def _settle_ended(self, outcome: StepOutcome) -> None:
-        """``_settle`` for steps with errors, or with ended episodes that may not restart.
-
-        A failed step (``step_error='raise'``) does not end an episode; a failed auto-reset
-        follows an episode that did end. Both leave the env needing a reset.
-        """
-        env_ids = outcome.env_id
-        ended = outcome.done.copy()
-        needs_reset = np.zeros(len(env_ids), dtype=bool)
-        for row, error in outcome.errors.items():
-            if is_reset_error(error):
-                needs_reset[row] = True
-            elif self._cfg.step_error == "raise":
-                ended[row], needs_reset[row] = False, True
-            # With 'abnormal', a failed step is a done step like any other (its env renewed and reset when due).
-        self._episode_count[env_ids[ended]] += 1
-        status = np.where(ended & ~outcome.reset_on_done, NEEDS_RESET, READY).astype(np.int8)
-        status[ended & (self._episode_count[env_ids] >= self._cfg.episode_num)] = FINISHED
-        status[needs_reset] = NEEDS_RESET
-        self._status[env_ids] = status
+        merged = merge(outcomes) if outcomes else _no_outcome(self._spaces)
+        return reorder(merged, np.sort(merged.env_id))
 
     def _raise_step_errors(self, outcome: StepOutcome, results: Any) -> None:
         """Raise the step's first error that must be raised, with every env's result and every error on it.
@@ -552,31 +538,28 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
             raise error
 
     def _action_checker(self) -> ActionChecker:
-        if self.__dict__.get("_actions") is None:
+        if self._actions is None:
             self._actions = ActionChecker(self.action_space, self._name)
         return self._actions
 
-    def _ready_ids(self) -> np.ndarray:
-        if self._status.tobytes() == self._every_ready_status:  # a third of the cost of the search below
-            return self._every_id
-        env_ids = (self._status == READY).nonzero()[0]
-        return env_ids if env_ids.dtype == np.int64 else env_ids.astype(np.int64)
+    def _poll_ready_ids(self) -> np.ndarray:
+        """The ready envs' ids, after the backends took in what finished meanwhile."""
+        self._check_running()
+        for backend in self._shares.backends:
+            backend.poll()
+        return self._ledger.ready_ids()
 
-    def _rows_of(self, env_ids: np.ndarray) -> slice | np.ndarray:
-        """``arrays.rows_of(env_ids)``, at no cost when ``env_ids`` is every env from ``_ready_ids``.
-
-        Every env in order gives ``self._every_row`` itself.
-        """
-        if env_ids is self._every_id:
-            return self._every_row
-        rows = arrays.rows_of(env_ids)
-        # Every env in order is always this one slice object, so backends can test it with `is`.
-        return self._every_row if isinstance(rows, slice) and rows == self._every_row else rows
+    def _backend_of(self, env_id: int) -> Backend:
+        return self._shares.backends[int(self._shares.owner[env_id])]
 
     def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         self._check_open()
-        if self._spaces is None:
-            self._spaces = self._backend_spaces()
+        if self._spaces is None:  # before launch: read from a throwaway env
+            env = self._env_fn[0]()
+            try:
+                self._spaces = env_spaces(env)
+            finally:
+                env.close()
         return self._spaces
 
     # ---- checks --------------------------------------------------------
@@ -601,8 +584,6 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         """The keys of ``actions`` as checked env ids (plain in-range ints take one pass)."""
         keys = list(actions)
         if keys and all(type(key) is int for key in keys):  # not bool, float or numpy keys, which equal ints
-            if keys == self._every_id_list:  # every env in order: the ids _rows_of knows at once
-                return self._every_id
             if min(keys) >= 0 and max(keys) < self._env_num:
                 return np.array(keys, dtype=np.int64)
         return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
@@ -610,14 +591,25 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
     def _check_env_id_array(self, env_id: Any) -> np.ndarray:
         return validation.check_env_id_array(self._name, self._env_num, env_id)
 
+    def _env_id_list(self, env_ids: Sequence[int] | None) -> list[int]:
+        if env_ids is None:
+            return list(range(self._env_num))
+        return self._check_env_id_array(env_ids).tolist()
+
     def _check_ready(self, env_ids: np.ndarray) -> None:
-        if env_ids is self._every_id and self._status.tobytes() == self._every_ready_status:
-            return
-        not_ready = env_ids[self._status[env_ids] != READY]
+        not_ready = self._ledger.not_ready(env_ids)
         if len(not_ready):
             env_id = int(not_ready[0])
-            status = EnvStatus(self._status[env_id]).name
             raise ValueError(
-                f"{self._name}: env {env_id} is not ready for an action (status {status}); "
-                f"ready envs: {self._ready_ids().tolist()}"
+                f"{self._name}: env {env_id} is not ready for an action (status "
+                f"{self._ledger.status_of(env_id).name}); ready envs: {self._ledger.ready_ids().tolist()}"
             )
+
+
+def _no_outcome(spaces: tuple) -> StepOutcome:
+    """The outcome of a step that returned no env."""
+    empty = np.zeros(0, dtype=np.int64)
+    reward = arrays.allocate(arrays.reward_layout(spaces[2]), 0)
+    obs = arrays.allocate(arrays.layout_of(spaces[0]), 0)
+    flags = np.zeros(0, dtype=bool)
+    return StepOutcome(empty, obs, reward, flags, flags.copy(), [], {}, flags.copy())
