@@ -36,7 +36,8 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     reset_timeout=None,
     # Seconds to wait between reset attempts.
     retry_waiting_time=0.1,
-    # Subprocess managers: pass obs/reward/done through shared memory (False: pipes).
+    # Accepted for DI-engine's configs and ignored: results always go through shared memory. (DI-engine
+    # needs False for observations its buffers cannot hold; here both need the same fixed layout.)
     shared_memory=True,
     # Arrays the managers return (ready_obs, step results, ready_obs_batch, step_batch) belong to the caller:
     # copies of the shared-memory buffers. False: views, valid until the next call to the manager (faster).

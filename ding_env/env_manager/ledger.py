@@ -86,7 +86,7 @@ class EnvLedger:
         """Forget every env's episode count (a full ``reset()``)."""
         self.episode_count[:] = 0
 
-    def settle(self, outcome: StepOutcome) -> None:
+    def apply(self, outcome: StepOutcome) -> None:
         """Move the envs of a step's ``outcome`` on: ready, needing a reset, or finished.
 
         A failed step with ``step_error='raise'`` does not end an episode; a failed auto-reset

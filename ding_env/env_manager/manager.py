@@ -20,7 +20,6 @@ A typical loop::
 from __future__ import annotations
 
 import copy
-import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -29,7 +28,9 @@ import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
 
-from ding_env.base_env import BaseEnv
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.seeding import derive_seeds
+from ding_env.env.timestep import BaseEnvTimestep
 from ding_env.env_manager import arrays, validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.base import Backend, StepOutcome, WorkerView
@@ -37,20 +38,16 @@ from ding_env.env_manager.backends.env_host import env_spaces
 from ding_env.env_manager.batch import ObsBatch, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls
-from ding_env.env_manager.failures import is_reset_error, raise_close_failures
+from ding_env.env_manager.env_calls import EnvCalls
+from ding_env.env_manager.failures import raise_close_failures, raise_step_errors
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.shares import Shares
-from ding_env.env_manager.status import CALLABLE, MISSING, NEEDS_RESET, READY, STEPPING, EnvStatus
+from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, EnvStatus
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
-from ding_env.seeding import derive_seeds
 from ding_env.summary import describe_value
-from ding_env.timestep import BaseEnvTimestep
-
-# How long an early-returning manager sleeps at most between looks at its backends (seconds).
-WAIT_SLICE_SECONDS = 0.05
 
 
-class EnvManager(DIEngineCalls):
+class EnvManager(EnvCalls, DIEngineCalls):
     """Drives ``len(env_fn)`` envs through one dict API and one batched API.
 
     Args:
@@ -238,7 +235,9 @@ class EnvManager(DIEngineCalls):
     def ready_obs(self) -> dict[int, Any]:
         """``{env_id: obs}`` for the envs that can take an action now."""
         env_ids = self._poll_ready_ids()
-        rows = self._shares.each(env_ids.tolist(), lambda backend, ids: backend.ready_obs_rows(np.array(ids, dtype=np.int64)))
+        rows = self._shares.each(
+            env_ids.tolist(), lambda backend, ids: backend.ready_obs_rows(np.array(ids, dtype=np.int64))
+        )
         return dict(zip(env_ids.tolist(), rows, strict=True))
 
     @property
@@ -280,7 +279,7 @@ class EnvManager(DIEngineCalls):
         timesteps = {}
         for row, env_id in enumerate(env_id_list):
             timesteps[env_id] = BaseEnvTimestep(obs[row], rewards[row], done[row], infos[row])
-        self._raise_step_errors(outcome, timesteps)
+        raise_step_errors(outcome, timesteps, self._cfg.step_error)
         return timesteps
 
     # ---- batched API ---------------------------------------------------
@@ -327,7 +326,7 @@ class EnvManager(DIEngineCalls):
             done, truncated = done.copy(), truncated.copy()
         batch = TimestepBatch(outcome.env_id, obs, reward, done, truncated, outcome.info)
         if outcome.errors:
-            self._raise_step_errors(outcome, batch)
+            raise_step_errors(outcome, batch, self._cfg.step_error)
         return batch
 
     def _results_are_views(self) -> bool:
@@ -397,90 +396,6 @@ class EnvManager(DIEngineCalls):
         """The envs' reward space."""
         return self._env_spaces()[2]
 
-    # ---- env attributes and methods -------------------------------------
-
-    def set_env_attr(self, name: str, values: Any, env_ids: Sequence[int] | None = None) -> None:
-        """Set attribute ``name`` of envs ``env_ids`` (default: every env), as Gymnasium's ``set_attr``.
-
-        Args:
-            name: The env attribute (not a private one).
-            values: A list or tuple with one value per env of ``env_ids``, or one value for all of them.
-            env_ids: The envs to change; None for every env.
-
-        Raises:
-            ValueError: For an unknown env id, a private name, or a list of the wrong length.
-        """
-        self._check_running()
-        env_ids = self._env_id_list(env_ids)
-        if not isinstance(name, str) or not name or name.startswith("_"):
-            raise ValueError(f"{self._name}: set_env_attr takes a public attribute name, got {name!r}")
-        if isinstance(values, (list, tuple)):
-            if len(values) != len(env_ids):
-                raise ValueError(
-                    f"{self._name}: set_env_attr({name!r}) got {len(values)} values for {len(env_ids)} envs {env_ids}"
-                )
-            value_of = dict(zip(env_ids, values, strict=True))
-        else:
-            value_of = dict.fromkeys(env_ids, values)
-        self._shares.each(env_ids, lambda backend, ids: backend.set_attr(ids, name, [value_of[i] for i in ids]))
-
-    def call_env_method(self, name: str, *args: Any, env_ids: Sequence[int] | None = None, **kwargs: Any) -> list:
-        """Call method ``name`` of envs ``env_ids`` (default: every env); one result per env, in order.
-
-        Raises:
-            ValueError: For an unknown env id.
-            EnvError: When an env's method raised (named by its env id).
-        """
-        self._check_running()
-        return self._shares.each(self._env_id_list(env_ids), lambda backend, ids: backend.call(ids, name, args, kwargs))
-
-    def random_action(self) -> dict[int, Any]:
-        """A random action for every ready env, drawn by the env itself."""
-        env_ids = self.ready_obs_id
-        return dict(zip(env_ids, self.call_env_method("random_action", env_ids=env_ids), strict=True))
-
-    def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
-        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env).
-
-        Before ``launch`` (as DI-engine's evaluators call it), the envs record from their first episode on.
-        """
-        paths = [replay_path] * self._env_num if isinstance(replay_path, str) else list(replay_path)
-        if len(paths) != self._env_num:
-            raise ValueError(f"{self._name}: got {len(paths)} replay paths for {self._env_num} envs")
-        self._check_open()
-        if self._launched:
-            self._enable_replays(paths)
-        else:
-            self._replay_paths = paths
-
-    def _enable_replays(self, paths: list[str]) -> None:
-        for env_id, path in enumerate(paths):
-            self.call_env_method("enable_save_replay", path, env_ids=[env_id])
-
-    def __getattr__(self, name: str) -> Any:
-        """Broadcast env attributes: ``manager.foo`` is ``[env.foo for env in envs]``.
-
-        A callable attribute gives a function calling it on every env.
-        """
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if self.__dict__.get("_closed"):
-            raise ClosedEnvError(f"{self._name} is closed; attribute {name!r} is not available")
-        if not self.__dict__.get("_launched"):
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
-        every = list(range(self._env_num))
-        values = self._shares.each(every, lambda backend, ids: backend.get_attr(ids, name))
-        missing = [env_id for env_id, value in zip(every, values, strict=True) if value is MISSING]
-        if missing:
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}, and envs {missing} have none")
-        if all(value is CALLABLE for value in values):
-
-            def broadcast(*args: Any, **kwargs: Any) -> list[Any]:
-                return self.call_env_method(name, *args, **kwargs)
-
-            return broadcast
-        return values
-
     # ---- stepping ------------------------------------------------------
 
     def _step(self, env_ids: np.ndarray, actions: Any) -> StepOutcome:
@@ -491,51 +406,14 @@ class EnvManager(DIEngineCalls):
         ledger.mark(env_ids, STEPPING)
         if len(env_ids):
             shares.send(env_ids, actions, reset_on_done)
-        outcome = self._collect_early() if self.returns_early else shares.collect(True, env_ids)
-        ledger.settle(outcome)
+        if self.returns_early:
+            cfg = self._cfg
+            wait_num = min(cfg.wait_num or self._env_num, ledger.count(STEPPING))
+            outcome = shares.collect_until(wait_num, cfg.step_wait_timeout, self._spaces)
+        else:
+            outcome = shares.collect(True, env_ids)
+        ledger.apply(outcome)
         return outcome
-
-    def _collect_early(self) -> StepOutcome:
-        """Results once ``wait_num`` envs have them, or ``step_wait_timeout`` passed with some in."""
-        shares, cfg = self._shares, self._cfg
-        wait_num = min(cfg.wait_num or self._env_num, self._ledger.count(STEPPING))
-        deadline = None if cfg.step_wait_timeout is None else time.monotonic() + cfg.step_wait_timeout
-        outcomes = []
-        count = 0
-        while True:
-            outcome = shares.collect(False)
-            if outcome is not None:
-                outcomes.append(outcome)
-                count += len(outcome.env_id)
-            if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
-                break
-            left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
-            shares.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
-        if len(outcomes) == 1:
-            return outcomes[0]
-        from ding_env.env_manager.shares import merge, reorder  # noqa: PLC0415 - rare: results of several looks
-
-        merged = merge(outcomes) if outcomes else _no_outcome(self._spaces)
-        return reorder(merged, np.sort(merged.env_id))
-
-    def _raise_step_errors(self, outcome: StepOutcome, results: Any) -> None:
-        """Raise the step's first error that must be raised, with every env's result and every error on it.
-
-        Step errors are raised with ``step_error='raise'``; a failed auto-reset always is (the env
-        cannot continue without a reset), after the step's results are kept.
-        """
-        if not outcome.errors:
-            return
-        raised = [
-            error
-            for _, error in sorted(outcome.errors.items())
-            if self._cfg.step_error == "raise" or is_reset_error(error)
-        ]
-        if raised:
-            error = raised[0]
-            error.results = results
-            error.errors = {int(outcome.env_id[row]): other for row, other in sorted(outcome.errors.items())}
-            raise error
 
     def _action_checker(self) -> ActionChecker:
         if self._actions is None:
@@ -591,11 +469,6 @@ class EnvManager(DIEngineCalls):
     def _check_env_id_array(self, env_id: Any) -> np.ndarray:
         return validation.check_env_id_array(self._name, self._env_num, env_id)
 
-    def _env_id_list(self, env_ids: Sequence[int] | None) -> list[int]:
-        if env_ids is None:
-            return list(range(self._env_num))
-        return self._check_env_id_array(env_ids).tolist()
-
     def _check_ready(self, env_ids: np.ndarray) -> None:
         not_ready = self._ledger.not_ready(env_ids)
         if len(not_ready):
@@ -604,12 +477,3 @@ class EnvManager(DIEngineCalls):
                 f"{self._name}: env {env_id} is not ready for an action (status "
                 f"{self._ledger.status_of(env_id).name}); ready envs: {self._ledger.ready_ids().tolist()}"
             )
-
-
-def _no_outcome(spaces: tuple) -> StepOutcome:
-    """The outcome of a step that returned no env."""
-    empty = np.zeros(0, dtype=np.int64)
-    reward = arrays.allocate(arrays.reward_layout(spaces[2]), 0)
-    obs = arrays.allocate(arrays.layout_of(spaces[0]), 0)
-    flags = np.zeros(0, dtype=bool)
-    return StepOutcome(empty, obs, reward, flags, flags.copy(), [], {}, flags.copy())

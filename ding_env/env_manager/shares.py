@@ -7,6 +7,7 @@ collected (workers and the calling process step at once), and results come back 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,9 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, StepOutcome
+
+# How long an early-returning manager sleeps at most between looks at its backends (seconds).
+WAIT_SLICE_SECONDS = 0.05
 
 
 class Shares:
@@ -66,10 +70,42 @@ class Shares:
             merged = reorder(merged, order)
         return merged
 
+    def collect_until(self, wait_num: int, timeout: float | None, spaces: tuple) -> StepOutcome:
+        """Results once ``wait_num`` envs have them, or ``timeout`` seconds passed with some in (async managers).
+
+        Args:
+            wait_num: Envs whose results to wait for.
+            timeout: Seconds after which any results are enough (None: wait for ``wait_num``).
+            spaces: The envs' spaces, to shape a step that returns no env.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        outcomes, count = [], 0
+        while True:
+            outcome = self.collect(False)
+            if outcome is not None:
+                outcomes.append(outcome)
+                count += len(outcome.env_id)
+            if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
+                break
+            left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
+            self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
+        if len(outcomes) == 1:
+            return outcomes[0]
+        merged = merge(outcomes) if outcomes else no_outcome(spaces)
+        return reorder(merged, np.sort(merged.env_id))
+
     def wait(self, timeout: float) -> None:
         """Sleep until some backend may have results, at most about ``timeout`` seconds."""
         for backend in self.backends:
             backend.wait(timeout / len(self.backends))
+
+
+def no_outcome(spaces: tuple) -> StepOutcome:
+    """The outcome of a step that returned no env."""
+    flags = np.zeros(0, dtype=bool)
+    obs = arrays.allocate(arrays.layout_of(spaces[0]), 0)
+    reward = arrays.allocate(arrays.reward_layout(spaces[2]), 0)
+    return StepOutcome(np.zeros(0, dtype=np.int64), obs, reward, flags, flags.copy(), [], {}, flags.copy())
 
 
 def stacked(outcome: StepOutcome) -> Any:

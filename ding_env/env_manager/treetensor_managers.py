@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from easydict import EasyDict
 
-from ding_env.base_env import BaseEnv
+from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import arrays
 
 

@@ -99,7 +99,7 @@ def test_dict_action_spaces_step_identically_in_every_manager(shared_memory):
 
 @pytest.mark.parametrize("context", ["fork", "spawn"])
 def test_envs_written_for_di_engine_run_in_every_manager(context):
-    """No step_fields, gym's spaces known only after a reset, 4-field timesteps: DI-engine's own envs."""
+    """Not a BaseEnv, gym's spaces known only after a reset, 4-field timesteps: DI-engine's own envs."""
     traces = []
     for manager_type in ("base", "subprocess", "async_subprocess"):
         with create_env_manager(manager_cfg(manager_type, context=context), [DIEngineStyleEnv] * 3) as manager:

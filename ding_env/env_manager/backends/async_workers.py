@@ -2,7 +2,7 @@
 
 A step's actions go to each idle worker at once and are queued for a busy one; results are
 collected worker by worker as they finish, so a manager can return once ``wait_num`` envs have
-results while slower envs keep running. Workers ring a shared doorbell after each step, so
+results while slower envs keep running. Workers post a shared "any done" semaphore after each step, so
 waiting for "any worker" is one semaphore.
 """
 
@@ -28,7 +28,7 @@ class AsyncWorkerBackend(WorkerBackend):
     A worker steps the envs it hosts together, so ``num_workers=env_num`` gives the finest interleaving.
     """
 
-    uses_doorbell = True
+    wake_on_any = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -73,23 +73,23 @@ class AsyncWorkerBackend(WorkerBackend):
     @override
     def collect(self, wait: bool) -> StepOutcome | None:
         """The results collected so far (with ``wait``, once every env sent has one)."""
-        self.harvest()
+        self.take_finished()
         while wait and (any(self.busy) or any(self.queued)):
-            self.pool.wait_doorbell(LIVENESS_INTERVAL)
-            self.harvest()
+            self.pool.wait_any_done(LIVENESS_INTERVAL)
+            self.take_finished()
         return self.outcome() if self.result_infos else None
 
     @override
     def wait(self, timeout: float) -> None:
         if any(self.busy):
-            self.pool.wait_doorbell(timeout)
+            self.pool.wait_any_done(timeout)
 
     @override
     def poll(self) -> None:
         if any(self.busy):
-            self.harvest()
+            self.take_finished()
 
-    def harvest(self) -> None:
+    def take_finished(self) -> None:
         """Collect finished workers' results, replace dead or overdue ones, dispatch queued actions.
 
         Liveness (a system call per worker) is checked at most once per ``LIVENESS_INTERVAL``.
@@ -99,8 +99,8 @@ class AsyncWorkerBackend(WorkerBackend):
         check_health = now - self.health_checked_at >= LIVENESS_INTERVAL
         if check_health:
             self.health_checked_at = now
-        # Rings so far are answered by the polls below; draining keeps the count bounded.
-        self.pool.drain_doorbell()
+        # Posts so far are answered by the polls below; draining keeps the count bounded.
+        self.pool.drain_any_done()
         for index, busy in enumerate(self.busy):
             if not busy:
                 continue
@@ -124,14 +124,14 @@ class AsyncWorkerBackend(WorkerBackend):
         for env_id in env_ids:
             self.result_resets[env_id] = resets[env_id - first]
         infos = self.result_infos
-        if not self.pool.has_news(index):
+        if not self.pool.has_report(index):
             for env_id in env_ids:
                 infos[env_id] = {}
             return
         row_of = {env_id: row for row, env_id in enumerate(env_ids)}
         worker_infos: list[dict] = [{} for _ in env_ids]
         errors: dict[int, DingEnvError] = {}
-        self.merge_news(index, row_of, worker_infos, errors)
+        self.merge_report(index, row_of, worker_infos, errors)
         for row, env_id in enumerate(env_ids):
             infos[env_id] = worker_infos[row]
             if row in errors:
@@ -174,13 +174,13 @@ class AsyncWorkerBackend(WorkerBackend):
         """Let in-flight steps of ``env_ids`` finish and drop them, so a reset starts clean."""
         cancelled = set(env_ids)
         self.queued = [[env_id for env_id in queued if env_id not in cancelled] for queued in self.queued]
-        self.settle_workers({self.worker_of_env[env_id] for env_id in env_ids})
+        self.finish_steps({self.worker_of_env[env_id] for env_id in env_ids})
         for env_id in env_ids:
             self.result_infos.pop(env_id, None)
             self.result_resets.pop(env_id, None)
             self.result_errors.pop(env_id, None)
 
-    def settle_workers(self, workers: Iterable[int]) -> None:
+    def finish_steps(self, workers: Iterable[int]) -> None:
         """Let the in-flight steps of ``workers`` finish, keeping their results for a later ``collect``.
 
         A worker answers pipe requests only after its step, and a step with infos or errors
@@ -197,16 +197,16 @@ class AsyncWorkerBackend(WorkerBackend):
                     self.take_failure(index, EnvTimeoutError(self.worker_envs[index], "step", timeout))
                 return
             left = LIVENESS_INTERVAL if deadline is None else max(0.0, deadline - time.monotonic())
-            self.pool.wait_doorbell(min(LIVENESS_INTERVAL, left))
-            self.harvest()
+            self.pool.wait_any_done(min(LIVENESS_INTERVAL, left))
+            self.take_finished()
 
     @override
     def close(self) -> list[tuple[int, str]]:
         deadline = time.monotonic() + 1.0
         try:
             while any(self.busy) and time.monotonic() < deadline:
-                self.pool.wait_doorbell(LIVENESS_INTERVAL)
-                self.harvest()
+                self.pool.wait_any_done(LIVENESS_INTERVAL)
+                self.take_finished()
         except (EnvCrashedError, EnvTimeoutError):
             pass  # the pool's close joins or kills every worker anyway
         # A worker still stepping now is hung: it would not answer a close request either.

@@ -58,8 +58,8 @@ class WorkerBackend(Backend):
     """
 
     views = True
-    # Workers ring a shared doorbell after each step only for a backend that waits for "any worker".
-    uses_doorbell = False
+    # Workers post a shared "any done" semaphore after each step only for a backend that waits for any worker.
+    wake_on_any = False
 
     def __init__(
         self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger, num_workers: int
@@ -80,7 +80,7 @@ class WorkerBackend(Backend):
     @override
     def launch(self) -> Spaces:
         self.pool = WorkerPool(
-            [self.env_fns[env_id] for env_id in self.env_ids], self.worker_envs, self.cfg, self.name, self.uses_doorbell
+            [self.env_fns[env_id] for env_id in self.env_ids], self.worker_envs, self.cfg, self.name, self.wake_on_any
         )
         spaces = self.pool.start()
         try:
@@ -107,7 +107,7 @@ class WorkerBackend(Backend):
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
         by_worker = self.by_worker(env_ids)
-        self.settle_workers(by_worker)
+        self.finish_steps(by_worker)
         for index, ids in by_worker.items():
             self.pool.send(index, Reset(ids))
         replies, errors = self.gather(
@@ -116,7 +116,7 @@ class WorkerBackend(Backend):
         # The workers that reset their envs: those are ready, whoever else failed.
         return [env_id for index in replies for env_id in by_worker[index]], errors
 
-    def settle_workers(self, workers: Any) -> None:
+    def finish_steps(self, workers: Any) -> None:
         """Make ``workers`` idle before a pipe request to them (a synchronous step leaves every worker idle)."""
 
     def by_worker(self, env_ids: list[int]) -> dict[int, list[int]]:
@@ -152,7 +152,7 @@ class WorkerBackend(Backend):
     def ask_each(self, env_ids: list[int], request_of: Callable[[list[int]], Request]) -> list:
         """``request_of(ids)`` to each worker hosting some of ``env_ids``; the replies' values, one per env."""
         by_worker = self.by_worker(env_ids)
-        self.settle_workers(by_worker)
+        self.finish_steps(by_worker)
         requests = {index: request_of(ids) for index, ids in by_worker.items()}
         for index, request in requests.items():
             self.pool.send(index, request)
@@ -182,7 +182,7 @@ class WorkerBackend(Backend):
     def env_request(self, env_id: int, request: Request) -> Any:
         """Send ``request`` about one env to its worker; return the reply's value (raising its failure)."""
         index = int(self.worker_of[env_id])
-        self.settle_workers([index])
+        self.finish_steps([index])
         replies, errors = self.gather(
             {index: [env_id]}, lambda _: self.pool.request(index, request, self.cfg["reset_timeout"])
         )
@@ -247,11 +247,11 @@ class WorkerBackend(Backend):
             rows = arrays.rows_of(env_ids)
         infos: list[dict] = [{} for _ in range(len(env_ids))]
         errors: dict[int, DingEnvError] = {}
-        news = [index for index in workers if index not in failures and pool.has_news(index)]
-        if news or failures:
+        reporting = [index for index in workers if index not in failures and pool.has_report(index)]
+        if reporting or failures:
             row_of = {env_id: row for row, env_id in enumerate(env_ids.tolist())}
-            for index in news:
-                self.merge_news(index, row_of, infos, errors)
+            for index in reporting:
+                self.merge_report(index, row_of, infos, errors)
             for index, error in failures.items():
                 lost = [env_id for env_id in self.worker_envs[index] if env_id in row_of]
                 reset = {env_id: bool(reset_on_done[row_of[env_id]]) for env_id in lost}
@@ -318,9 +318,9 @@ class WorkerBackend(Backend):
             reset_errors = dict.fromkeys(due, replacement_failed)
         return infos, reset_errors
 
-    def merge_news(self, index: int, row_of: dict[int, int], infos: list[dict], errors: dict) -> None:
+    def merge_report(self, index: int, row_of: dict[int, int], infos: list[dict], errors: dict) -> None:
         """Read worker ``index``'s infos and errors of its last step and place them by row."""
-        worker_infos, failures = self.pool.step_news(index)
+        worker_infos, failures = self.pool.step_report(index)
         for env_id, info in worker_infos.items():
             infos[row_of[env_id]] = info
         for env_id, failure in failures.items():
