@@ -608,7 +608,7 @@ class BaseEnvManager(PerEnvCalls, DIEngineState, InProcessBackend):
         return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
 
     def _check_env_id_array(self, env_id: Any) -> np.ndarray:
-        return validation.check_env_id_array(self._name, self._env_num, env_id)
+        return validation.parse_env_ids(self._name, self._env_num, env_id)
 
     def _check_ready(self, env_ids: np.ndarray) -> None:
         if env_ids is self._every_id and self._status.tobytes() == self._every_ready_status:
