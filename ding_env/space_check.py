@@ -48,14 +48,18 @@ def _collect(value: Any, spec: Any, path: tuple, problems: list[str]) -> None:
 
     The path is formatted only for a problem: observations are checked on every step.
     """
-    if isinstance(spec, dict):
+    if not isinstance(spec, (dict, tuple)):  # a leaf, the usual case
+        problem = leaf_problem(value, spec, path)
+        if problem is not None:
+            problems.append(problem)
+    elif isinstance(spec, dict):
         if not isinstance(value, dict) or value.keys() != spec.keys():
             got = sorted(value, key=str) if isinstance(value, dict) else type(value).__name__
             problems.append(f"{path_name(path)} must be a dict with keys {sorted(spec, key=str)}, got {got}")
             return
         for key, sub in spec.items():
             _collect(value[key], sub, (*path, key), problems)
-    elif isinstance(spec, tuple):
+    else:
         if not isinstance(value, (tuple, list)) or len(value) != len(spec):
             problems.append(
                 f"{path_name(path)} must be a tuple of {len(spec)} items, "
@@ -64,10 +68,6 @@ def _collect(value: Any, spec: Any, path: tuple, problems: list[str]) -> None:
             return
         for index, (item, sub) in enumerate(zip(value, spec, strict=True)):
             _collect(item, sub, (*path, index), problems)
-    else:
-        problem = leaf_problem(value, spec, path)
-        if problem is not None:
-            problems.append(problem)
 
 
 def path_name(path: tuple) -> str:

@@ -25,7 +25,7 @@ from ding_env.trees import leaves, map_tree, split_tree
 _ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArraySpec:
     """Shape and dtype of one array leaf (a leaf of a tree, not a tuple node)."""
 
