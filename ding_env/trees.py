@@ -17,11 +17,11 @@ def map_tree(fn: Callable[..., Any], tree: Any, *others: Any) -> Any:
     ``others`` have the nesting of ``tree``: their dicts are read by ``tree``'s keys (so the result
     has ``tree``'s key order) and lists may stand for its tuples.
     """
+    if not isinstance(tree, (dict, tuple)):  # a leaf, the usual case
+        return fn(tree, *others)
     if isinstance(tree, dict):
         return {key: map_tree(fn, sub, *[other[key] for other in others]) for key, sub in tree.items()}
-    if isinstance(tree, tuple):
-        return tuple([map_tree(fn, *items) for items in zip(tree, *others, strict=True)])
-    return fn(tree, *others)
+    return tuple([map_tree(fn, *items) for items in zip(tree, *others, strict=True)])
 
 
 def leaves(tree: Any) -> list[Any]:
@@ -33,10 +33,10 @@ def leaves(tree: Any) -> list[Any]:
 
 def split_tree(fn: Callable[[Any], list[Any]], tree: Any, count: int) -> list[Any]:
     """The ``count`` rows of ``tree``, one tree each; ``fn(leaf)`` gives the ``count`` rows of a leaf."""
+    if not isinstance(tree, (dict, tuple)):  # a leaf, the usual case
+        return fn(tree)
     if isinstance(tree, dict):
         columns = {key: split_tree(fn, sub, count) for key, sub in tree.items()}
         return [{key: rows[index] for key, rows in columns.items()} for index in range(count)]
-    if isinstance(tree, tuple):
-        columns = [split_tree(fn, sub, count) for sub in tree]
-        return [tuple([rows[index] for rows in columns]) for index in range(count)]
-    return fn(tree)
+    columns = [split_tree(fn, sub, count) for sub in tree]
+    return [tuple([rows[index] for rows in columns]) for index in range(count)]
