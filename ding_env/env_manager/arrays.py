@@ -18,8 +18,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.env.spaces import space_tree, value_problems
 from ding_env.errors import EnvDataError
-from ding_env.space_check import space_tree, value_problems
 from ding_env.trees import leaves, map_tree, split_tree
 
 _ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
