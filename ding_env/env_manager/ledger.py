@@ -81,8 +81,11 @@ class EnvLedger:
     # ---- writing -------------------------------------------------------
 
     def mark(self, env_ids: np.ndarray | list[int], status: int) -> None:
-        """Set the status of ``env_ids``."""
-        self.status[env_ids] = status
+        """Set the status of ``env_ids`` (distinct ids: as many as envs means every env)."""
+        if len(env_ids) == self.env_num:
+            self.status.fill(status)  # cheaper than indexing, on the common step of every env
+        else:
+            self.status[env_ids] = status
 
     def start_over(self) -> None:
         """Forget every env's episode count (a full ``reset()``)."""
@@ -98,8 +101,9 @@ class EnvLedger:
         env_ids = outcome.env_id
         if not outcome.errors:
             if self.endless:  # every ended episode restarted at once: the envs stay ready
-                self.episode_count[env_ids] += outcome.done
-                self.status[env_ids] = READY
+                if np.count_nonzero(outcome.done):
+                    self.episode_count[env_ids] += outcome.done
+                self.mark(env_ids, READY)
                 return
             ended = outcome.done
             needs_reset = np.zeros(len(env_ids), dtype=bool)
