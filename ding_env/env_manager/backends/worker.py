@@ -67,6 +67,26 @@ def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -
     return semaphore.acquire(True, timeout)
 
 
+def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
+    """A ``write(env_id, reward)`` for the reward rows.
+
+    A Python float into one-value float rows (the common reward) goes through a flat memoryview,
+    which skips numpy's indexing (the zero-cost and CartPole rows of RESULTS.md, run 23); any
+    other reward is written by numpy, which rounds a float the same way.
+    """
+    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
+        return rewards.__setitem__
+    flat = memoryview(rewards.reshape(-1))
+
+    def write(env_id: int, value: Any) -> None:
+        if type(value) is float:
+            flat[env_id] = value
+        else:
+            rewards[env_id] = value
+
+    return write
+
+
 def action_reader(actions: Any) -> Callable[[int, int], Any]:
     """A ``read(first, stop)`` of the action rows ``[first, stop)``, indexable by offset.
 
@@ -180,6 +200,7 @@ class _Worker:
         self.info_writer = InfoWriter(buffers["info_values"], buffers["info_schema"])
         self.write_step_obs = arrays.compile_writer(self.step_obs)
         self.write_ready_obs = arrays.compile_writer(self.ready_obs)
+        self.write_reward = reward_writer(self.reward)
 
     def on_seed(self, request: Seed) -> None:
         self.host.seed(request.env_id, request.seed, request.dynamic_seed)
@@ -225,6 +246,7 @@ class _Worker:
     def step(self) -> None:
         infos, errors, schemas = {}, {}, {}
         host, reward, done, truncated = self.host, self.reward, self.done, self.truncated
+        write_reward = self.write_reward
         write_step_obs, write_ready_obs = self.write_step_obs, self.write_ready_obs
         # This worker's envs are the consecutive ids [first, stop): read its rows in one call each.
         first, stop = self.env_ids[0], self.env_ids[-1] + 1
@@ -247,7 +269,7 @@ class _Worker:
             else:
                 obs, value, done[env_id], truncated[env_id], info = fields
                 write_step_obs(env_id, obs)
-                reward[env_id] = value
+                write_reward(env_id, value)
                 if info and not info_writer.put(env_id, info, schemas):
                     infos[env_id] = info
             if reset_error is not None:  # a failed auto-reset: the step's results stand, the env needs a reset
@@ -268,7 +290,7 @@ class _Worker:
             self.host.close()
         if self.shared is not None:
             # Views of the segment go before it (writers hold views too).
-            self.commands = self.status = self.done = self.truncated = None
+            self.commands = self.status = self.done = self.truncated = self.write_reward = None
             self.info_writer.release()
             self.shared.release()
             self.shared = None
