@@ -1,0 +1,90 @@
+"""One client connection to an env server: a request, then its reply, within a deadline."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import zmq
+
+from ding_env.errors import DingEnvError
+from ding_env.remote.messages import read_reply, request_frames
+
+DEFAULT_TIMEOUT = 30.0
+
+
+class ServerLostError(DingEnvError):
+    """A server did not answer a request in time (it died, hangs, or the network dropped).
+
+    Attributes:
+        address: The server's endpoint.
+        request: The request that got no answer.
+        timeout: Seconds waited.
+    """
+
+    def __init__(self, address: str, request: str, timeout: float) -> None:
+        self.address, self.request, self.timeout = address, request, timeout
+        super().__init__(f"server {address} did not answer {request} within {timeout} s")
+
+
+class ServerConnection:
+    """Requests to the server at ``address``; opens with the protocol handshake.
+
+    Args:
+        address: The server's ZeroMQ endpoint, e.g. ``tcp://127.0.0.1:5555``.
+        timeout: Default seconds to wait for a reply.
+        context: The ZeroMQ context to use (default: the process's shared one).
+
+    Raises:
+        ServerLostError: If the server does not answer the handshake within ``timeout``.
+        ProtocolMismatchError: If it speaks another protocol version.
+    """
+
+    def __init__(self, address: str, timeout: float = DEFAULT_TIMEOUT, context: zmq.Context | None = None) -> None:
+        self.address = address
+        self.timeout = timeout
+        # DEALER, not REQ: after a timed-out request the next one can still be sent; late replies are
+        # recognised by their sequence number and dropped.
+        self._socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.connect(address)
+        self._seq = 0
+        try:
+            self.env_num: int = self.request("hello")["env_num"]
+        except BaseException:
+            self.close()
+            raise
+
+    def request(self, kind: str, timeout: float | None = None, **body: Any) -> dict:
+        """Send request ``kind`` with ``body`` and return its reply's body.
+
+        Raises:
+            ServerLostError: If no reply arrives within ``timeout`` (default: the connection's).
+            DingEnvError: The error the server replied with (``EnvError``, ``ServerError``, ...).
+            WireError: If a value in ``body`` has no wire encoding, or the reply is malformed.
+        """
+        self._seq += 1
+        frames = request_frames(kind, self._seq, body)
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        self._socket.send_multipart(frames, copy=False)
+        while True:
+            left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+            if not self._socket.poll(left_ms, zmq.POLLIN):
+                raise ServerLostError(self.address, kind, timeout)
+            seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
+            if seq != self._seq:
+                continue  # the late reply of a request that timed out
+            if error is not None:
+                raise error
+            return reply
+
+    def close(self) -> None:
+        """Close the socket (the server's envs stay until a ``close`` request or the lease ends)."""
+        self._socket.close(linger=0)
+
+    def __enter__(self) -> ServerConnection:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()

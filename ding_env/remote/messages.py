@@ -1,0 +1,186 @@
+"""The requests an env server answers, their replies and errors, and the protocol version.
+
+Every message is :func:`ding_env.remote.wire.pack`'s frames with the header fields
+``{"protocol": "ding-env", "version": PROTOCOL_VERSION, "kind": ..., "seq": ...}``: a request's
+``kind`` names a method of the served envs (:data:`REQUESTS`), a reply's is ``"ok"`` (the body holds
+the result) or ``"error"`` (the body holds one encoded error). ``seq`` numbers a client's requests;
+its reply carries the same number, so a client that gave up waiting can drop a late reply.
+
+Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+import numpy as np
+
+from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.remote.wire import WireError, pack, unpack
+from ding_env.version import __version__
+
+PROTOCOL = "ding-env"
+# Raised whenever a message's meaning changes; client and server must speak the same one.
+PROTOCOL_VERSION = 1
+
+_ids = (list, "a list of env ids")
+_id_array = (np.ndarray, "an int64 array of env ids")
+_name = (str, "an attribute name")
+# kind -> {field: (types, what is expected)}: the requests a server answers, mirroring the env backends' methods.
+REQUESTS: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
+    "hello": {},
+    "launch": {},
+    "seed": {"env_id": (int, "an env id"), "seed": (int, "an int seed"), "dynamic_seed": ((bool, type(None)), "")},
+    "set_reset_param": {"env_id": (int, "an env id"), "param": (dict, "a dict of env.reset kwargs")},
+    "reset": {"env_ids": _ids},
+    "step": {"env_ids": _id_array, "actions": (object, ""), "reset_on_done": (np.ndarray, "a bool array")},
+    "ready_obs": {"env_ids": _id_array},
+    "call": {"env_ids": _ids, "name": _name, "args": ((list, tuple), "a list of arguments"), "kwargs": (dict, "")},
+    "get_attr": {"env_ids": _ids, "name": _name},
+    "set_attr": {"env_ids": _ids, "name": _name, "values": (list, "one value per env")},
+    "close": {},
+}
+
+
+class ProtocolMismatchError(WireError):
+    """The other side speaks another protocol version (or no ding-env protocol at all)."""
+
+
+class ServerError(DingEnvError):
+    """A server refused a request or failed outside any env (the server keeps serving).
+
+    Attributes:
+        request: The request's kind.
+        error_type: The name of the exception's type on the server.
+        message: What went wrong.
+        remote_traceback: The server's traceback text, if any.
+    """
+
+    def __init__(self, request: str, error_type: str, message: str, remote_traceback: str = "") -> None:
+        self.request, self.error_type, self.message, self.remote_traceback = (
+            request,
+            error_type,
+            message,
+            remote_traceback,
+        )
+        super().__init__(f"server refused {request}: {error_type}: {message}")
+
+
+def header(kind: str, seq: int) -> dict:
+    """The header fields of a message of ``kind``."""
+    return {"protocol": PROTOCOL, "version": PROTOCOL_VERSION, "kind": kind, "seq": seq}
+
+
+def check_header(header_fields: dict, side: str) -> None:
+    """Refuse a message from another protocol or version; ``side`` names the sender ('client', 'server').
+
+    Raises:
+        ProtocolMismatchError: Naming both versions.
+    """
+    protocol, version = header_fields.get("protocol"), header_fields.get("version")
+    if protocol != PROTOCOL:
+        raise ProtocolMismatchError(
+            f"the {side} does not speak the ding-env protocol (its header: protocol={protocol!r})"
+        )
+    if version != PROTOCOL_VERSION:
+        raise ProtocolMismatchError(
+            f"the {side} speaks ding-env protocol version {version!r}, this side version {PROTOCOL_VERSION} "
+            f"(ding-env {__version__}): install the same ding-env version on both machines"
+        )
+
+
+def check_request(kind: Any, body: dict) -> None:
+    """Refuse an unknown request or one whose fields are missing, extra or of the wrong type.
+
+    Raises:
+        WireError: Naming the request, the field, what was expected and what arrived.
+    """
+    if kind not in REQUESTS:
+        raise WireError(f"unknown request {str(kind)[:40]!r}; a server answers {', '.join(REQUESTS)}")
+    fields = REQUESTS[kind]
+    if set(body) != set(fields):
+        raise WireError(f"request {kind!r} takes fields {sorted(fields)}, got {sorted(map(str, body))[:20]}")
+    for name, (types, expected) in fields.items():
+        value = body[name]
+        if not isinstance(value, types) or (types is int and isinstance(value, bool)):
+            raise WireError(f"request {kind!r}: {name} must be {expected or types}, got {type(value).__name__}")
+    for name, kinds, what in (("env_ids", "iu", "int"), ("reset_on_done", "b", "bool")):
+        value = body.get(name)
+        if isinstance(value, list) and not all(type(env_id) is int for env_id in value):
+            raise WireError(f"request {kind!r}: {name} must hold ints, got {value!r}"[:300])
+        if isinstance(value, np.ndarray) and (value.ndim != 1 or value.dtype.kind not in kinds):
+            raise WireError(f"request {kind!r}: {name} must be a 1-d {what} array, got {value.dtype} {value.shape}")
+    if kind == "step" and len(body["env_ids"]) != len(body["reset_on_done"]):
+        raise WireError(
+            f"request 'step': {len(body['env_ids'])} env ids and {len(body['reset_on_done'])} reset_on_done flags"
+        )
+
+
+def encode_error(error: BaseException, request: str) -> dict:
+    """An error by its fields, as an error reply's body holds it."""
+    if isinstance(error, EnvError):
+        fields = ("env_id", "command", "message", "remote_traceback")
+    elif isinstance(error, EnvCrashedError):
+        fields = ("env_ids", "exitcode", "command")
+    elif isinstance(error, EnvTimeoutError):
+        fields = ("env_ids", "command", "timeout")
+    else:
+        text = "" if isinstance(error, WireError) else "".join(traceback.format_exception(error))
+        return {
+            "type": "ServerError",
+            "request": request,
+            "error_type": type(error).__name__,
+            "message": str(error),
+            "remote_traceback": text,
+        }
+    return {"type": type(error).__name__, **{name: getattr(error, name) for name in fields}}
+
+
+ERROR_TYPES = {
+    "EnvError": EnvError,
+    "EnvCrashedError": EnvCrashedError,
+    "EnvTimeoutError": EnvTimeoutError,
+    "ServerError": ServerError,
+}
+
+
+def decode_error(fields: Any) -> DingEnvError:
+    """The exception an encoded error describes.
+
+    Raises:
+        WireError: If ``fields`` describe no known error.
+    """
+    if not isinstance(fields, dict) or fields.get("type") not in ERROR_TYPES:
+        raise WireError(f"malformed error reply: {str(fields)[:200]}")
+    values = {name: value for name, value in fields.items() if name != "type"}
+    try:
+        return ERROR_TYPES[fields["type"]](**values)
+    except TypeError as error:
+        raise WireError(f"malformed {fields['type']} reply: {error}") from error
+
+
+def request_frames(kind: str, seq: int, body: dict) -> list:
+    """The frames of request ``kind``."""
+    return pack(header(kind, seq), body, kind)
+
+
+def reply_frames(seq: int, result: dict | None = None, error: BaseException | None = None, request: str = "") -> list:
+    """The frames of a reply: ``result`` (the body) or ``error``."""
+    if error is not None:
+        return pack(header("error", seq), {"error": encode_error(error, request)}, f"{request} error")
+    return pack(header("ok", seq), result or {}, f"{request} reply")
+
+
+def read_reply(frames: list) -> tuple[int, dict, DingEnvError | None]:
+    """The sequence number and body of a reply, and the error it carries (an error reply) or None.
+
+    Raises:
+        WireError: If the reply is malformed; ``ProtocolMismatchError`` if the server speaks another version.
+    """
+    fields, body = unpack(frames, "reply")
+    check_header(fields, "server")
+    kind, seq = fields.get("kind"), fields.get("seq")
+    if kind not in ("ok", "error") or type(seq) is not int:
+        raise WireError(f"malformed reply header {str(fields)[:200]}")
+    return seq, body, decode_error(body.get("error")) if kind == "error" else None
