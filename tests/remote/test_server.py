@@ -1,0 +1,266 @@
+"""`ding-env serve` as a user runs it: envs served over loopback, bad messages answered, Ctrl-C closes all.
+
+Every server here is a real `ding-env serve` process bound to 127.0.0.1 on a port the system picks.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+import zmq
+
+from ding_env import SyncSubprocessEnvManager
+from ding_env.checker.target import resolve_target
+from ding_env.cli import main
+from ding_env.errors import EnvError
+from ding_env.remote.client import ServerConnection
+from ding_env.remote.messages import PROTOCOL_VERSION, ServerError, header, read_reply, request_frames
+from ding_env.remote.served_envs import env_fns_for
+from ding_env.remote.server import is_loopback
+from ding_env.remote.wire import WireError, pack
+from tests.support import process_running
+
+CARTPOLE = "configs/cartpole.py"
+
+
+@contextmanager
+def serving(target, envs, *extra):
+    """A `ding-env serve` process; yields ``(address, process)``, then stops it with Ctrl-C."""
+    command = [sys.executable, "-m", "ding_env", "serve", target, "--envs", str(envs), "--bind", "tcp://127.0.0.1:*"]
+    # SIGINT as a terminal delivers it: a test run started in the background inherits SIGINT ignored.
+    server = subprocess.Popen(
+        [*command, *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        address = None
+        for line in server.stdout:
+            if " at tcp://" in line:
+                address = line.rsplit(" at ", 1)[1].strip()
+            if "ready" in line:
+                break
+        assert address is not None, server.stderr.read()
+        yield address, server
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        finally:
+            server.kill()
+
+
+@pytest.fixture(scope="module")
+def cartpole_server():
+    with serving(CARTPOLE, 4) as (address, _):
+        yield address
+
+
+@pytest.fixture
+def raw_socket(cartpole_server):
+    """A DEALER socket to the server, for messages no client would send."""
+    socket = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.connect(cartpole_server)
+    yield socket
+    socket.close()
+
+
+def ask(socket, frames):
+    """Send ``frames`` and return the reply's error (None for an ok reply)."""
+    socket.send_multipart(frames)
+    assert socket.poll(10_000), "the server did not answer"
+    reply = socket.recv_multipart()
+    _, _, error = read_reply(reply[1:] if reply[0] == b"" else reply)  # a REQ-style delimiter comes back
+    return error
+
+
+def mapped_segments(pids):
+    """The /dev/shm segments processes ``pids`` have mapped (other jobs on the machine make their own)."""
+    segments = set()
+    for pid in pids:
+        with open(f"/proc/{pid}/maps") as maps:
+            segments |= {line.split()[-1] for line in maps if "/dev/shm/" in line}
+    return segments
+
+
+def child_pids(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return {int(line) for line in out.split()}
+
+
+def launched(connection, seed=0):
+    """Launch, seed and reset every env of ``connection``; the ids as an int64 array."""
+    connection.request("launch")
+    for env_id in range(connection.env_num):
+        connection.request("seed", env_id=env_id, seed=seed + env_id, dynamic_seed=True)
+    assert connection.request("reset", env_ids=list(range(connection.env_num))) == {
+        "ready": list(range(connection.env_num)),
+        "errors": [],
+    }
+    return np.arange(connection.env_num, dtype=np.int64)
+
+
+def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
+    with serving(CARTPOLE, 2) as (address, server):
+        assert address.startswith("tcp://127.0.0.1:")
+        with ServerConnection(address) as connection:
+            env_ids = launched(connection)
+            reply = connection.request(
+                "step", env_ids=env_ids, actions=np.array([0, 1]), reset_on_done=np.ones(2, dtype=bool)
+            )
+            assert reply["obs"].shape == (2, 4) and reply["obs"].dtype == np.float32
+            workers = child_pids(server.pid)
+            assert workers  # the envs run in worker processes
+            segments = mapped_segments({server.pid, *workers})
+            assert segments  # their results travel through shared memory
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 130
+        err = server.stderr.read()
+    assert "ding-env serve: interrupted" in err and "Traceback" not in err
+    # The workers are gone; multiprocessing's resource tracker, a child too, ends once it reads the server's exit.
+    deadline = time.monotonic() + 5
+    while any(process_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(process_running(pid) for pid in workers)
+    assert not any(os.path.exists(segment) for segment in segments)
+
+
+def test_remote_steps_match_a_local_manager_bit_for_bit(cartpole_server):
+    steps, env_num = 60, 4
+    local_fns = env_fns_for(*resolve_target(CARTPOLE), env_num)
+    with SyncSubprocessEnvManager(local_fns, {}) as local, ServerConnection(cartpole_server) as remote:
+        local.seed(0, dynamic_seed=True)
+        local.launch()
+        env_ids = launched(remote)
+        np.testing.assert_array_equal(remote.request("ready_obs", env_ids=env_ids)["obs"], local.ready_obs_batch.obs)
+        for t in range(steps):
+            actions = (env_ids + t // 3) % 2
+            expected = local.step_batch(env_ids, actions)
+            got = remote.request("step", env_ids=env_ids, actions=actions, reset_on_done=np.ones(4, dtype=bool))
+            for field in ("obs", "reward", "done", "truncated"):
+                np.testing.assert_array_equal(got[field], getattr(expected, field))
+                assert got[field].dtype == getattr(expected, field).dtype
+            assert list(got["info"].values()) == expected.info
+            np.testing.assert_array_equal(
+                remote.request("ready_obs", env_ids=env_ids)["obs"], local.ready_obs_batch.obs
+            )
+        assert remote.request("close") == {"failures": []}
+
+
+def test_env_errors_travel_by_their_fields(cartpole_server):
+    with ServerConnection(cartpole_server) as connection:
+        launched(connection)
+        with pytest.raises(EnvError) as error:
+            connection.request("call", env_ids=[2], name="seed", args=["not a seed"], kwargs={})
+        assert error.value.env_id == 2 and error.value.command == "seed" and error.value.remote_traceback
+        values = connection.request("get_attr", env_ids=[0, 3], name="observation_space")["values"]
+        assert [space.shape for space in values] == [(4,), (4,)]
+        connection.request("close")
+
+
+def test_a_second_client_is_refused_while_the_first_holds_the_envs(cartpole_server):
+    with ServerConnection(cartpole_server) as first:
+        with pytest.raises(ServerError, match="serving another client"):
+            ServerConnection(cartpole_server)
+        first.request("close")
+    with ServerConnection(cartpole_server) as second:  # free again after close
+        second.request("close")
+
+
+def valid_step(**changes):
+    body = {"env_ids": np.arange(2), "actions": np.zeros(2, dtype=np.int64), "reset_on_done": np.ones(2, dtype=bool)}
+    return request_frames("step", 1, {**body, **changes})
+
+
+MALFORMED = {
+    "nothing after a REQ delimiter": [b""],
+    "bad json": [b"{not json"],
+    "header not an object": [b"[]"],
+    "unknown request": request_frames("unpickle", 1, {}),
+    "other protocol version": pack({**header("hello", 1), "version": PROTOCOL_VERSION + 7}, {}),
+    "not the ding-env protocol": pack({"protocol": "http", "version": 1, "kind": "hello", "seq": 1}, {}),
+    "missing field": request_frames("seed", 1, {"env_id": 0}),
+    "field of the wrong type": request_frames("seed", 1, {"env_id": "0", "seed": 1, "dynamic_seed": None}),
+    "ids and flags of different lengths": valid_step(reset_on_done=np.ones(3, dtype=bool)),
+    "float env ids": valid_step(env_ids=np.zeros(2)),
+    "array frame missing": valid_step()[:1],
+    "array of the wrong size": [*valid_step()[:1], b"\x00" * 3, *valid_step()[2:]],
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_a_malformed_message_gets_an_error_reply_and_the_server_keeps_serving(raw_socket, cartpole_server, name):
+    error = ask(raw_socket, MALFORMED[name])
+    assert isinstance(error, ServerError), error
+    if name == "other protocol version":
+        assert f"version {PROTOCOL_VERSION + 7}" in error.message and "same ding-env version" in error.message
+    with ServerConnection(cartpole_server) as connection:  # still serving
+        launched(connection)
+        connection.request("close")
+
+
+def test_random_bytes_never_crash_the_server(raw_socket, cartpole_server):
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        frames = [rng.bytes(int(rng.integers(0, 64))) for _ in range(int(rng.integers(1, 4)))]
+        if rng.random() < 0.5:  # a real header with garbage after it
+            frames = [*valid_step()[:1], *frames]
+        raw_socket.send_multipart(frames)
+    answered = 0
+    while raw_socket.poll(2_000):
+        raw_socket.recv_multipart()
+        answered += 1
+    assert answered == 200
+    with ServerConnection(cartpole_server) as connection:
+        launched(connection)
+        connection.request("close")
+
+
+def test_an_info_without_wire_encoding_is_an_error_naming_env_and_key():
+    with serving("tests.remote.envs:SetInfoEnv", 2) as (address, _), ServerConnection(address) as connection:
+        env_ids = launched(connection)
+        with pytest.raises(ServerError) as error:
+            connection.request("step", env_ids=env_ids, actions=np.array([0, 2]), reset_on_done=np.ones(2, dtype=bool))
+        assert "info[1]['visited']" in error.value.message and "set" in error.value.message
+        reply = connection.request("step", env_ids=env_ids, actions=np.array([1, 1]), reset_on_done=np.ones(2, bool))
+        assert reply["env_id"].tolist() == [0, 1]  # the server serves on
+        connection.request("close")
+
+
+@pytest.mark.parametrize(
+    "address, loopback",
+    [
+        ("tcp://127.0.0.1:5555", True),
+        ("tcp://127.0.0.2:*", True),
+        ("tcp://localhost:5555", True),
+        ("tcp://[::1]:5555", True),
+        ("ipc:///tmp/envs", True),
+        ("tcp://0.0.0.0:5555", False),
+        ("tcp://*:5555", False),
+        ("tcp://eth0:5555", False),
+        ("tcp://10.0.0.5:5555", False),
+    ],
+)
+def test_only_loopback_endpoints_count_as_local(address, loopback):
+    assert is_loopback(address) is loopback
+
+
+def test_a_public_bind_is_refused_without_insecure(capsys):
+    assert main(["serve", CARTPOLE, "--envs", "1", "--bind", "tcp://0.0.0.0:5555"]) == 2
+    assert "refusing to bind 'tcp://0.0.0.0:5555'" in capsys.readouterr().err
+
+
+def test_a_value_without_encoding_is_refused_before_it_leaves_the_client(cartpole_server):
+    with ServerConnection(cartpole_server) as connection:
+        with pytest.raises(WireError, match=r"set_attr values\[0\]: a set"):
+            connection.request("set_attr", env_ids=[0], name="x", values=[{1}])
+        connection.request("close")
