@@ -14,18 +14,23 @@ tag               meaning
 ``dict``          ``items``: ``[key, value]`` pairs in order (keys need not be strings)
 ``bytes``         ``frame``: a bytes value
 ``marker``        ``name``: an env attribute broadcast's ``MISSING`` / ``CALLABLE``
-``space``         a Gymnasium space (see :func:`encode_space`)
+``space``         a Gymnasium space by its defining fields (see :meth:`Encoder.space`)
 ================  ==========================================================================
 
 A value of any other type is refused with a :class:`WireError` naming its key path and type;
 decoding checks every field (tags, dtypes, shapes against buffer sizes) and refuses what does not
 fit with a :class:`WireError` too, so bytes from the network only ever become these values.
+
+Key paths in errors are assembled while the error travels out of the nested values, so encoding
+and decoding build no path text for values that are fine.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 import gymnasium as gym
@@ -50,7 +55,28 @@ EXACT_SCALAR_KINDS = "biuf"
 
 
 class WireError(DingEnvError, ValueError):
-    """A value that has no wire encoding, or bytes that are not a well-formed message."""
+    """A value that has no wire encoding, or bytes that are not a well-formed message.
+
+    Attributes:
+        problem: What is wrong.
+        where: The key path of the value, e.g. ``"step reply info[3]['visited']"`` ("" if none).
+    """
+
+    def __init__(self, problem: str, verb: str = "malformed") -> None:
+        self.problem, self.verb, self.where = problem, verb, ""
+        super().__init__(problem)
+
+    def at(self, key: str) -> WireError:
+        """This error, one level further out: ``key`` is prepended to its path."""
+        self.where = key + self.where
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.verb} {self.where.strip()}: {self.problem}" if self.where else self.problem
+
+
+def _cannot_send(problem: str) -> WireError:
+    return WireError(problem, "cannot send")
 
 
 class Encoder:
@@ -59,58 +85,81 @@ class Encoder:
     def __init__(self) -> None:
         self.frames: list[Any] = []  # frame k of the message is self.frames[k - 1]: frame 0 is the header
 
-    def value(self, value: Any, path: str) -> Any:
-        """``value`` as JSON-ready data; ``path`` names it in errors (e.g. ``"info['score']"``)."""
-        if value is None or type(value) in (bool, str):
+    def value(self, value: Any) -> Any:
+        """``value`` as JSON-ready data.
+
+        Raises:
+            WireError: For a value without encoding; its path is filled in as the error leaves each container.
+        """
+        kind = type(value)
+        if kind is np.ndarray:
+            return self.array(value)
+        if value is None or kind in (bool, str, int, float):
             return value
+        if kind is list:
+            return self.each(value, enumerate(value))
+        if kind is dict:
+            return {"$": "dict", "items": self.pairs(value)}
+        if kind is tuple:
+            return {"$": "tuple", "items": self.each(value, enumerate(value))}
+        if isinstance(value, np.generic):
+            return self.scalar(value)
         if isinstance(value, str):  # a str subclass (e.g. a StrEnum member) travels as its text
             return str(value)
-        if isinstance(value, int):  # ints of any size, and int subclasses (IntEnum members) as their value
+        if isinstance(value, int):  # an int subclass (an IntEnum member) as its value
             return int(value)
         if isinstance(value, float):
             return float(value)
-        if isinstance(value, np.ndarray):
-            return self.array(value, path)
-        if isinstance(value, np.generic):
-            return self.scalar(value, path)
-        if isinstance(value, list):
-            return [self.value(item, f"{path}[{index}]") for index, item in enumerate(value)]
-        if isinstance(value, tuple):
-            return {"$": "tuple", "items": [self.value(item, f"{path}[{index}]") for index, item in enumerate(value)]}
-        if isinstance(value, dict):
-            items = [
-                [self.value(key, f"{path} key {key!r}"), self.value(item, f"{path}[{key!r}]")]
-                for key, item in value.items()
-            ]
-            return {"$": "dict", "items": items}
+        if isinstance(value, (list, tuple, dict)):  # subclasses (e.g. EasyDict, NamedTuple) as the base type
+            return self.value((list if isinstance(value, list) else tuple if isinstance(value, tuple) else dict)(value))
         if isinstance(value, (bytes, bytearray, memoryview)):
             self.frames.append(bytes(value))
             return {"$": "bytes", "frame": len(self.frames)}
         if value is MISSING or value is CALLABLE:
             return {"$": "marker", "name": value.name}
         if isinstance(value, gym.spaces.Space):
-            return self.space(value, path)
-        raise WireError(f"cannot send {path}: a {type(value).__qualname__} has no wire encoding (send {ENCODABLE})")
+            return self.space(value)
+        raise _cannot_send(f"a {kind.__qualname__} has no wire encoding (send {ENCODABLE})")
 
-    def array(self, array: np.ndarray, path: str) -> dict:
+    def each(self, values: Any, labelled: Iterable[tuple[Any, Any]]) -> list:
+        """The encoded items of a list or tuple."""
+        encoded = []
+        for index, item in labelled:
+            try:
+                encoded.append(self.value(item))
+            except WireError as error:
+                raise error.at(f"[{index}]") from None
+        return encoded
+
+    def pairs(self, mapping: dict) -> list:
+        """A dict's ``[key, value]`` pairs, encoded in order."""
+        encoded = []
+        for key, item in mapping.items():
+            try:
+                encoded.append([self.value(key), self.value(item)])
+            except WireError as error:
+                raise error.at(f"[{key!r}]") from None
+        return encoded
+
+    def array(self, array: np.ndarray) -> dict:
         """An array as a buffer frame plus its dtype and shape."""
         if array.dtype.hasobject or array.dtype.fields is not None:
-            raise WireError(
-                f"cannot send {path}: an array of dtype {array.dtype} has no wire encoding (object and structured "
-                "dtypes would need pickle; send arrays of numbers, bools or fixed-width strings)"
+            raise _cannot_send(
+                f"an array of dtype {array.dtype} has no wire encoding (object and structured dtypes would need "
+                "pickle; send arrays of numbers, bools or fixed-width strings)"
             )
         self.frames.append(np.ascontiguousarray(array))
         return {"$": "array", "frame": len(self.frames), "dtype": array.dtype.str, "shape": list(array.shape)}
 
-    def scalar(self, scalar: np.generic, path: str) -> dict:
+    def scalar(self, scalar: np.generic) -> dict:
         """A numpy scalar: inline when its Python value is exact, else as a 0-d array."""
         if scalar.dtype.kind in EXACT_SCALAR_KINDS:
             return {"$": "scalar", "dtype": scalar.dtype.str, "value": scalar.item()}
-        encoded = self.array(np.asarray(scalar), path)
+        encoded = self.array(np.asarray(scalar))
         encoded["$"] = "scalar"
         return encoded
 
-    def space(self, space: gym.spaces.Space, path: str) -> dict:
+    def space(self, space: gym.spaces.Space) -> dict:
         """A Gymnasium space by its defining fields (its random generator stays behind)."""
         if isinstance(space, gym.spaces.Box):
             fields = {"low": space.low, "high": space.high, "shape": list(space.shape), "dtype": space.dtype.str}
@@ -121,18 +170,25 @@ class Encoder:
         elif isinstance(space, gym.spaces.MultiBinary):
             fields = {"n": space.n if isinstance(space.n, int) else list(space.n)}
         elif isinstance(space, gym.spaces.Dict):
-            fields = {"spaces": [[key, sub] for key, sub in space.spaces.items()]}
+            fields = {"spaces": list(space.spaces.items())}
         elif isinstance(space, gym.spaces.Tuple):
             fields = {"spaces": list(space.spaces)}
         else:
-            raise WireError(f"cannot send {path}: {type(space).__name__} spaces have no wire encoding (send {SPACES})")
+            raise _cannot_send(f"{type(space).__name__} spaces have no wire encoding (send {SPACES})")
         # A subclass of a Gymnasium space travels as that space.
         kind = next(cls.__name__ for cls in SPACE_CLASSES if isinstance(space, cls))
-        return {
-            "$": "space",
-            "kind": kind,
-            **{key: self.value(value, f"{path}.{key}") for key, value in fields.items()},
-        }
+        return {"$": "space", "kind": kind, **dict(self.pairs(fields))}
+
+
+@lru_cache(maxsize=256)  # bounded: dtype strings come from the network
+def _dtype(text: str) -> np.dtype:
+    try:
+        dtype = np.dtype(text)
+    except TypeError as error:
+        raise WireError(f"unknown dtype {text[:40]!r}") from error
+    if dtype.hasobject or dtype.fields is not None:
+        raise WireError(f"dtype {dtype} cannot travel without pickle")
+    return dtype
 
 
 class Decoder:
@@ -141,88 +197,105 @@ class Decoder:
     def __init__(self, frames: list[Any]) -> None:
         self.frames = frames
 
-    def value(self, data: Any, path: str) -> Any:
+    def value(self, data: Any) -> Any:
         """The value ``data`` encodes."""
-        if data is None or isinstance(data, (bool, int, float, str)):
+        kind = type(data)
+        if data is None or kind in (bool, int, float, str):
             return data
-        if isinstance(data, list):
-            return [self.value(item, f"{path}[{index}]") for index, item in enumerate(data)]
-        if not isinstance(data, dict):
-            raise WireError(f"malformed {path}: a {type(data).__name__} is not an encoded value")
+        if kind is list:
+            return self.each(data)
+        if kind is not dict:
+            raise WireError(f"a {kind.__name__} is not an encoded value")
         tag = data.get("$")
         if tag == "array":
-            return self._array(data, path)
+            return self.array(data)
+        if tag == "dict":
+            return self.mapping(self.items(data))
+        if tag == "tuple":
+            return tuple(self.each(self.items(data)))
         if tag == "scalar":
             if "frame" in data:
-                return self._array(data, path)[()]
-            dtype = self._dtype(data.get("dtype"), path)
+                return self.array(data)[()]
+            dtype = self.dtype(data.get("dtype"))
             value = data.get("value")
-            if dtype.kind not in EXACT_SCALAR_KINDS or isinstance(value, (str, list, dict)) or value is None:
-                raise WireError(f"malformed {path}: scalar {value!r} of dtype {dtype}")
+            if dtype.kind not in EXACT_SCALAR_KINDS or type(value) not in (bool, int, float):
+                raise WireError(f"scalar {str(value)[:40]} of dtype {dtype}")
             return dtype.type(value)
-        if tag == "tuple":
-            return tuple(self.value(item, f"{path}[{index}]") for index, item in enumerate(self._items(data, path)))
-        if tag == "dict":
-            pairs = self._items(data, path)
-            if not all(isinstance(pair, list) and len(pair) == 2 for pair in pairs):
-                raise WireError(f"malformed {path}: dict items must be [key, value] pairs")
-            result = {}
-            for key, item in pairs:
-                key = self.value(key, f"{path} key")
-                try:
-                    result[key] = self.value(item, f"{path}[{key!r}]")
-                except TypeError as error:  # an unhashable key, e.g. a list
-                    raise WireError(f"malformed {path}: key {key!r} is not hashable") from error
-            return result
         if tag == "bytes":
-            return bytes(self._buffer(data.get("frame"), path))
+            return bytes(self.buffer(data.get("frame")))
         if tag == "marker" and data.get("name") in MARKERS:
             return MARKERS[data["name"]]
         if tag == "space":
-            return self._space(data, path)
-        raise WireError(f"malformed {path}: unknown value tag {tag!r}")
+            return self.space(data)
+        raise WireError(f"unknown value tag {str(tag)[:40]!r}")
 
-    def _items(self, data: dict, path: str) -> list:
+    def each(self, items: list) -> list:
+        """The decoded items of a list."""
+        decoded = []
+        for index, item in enumerate(items):
+            try:
+                decoded.append(self.value(item))
+            except WireError as error:
+                raise error.at(f"[{index}]") from None
+        return decoded
+
+    def mapping(self, pairs: list) -> dict:
+        """A dict from its ``[key, value]`` pairs."""
+        result = {}
+        for pair in pairs:
+            if type(pair) is not list or len(pair) != 2:
+                raise WireError("dict items must be [key, value] pairs")
+            key = self.value(pair[0])
+            try:
+                result[key] = self.value(pair[1])
+            except WireError as error:
+                raise error.at(f"[{key!r}]") from None
+            except TypeError as error:  # an unhashable key, e.g. a list
+                raise WireError(f"key {str(key)[:40]} is not hashable") from error
+        return result
+
+    @staticmethod
+    def items(data: dict) -> list:
+        """The ``items`` list of a tuple or dict."""
         items = data.get("items")
-        if not isinstance(items, list):
-            raise WireError(f"malformed {path}: 'items' must be a list, got {type(items).__name__}")
+        if type(items) is not list:
+            raise WireError(f"'items' must be a list, got {type(items).__name__}")
         return items
 
-    def _dtype(self, text: Any, path: str) -> np.dtype:
-        if not isinstance(text, str):
-            raise WireError(f"malformed {path}: dtype must be a string, got {type(text).__name__}")
-        try:
-            dtype = np.dtype(text)
-        except TypeError as error:
-            raise WireError(f"malformed {path}: unknown dtype {text[:40]!r}") from error
-        if dtype.hasobject or dtype.fields is not None:
-            raise WireError(f"malformed {path}: dtype {dtype} cannot travel without pickle")
-        return dtype
+    @staticmethod
+    def dtype(text: Any) -> np.dtype:
+        """The dtype ``text`` names (never one that would need pickle)."""
+        if type(text) is not str:
+            raise WireError(f"dtype must be a string, got {type(text).__name__}")
+        return _dtype(text)
 
-    def _buffer(self, index: Any, path: str) -> memoryview:
-        if type(index) is not int or not 1 <= index < len(self.frames) + 1:
-            raise WireError(f"malformed {path}: frame {index!r} does not exist (the message has {len(self.frames)})")
+    def buffer(self, index: Any) -> memoryview:
+        """Frame ``index`` of the message (1 is the first after the header)."""
+        if type(index) is not int or not 1 <= index <= len(self.frames):
+            raise WireError(f"frame {str(index)[:20]} does not exist (the message has {len(self.frames)})")
         frame = self.frames[index - 1]
         return memoryview(frame.buffer if hasattr(frame, "buffer") else frame)
 
-    def _array(self, data: dict, path: str) -> np.ndarray:
-        dtype = self._dtype(data.get("dtype"), path)
+    def array(self, data: dict) -> np.ndarray:
+        """An array, checked against its frame's size; a copy the caller owns."""
+        dtype = self.dtype(data.get("dtype"))
         shape = data.get("shape")
-        if not isinstance(shape, list) or not all(type(size) is int and size >= 0 for size in shape):
-            raise WireError(f"malformed {path}: shape must be a list of sizes >= 0, got {shape!r}"[:300])
-        buffer = self._buffer(data.get("frame"), path)
+        if type(shape) is not list or not all(type(size) is int and size >= 0 for size in shape):
+            raise WireError(f"shape must be a list of sizes >= 0, got {str(shape)[:100]}")
+        buffer = self.buffer(data.get("frame"))
         expected = math.prod(shape) * dtype.itemsize
         if buffer.nbytes != expected:
             raise WireError(
-                f"malformed {path}: an array of shape {tuple(shape)} and dtype {dtype} takes {expected} bytes, "
-                f"its frame has {buffer.nbytes}"
+                f"an array of shape {tuple(shape)} and dtype {dtype} takes {expected} bytes, its frame has "
+                f"{buffer.nbytes}"
             )
         # A copy: the frame's memory belongs to the message, and arrays handed to callers are theirs to change.
         return np.frombuffer(buffer, dtype=dtype).reshape(shape).copy()
 
-    def _space(self, data: dict, path: str) -> gym.spaces.Space:
+    def space(self, data: dict) -> gym.spaces.Space:
+        """The Gymnasium space ``data`` describes."""
         kind = data.get("kind")
-        fields = {key: self.value(value, f"{path}.{key}") for key, value in data.items() if key not in ("$", "kind")}
+        fields = self.mapping([[key, value] for key, value in data.items() if key not in ("$", "kind")])
         try:
             if kind == "Box":
                 return gym.spaces.Box(fields["low"], fields["high"], tuple(fields["shape"]), np.dtype(fields["dtype"]))
@@ -233,28 +306,27 @@ class Decoder:
             if kind == "MultiBinary":
                 return gym.spaces.MultiBinary(fields["n"])
             if kind == "Dict":
-                return gym.spaces.Dict({key: space for key, space in fields["spaces"]})
+                return gym.spaces.Dict(dict(fields["spaces"]))
             if kind == "Tuple":
                 return gym.spaces.Tuple(fields["spaces"])
         except (KeyError, TypeError, ValueError, AssertionError) as error:
-            raise WireError(f"malformed {path}: a {kind} space with fields {sorted(fields)}: {error}"[:400]) from error
-        raise WireError(f"malformed {path}: unknown space kind {kind!r} (expected one of {SPACES})")
-
-
-def encode_space(space: gym.spaces.Space, path: str = "space") -> tuple[dict, list]:
-    """``space`` as a header value and its buffers."""
-    encoder = Encoder()
-    return encoder.space(space, path), encoder.frames
+            raise WireError(f"a {kind} space with fields {sorted(fields)}: {error}"[:400]) from error
+        raise WireError(f"unknown space kind {str(kind)[:40]!r} (expected one of {SPACES})")
 
 
 def pack(header: dict, body: dict, path: str = "message") -> list:
     """The frames of a message: ``header`` (JSON-ready fields) with ``body``'s values encoded, then the buffers.
 
     Raises:
-        WireError: Naming the key path and type of a value that has no encoding.
+        WireError: Naming the key path (starting with ``path``) and type of a value that has no encoding.
     """
     encoder = Encoder()
-    encoded = {key: encoder.value(value, f"{path} {key}") for key, value in body.items()}
+    encoded = {}
+    for key, value in body.items():
+        try:
+            encoded[key] = encoder.value(value)
+        except WireError as error:
+            raise error.at(f"{path} {key}") from None
     head = json.dumps({**header, "body": encoded}, separators=(",", ":"), allow_nan=True).encode()
     return [head, *encoder.frames]
 
@@ -266,17 +338,21 @@ def unpack(frames: list[Any], path: str = "message") -> tuple[dict, dict]:
         WireError: If the frames are not a well-formed message.
     """
     if not frames:
-        raise WireError(f"malformed {path}: no frames")
+        raise WireError("no frames").at(path)
     head = frames[0]
     try:
         header = json.loads(bytes(head.buffer if hasattr(head, "buffer") else head))
     except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise WireError(f"malformed {path}: its first frame is not a JSON header ({error})"[:300]) from error
-    if not isinstance(header, dict) or not isinstance(header.get("body"), dict):
-        raise WireError(f"malformed {path}: the header must be a JSON object with a 'body' object")
+        raise WireError(f"its first frame is not a JSON header ({error})"[:300]).at(path) from error
+    if type(header) is not dict or type(header.get("body")) is not dict:
+        raise WireError("the header must be a JSON object with a 'body' object").at(path)
     decoder = Decoder(frames[1:])
-    try:
-        body = {key: decoder.value(value, f"{path} {key}") for key, value in header.pop("body").items()}
-    except RecursionError as error:
-        raise WireError(f"malformed {path}: values nested too deeply") from error
+    body = {}
+    for key, value in header.pop("body").items():
+        try:
+            body[key] = decoder.value(value)
+        except WireError as error:
+            raise error.at(f"{path} {key}") from None
+        except RecursionError as error:
+            raise WireError("values nested too deeply").at(f"{path} {key}") from error
     return header, body
