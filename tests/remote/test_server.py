@@ -18,7 +18,7 @@ from ding_env import SyncSubprocessEnvManager
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
 from ding_env.errors import EnvError
-from ding_env.remote.client import ServerConnection
+from ding_env.remote.client import ServerConnection, ServerLostError
 from ding_env.remote.messages import PROTOCOL_VERSION, ServerError, header, read_reply, request_frames
 from ding_env.remote.served_envs import env_fns_for
 from ding_env.remote.server import is_loopback
@@ -97,6 +97,13 @@ def child_pids(pid):
     return {int(line) for line in out.split()}
 
 
+def assert_ended(pids, within=10.0):
+    deadline = time.monotonic() + within
+    while any(process_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(process_running(pid) for pid in pids)
+
+
 def launched(connection, seed=0):
     """Launch, seed and reset every env of ``connection``; the ids as an int64 array."""
     connection.request("launch")
@@ -126,11 +133,8 @@ def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
         assert server.wait(timeout=30) == 130
         err = server.stderr.read()
     assert "ding-env serve: interrupted" in err and "Traceback" not in err
-    # The workers are gone; multiprocessing's resource tracker, a child too, ends once it reads the server's exit.
-    deadline = time.monotonic() + 5
-    while any(process_running(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(process_running(pid) for pid in workers)
+    # multiprocessing's resource tracker, a child too, ends once it reads the server's exit.
+    assert_ended(workers)
     assert not any(os.path.exists(segment) for segment in segments)
 
 
@@ -264,3 +268,15 @@ def test_a_value_without_encoding_is_refused_before_it_leaves_the_client(cartpol
         with pytest.raises(WireError, match=r"set_attr values\[0\]: a set"):
             connection.request("set_attr", env_ids=[0], name="x", values=[{1}])
         connection.request("close")
+
+
+def test_a_killed_server_is_reported_within_the_timeout_and_its_workers_end():
+    with serving(CARTPOLE, 2) as (address, server), ServerConnection(address, timeout=1.0) as connection:
+        env_ids = launched(connection)
+        workers = child_pids(server.pid)
+        server.kill()
+        start = time.monotonic()
+        with pytest.raises(ServerLostError, match=f"server {address} did not answer step within 1.0 s"):
+            connection.request("step", env_ids=env_ids, actions=np.zeros(2, dtype=np.int64), reset_on_done=env_ids > 0)
+        assert time.monotonic() - start < 3
+        assert_ended(workers)  # workers end when their server dies
