@@ -63,17 +63,28 @@ class ServerConnection:
             DingEnvError: The error the server replied with (``EnvError``, ``ServerError``, ...).
             WireError: If a value in ``body`` has no wire encoding, or the reply is malformed.
         """
+        return self.receive(self.send(kind, **body), timeout)
+
+    def send(self, kind: str, **body: Any) -> tuple[int, str]:
+        """Send request ``kind`` without waiting: its ticket for :meth:`receive`.
+
+        Servers on several machines work in parallel when each gets its request before any reply is awaited.
+        """
         self._seq += 1
-        frames = request_frames(kind, self._seq, body)
+        self._socket.send_multipart(request_frames(kind, self._seq, body), copy=False)
+        return self._seq, kind
+
+    def receive(self, ticket: tuple[int, str], timeout: float | None = None) -> dict:
+        """The reply to the request of ``ticket``; raises as :meth:`request` does."""
+        seq, kind = ticket
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
-        self._socket.send_multipart(frames, copy=False)
         while True:
             left_ms = max(0, int((deadline - time.monotonic()) * 1000))
             if not self._socket.poll(left_ms, zmq.POLLIN):
                 raise ServerLostError(self.address, kind, timeout)
-            seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
-            if seq != self._seq:
+            reply_seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
+            if reply_seq != seq:
                 continue  # the late reply of a request that timed out
             if error is not None:
                 raise error

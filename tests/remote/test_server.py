@@ -280,3 +280,21 @@ def test_a_killed_server_is_reported_within_the_timeout_and_its_workers_end():
             connection.request("step", env_ids=env_ids, actions=np.zeros(2, dtype=np.int64), reset_on_done=env_ids > 0)
         assert time.monotonic() - start < 3
         assert_ended(workers)  # workers end when their server dies
+
+
+def test_requests_sent_to_several_servers_before_any_reply_run_in_parallel(tmp_path):
+    config = tmp_path / "slow.py"
+    config.write_text("main_config = dict(env=dict(step_sleep=0.5))\n")
+    slow = ("tests.envs:CountingEnv", 1, "--config", str(config))
+    with serving(*slow) as (first, _), serving(*slow) as (second, _):
+        with ServerConnection(first) as one, ServerConnection(second) as two:
+            env_ids = launched(one)
+            launched(two)
+            step = dict(env_ids=env_ids, actions=np.ones(1, dtype=np.int64), reset_on_done=np.ones(1, dtype=bool))
+            start = time.monotonic()
+            tickets = [one.send("step", **step), two.send("step", **step)]
+            replies = [one.receive(tickets[0]), two.receive(tickets[1])]
+            assert time.monotonic() - start < 0.9  # one 0.5 s step's time, not two
+            assert [reply["reward"].tolist() for reply in replies] == [[[2.0]], [[2.0]]]
+            one.request("close")
+            two.request("close")
