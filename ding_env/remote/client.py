@@ -7,24 +7,10 @@ from typing import Any
 
 import zmq
 
-from ding_env.errors import DingEnvError
+from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 
 DEFAULT_TIMEOUT = 30.0
-
-
-class ServerLostError(DingEnvError):
-    """A server did not answer a request in time (it died, hangs, or the network dropped).
-
-    Attributes:
-        address: The server's endpoint.
-        request: The request that got no answer.
-        timeout: Seconds waited.
-    """
-
-    def __init__(self, address: str, request: str, timeout: float) -> None:
-        self.address, self.request, self.timeout = address, request, timeout
-        super().__init__(f"server {address} did not answer {request} within {timeout} s")
 
 
 class ServerConnection:

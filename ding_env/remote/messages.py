@@ -11,13 +11,13 @@ Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
 import numpy as np
 
-from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
-from ding_env.remote.wire import WireError, pack, unpack
+from ding_env.errors import DingEnvError
+from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
+from ding_env.remote.wire import pack, unpack
 from ding_env.version import __version__
 
 PROTOCOL = "ding-env"
@@ -41,30 +41,6 @@ REQUESTS: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
     "set_attr": {"env_ids": _ids, "name": _name, "values": (list, "one value per env")},
     "close": {},
 }
-
-
-class ProtocolMismatchError(WireError):
-    """The other side speaks another protocol version (or no ding-env protocol at all)."""
-
-
-class ServerError(DingEnvError):
-    """A server refused a request or failed outside any env (the server keeps serving).
-
-    Attributes:
-        request: The request's kind.
-        error_type: The name of the exception's type on the server.
-        message: What went wrong.
-        remote_traceback: The server's traceback text, if any.
-    """
-
-    def __init__(self, request: str, error_type: str, message: str, remote_traceback: str = "") -> None:
-        self.request, self.error_type, self.message, self.remote_traceback = (
-            request,
-            error_type,
-            message,
-            remote_traceback,
-        )
-        super().__init__(f"server refused {request}: {error_type}: {message}")
 
 
 def header(kind: str, seq: int) -> dict:
@@ -117,49 +93,6 @@ def check_request(kind: Any, body: dict) -> None:
         )
 
 
-def encode_error(error: BaseException, request: str) -> dict:
-    """An error by its fields, as an error reply's body holds it."""
-    if isinstance(error, EnvError):
-        fields = ("env_id", "command", "message", "remote_traceback")
-    elif isinstance(error, EnvCrashedError):
-        fields = ("env_ids", "exitcode", "command")
-    elif isinstance(error, EnvTimeoutError):
-        fields = ("env_ids", "command", "timeout")
-    else:
-        text = "" if isinstance(error, WireError) else "".join(traceback.format_exception(error))
-        return {
-            "type": "ServerError",
-            "request": request,
-            "error_type": type(error).__name__,
-            "message": str(error),
-            "remote_traceback": text,
-        }
-    return {"type": type(error).__name__, **{name: getattr(error, name) for name in fields}}
-
-
-ERROR_TYPES = {
-    "EnvError": EnvError,
-    "EnvCrashedError": EnvCrashedError,
-    "EnvTimeoutError": EnvTimeoutError,
-    "ServerError": ServerError,
-}
-
-
-def decode_error(fields: Any) -> DingEnvError:
-    """The exception an encoded error describes.
-
-    Raises:
-        WireError: If ``fields`` describe no known error.
-    """
-    if not isinstance(fields, dict) or fields.get("type") not in ERROR_TYPES:
-        raise WireError(f"malformed error reply: {str(fields)[:200]}")
-    values = {name: value for name, value in fields.items() if name != "type"}
-    try:
-        return ERROR_TYPES[fields["type"]](**values)
-    except TypeError as error:
-        raise WireError(f"malformed {fields['type']} reply: {error}") from error
-
-
 def request_frames(kind: str, seq: int, body: dict) -> list:
     """The frames of request ``kind``."""
     return pack(header(kind, seq), body, kind)
@@ -168,7 +101,9 @@ def request_frames(kind: str, seq: int, body: dict) -> list:
 def reply_frames(seq: int, result: dict | None = None, error: BaseException | None = None, request: str = "") -> list:
     """The frames of a reply: ``result`` (the body) or ``error``."""
     if error is not None:
-        return pack(header("error", seq), {"error": encode_error(error, request)}, f"{request} error")
+        if not (isinstance(error, DingEnvError) and error_fields(error) is not None):
+            error = ServerError.of(error, request)
+        return pack(header("error", seq), {"error": error}, f"{request} error")
     return pack(header("ok", seq), result or {}, f"{request} reply")
 
 
@@ -183,4 +118,8 @@ def read_reply(frames: list) -> tuple[int, dict, DingEnvError | None]:
     kind, seq = fields.get("kind"), fields.get("seq")
     if kind not in ("ok", "error") or type(seq) is not int:
         raise WireError(f"malformed reply header {str(fields)[:200]}")
-    return seq, body, decode_error(body.get("error")) if kind == "error" else None
+    if kind == "ok":
+        return seq, body, None
+    if not isinstance(body.get("error"), DingEnvError):
+        raise WireError(f"an error reply without an error: {str(body)[:200]}")
+    return seq, body, body["error"]

@@ -77,9 +77,9 @@ class ServedEnvs:
         errors: dict[int, DingEnvError] = {}
         try:
             batch = self._manager.step_batch(env_ids, actions)
-        except EnvError as error:
+        except DingEnvError as error:  # an env raised, or a worker died or hung: the others' results are on it
             if getattr(error, "results", None) is None:
-                raise  # refused before any env stepped (an unknown id, an action outside the space)
+                raise  # refused before any env stepped
             batch = error.results
             rows = {env_id: row for row, env_id in enumerate(batch.env_id.tolist())}
             errors = {rows[env_id]: env_error for env_id, env_error in error.errors.items()}

@@ -28,9 +28,10 @@ from typing import Any
 import zmq
 
 from ding_env.errors import ConfigError
-from ding_env.remote.messages import ServerError, check_header, check_request, reply_frames
+from ding_env.remote.errors import ServerError, WireError
+from ding_env.remote.messages import check_header, check_request, reply_frames
 from ding_env.remote.served_envs import ServedEnvs
-from ding_env.remote.wire import WireError, unpack
+from ding_env.remote.wire import unpack
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
 DEFAULT_MAX_MESSAGE_BYTES = 256 * 2**20
@@ -137,7 +138,7 @@ class EnvServer:
             try:
                 return seq, kind, reply_frames(seq, error=error, request=kind)
             except WireError as encode_error:  # the error's own fields could not be encoded
-                return seq, kind, reply_frames(seq, error=ServerError(kind, "WireError", str(encode_error)))
+                return seq, kind, reply_frames(seq, error=ServerError.of(encode_error, kind))
 
     def _dispatch(self, client: bytes, kind: str, body: dict) -> dict:
         now = time.monotonic()

@@ -14,6 +14,7 @@ tag               meaning
 ``dict``          ``items``: ``[key, value]`` pairs in order (keys need not be strings)
 ``bytes``         ``frame``: a bytes value
 ``marker``        ``name``: an env attribute broadcast's ``MISSING`` / ``CALLABLE``
+``error``         an env's or server's error by its fields (``remote.errors.ERROR_FIELDS``)
 ``space``         a Gymnasium space by its defining fields (see :meth:`Encoder.space`)
 ================  ==========================================================================
 
@@ -38,6 +39,7 @@ import numpy as np
 
 from ding_env.env_manager.status import CALLABLE, MISSING
 from ding_env.errors import DingEnvError
+from ding_env.remote.errors import WireError, error_fields, error_from
 
 ENCODABLE = "numbers, strings, bools, None, lists, tuples, dicts, bytes, numpy arrays and numpy scalars"
 SPACES = "Box, Discrete, MultiDiscrete, MultiBinary, Dict and Tuple"
@@ -52,27 +54,6 @@ SPACE_CLASSES = (
 MARKERS = {"MISSING": MISSING, "CALLABLE": CALLABLE}
 # Numeric dtype kinds a scalar carries exactly as a JSON number (bool, signed, unsigned, float).
 EXACT_SCALAR_KINDS = "biuf"
-
-
-class WireError(DingEnvError, ValueError):
-    """A value that has no wire encoding, or bytes that are not a well-formed message.
-
-    Attributes:
-        problem: What is wrong.
-        where: The key path of the value, e.g. ``"step reply info[3]['visited']"`` ("" if none).
-    """
-
-    def __init__(self, problem: str, verb: str = "malformed") -> None:
-        self.problem, self.verb, self.where = problem, verb, ""
-        super().__init__(problem)
-
-    def at(self, key: str) -> WireError:
-        """This error, one level further out: ``key`` is prepended to its path."""
-        self.where = key + self.where
-        return self
-
-    def __str__(self) -> str:
-        return f"{self.verb} {self.where.strip()}: {self.problem}" if self.where else self.problem
 
 
 def _cannot_send(problem: str) -> WireError:
@@ -119,6 +100,8 @@ class Encoder:
             return {"$": "marker", "name": value.name}
         if isinstance(value, gym.spaces.Space):
             return self.space(value)
+        if isinstance(value, DingEnvError) and (fields := error_fields(value)) is not None:
+            return {"$": "error", "fields": self.value(fields)}
         raise _cannot_send(f"a {kind.__qualname__} has no wire encoding (send {ENCODABLE})")
 
     def each(self, values: Any, labelled: Iterable[tuple[Any, Any]]) -> list:
@@ -227,6 +210,11 @@ class Decoder:
             return MARKERS[data["name"]]
         if tag == "space":
             return self.space(data)
+        if tag == "error":
+            fields = self.value(data.get("fields"))
+            if type(fields) is not dict:
+                raise WireError("an error's fields must be a dict")
+            return error_from(fields)
         raise WireError(f"unknown value tag {str(tag)[:40]!r}")
 
     def each(self, items: list) -> list:

@@ -17,12 +17,13 @@ import zmq
 from ding_env import SyncSubprocessEnvManager
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
-from ding_env.errors import EnvError
-from ding_env.remote.client import ServerConnection, ServerLostError
-from ding_env.remote.messages import PROTOCOL_VERSION, ServerError, header, read_reply, request_frames
+from ding_env.errors import EnvCrashedError, EnvError
+from ding_env.remote.client import ServerConnection
+from ding_env.remote.errors import ServerError, ServerLostError, WireError
+from ding_env.remote.messages import PROTOCOL_VERSION, header, read_reply, request_frames
 from ding_env.remote.served_envs import env_fns_for
 from ding_env.remote.server import is_loopback
-from ding_env.remote.wire import WireError, pack
+from ding_env.remote.wire import pack
 from tests.support import process_running
 
 CARTPOLE = "configs/cartpole.py"
@@ -298,3 +299,26 @@ def test_requests_sent_to_several_servers_before_any_reply_run_in_parallel(tmp_p
             assert [reply["reward"].tolist() for reply in replies] == [[[2.0]], [[2.0]]]
             one.request("close")
             two.request("close")
+
+
+def test_an_env_error_and_a_dead_worker_come_back_with_the_other_envs_results(tmp_path):
+    config = tmp_path / "faults.py"
+    config.write_text("main_config = dict(env=dict(raise_every=3, crash_every=4))\n")
+    with serving("tests.envs:FaultEnv", 2, "--config", str(config)) as (address, _), ServerConnection(address) as conn:
+        launched(conn)
+
+        def step(*env_ids):
+            ids = np.array(env_ids)
+            return conn.request("step", env_ids=ids, actions=np.zeros_like(ids), reset_on_done=np.ones(len(ids), bool))
+
+        assert step(0, 1)["errors"] == {} and step(0)["errors"] == {}  # episodes last 3 steps at least
+        reply = step(0, 1)  # env 0's third step raises; env 1 steps
+        assert list(reply["errors"]) == [0] and reply["done"].tolist() == [True, False]
+        assert isinstance(reply["errors"][0], EnvError) and "injected error at step 3" in reply["errors"][0].message
+        conn.request("reset", env_ids=[0])
+        reply = step(0, 1)  # env 0's fourth step kills its worker; env 1's third raises
+        assert isinstance(reply["errors"][0], EnvCrashedError) and reply["errors"][0].env_ids == [0]
+        assert isinstance(reply["errors"][1], EnvError) and reply["errors"][1].env_id == 1
+        assert conn.request("reset", env_ids=[0, 1])["ready"] == [0, 1]  # a new worker serves env 0
+        assert step(0)["errors"] == {}
+        conn.request("close")

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from ding_env.env_manager.status import CALLABLE, MISSING
-from ding_env.remote.messages import PROTOCOL_VERSION, ProtocolMismatchError, header, read_reply, reply_frames
-from ding_env.remote.wire import WireError, pack, unpack
+from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError
+from ding_env.remote.messages import PROTOCOL_VERSION, header, read_reply, reply_frames
+from ding_env.remote.wire import pack, unpack
 
 SPACES = {
     "box": gym.spaces.Box(-1.5, 2.0, (2, 3), np.float32),
@@ -90,6 +92,21 @@ VALUES = {
 }
 
 
+ERRORS = [
+    EnvError(3, "step", "ValueError: bad action", "Traceback ...\nValueError: bad action\n"),
+    EnvCrashedError([0, 1], -9, "step"),
+    EnvTimeoutError([2], "reset", 1.5),
+    ServerError("step", "TypeError", "wrong", "Traceback ..."),
+]
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=lambda error: type(error).__name__)
+def test_errors_travel_by_their_fields(error):
+    decoded = round_trip({"errors": {1: error}})["errors"][1]
+    assert type(decoded) is type(error) and str(decoded) == str(error)
+    assert vars(decoded) == vars(error)
+
+
 @pytest.mark.parametrize("name", VALUES)
 def test_every_value_kind_round_trips_exactly(name):
     assert_identical(round_trip(VALUES[name]), VALUES[name])
@@ -109,6 +126,7 @@ def test_large_arrays_travel_as_their_own_buffers():
         ({"objects": np.array([1, "a"], dtype=object)}, "info['objects']", "dtype object"),
         ({"record": np.zeros(2, dtype=[("x", "f4")])}, "info['record']", "dtype"),
         ({"text": gym.spaces.Text(5)}, "info['text']", "Text spaces"),
+        ({"error": KeyError("k")}, "info['error']", "KeyError"),
     ],
 )
 def test_a_value_without_encoding_is_refused_naming_its_key_and_type(value, where, kind):
@@ -151,3 +169,15 @@ def test_a_reply_from_another_protocol_version_is_refused():
     with pytest.raises(ProtocolMismatchError, match=f"version {PROTOCOL_VERSION + 1}, this side version"):
         read_reply(frames)
     assert read_reply(reply_frames(1, {"x": 1})) == (1, {"x": 1}, None)
+
+
+def test_an_error_reply_carries_the_error_and_any_other_exception_becomes_a_server_error():
+    _, _, error = read_reply(reply_frames(4, error=ERRORS[0], request="step"))
+    assert vars(error) == vars(ERRORS[0])
+    try:
+        {}["missing"]
+    except KeyError as key_error:
+        seq, _, error = read_reply(reply_frames(5, error=key_error, request="get_attr"))
+    assert seq == 5 and isinstance(error, ServerError)
+    assert (error.request, error.error_type, error.message) == ("get_attr", "KeyError", "'missing'")
+    assert "KeyError" in error.remote_traceback
