@@ -193,8 +193,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--lease-timeout",
         type=float,
-        default=60.0,
-        help="seconds of silence after which the client loses its envs to a new one (default 60)",
+        default=10.0,
+        help="seconds of silence after which the client loses its envs to a new one (default 10)",
     )
     serve.set_defaults(handler=_serve)
 

@@ -35,7 +35,7 @@ from ding_env.remote.wire import unpack
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
 DEFAULT_MAX_MESSAGE_BYTES = 256 * 2**20
-DEFAULT_LEASE_TIMEOUT = 60.0
+DEFAULT_LEASE_TIMEOUT = 10.0
 POLL_MS = 100  # how often the loop checks its stop condition while no request arrives
 
 log = logging.getLogger(__name__)

@@ -322,3 +322,14 @@ def test_an_env_error_and_a_dead_worker_come_back_with_the_other_envs_results(tm
         assert conn.request("reset", env_ids=[0, 1])["ready"] == [0, 1]  # a new worker serves env 0
         assert step(0)["errors"] == {}
         conn.request("close")
+
+
+def test_a_silent_client_loses_its_envs_to_the_next_after_the_lease_timeout():
+    with serving(CARTPOLE, 1, "--lease-timeout", "0.5") as (address, _), ServerConnection(address) as first:
+        launched(first)
+        time.sleep(0.7)
+        with ServerConnection(address) as second:
+            assert second.request("launch")["spaces"][1].n == 2  # fresh envs for the new client
+            with pytest.raises(ServerError, match="serving another client"):
+                first.request("ready_obs", env_ids=np.arange(1))
+            second.request("close")
