@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.base_env import BaseEnv
+from ding_env import BaseEnv
 from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
 from ding_env.config import deep_merge_dicts
 from ding_env.env_manager import SyncSubprocessEnvManager, arrays

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from ding_env.base_env import BaseEnvTimestep
+from ding_env import BaseEnvTimestep
 from tests.envs import CountingEnv
 
 
