@@ -83,12 +83,14 @@ class ServedEnvs:
             batch = error.results
             rows = {env_id: row for row, env_id in enumerate(batch.env_id.tolist())}
             errors = {rows[env_id]: env_error for env_id, env_error in error.errors.items()}
-        for row in np.flatnonzero(batch.done & reset_on_done).tolist():
-            if row not in errors:
-                try:
-                    self._reset([int(env_ids[row])])
-                except DingEnvError as reset_error:
-                    errors[row] = reset_error
+        restart = {int(env_ids[row]): row for row in np.flatnonzero(batch.done & reset_on_done) if row not in errors}
+        if restart:
+            try:
+                self._reset(list(restart))  # one reset for all: each worker resets its share at once
+            except DingEnvError as reset_error:
+                # Envs that are not ready failed; the error raised names the first of them (others' are lost).
+                ready = set(self._manager.ready_obs_id)
+                errors.update({row: reset_error for env_id, row in restart.items() if env_id not in ready})
         body = batch._asdict()
         body["info"] = dict(zip(batch.env_id.tolist(), batch.info, strict=True))  # errors name the env's info
         return {**body, "errors": errors, "reset_on_done": reset_on_done}
