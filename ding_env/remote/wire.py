@@ -179,6 +179,7 @@ class Decoder:
 
     def __init__(self, frames: list[Any]) -> None:
         self.frames = frames
+        self.used: set[int] = set()  # frames the values referred to; a message has no others
 
     def value(self, data: Any) -> Any:
         """The value ``data`` encodes."""
@@ -262,6 +263,7 @@ class Decoder:
         if type(index) is not int or not 1 <= index <= len(self.frames):
             raise WireError(f"frame {str(index)[:20]} does not exist (the message has {len(self.frames)})")
         frame = self.frames[index - 1]
+        self.used.add(index)
         return memoryview(frame.buffer if hasattr(frame, "buffer") else frame)
 
     def array(self, data: dict) -> np.ndarray:
@@ -343,4 +345,6 @@ def unpack(frames: list[Any], path: str = "message") -> tuple[dict, dict]:
             raise error.at(f"{path} {key}") from None
         except RecursionError as error:
             raise WireError("values nested too deeply").at(f"{path} {key}") from error
+    if len(decoder.used) != len(decoder.frames):
+        raise WireError(f"{len(frames)} frames, of which the header refers to {len(decoder.used) + 1}").at(path)
     return header, body

@@ -333,3 +333,21 @@ def test_a_silent_client_loses_its_envs_to_the_next_after_the_lease_timeout():
             with pytest.raises(ServerError, match="serving another client"):
                 first.request("ready_obs", env_ids=np.arange(1))
             second.request("close")
+
+
+class CreatesFileWhenUnpickled:
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+def test_pickled_bytes_are_never_unpickled(raw_socket, tmp_path):
+    import pickle
+
+    marker = tmp_path / "unpickled"
+    payload = pickle.dumps(CreatesFileWhenUnpickled(str(marker)))
+    for frames in ([payload], [*request_frames("hello", 1, {})[:1], payload], [payload, payload]):
+        assert isinstance(ask(raw_socket, frames), ServerError)
+    assert not marker.exists()

@@ -150,6 +150,7 @@ ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
         ([b"[1, 2]"], "JSON object"),
         (frames_of({"v": ARRAY}), "frame 1 does not exist"),
         (frames_of({"v": ARRAY}, b"\x00" * 15), "takes 16 bytes, its frame has 15"),
+        (frames_of({"v": 1}, b"\x00" * 4), "2 frames, of which the header refers to 1"),
         (frames_of({"v": {**ARRAY, "dtype": "|O"}}, b"\x00" * 32), "cannot travel without pickle"),
         (frames_of({"v": {**ARRAY, "dtype": "no such dtype"}}, b"\x00" * 16), "unknown dtype"),
         (frames_of({"v": {**ARRAY, "shape": [-1, 4]}}, b"\x00" * 16), "shape must be a list of sizes"),
