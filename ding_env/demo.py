@@ -85,9 +85,9 @@ def _quiet_third_party_libraries() -> None:
     """No banners or warnings of the simulators in the demo's output (set before the workers are forked).
 
     ALE prints its banner on every ROM load; MuJoCo warns about Gymnasium's own model files
-    (routed to :class:`~ding_env.wrappers.mujoco_warnings.MujocoWarning`, ignored here).
+    (routed to :class:`~ding_env.env_wrappers.mujoco_warnings.MujocoWarning`, ignored here).
     """
-    from ding_env.wrappers.mujoco_warnings import MujocoWarning
+    from ding_env.env_wrappers.mujoco_warnings import MujocoWarning
 
     warnings.filterwarnings("ignore", category=MujocoWarning)
     if importlib.util.find_spec("ale_py") is not None:

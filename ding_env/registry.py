@@ -62,7 +62,8 @@ class Registry:
     def __init__(self, kind: str, entry_point_group: str | None = None) -> None:
         self.kind = kind
         self._entries: dict[str, Any] = {}
-        self._places: dict[str, str] = {}  # name -> where it was registered, for the double-registration error
+        # name -> where it was registered (a place string, or the object, whose source is read only for an error)
+        self._places: dict[str, Any] = {}
         self._builtins: set[str] = set()  # names whose entry is still ding-env's own built-in type
         self._entry_point_group = entry_point_group
         self._entry_points_loaded = entry_point_group is None
@@ -88,25 +89,24 @@ class Registry:
 
             return decorator
         self._load_entry_points()
-        place = _place_of(obj)
         if name in self._entries and not self._same_entry(name, obj):
             if builtin and name not in self._builtins:
                 return obj  # a user's type of this name replaced the built-in one already
             if name in self._builtins and not builtin:
                 warnings.warn(
-                    f"{self.kind} type {name!r}: {place} replaces ding-env's built-in {self._places[name]}",
+                    f"{self.kind} type {name!r}: {_place_of(obj)} replaces ding-env's built-in {self.place(name)}",
                     stacklevel=3,
                 )
             elif not force_overwrite:
                 raise RegistryError(
-                    f"{self.kind} type {name!r} is registered twice: first by {self._places[name]}, "
-                    f"again by {place}. Register one of them under another name "
+                    f"{self.kind} type {name!r} is registered twice: first by {self.place(name)}, "
+                    f"again by {_place_of(obj)}. Register one of them under another name "
                     f"(or pass force_overwrite=True to replace the first on purpose)"
                 )
         elif name in self._entries and name not in self._builtins:
             builtin = False  # the same class again: it keeps the standing it has
         self._entries[name] = obj
-        self._places[name] = place
+        self._places[name] = obj
         if builtin:
             self._builtins.add(name)
         else:
@@ -148,7 +148,7 @@ class Registry:
     def place(self, name: str) -> str:
         """Where ``name`` was registered: ``'module:Name (file:line)'``, or the entry point and its package."""
         self._load_entry_points()
-        return self._places[name]
+        return _place_of(self._places[name])
 
     def names(self) -> list[str]:
         """All registered names, sorted."""
@@ -168,7 +168,7 @@ class Registry:
             if entry_point.name in self._entries and self._entries[entry_point.name] != entry_point.value:
                 raise RegistryError(
                     f"{self.kind} type {entry_point.name!r} is registered twice: first by "
-                    f"{self._places[entry_point.name]}, again by {place}. Uninstall one of the packages"
+                    f"{self.place(entry_point.name)}, again by {place}. Uninstall one of the packages"
                 )
             self._entries[entry_point.name] = entry_point.value
             self._places[entry_point.name] = place

@@ -12,7 +12,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from ding_env.wrappers import (
+from ding_env.env_wrappers import (
     ActionDiscretizeWrapper,
     DelayRewardWrapper,
     EvalEpisodeReturnWrapper,

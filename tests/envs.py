@@ -12,7 +12,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
-from ding_env.timestep import termination, transition, truncation
+from ding_env.env.timestep import termination, transition, truncation
 
 
 def cartpole_fn() -> DingEnvWrapper:
@@ -305,7 +305,7 @@ DIEngineTimestep = namedtuple("DIEngineTimestep", ["obs", "reward", "done", "inf
 
 
 class DIEngineStyleEnv:
-    """An env written for DI-engine itself: not our BaseEnv (no step_fields), gym's spaces, known only after
+    """An env written for DI-engine itself: not our BaseEnv, gym's spaces, known only after
     the first reset, 4-field timesteps, and a time limit reported as gym's ``TimeLimit.truncated``."""
 
     def __init__(self, cfg: dict | None = None) -> None:

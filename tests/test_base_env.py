@@ -133,17 +133,6 @@ def test_card_game_truncates_at_its_step_limit():
     assert timestep.done and timestep.truncated and not timestep.terminated
 
 
-def test_step_fields_default_comes_from_step():
-    env = CountingEnv({"limit": 2})  # episodes last 3-7 steps: the limit of 2 truncates them
-    env.seed(0)
-    env.reset()
-    obs, reward, done, truncated, info = env.step_fields(1)
-    assert obs[0] == 1 and reward.tolist() == [2.0] and (done, truncated, info) == (False, False, {})
-    obs, reward, done, truncated, info = env.step_fields(0)
-    assert obs[0] == 2 and reward.tolist() == [2.0]
-    assert done is True and truncated is True and info == {"truncated": True, "eval_episode_return": 4.0}
-
-
 def test_an_env_closes_at_the_end_of_a_with_block():
     from ding_env import DingEnvWrapper
 

@@ -88,7 +88,7 @@ def ding_env_command(*args: str, cwd: Path, **kwargs) -> subprocess.CompletedPro
 COIN = """
 import gymnasium as gym, numpy as np
 from ding_env import BaseEnv
-from ding_env.timestep import termination
+from ding_env.env.timestep import termination
 
 
 class Coin(BaseEnv):

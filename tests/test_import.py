@@ -7,8 +7,8 @@ import pytest
 def test_import_is_light():
     code = (
         "import sys, ding_env\n"
-        "heavy = ('torch', 'ale_py', 'mujoco', 'dizoo', 'multiprocessing.shared_memory', 'tqdm', 'gym',\n"
-        "         'stable_baselines3', 'pettingzoo', 'zmq')\n"
+        "heavy = ('torch', 'ale_py', 'mujoco', 'dizoo', 'tqdm', 'gym',\n"
+        "         'stable_baselines3', 'pettingzoo', 'treetensor', 'zmq', 'ray')\n"
         "heavy = [m for m in heavy if m in sys.modules]\n"
         "print(heavy)\n"
     )
@@ -68,7 +68,7 @@ from ding.envs.env_wrappers import EvalEpisodeReturnWrapper, TimeLimitWrapper
 
 def test_di_engine_imports_port_by_renaming_the_package():
     code = DI_ENGINE_IMPORTS.replace("ding.envs", "ding_env") + (
-        "import sys, ding_env, ding_env.env_manager as managers, ding_env.wrappers as wrappers\n"
+        "import sys, ding_env, ding_env.env_manager as managers, ding_env.env_wrappers as wrappers\n"
         "assert SyncSubprocessEnvManager is ding_env.SyncSubprocessEnvManager is managers.SyncSubprocessEnvManager\n"
         "assert AsyncSubprocessEnvManager is get_env_manager_cls('async_subprocess')\n"
         "assert SubprocessEnvManagerV2 is ding_env.SubprocessEnvManagerV2 is get_env_manager_cls('subprocess_v2')\n"

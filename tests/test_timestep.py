@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from ding_env import BaseEnvTimestep
-from ding_env.timestep import as_reward, final_step, termination, transition, truncation
+from ding_env.env.timestep import as_reward, final_step, termination, transition, truncation
 
 
 def test_unpacks_as_four_fields():

@@ -16,10 +16,10 @@ import cloudpickle
 import gymnasium as gym
 import numpy as np
 
-from ding_env.base_env import BaseEnv
 from ding_env.checker.report import ERROR, WARNING, Finding
 from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, sample, trajectory, type_name
-from ding_env.checker.spaces import dtype_problems, leaves, space_problems
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.spaces import dtype_problems, leaves, space_problems
 
 SPACES = ("observation_space", "action_space", "reward_space")
 
@@ -162,7 +162,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                     )
                     report(
                         f"reward must be an array of shape {reward_shape}, got {got}",
-                        "return np.array([r], dtype=np.float32) (or use ding_env.timestep.transition)",
+                        "return np.array([r], dtype=np.float32) (or use ding_env.env.timestep.transition)",
                     )
                 else:
                     for problem in space_problems(reward, env.reward_space, "reward"):
@@ -195,7 +195,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                     if type(timestep.info.get("truncated")) is not bool:
                         report(
                             "info['truncated'] (bool) is missing on a done step",
-                            "use ding_env.timestep.termination / truncation, which set it",
+                            "use ding_env.env.timestep.termination / truncation, which set it",
                         )
             if not episode.ended:
                 report(
@@ -444,7 +444,7 @@ def check_subprocess(ctx: CheckContext) -> list[Finding]:
     """The env gives the same trajectory in ``SyncSubprocessEnvManager`` (shared memory) as in-process."""
     name = "check_subprocess"
     from ding_env.env_manager import BaseEnvManager
-    from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
+    from ding_env.env_manager.subprocess_env_manager import SyncSubprocessEnvManager
 
     def run(manager_cls: type) -> list[np.ndarray]:
         with manager_cls([ctx.make_env], {}) as manager:

@@ -18,24 +18,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ding_env.base_env import BaseEnv
 from ding_env.checker.checks import check_obs_memory, check_reset_obs, check_spaces, check_step_output
 from ding_env.checker.report import Finding
 from ding_env.checker.rollout import CheckContext
-from ding_env.checker.spaces import space_problems
-from ding_env.wrappers.legacy_gym import to_gymnasium_space
-
-__all__ = [
-    "EnvCheckError",
-    "check_all",
-    "check_array_space",
-    "check_different_memory",
-    "check_obs_deepcopy",
-    "check_reset",
-    "check_space_dtype",
-    "check_step",
-    "demonstrate_correct_procedure",
-]
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.spaces import space_problems
+from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 
 
 class EnvCheckError(AssertionError):

@@ -9,9 +9,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ding_env.base_env import BaseEnv
 from ding_env.checker.report import ERROR, Finding
-from ding_env.checker.spaces import leaves
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.spaces import leaves
 
 
 @dataclass

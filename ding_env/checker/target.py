@@ -8,8 +8,8 @@ from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.base_env import BaseEnv
 from ding_env.config import load_config_file
+from ding_env.env.base_env import BaseEnv
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, import_object
 
@@ -53,7 +53,7 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
         )
     if not (isinstance(env_cls, type) and issubclass(env_cls, BaseEnv)):
         raise ConfigError(f"{target!r} is {env_cls!r}, not a BaseEnv subclass")
-    from ding_env.wrappers import DingEnvWrapper
+    from ding_env.env import DingEnvWrapper
 
     if issubclass(env_cls, DingEnvWrapper):
         if cfg is None:
@@ -64,7 +64,7 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
 
 def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None) -> Callable[[], BaseEnv]:
     if wrapper_cls is None:
-        from ding_env.wrappers import DingEnvWrapper as wrapper_cls
+        from ding_env.env import DingEnvWrapper as wrapper_cls
 
     def make_env() -> BaseEnv:
         return wrapper_cls(cfg=EasyDict(cfg))

@@ -1,15 +1,44 @@
-"""DI-engine's ``ding.envs.env`` import path: the env base class, its timestep and wrapper, and the checks.
+"""The env contract: ``BaseEnv``, ``BaseEnvTimestep``, ``DingEnvWrapper`` and DI-engine's raising checks.
 
-``from ding.envs.env import BaseEnv, BaseEnvTimestep`` ports as
-``from ding_env.env import BaseEnv, BaseEnvTimestep``. The raising checks are
-those of ``ding_env.checker.compat`` (``ding_env.checker.check_env`` returns a full report instead).
+This is DI-engine's ``ding.envs.env``: ``from ding.envs.env import BaseEnv, BaseEnvTimestep`` ports as
+``from ding_env.env import BaseEnv, BaseEnvTimestep``. Its modules: ``base_env`` (the abstract env),
+``timestep`` (the step record and its named constructors), ``seeding`` (per-episode seeds),
+``spaces`` (strict membership of values in spaces) and ``ding_env_wrapper`` (Gymnasium envs as
+``BaseEnv``). The raising checks are ``ding_env.checker.compat``'s (``ding_env.checker.check_env``
+returns a full report instead).
 """
 
-from ding_env.base_env import BaseEnv
-from ding_env.checker import compat
-from ding_env.checker.compat import *  # noqa: F403 - DI-engine's raising checks
+from ding_env.checker.compat import (
+    EnvCheckError,
+    check_all,
+    check_array_space,
+    check_different_memory,
+    check_obs_deepcopy,
+    check_reset,
+    check_space_dtype,
+    check_step,
+    demonstrate_correct_procedure,
+)
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.ding_env_wrapper import DingEnvWrapper
+from ding_env.env.timestep import BaseEnvTimestep
+from ding_env.env_wrappers.presets import get_default_wrappers
 from ding_env.registry import get_env_cls, get_vec_env_setting
-from ding_env.timestep import BaseEnvTimestep
-from ding_env.wrappers import DingEnvWrapper
 
-__all__ = ["BaseEnv", "BaseEnvTimestep", "DingEnvWrapper", "get_env_cls", "get_vec_env_setting", *compat.__all__]
+__all__ = [
+    "BaseEnv",
+    "BaseEnvTimestep",
+    "DingEnvWrapper",
+    "EnvCheckError",
+    "check_all",
+    "check_array_space",
+    "check_different_memory",
+    "check_obs_deepcopy",
+    "check_reset",
+    "check_space_dtype",
+    "check_step",
+    "demonstrate_correct_procedure",
+    "get_default_wrappers",
+    "get_env_cls",
+    "get_vec_env_setting",
+]

@@ -1,5 +1,339 @@
-"""DI-engine's ``ding.envs.env.ding_env_wrapper`` import path: ``DingEnvWrapper``."""
+"""``DingEnvWrapper``: any Gymnasium (or legacy gym) env as a ``BaseEnv``.
 
-from ding_env.wrappers import DingEnvWrapper
+Example::
 
-__all__ = ["DingEnvWrapper"]
+    env = DingEnvWrapper(cfg={'env_id': 'CartPole-v1'})   # created on first reset
+    env.seed(0)
+    obs = env.reset()
+    timestep = env.step(env.random_action())
+
+Outputs follow the ding_env contract: float observations are float32 (and the
+observation space says so), the reward is a ``(1,)`` float32 array, ``done`` is
+a Python bool, and done steps carry ``info['truncated']`` and
+``info['eval_episode_return']``. numpy scalars in the env's info become Python scalars.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import os
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
+from ding_env.env_wrappers.array_spaces import check_array_spaces
+from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
+from ding_env.env_wrappers.dtypes import convention_space
+from ding_env.env_wrappers.env_wrappers import apply_wrappers
+from ding_env.env_wrappers.family import MUJOCO, family_of_env, family_of_env_id
+from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
+from ding_env.env_wrappers.mujoco_warnings import route_mujoco_warnings
+from ding_env.env_wrappers.multi_agent import is_pettingzoo_env
+from ding_env.env_wrappers.presets import uses_atari_preset, wrapper_specs
+from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
+from ding_env.env_wrappers.wrapper_config import check_wrapper_config
+from ding_env.errors import ConfigError, EnvStateError
+
+
+class DingEnvWrapper(BaseEnv):
+    """A Gymnasium env behind the ``BaseEnv`` contract.
+
+    Args:
+        env: A Gymnasium env instance, or a legacy gym-API env instance. When
+            None, ``cfg.env_id`` is created with ``gymnasium.make`` on the
+            first reset (lazy init).
+        cfg: Settings; see ``DingEnvWrapper.config``.
+        seed_api: False for an env that cannot be seeded (DI-engine's argument): its resets get no
+            seed, so its episodes do not follow from ``seed()``.
+        caller: ``'collector'`` or ``'evaluator'`` (DI-engine's argument): picks the training or the
+            evaluation preprocessing when ``cfg`` has no ``is_train``.
+        is_gymnasium: Where ``cfg.env_id`` is looked up (DI-engine's argument): True in Gymnasium, False
+            in legacy gym (``gym.make``, as DI-engine does by default; gym must be installed), None in
+            Gymnasium and then, for an id Gymnasium does not have (or only as a deprecated version), in
+            legacy gym when it is installed.
+
+    Raises:
+        ConfigError: For an unknown config key or caller, or neither ``env`` nor ``env_id``.
+        TypeError: For a PettingZoo env, which ``PettingZooEnv`` wraps.
+    """
+
+    config: ClassVar[dict] = dict(
+        # Gymnasium id passed to gymnasium.make when no env instance is given.
+        env_id=None,
+        # Extra kwargs for gymnasium.make (e.g. render_mode, max_episode_steps).
+        make_kwargs={},
+        # 'default': the env family's standard preprocessing; or a list of
+        # wrapper specs (callables, registered names, dict(name=, kwargs=)).
+        env_wrapper="default",
+        # Box actions are given in [-1, 1] (and action_space says so) and mapped
+        # linearly to the env's bounds.
+        act_scale=False,
+        # Box actions outside [-1, 1] (with act_scale) or the bounds are clipped into them (DI-engine's MuJoCo
+        # action_clip); the managers reject such actions before any env sees them.
+        action_clip=False,
+        # Clip the reward seen by the learner to [-1, 1]; the
+        # eval_episode_return still sums the raw rewards.
+        rew_clip=False,
+        # Atari preset ('default' on an ALE env, or 'atari_default'):
+        # frames stacked into one observation,
+        frame_stack=4,
+        # at most this many no-ops on reset,
+        noop_max=30,
+        # actions repeated (and the last two frames max-pooled) this many times,
+        frame_skip=4,
+        # frames resized to screen_size x screen_size grayscale,
+        screen_size=84,
+        # uint8 frames (False) or float32 in [0, 1] (True),
+        scale_obs=False,
+        # and sticky actions with this probability (None: the env id's own, 0.25 for ALE/...-v5 ids,
+        # 0 for the legacy ...NoFrameskip-v4 ones).
+        repeat_action_probability=None,
+    )
+
+    def __init__(
+        self,
+        env: Any = None,
+        cfg: dict | None = None,
+        seed_api: bool = True,
+        caller: str = "collector",
+        is_gymnasium: bool | None = None,
+    ) -> None:
+        if env is not None and is_pettingzoo_env(env):
+            raise TypeError(
+                f"DingEnvWrapper wraps single-agent Gymnasium envs, and {type(env).__name__} is a PettingZoo "
+                "multi-agent env: wrap it with ding_env.PettingZooEnv(env) (observations with agent_state, "
+                "global_state and action_mask; one action and one reward per agent)"
+            )
+        cfg = dict(cfg or {})
+        self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
+        for key in cfg:
+            if key not in self.config and key not in PIPELINE_KEYS:
+                raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
+        check_caller(caller, "DingEnvWrapper")
+        if not isinstance(seed_api, bool):
+            raise ConfigError(f"DingEnvWrapper seed_api: expected True or False, got {seed_api!r:.100}")
+        cfg.setdefault("is_train", caller == "collector")
+        super().__init__(cfg)
+        check_wrapper_config(self._cfg, type(self).__name__)
+        self._seed_api = seed_api
+        if is_gymnasium not in (None, True, False):
+            raise ConfigError(f"DingEnvWrapper is_gymnasium: expected True, False or None, got {is_gymnasium!r:.100}")
+        self._is_gymnasium = is_gymnasium
+        if env is None and not self._cfg.env_id:
+            raise ConfigError("DingEnvWrapper needs an env instance or cfg.env_id, got neither")
+        self._user_env = env
+        self._replay_path: str | None = self._cfg.get("replay_path")
+        self._env: gym.Env | None = None
+        self._observation_space: gym.spaces.Space | None = None
+        self._action_space: gym.spaces.Space | None = None
+        self._reward_space = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
+        self._eval_episode_return = 0.0
+        self._needs_reset = True
+        self._rew_clip = bool(self._cfg.rew_clip)
+
+    # ---- construction --------------------------------------------------
+
+    @property
+    def env(self) -> gym.Env:
+        """The wrapped Gymnasium env (created on first use)."""
+        if self._env is None:
+            self._env = self._build_env()
+            check_array_spaces(repr(self), self._env.observation_space)
+            check_array_spaces(repr(self), self._env.action_space, "action_space")
+            self._observation_space = convention_space(self._env.observation_space)
+            self._convert_obs = obs_converter(self._observation_space)
+            raw_actions = self._env.action_space
+            self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
+            self._convert_action = action_converter(
+                raw_actions, bool(self._cfg.act_scale), repr(self), bool(self._cfg.action_clip)
+            )
+            self._init_flag = True
+        return self._env
+
+    def _build_env(self) -> gym.Env:
+        if self._user_env is not None:
+            env = self._user_env
+            if is_legacy_env(env):
+                env = LegacyGymEnv(env)
+            family = family_of_env(env)
+        elif self._is_gymnasium is False:
+            env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+            family = family_of_env(env)
+        else:
+            try:
+                env, family = self._make_from_id()
+            except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
+                if self._is_gymnasium is None and legacy_gym_has(self._cfg.env_id):
+                    env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+                    family = family_of_env(env)
+                else:
+                    raise ConfigError(
+                        f"{self!r}: env_id {self._cfg.env_id!r} is not available in Gymnasium: {error}"
+                    ) from error
+        if self._replay_path is not None:
+            env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
+        return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
+
+    def _make_from_id(self) -> tuple[gym.Env, str]:
+        env_id = self._cfg.env_id
+        if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
+            importlib.import_module("minigrid")  # registers its ids on import (the `minigrid` extra)
+        # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
+        if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
+            _register_ale(env_id)
+        family = family_of_env_id(env_id)
+        kwargs = dict(self._cfg.make_kwargs or {})
+        if uses_atari_preset(self._cfg.env_wrapper, family):
+            kwargs.setdefault("frameskip", 1)  # the preset skips frames itself
+            if self._cfg.repeat_action_probability is not None:
+                kwargs.setdefault("repeat_action_probability", self._cfg.repeat_action_probability)
+        if self._replay_path is not None:
+            kwargs["render_mode"] = "rgb_array"
+            if family == MUJOCO:
+                os.environ.setdefault("MUJOCO_GL", "egl")
+        if family == MUJOCO:
+            route_mujoco_warnings()
+        return gym.make(env_id, **kwargs), family
+
+    def clone(self, caller: str = "collector") -> DingEnvWrapper:
+        """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
+
+        An env built from ``cfg.env_id`` is built anew; an env instance given to the constructor
+        is deep-copied, so the clones never share a simulator. ``caller`` picks the preprocessing
+        as in the constructor (unless the config sets ``is_train``).
+
+        Raises:
+            TypeError: When that env instance cannot be deep-copied.
+        """
+        env = None
+        if self._user_env is not None:
+            try:
+                env = copy.deepcopy(self._user_env)
+            except Exception as error:  # noqa: BLE001 - whatever deepcopy raised, named with the env
+                raise TypeError(
+                    f"{self!r}.clone(): the env instance cannot be deep-copied ({type(error).__name__}: {error}); "
+                    "give cfg.env_id, or build one DingEnvWrapper per env"
+                ) from error
+        return DingEnvWrapper(
+            env, self._user_cfg, seed_api=self._seed_api, caller=caller, is_gymnasium=self._is_gymnasium
+        )
+
+    def enable_save_replay(self, replay_path: str) -> None:
+        """Record every episode from the next reset on as an MP4 under ``replay_path``.
+
+        File names carry the env id, the process id, a random token and the
+        episode number, so many envs can record into one folder.
+        """
+        self._replay_path = str(replay_path)
+        if self._env is not None:  # rebuild with rendering on at the next reset
+            self._env.close()
+            self._env = None
+            self._needs_reset = True
+
+    # ---- BaseEnv -------------------------------------------------------
+
+    def reset(self) -> Any:
+        """Start an episode, seeding the env only when a new seed is due."""
+        env = self.env
+        episode_seed = self._next_episode_seed()
+        if episode_seed is None or not self._seed_api:
+            obs, _ = env.reset()
+        else:
+            obs, _ = env.reset(seed=episode_seed)
+        self._eval_episode_return = 0.0
+        self._needs_reset = False
+        return self._convert_obs(obs)
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        """Apply ``action`` (converted to the action space's form) and return the timestep."""
+        obs, reward, done, _, info = self._step_fields(action)
+        return BaseEnvTimestep(obs, as_reward(reward), done, info)
+
+    def _step_fields(self, action: Any) -> StepFields:
+        # The step as plain fields (a float reward): the managers' fast path (see env_host.stepper_of).
+        if self._needs_reset:
+            raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
+        # Not self.env: after a reset the env exists, and the property costs on every step.
+        obs, reward, terminated, truncated, info = self._env.step(self._convert_action(action))
+        reward = float(reward)
+        self._eval_episode_return += reward
+        if self._rew_clip:
+            reward = min(max(reward, -1.0), 1.0)
+        obs = self._convert_obs(obs)
+        # numpy scalars become Python scalars: same values, ten times cheaper to send between processes.
+        if info:
+            info = {key: value.item() if isinstance(value, np.generic) else value for key, value in info.items()}
+        else:
+            info = {}  # never the env's own dict, which it may reuse
+        if terminated or truncated:
+            self._needs_reset = True
+            # An inner EvalEpisodeReturnWrapper reports the raw game return (before clipping, across lives).
+            episode_return = info.pop("eval_episode_return", self._eval_episode_return)
+            truncated = bool(truncated)
+            return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
+        return StepFields(obs, reward, False, False, info)
+
+    def random_action(self) -> Any:
+        """A random action in DI-engine's forms: a ``(1,)`` int64 array for ``Discrete``, arrays in dicts."""
+        return di_engine_action(super().random_action())
+
+    def close(self) -> None:
+        """Close the Gymnasium env if it was created; safe to call twice."""
+        if self._env is not None:
+            self._env.close()
+            self._env = None
+        self._needs_reset = True
+
+    def render(self) -> Any:
+        """The Gymnasium env's ``render()``: a frame for an env made with ``render_mode='rgb_array'``.
+
+        Raises:
+            EnvStateError: When the env was made without a render mode.
+        """
+        env = self.env
+        if env.render_mode is None:
+            raise EnvStateError(
+                f"{self!r}.render(): the env was made without a render mode; "
+                "give cfg make_kwargs=dict(render_mode='rgb_array') (or build the env with it)"
+            )
+        return env.render()
+
+    def __repr__(self) -> str:
+        name = self._cfg.env_id or type(getattr(self._user_env, "unwrapped", self._user_env)).__name__
+        return f"DingEnvWrapper({name})"
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        """The env's observation space, in the dtype convention."""
+        self.env  # noqa: B018 - builds the env and its spaces
+        return self._observation_space
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        """The env's action space; with ``act_scale`` a Box becomes ``Box(-1, 1)`` of the same shape."""
+        self.env  # noqa: B018 - builds the env and its spaces
+        return self._action_space
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        """``Box(-inf, inf, (1,), float32)`` (``[-1, 1]`` with ``rew_clip``)."""
+        if self._cfg.rew_clip:
+            return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
+        return self._reward_space
+
+
+_MINIGRID_PREFIXES = ("MiniGrid-", "BabyAI-")
+
+
+def _register_ale(env_id: str) -> None:
+    """Register the ALE envs with Gymnasium (ale-py ships its ROMs)."""
+    try:
+        import ale_py
+    except ImportError as error:
+        raise ImportError(f"{env_id!r} needs ale-py: pip install 'ding-env[atari]'") from error
+    gym.register_envs(ale_py)

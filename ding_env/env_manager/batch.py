@@ -1,4 +1,4 @@
-"""Batched results of the managers' fast path, and the per-step outcome backends return."""
+"""The batches the managers' batched API returns."""
 
 from __future__ import annotations
 
@@ -39,37 +39,3 @@ class TimestepBatch(NamedTuple):
     done: np.ndarray
     truncated: np.ndarray
     info: list
-
-
-class WorkerView(NamedTuple):
-    """One worker process of a manager, as the ``workers`` diagnostic shows it.
-
-    Attributes:
-        pid: The worker's process id (a replaced worker has a new one).
-        env_ids: The env ids it hosts.
-    """
-
-    pid: int
-    env_ids: list[int]
-
-
-class StepOutcome(NamedTuple):
-    """What a backend reports for the envs of one step (row ``k`` is ``env_id[k]``).
-
-    ``rows`` indexes ``env_id``'s rows in per-env arrays (a slice when the ids are
-    consecutive and increasing); ``obs`` is a list of per-env observations
-    (serial backend) or a tree of stacked arrays (shared-memory backends); ``errors`` maps the row of each
-    env whose step raised to that error; ``reset_on_done`` says which envs
-    were to be auto-reset if their episode ended.
-    """
-
-    env_id: np.ndarray
-    rows: slice | np.ndarray
-    obs: Any
-    obs_is_list: bool
-    reward: np.ndarray
-    done: np.ndarray
-    truncated: np.ndarray
-    info: list
-    errors: dict
-    reset_on_done: np.ndarray

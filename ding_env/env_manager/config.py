@@ -36,7 +36,8 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     reset_timeout=None,
     # Seconds to wait between reset attempts.
     retry_waiting_time=0.1,
-    # Subprocess managers: pass obs/reward/done through shared memory (False: pipes).
+    # Accepted for DI-engine's configs and ignored: results always go through shared memory. (DI-engine
+    # needs False for observations its buffers cannot hold; here both need the same fixed layout.)
     shared_memory=True,
     # Arrays the managers return (ready_obs, step results, ready_obs_batch, step_batch) belong to the caller:
     # copies of the shared-memory buffers. False: views, valid until the next call to the manager (faster).
@@ -55,6 +56,11 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     # Keeps two workers from sharing a core while another idles: a few percent faster on a machine
     # of its own; leave off when several jobs share the machine (Linux only).
     cpu_affinity=False,
+    # Subprocess managers: the calling process hosts one share of the envs itself, beside the
+    # num_workers workers, and steps it while they step theirs (num_workers=1 on two cores: two busy
+    # processes instead of two workers and a mostly waiting caller). Those envs lose crash isolation
+    # and hard timeouts: they run as in BaseEnvManager.
+    caller_share=False,
     # What an exception in env.step does: 'raise' an EnvError (after keeping the
     # other envs' results), or return an 'abnormal' done timestep and renew the env.
     step_error="raise",
@@ -67,7 +73,7 @@ MANAGER_CONFIG: dict[str, Any] = dict(
 # ``reset_inplace=True`` returned the reset observation in its place.
 DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
-BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity")
+BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
 MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2")
 CONTEXTS = ("fork", "spawn", "forkserver")
 

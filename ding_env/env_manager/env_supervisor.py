@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.env_manager import create_env_manager
+from ding_env.env_manager.base_env_manager import create_env_manager
 from ding_env.env_manager.config import MANAGER_CONFIG
-from ding_env.env_manager.di_engine_state import EnvState
+from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.treetensor_managers import treetensor_numpy, treetensor_timestep
 from ding_env.errors import ClosedEnvError, ConfigError, DingEnvError, EnvStateError
 

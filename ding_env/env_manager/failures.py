@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ding_env.env_manager.backends.base import StepOutcome
 from ding_env.errors import DingEnvError, EnvError
 
 
@@ -16,3 +19,19 @@ def raise_close_failures(failures: list[tuple[int, str]]) -> None:
         (env_id, text), others = failures[0], failures[1:]
         also = "; ".join(f"env {other_id}: {other_text}" for other_id, other_text in others)
         raise EnvError(env_id, "close", f"{text} (also {also})" if also else text)
+
+
+def raise_step_errors(outcome: StepOutcome, results: Any, step_error: str) -> None:
+    """Raise the step's first error that must be raised, with every env's result and every error on it.
+
+    Step errors are raised with ``step_error='raise'``; a failed auto-reset always is (the env
+    cannot continue without a reset), after the step's results are kept.
+    """
+    if not outcome.errors:
+        return
+    raised = [error for _, error in sorted(outcome.errors.items()) if step_error == "raise" or is_reset_error(error)]
+    if raised:
+        error = raised[0]
+        error.results = results
+        error.errors = {int(outcome.env_id[row]): other for row, other in sorted(outcome.errors.items())}
+        raise error

@@ -1,10 +1,16 @@
-"""Every message between a subprocess manager and its workers, as typed records.
+"""Every message between a worker backend and its workers, as typed records and shared words.
 
 Requests travel on a worker's pipe, one record each; the worker handles them in one table
-(``_worker.HANDLERS``) and answers each with a :class:`Reply` or a :class:`Failure`. A step is
-commanded through shared memory instead (see ``_worker``); a step that leaves infos, errors or,
-without shared memory, results sends one :class:`StepReport` after it. Errors carry their fields
-(env id, command, message, the env's traceback), so neither side parses error text.
+(``backends.worker.HANDLERS``) and answers each with a :class:`Reply` or a :class:`Failure`.
+Errors carry their fields (env id, command, message, the env's traceback), so neither side
+parses error text.
+
+A step is commanded through shared memory instead: the backend writes the actions, the step
+mask and auto-reset flags, sets the worker's command word to ``CMD_STEP`` (``CMD_PIPE``: a
+request waits on the pipe) and posts its command semaphore. The worker steps, writes the
+results, sets its status word (``REPORT_ON_PIPE``: a :class:`StepReport` with infos or errors
+follows on the pipe; ``INFOS_IN_TABLE``: infos of a known form wait in the shared info table)
+and posts its done semaphore.
 
 Besides the env calls' own arguments and results (:class:`CallEnvs`, :class:`Reply`) and the
 spaces a worker reports at launch, the records hold numbers, strings, lists, dicts, dtypes and
@@ -19,14 +25,20 @@ from typing import Any
 
 from ding_env.errors import EnvError
 
+# A worker's command word.
+CMD_STEP = 1
+CMD_PIPE = 2
+# Bits of a worker's status word after a step.
+REPORT_ON_PIPE = 1
+INFOS_IN_TABLE = 2
+
 
 @dataclass(frozen=True)
 class Attach:
-    """Map the shared segment ``segment``; with ``private_entries`` (no shared memory) keep data arrays private."""
+    """Map the shared segment ``segment``, whose arrays ``entries`` lists as ``(key, layout, rows)``."""
 
     segment: str
     entries: list
-    private_entries: list | None = None
     command = "attach"
 
 
@@ -51,7 +63,7 @@ class SetResetParam:
 
 @dataclass(frozen=True)
 class Reset:
-    """Reset ``env_ids``; their observations land in the ready buffer (or the reply, without shared memory)."""
+    """Reset ``env_ids``; their observations land in the ready rows."""
 
     env_ids: list[int]
     command = "reset"
@@ -131,13 +143,11 @@ class Failure:
 class StepReport:
     """What a step left besides the shared buffers.
 
-    Infos and failures by env id, the result rows when shared memory is off
-    (``{env_id: (step_obs, ready_obs, reward, done, truncated)}``), and info schemas seen for the first time.
+    Infos and failures by env id, and info schemas seen for the first time.
     """
 
     infos: dict
     failures: dict[int, Failure]
-    rows: dict | None
     schemas: dict
 
 

@@ -3,8 +3,8 @@
 DI-engine's ``ding.framework`` middleware reads ``manager.ready_obs`` as one
 stacked array, calls ``manager.step(actions)`` with one action per ready env (in
 ``ready_obs_id`` order) and gets back one ``treetensor.numpy`` array per stepped
-env, with ``obs``, ``reward``, ``done``, ``info`` and ``env_id``. These classes add
-that interface to ``BaseEnvManager`` and ``SyncSubprocessEnvManager``; seeding,
+env, with ``obs``, ``reward``, ``done``, ``info`` and ``env_id``. These adapters hold
+a ``BaseEnvManager`` or ``SyncSubprocessEnvManager`` and add that interface; seeding,
 auto-reset, configs, the batched API and everything else are those managers'.
 
 Unlike DI-engine, each timestep also carries ``truncated`` (False unless the
@@ -23,11 +23,10 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from easydict import EasyDict
 
-from ding_env.base_env import BaseEnv
+from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import arrays
-from ding_env.env_manager.base import BaseEnvManager
-from ding_env.env_manager.subprocess import SyncSubprocessEnvManager
 
 
 def treetensor_numpy(manager_name: str) -> ModuleType:
@@ -92,13 +91,38 @@ def _per_env_actions(actions: Any, tree_class: type) -> list[Any]:
     return [_plain_tree(action, tree_class) for action in actions]
 
 
-class TreetensorInterface:
-    """The V2 interface over a manager class that comes after it in the bases."""
+class TreetensorManager:
+    """DI-engine's V2 interface over a manager of class ``manager_cls``, which it holds.
+
+    ``ready_obs`` and ``step`` are the V2 ones; every other attribute is the held manager's.
+    """
+
+    manager_type = "base_v2"
+    manager_cls: type = None  # set by each V2 class
 
     def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
         self._tnp = treetensor_numpy(type(self).__name__)
         self._tree_class = importlib.import_module("treevalue").TreeValue  # what every treetensor array is
-        super().__init__(env_fn, cfg)
+        self._manager = self.manager_cls(env_fn, cfg)
+
+    @classmethod
+    def default_config(cls) -> EasyDict:
+        """The held manager's config defaults, with ``type`` set to this manager."""
+        cfg = cls.manager_cls.default_config()
+        cfg.type = cls.manager_type
+        return cfg
+
+    def __getattr__(self, name: str) -> Any:
+        manager = self.__dict__.get("_manager")
+        if manager is None or name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(manager, name)
+
+    def __enter__(self) -> TreetensorManager:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._manager.__exit__(*exc_info)
 
     @property
     def ready_obs(self) -> Any:
@@ -108,7 +132,7 @@ class TreetensorInterface:
         DI-engine, a tuple inside one becomes one array per env), a tuple of arrays
         for tuple observations; always a copy, valid after the next step.
         """
-        batch = self.ready_obs_batch
+        batch = self._manager.ready_obs_batch
         if isinstance(batch.obs, dict) and len(batch.env_id):
             # One tree per env, stacked as DI-engine stacks them (a tuple inside becomes an array per env).
             rows = arrays.split_rows(batch.obs, len(batch.env_id), copy=True)
@@ -131,20 +155,12 @@ class TreetensorInterface:
         Raises:
             ValueError: When the number of actions is not the number of ready envs.
         """
-        env_ids = self.ready_obs_id
+        env_ids = self._manager.ready_obs_id
         per_env = _per_env_actions(actions, self._tree_class)
         if len(per_env) != len(env_ids):
             raise ValueError(
-                f"{self._name}: step() takes one action per ready env, in ready_obs_id order: "
-                f"expected {len(env_ids)} for envs {env_ids}, got {len(per_env)}"
+                f"{type(self).__name__}(env_num={self._manager.env_num}): step() takes one action per ready env, "
+                f"in ready_obs_id order: expected {len(env_ids)} for envs {env_ids}, got {len(per_env)}"
             )
-        timesteps = super().step(dict(zip(env_ids, per_env, strict=True)))
+        timesteps = self._manager.step(dict(zip(env_ids, per_env, strict=True)))
         return [treetensor_timestep(self._tnp, env_id, timestep) for env_id, timestep in timesteps.items()]
-
-
-class BaseEnvManagerV2(TreetensorInterface, BaseEnvManager):
-    """``BaseEnvManager`` (every env in this process) with DI-engine's V2 interface; config type ``'base_v2'``."""
-
-
-class SubprocessEnvManagerV2(TreetensorInterface, SyncSubprocessEnvManager):
-    """``SyncSubprocessEnvManager`` with DI-engine's V2 interface; config type ``'subprocess_v2'``."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.seeding import checked_seed
+from ding_env.env.seeding import checked_seed
 from ding_env.summary import describe_value
 
 

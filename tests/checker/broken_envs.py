@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env import BaseEnv, BaseEnvTimestep
-from ding_env.timestep import termination, transition, truncation
+from ding_env.env.timestep import termination, transition, truncation
 
 
 class GoodEnv(BaseEnv):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from ding_env.env_manager.info_table import INFO_SLOTS, InfoReader, InfoWriter, schema_of
+from ding_env.env_manager.backends.info_table import INFO_SLOTS, InfoReader, InfoWriter, schema_of
 
 
 def table(env_num):

@@ -5,7 +5,7 @@ import os
 import subprocess
 import threading
 
-from ding_env.env_manager.manager_watch import ManagerWatch
+from ding_env.env_manager.backends.manager_watch import ManagerWatch
 
 
 def watcher_threads():

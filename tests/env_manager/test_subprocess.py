@@ -20,7 +20,7 @@ from ding_env import (
     create_env_manager,
 )
 from ding_env.env_manager import arrays
-from ding_env.env_manager._worker import STATUS_TABLE
+from ding_env.env_manager.backends.worker import STATUS_TABLE
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
 from tests.envs import CountingEnv, DictActionEnv, DIEngineStyleEnv, InfoEnv, cartpole_fn
@@ -91,7 +91,7 @@ def test_dict_action_spaces_step_identically_in_every_manager(shared_memory):
 
 @pytest.mark.parametrize("context", ["fork", "spawn"])
 def test_envs_written_for_di_engine_run_in_every_manager(context):
-    """No step_fields, gym's spaces known only after a reset, 4-field timesteps: DI-engine's own envs."""
+    """Not a BaseEnv, gym's spaces known only after a reset, 4-field timesteps: DI-engine's own envs."""
     traces = []
     for manager_type in ("base", "subprocess", "async_subprocess"):
         with create_env_manager(manager_cfg(manager_type, context=context), [DIEngineStyleEnv] * 3) as manager:

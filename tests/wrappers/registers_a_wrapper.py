@@ -2,7 +2,7 @@
 
 import gymnasium as gym
 
-from ding_env.wrappers import ENV_WRAPPER_REGISTRY
+from ding_env.env_wrappers import ENV_WRAPPER_REGISTRY
 
 
 @ENV_WRAPPER_REGISTRY.register("double_reward", force_overwrite=True)

@@ -7,8 +7,8 @@ pytest.importorskip("ale_py", reason="the atari extra (make test installs it)")
 pytest.importorskip("cv2", reason="the atari extra (make test installs it)")
 
 from ding_env import DingEnvWrapper  # noqa: E402
+from ding_env.env_wrappers.family import ATARI, family_of_env_id  # noqa: E402
 from ding_env.errors import ConfigError  # noqa: E402
-from ding_env.wrappers.family import ATARI, family_of_env_id  # noqa: E402
 
 
 def atari(env_id="ALE/Pong-v5", **cfg):

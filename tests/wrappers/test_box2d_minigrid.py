@@ -9,9 +9,9 @@ pytest.importorskip("Box2D", reason="the box2d extra (make test installs it)")
 pytest.importorskip("minigrid", reason="the minigrid extra (make test installs it)")
 
 from ding_env import DingEnvWrapper, create_env_manager  # noqa: E402
+from ding_env.env_wrappers.family import BOX2D, MINIGRID, family_of_env_id  # noqa: E402
 from ding_env.errors import ConfigError  # noqa: E402
 from ding_env.run_config import load_run_config  # noqa: E402
-from ding_env.wrappers.family import BOX2D, MINIGRID, family_of_env_id  # noqa: E402
 from dizoo.box2d.bipedalwalker.envs import BipedalWalkerEnv  # noqa: E402
 from dizoo.box2d.lunarlander.envs import LunarLanderEnv  # noqa: E402
 from dizoo.minigrid.envs import MiniGridEnv  # noqa: E402

@@ -6,8 +6,7 @@ import pytest
 
 from ding_env import BaseEnvManager, DingEnvWrapper, SyncSubprocessEnvManager
 from ding_env.common import affine_transform, save_frames_as_gif
-from ding_env.errors import ConfigError
-from ding_env.wrappers import (
+from ding_env.env_wrappers import (
     AllinObsWrapper,
     ClipRewardWrapper,
     DelayRewardWrapper,
@@ -23,6 +22,7 @@ from ding_env.wrappers import (
     create_env_wrapper,
     get_default_wrappers,
 )
+from ding_env.errors import ConfigError
 from tests.envs import CountingEnv, ImageEnv
 
 
@@ -221,7 +221,7 @@ def test_di_engine_wrapper_specs_use_di_engine_names():
     )
     doubled.reset(seed=0)
     assert doubled.step(0)[1] == 2.0
-    with pytest.raises(ConfigError, match="unknown DI-engine wrapper 'no_such'; registered DI-engine wrappers: .*noop"):
+    with pytest.raises(ConfigError, match="unknown wrapper 'no_such'; registered wrappers: .*noop"):
         create_env_wrapper(ImageEnv(), {"type": "no_such"})
     with pytest.raises(
         ConfigError, match="cannot import 'no.such.module' listed in the env_wrapper spec's import_names"
@@ -288,3 +288,23 @@ def test_di_engine_classic_control_keys():
     normed = PendulumEnv({"norm_obs": {"use_norm": True}})
     normed.reset()
     assert "ObsNormWrapper" in str(normed.env)
+
+
+@pytest.mark.parametrize("spec_key", ["name", "type"])
+def test_a_wrapper_name_means_one_wrapper_in_either_spec_form(spec_key):
+    # clip_reward and frame_stack keep DI-engine's meanings; Gymnasium's wrappers of those kinds have their own names.
+    clipped = DingEnvWrapper(ImageEnv(), cfg={"env_wrapper": [{spec_key: "clip_reward"}]})
+    clipped.reset()
+    assert [float(clipped.step(0).reward[0]) for _ in range(3)] == [-1.0, 0.0, 1.0]
+    ranged = DingEnvWrapper(
+        ImageEnv(), cfg={"env_wrapper": [{spec_key: "clip_reward_range", "kwargs": {"min_reward": -0.5}}]}
+    )
+    ranged.reset()
+    assert [float(ranged.step(0).reward[0]) for _ in range(3)] == [-0.5, 0.0, 1.0]
+    stacked = DingEnvWrapper(ImageEnv(), cfg={"env_wrapper": [{spec_key: "frame_stack", "kwargs": {"n_frames": 2}}]})
+    observation = DingEnvWrapper(
+        ImageEnv(), cfg={"env_wrapper": [{spec_key: "frame_stack_observation", "kwargs": {"stack_size": 2}}]}
+    )
+    assert stacked.observation_space.shape == observation.observation_space.shape == (2, 6, 5, 3)
+    for env in (clipped, ranged, stacked, observation):
+        env.close()

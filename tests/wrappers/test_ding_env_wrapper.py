@@ -4,7 +4,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import DingEnvWrapper
+from ding_env import BaseEnvManager, DingEnvWrapper
 from ding_env.errors import ConfigError, EnvStateError
 from tests.conftest import balance_action
 
@@ -250,21 +250,25 @@ def test_numpy_scalars_in_info_become_python_scalars():
 
 
 @pytest.mark.parametrize("policy", [balance_action, lambda obs: 0], ids=["truncated", "terminated"])
-def test_step_fields_describe_the_same_steps_as_step(policy):
-    by_step, by_fields = (DingEnvWrapper(cfg={"env_id": "CartPole-v1", "rew_clip": True}) for _ in range(2))
-    for env in (by_step, by_fields):
-        env.seed(0, dynamic_seed=False)
-    obs = by_step.reset()
-    np.testing.assert_array_equal(obs, by_fields.reset())
+def test_a_manager_steps_a_ding_env_wrapper_as_its_step_does(policy):
+    cfg = {"env_id": "CartPole-v1", "rew_clip": True}
+    alone = DingEnvWrapper(cfg=cfg)
+    alone.seed(0, dynamic_seed=False)
+    manager = BaseEnvManager([lambda: DingEnvWrapper(cfg=cfg)], BaseEnvManager.default_config())
+    manager.seed(0, dynamic_seed=False)
+    manager.launch()
+    obs = alone.reset()
+    np.testing.assert_array_equal(obs, manager.ready_obs[0])
     while True:
         action = policy(obs)
-        timestep = by_step.step(action)
-        obs, reward, done, truncated, info = by_fields.step_fields(action)
-        np.testing.assert_array_equal(obs, timestep.obs)
-        assert type(reward) is float and timestep.reward.tolist() == [reward]
-        assert done is timestep.done and truncated is timestep.truncated and info == timestep.info
-        if done:
+        timestep, managed = alone.step(action), manager.step({0: action})[0]
+        np.testing.assert_array_equal(managed.obs, timestep.obs)
+        assert managed.reward.tolist() == timestep.reward.tolist() and managed.done is timestep.done
+        assert managed.truncated is timestep.truncated and managed.info == timestep.info
+        if timestep.done:
+            manager.close()
             return
+        obs = timestep.obs
 
 
 class LockedEnv(gym.Wrapper):

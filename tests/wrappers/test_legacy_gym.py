@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ding_env import DingEnvWrapper
-from ding_env.wrappers.legacy_gym import is_legacy_env
+from ding_env.env_wrappers.legacy_gym import is_legacy_env
 from tests.envs import Box, Discrete
 
 
@@ -170,7 +170,7 @@ def test_gym_026_envs_run_on_numpy_2_in_every_manager(manager_type):
 
 def test_our_wrappers_given_a_legacy_env_speak_gyms_api_back():
     """DI-engine's env code wraps gym.make envs with these wrappers and steps them in four values."""
-    from ding_env.wrappers import EvalEpisodeReturnWrapper, ObsNormWrapper
+    from ding_env.env_wrappers import EvalEpisodeReturnWrapper, ObsNormWrapper
 
     legacy = LegacyWalk()
     env = ObsNormWrapper(EvalEpisodeReturnWrapper(legacy))

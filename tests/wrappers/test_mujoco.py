@@ -6,8 +6,8 @@ import pytest
 pytest.importorskip("mujoco", reason="the mujoco extra (make test installs it)")
 
 from ding_env import DingEnvWrapper  # noqa: E402
+from ding_env.env_wrappers.family import MUJOCO, family_of_env_id  # noqa: E402
 from ding_env.errors import ConfigError  # noqa: E402
-from ding_env.wrappers.family import MUJOCO, family_of_env_id  # noqa: E402
 from dizoo.mujoco.envs import MujocoEnv  # noqa: E402
 
 

@@ -4,7 +4,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env.wrappers import (
+from ding_env.env_wrappers import (
     ActionDiscretizeWrapper,
     ActionRepeatWrapper,
     ClipRewardWrapper,

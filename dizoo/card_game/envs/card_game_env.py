@@ -19,8 +19,8 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env import ENV_REGISTRY, BaseEnv, BaseEnvTimestep
+from ding_env.env.timestep import termination, transition, truncation
 from ding_env.errors import EnvStateError
-from ding_env.timestep import termination, transition, truncation
 
 DRAW, STOP = 0, 1
 TARGET = 21

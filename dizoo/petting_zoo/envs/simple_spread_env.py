@@ -2,7 +2,7 @@
 
 ``N`` agents learn to cover ``N`` landmarks while avoiding each other. Observations
 follow DI-engine's multi-agent convention (``agent_state``, ``global_state``,
-``action_mask``; see ``ding_env.wrappers.multi_agent``) with DI-engine's global state of
+``action_mask``; see ``ding_env.env_wrappers.multi_agent``) with DI-engine's global state of
 this game (30 floats for 3 agents), so the model shapes of DI-engine's ptz_simple_spread
 configs fit; the reward has one entry per agent, and the episode is truncated after
 ``max_cycles`` steps.

@@ -1,18 +1,16 @@
-"""DI-engine's view of a manager's envs: ``EnvState``, ``env_states``, ``env_state_done``, ``env_ref``, ``config``.
+"""DI-engine's view of a manager: ``EnvState`` and the per-env calls its collectors and evaluators make.
 
 DI-engine code and tests import ``EnvState`` from ``ding.envs.env_manager.base_env_manager`` and
 compare an env's state with ``EnvState.RUN`` or ``EnvState.DONE``; ding_env's own statuses
-(``EnvStatus``) map onto them here.
+(``EnvStatus``) map onto them here. Everything here is built on the manager's public API.
 """
 
 from __future__ import annotations
 
-import copy
 import enum
 from typing import Any
 
-from easydict import EasyDict
-
+from ding_env.env_manager import validation
 from ding_env.env_manager.status import EnvStatus
 
 
@@ -36,8 +34,8 @@ STATE_OF_STATUS = {
 }
 
 
-class DIEngineState:
-    """Mixed into ``BaseEnvManager``: DI-engine's names for the envs' states, a reference env and the config."""
+class DIEngineCalls:
+    """DI-engine's names for the envs' states, a reference env, and calls that go to one env (or the ready ones)."""
 
     @property
     def env_states(self) -> dict[int, EnvState]:
@@ -48,16 +46,31 @@ class DIEngineState:
 
     def env_state_done(self, env_id: int) -> bool:
         """True once env ``env_id`` has run ``episode_num`` episodes (its state is ``EnvState.DONE``)."""
-        return self.env_state[self._check_env_id(env_id)] == EnvStatus.FINISHED
+        env_id = validation.check_env_id(f"{type(self).__name__}(env_num={self.env_num})", self.env_num, env_id)
+        return self.env_state[env_id] == EnvStatus.FINISHED
 
     @property
     def env_ref(self) -> Any:
         """An env built from the first env function and never reset, to read attributes common to every env."""
         if self.__dict__.get("_env_ref") is None:
-            self._env_ref = self._env_fn[0]()
+            self._env_ref = self.env_fn[0]()
         return self._env_ref
 
     @property
-    def config(self) -> EasyDict:
-        """A copy of the manager's config (its defaults merged with the given keys)."""
-        return copy.deepcopy(self._cfg)
+    def method_name_list(self) -> list[str]:
+        """Env methods that may be called on every env through the manager."""
+        return ["reset", "step", "seed", "close", "enable_save_replay", "random_action"]
+
+    @property
+    def ready_imgs(self) -> dict[int, Any]:
+        """``{env_id: frame}``: ``env.render()`` of every ready env (DI-engine's evaluators log them as video)."""
+        env_ids = self.ready_obs_id
+        return dict(zip(env_ids, self.call_env_method("render", env_ids=env_ids), strict=True))
+
+    def reward_shaping(self, env_id: int, transitions: list[dict]) -> list[dict]:
+        """``env.reward_shaping(transitions)`` of env ``env_id``: its shaped transitions."""
+        return self.call_env_method("reward_shaping", transitions, env_ids=[env_id])[0]
+
+    def enable_save_figure(self, env_id: int, figure_path: str) -> None:
+        """``env.enable_save_figure(figure_path)`` of env ``env_id``."""
+        self.call_env_method("enable_save_figure", figure_path, env_ids=[env_id])

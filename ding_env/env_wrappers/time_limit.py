@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from ding_env.wrappers.legacy_gym import AcceptsLegacyGym
+from ding_env.env_wrappers.legacy_gym import AcceptsLegacyGym
 
 
 class TimeLimitWrapper(AcceptsLegacyGym, gym.wrappers.TimeLimit):

@@ -32,11 +32,11 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.base_env import BaseEnv
 from ding_env.config import PIPELINE_KEYS, unknown_key_message
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.timestep import BaseEnvTimestep, StepFields, final_info
+from ding_env.env_wrappers.dtypes import convention_space
 from ding_env.errors import ConfigError, EnvStateError
-from ding_env.timestep import BaseEnvTimestep, StepFields, final_info
-from ding_env.wrappers.dtypes import convention_space
 
 
 def is_pettingzoo_env(env: Any) -> bool:
@@ -169,11 +169,12 @@ class PettingZooEnv(BaseEnv):
 
     def step(self, action: Any) -> BaseEnvTimestep:
         """Apply one action per agent (row ``i`` for ``possible_agents[i]``) and return the timestep."""
-        obs, reward, done, _, info = self.step_fields(action)
+        obs, reward, done, _, info = self._step_fields(action)
         return BaseEnvTimestep(obs, reward, done, info)
 
-    def step_fields(self, action: Any) -> StepFields:
-        """``step(action)`` as plain fields; the reward is a ``(n_agents,)`` float32 array."""
+    def _step_fields(self, action: Any) -> StepFields:
+        # The step as plain fields, the reward a (n_agents,) float32 array: the managers' fast path
+        # (see env_host.stepper_of).
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         action = np.asarray(action)

@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ding_env.wrappers.legacy_gym import AcceptsLegacyGym
+from ding_env.env_wrappers.legacy_gym import AcceptsLegacyGym
 
 
 class ClipRewardWrapper(AcceptsLegacyGym, gym.RewardWrapper):

@@ -16,12 +16,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from ding_env.base_env import BaseEnv, step_fields_of
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
-from ding_env.env_manager.call_timeout import time_limit
+from ding_env.env_manager.backends.call_timeout import time_limit
+from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvError, EnvTimeoutError
-from ding_env.timestep import StepFields
-from ding_env.wrappers.legacy_gym import to_gymnasium_space
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
 # ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
@@ -49,9 +49,32 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
 
 
 def stepper_of(env: Any) -> Callable[[Any], StepFields]:
-    """``env.step_fields``, or the same built from ``env.step`` for an env without it (DI-engine's own)."""
-    step_fields = getattr(env, "step_fields", None)
-    return step_fields if callable(step_fields) else partial(step_fields_of, env)
+    """How a host steps ``env``: a function ``action -> StepFields``, chosen here and nowhere else.
+
+    ``step`` is the one public stepping method. An env class may add a private fast path,
+    ``_step_fields``, that ``step`` itself is built on (``DingEnvWrapper``, ``PettingZooEnv``): it
+    skips building a timestep per step. It is used only when the class that defines ``step``
+    defines it too, so a subclass that overrides ``step`` is stepped through its own ``step``.
+    """
+    step_owner = next((cls for cls in type(env).__mro__ if "step" in vars(cls)), object)
+    if "_step_fields" in vars(step_owner):
+        return env._step_fields
+    return partial(step_fields_of, env)
+
+
+def step_fields_of(env: Any, action: Any) -> StepFields:
+    """``env.step(action)`` as plain fields.
+
+    A done step's info gets ``truncated`` when the env left it out (DI-engine's own envs may report
+    a time limit as gym's ``TimeLimit.truncated``).
+    """
+    timestep = env.step(action)
+    done = bool(timestep.done)
+    info = timestep.info
+    truncated = done and bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
+    if done and "truncated" not in info:
+        info = dict(info, truncated=truncated)
+    return StepFields(timestep.obs, timestep.reward, done, truncated, info)
 
 
 def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:

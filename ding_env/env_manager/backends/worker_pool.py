@@ -23,16 +23,22 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager._worker import (
+from ding_env.env_manager.backends.info_table import INFO_SLOTS, InfoReader
+from ding_env.env_manager.backends.worker import wait_semaphore, worker_main
+from ding_env.env_manager.protocol import (
     CMD_PIPE,
     CMD_STEP,
-    STATUS_MESSAGE,
-    STATUS_TABLE,
-    wait_semaphore,
-    worker_main,
+    INFOS_IN_TABLE,
+    REPORT_ON_PIPE,
+    Attach,
+    Close,
+    Failure,
+    Request,
+    Reset,
+    Seed,
+    SetResetParam,
+    StepReport,
 )
-from ding_env.env_manager.info_table import INFO_SLOTS, InfoReader
-from ding_env.env_manager.protocol import Attach, Close, Failure, Request, Reset, Seed, SetResetParam, StepReport
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 
@@ -59,7 +65,7 @@ class WorkerPool:
     """
 
     def __init__(
-        self, env_fn: list[Callable], worker_envs: list[list[int]], cfg: Mapping, name: str, doorbell: bool = False
+        self, env_fn: list[Callable], worker_envs: list[list[int]], cfg: Mapping, name: str, wake_on_any: bool = False
     ) -> None:
         self.env_fn = env_fn
         self.worker_envs = worker_envs
@@ -71,8 +77,8 @@ class WorkerPool:
         self.conns: list[Any] = [None] * self.size
         self.cmd_sems: list[Any] = [None] * self.size
         self.done_sems: list[Any] = [None] * self.size
-        self.uses_doorbell = doorbell
-        self.doorbell = None
+        self.wake_on_any = wake_on_any
+        self.any_done = None
         # Never more spinners than cores. Idle workers spin only if each can have a core. The parent
         # waits only while some worker is stepping (not spinning), so it adds at most one spinner to
         # at most size - 1 idle ones. Blocking instead costs a futex wake-up per step, 10-20 us on a
@@ -82,7 +88,6 @@ class WorkerPool:
         self.parent_spin = PARENT_SPIN_SECONDS
         self.shared: SharedArrays | None = None
         self.entries: list | None = None
-        self.private_entries: list | None = None
         self.buffers: dict = {}
         self.command_words: memoryview | None = None
         self.status_words: memoryview | None = None
@@ -93,8 +98,8 @@ class WorkerPool:
     def start(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         """Start every worker; return the envs' spaces as worker 0 reports them."""
         resource_tracker.ensure_running()  # one tracker shared by every worker: no double unlink
-        # A semaphore's count is bounded (2**31 - 1 on Linux): nobody may ring a doorbell nobody drains.
-        self.doorbell = self.context.Semaphore(0) if self.uses_doorbell else None
+        # A semaphore's count is bounded (2**31 - 1 on Linux): nobody may post to one that nobody drains.
+        self.any_done = self.context.Semaphore(0) if self.wake_on_any else None
         try:
             for index in range(self.size):
                 self._spawn(index)
@@ -119,7 +124,7 @@ class WorkerPool:
                 child_conn,
                 self.cmd_sems[index],
                 self.done_sems[index],
-                self.doorbell,
+                self.any_done,
                 self.worker_spin,
                 os.getpid(),
             ),
@@ -144,7 +149,7 @@ class WorkerPool:
                 f"{self.name}: the action space {action_space!r} has no array form; use BaseEnvManager for this env"
             ) from error
         reward_layout = arrays.reward_layout(reward_space)
-        data_entries = [
+        self.entries = [
             ("ready_obs", obs_layout, env_num),
             ("step_obs", obs_layout, env_num),
             ("reward", reward_layout, env_num),
@@ -152,35 +157,22 @@ class WorkerPool:
             ("truncated", scalar_flags(bool), env_num),
             ("info_values", arrays.ArraySpec((INFO_SLOTS,), np.dtype(np.float64)), env_num),
             ("info_schema", scalar_flags(np.int8), env_num),
-        ]
-        control_entries = [
             ("action", action_layout, env_num),
             ("step_mask", scalar_flags(bool), env_num),
             ("reset_on_done", scalar_flags(bool), env_num),
             ("command", scalar_flags(np.int64), self.size),
             ("status", scalar_flags(np.int64), self.size),
         ]
-        if self.cfg["shared_memory"]:
-            self.entries, self.private_entries = data_entries + control_entries, None
-        else:
-            # Only the small control block is shared; observations, rewards and flags go through the pipes.
-            self.entries, self.private_entries = control_entries, data_entries
         self.shared = SharedArrays(self.entries)
-        buffers = dict(self.shared.arrays)
-        if self.private_entries is not None:
-            buffers.update({key: arrays.allocate(layout, count) for key, layout, count in self.private_entries})
-        self.buffers = buffers
-        # Python-level indexing of the command and status words (a memoryview item costs half a numpy one).
-        self.command_words, self.status_words = memoryview(buffers["command"]), memoryview(buffers["status"])
-        self.info_reader = (
-            InfoReader(buffers["info_values"], buffers["info_schema"]) if self.private_entries is None else None
-        )
+        buffers = self.buffers = dict(self.shared.arrays)
+        self.command_words, self.status_words = buffers["command"], buffers["status"]
+        self.info_reader = InfoReader(buffers["info_values"], buffers["info_schema"])
         for index in range(self.size):
             self._attach(index)
         return buffers
 
     def _attach(self, index: int) -> None:
-        self.request(index, Attach(self.shared.name, self.entries, self.private_entries), self.cfg["connect_timeout"])
+        self.request(index, Attach(self.shared.name, self.entries), self.cfg["connect_timeout"])
 
     def reset(self, index: int, env_ids: list[int], timeout: float | None) -> None:
         """Reset ``env_ids`` of worker ``index`` (observations land in ``ready_obs``)."""
@@ -188,10 +180,8 @@ class WorkerPool:
         self.receive_reset(index, timeout)
 
     def receive_reset(self, index: int, timeout: float | None) -> None:
-        """Wait for a reset reply; without shared memory, copy the observations it carries."""
-        rows = self.receive(index, "reset", timeout)
-        for env_id, obs in (rows or {}).items():
-            arrays.write(self.buffers["ready_obs"], env_id, obs)
+        """Wait for a reset reply (the observations are in the ready rows)."""
+        self.receive(index, "reset", timeout)
 
     def restart(self, index: int, seeds: Mapping[int, tuple], reset_params: Mapping[int, dict]) -> None:
         """Replace worker ``index`` (dead, hung or not) with a fresh one hosting the same envs."""
@@ -295,24 +285,24 @@ class WorkerPool:
         """True (once) if worker ``index`` finished its step."""
         return self.done_sems[index].acquire(False)
 
-    def wait_doorbell(self, timeout: float) -> None:
+    def wait_any_done(self, timeout: float) -> None:
         """Sleep until some worker finishes a step or ``timeout`` passes (callers then drain and poll)."""
-        wait_semaphore(self.doorbell, self.parent_spin, timeout)
+        wait_semaphore(self.any_done, self.parent_spin, timeout)
 
-    def drain_doorbell(self) -> None:
+    def drain_any_done(self) -> None:
         """Forget every ring so far; call before polling the workers, so no finished step goes unseen."""
-        while self.doorbell.acquire(False):
+        while self.any_done.acquire(False):
             pass
 
-    def has_news(self, index: int) -> bool:
+    def has_report(self, index: int) -> bool:
         """Whether worker ``index``'s last step left infos or errors (on its pipe or in the info table)."""
         return self.status_words[index] != 0
 
-    def step_news(self, index: int) -> tuple[dict, dict]:
+    def step_report(self, index: int) -> tuple[dict, dict]:
         """The ``(infos, errors)`` of worker ``index``'s last step, from its pipe and the info table."""
         status = self.status_words[index]
-        infos, errors = self.receive_step_message(index) if status & STATUS_MESSAGE else ({}, {})
-        if status & STATUS_TABLE:
+        infos, errors = self.receive_report(index) if status & REPORT_ON_PIPE else ({}, {})
+        if status & INFOS_IN_TABLE:
             env_ids = self.worker_envs[index]
             infos.update(self.info_reader.read(env_ids[0], env_ids[-1] + 1))
         return infos, errors
@@ -357,16 +347,11 @@ class WorkerPool:
             raise reply.error()
         return reply.value
 
-    def receive_step_message(self, index: int) -> tuple[dict, dict]:
-        """The ``(infos, failures)`` of a worker's :class:`StepReport` (its results too, without shared memory)."""
+    def receive_report(self, index: int) -> tuple[dict, dict]:
+        """The ``(infos, failures)`` of a worker's :class:`StepReport`."""
         report: StepReport = self.conns[index].recv()
         if report.schemas:
             self.info_reader.learn(report.schemas)
-        buffers = self.buffers
-        for env_id, (step_obs, ready_obs, reward, done, truncated) in (report.rows or {}).items():
-            arrays.write(buffers["step_obs"], env_id, step_obs)
-            arrays.write(buffers["ready_obs"], env_id, ready_obs)
-            buffers["reward"][env_id], buffers["done"][env_id], buffers["truncated"][env_id] = reward, done, truncated
         return report.infos, report.failures
 
     def crashed(self, index: int, command: str) -> EnvCrashedError:

@@ -4,7 +4,7 @@ A worker hosts several envs. Steps are commanded through shared memory: the
 parent writes actions and a per-worker command word, then posts the worker's
 command semaphore; the worker steps its envs, writes observations, rewards and
 flags into shared memory, posts its done semaphore and, for the async manager,
-rings the doorbell semaphore all workers share (it waits on it for "any worker
+posts the "any done" semaphore all workers share (it waits on it for "any worker
 done"). Both sides spin briefly before blocking. Everything rare (spaces, seeds, resets, attribute calls,
 infos of a new schema, errors) travels over the worker's pipe; infos of a known
 schema go through the shared info table (see ``info_table``).
@@ -22,10 +22,13 @@ import cloudpickle
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.env_host import EnvHost, env_spaces
-from ding_env.env_manager.info_table import InfoWriter
-from ding_env.env_manager.manager_watch import ManagerWatch
+from ding_env.env_manager.backends.env_host import EnvHost, env_spaces
+from ding_env.env_manager.backends.info_table import InfoWriter
+from ding_env.env_manager.backends.manager_watch import ManagerWatch
 from ding_env.env_manager.protocol import (
+    CMD_STEP,
+    INFOS_IN_TABLE,
+    REPORT_ON_PIPE,
     Attach,
     CallEnvs,
     Close,
@@ -43,11 +46,6 @@ from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.errors import EnvError
 
-CMD_STEP = 1
-CMD_PIPE = 2
-# Bits of a worker's status word after a step.
-STATUS_MESSAGE = 1  # infos, errors or results wait on the pipe
-STATUS_TABLE = 2  # infos wait in the shared info table
 # A worker whose manager died and who has not shut down by then (its env hangs) ends (seconds).
 ORPHAN_GRACE_SECONDS = 2.0
 # How often a blocked worker checks that its manager is still alive (seconds).
@@ -67,25 +65,6 @@ def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -
             if semaphore.acquire(False):
                 return True
     return semaphore.acquire(True, timeout)
-
-
-def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
-    """A ``write(env_id, reward)`` for the reward rows: a float into a one-value float row skips numpy's indexing."""
-    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
-
-        def write_row(env_id: int, value: Any) -> None:
-            rewards[env_id] = value
-
-        return write_row
-    flat = memoryview(rewards.reshape(-1))
-
-    def write_value(env_id: int, value: Any) -> None:
-        if type(value) is float:
-            flat[env_id] = value  # rounds to float32 exactly as numpy does
-        else:
-            rewards[env_id] = value
-
-    return write_value
 
 
 def action_reader(actions: Any) -> Callable[[int, int], Any]:
@@ -114,14 +93,14 @@ def worker_main(
     conn: Any,
     cmd_sem: Any,
     done_sem: Any,
-    doorbell: Any,
+    any_done: Any,
     spin_seconds: float,
     manager_pid: int,
 ) -> None:
     """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
-    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, doorbell), spin_seconds, manager)
+    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
     try:
         worker.run()
     finally:
@@ -133,7 +112,7 @@ class _Worker:
         self.index = index
         self.env_ids = list(env_ids)
         self.conn = conn
-        self.cmd_sem, self.done_sem, self.doorbell = semaphores
+        self.cmd_sem, self.done_sem, self.any_done = semaphores
         self.spin_seconds = spin_seconds
         self.manager = manager
         self.host = EnvHost(dict(zip(self.env_ids, cloudpickle.loads(payload), strict=True)), cfg)
@@ -186,29 +165,19 @@ class _Worker:
         self.conn.send(Reply(result))
 
     def on_attach(self, request: Attach) -> None:
-        """Map the shared segment; with private entries (``shared_memory=False``) keep the data arrays private."""
-        entries, data_entries = request.entries, request.private_entries
-        self.shared = SharedArrays(entries, name=request.segment)
-        buffers = dict(self.shared.arrays)
-        self.private_data = data_entries is not None
-        if self.private_data:
-            buffers.update({key: arrays.allocate(layout, count) for key, layout, count in data_entries})
-        self.commands, self.status = memoryview(buffers["command"]), memoryview(buffers["status"])
+        """Map the shared segment and take this worker's views of it."""
+        self.shared = SharedArrays(request.entries, name=request.segment)
+        buffers = self.shared.arrays
+        self.commands, self.status = buffers["command"], buffers["status"]
         self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
         self.actions, self.reward = buffers["action"], buffers["reward"]
         self.done, self.truncated = buffers["done"], buffers["truncated"]
-        # Flag writes through memoryviews skip numpy's indexing machinery (~40 ns each instead of ~110).
-        self.done_flags, self.truncated_flags = memoryview(self.done), memoryview(self.truncated)
         self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
-        self.host.set_obs_layout(
-            next(layout for key, layout, _ in entries + (data_entries or []) if key == "ready_obs")
-        )
+        self.host.set_obs_layout(next(layout for key, layout, _ in request.entries if key == "ready_obs"))
         self.read_actions = action_reader(self.actions)
-        # Without shared memory the table would be private: infos then travel by pipe.
-        self.info_writer = None if self.private_data else InfoWriter(buffers["info_values"], buffers["info_schema"])
+        self.info_writer = InfoWriter(buffers["info_values"], buffers["info_schema"])
         self.write_step_obs = arrays.compile_writer(self.step_obs)
         self.write_ready_obs = arrays.compile_writer(self.ready_obs)
-        self.write_reward = reward_writer(self.reward)
 
     def on_seed(self, request: Seed) -> None:
         self.host.seed(request.env_id, request.seed, request.dynamic_seed)
@@ -216,13 +185,9 @@ class _Worker:
     def on_reset_param(self, request: SetResetParam) -> None:
         self.host.reset_params[request.env_id] = request.param
 
-    def on_reset(self, request: Reset) -> dict | None:
-        env_ids = request.env_ids
-        for env_id in env_ids:
+    def on_reset(self, request: Reset) -> None:
+        for env_id in request.env_ids:
             arrays.write(self.ready_obs, env_id, self.host.reset(env_id))
-        if self.private_data:  # no shared memory: the observations travel in the reply
-            return {env_id: arrays.row(self.ready_obs, env_id, copy=True) for env_id in env_ids}
-        return None
 
     def on_call_envs(self, request: CallEnvs) -> list[Any]:
         """Attribute ``name`` of each env (``call=False``) or what calling it returns.
@@ -257,17 +222,15 @@ class _Worker:
 
     def step(self) -> None:
         infos, errors, schemas = {}, {}, {}
-        host, reward, done, truncated = self.host, self.reward, self.done_flags, self.truncated_flags
+        host, reward, done, truncated = self.host, self.reward, self.done, self.truncated
         write_step_obs, write_ready_obs = self.write_step_obs, self.write_ready_obs
         # This worker's envs are the consecutive ids [first, stop): read its rows in one call each.
         first, stop = self.env_ids[0], self.env_ids[-1] + 1
         info_writer = self.info_writer
-        if info_writer is not None:
-            info_writer.start_step(first, stop)
+        info_writer.start_step(first, stop)
         mask = self.step_mask[first:stop].tolist()
         resets = self.reset_on_done[first:stop].tolist()
         actions = self.read_actions(first, stop)
-        write_reward = self.write_reward
         for offset, env_id in enumerate(self.env_ids):
             if not mask[offset]:
                 continue
@@ -282,45 +245,29 @@ class _Worker:
             else:
                 obs, value, done[env_id], truncated[env_id], info = fields
                 write_step_obs(env_id, obs)
-                write_reward(env_id, value)
-                if info and (info_writer is None or not info_writer.put(env_id, info, schemas)):
+                reward[env_id] = value
+                if info and not info_writer.put(env_id, info, schemas):
                     infos[env_id] = info
             if reset_error is not None:  # a failed auto-reset: the step's results stand, the env needs a reset
                 errors[env_id] = Failure.of(reset_error, env_id, "reset")
             if ready is not None:
                 write_ready_obs(env_id, ready)
-        data = self.step_rows() if self.private_data else None
-        has_message = bool(infos or errors or data)
-        in_table = info_writer is not None and info_writer.wrote
-        self.status[self.index] = (STATUS_MESSAGE if has_message else 0) | (STATUS_TABLE if in_table else 0)
+        has_report = bool(infos or errors)
+        in_table = info_writer.wrote
+        self.status[self.index] = (REPORT_ON_PIPE if has_report else 0) | (INFOS_IN_TABLE if in_table else 0)
         self.done_sem.release()
-        if self.doorbell is not None:
-            self.doorbell.release()
-        if has_message:
-            self.conn.send(StepReport(infos, errors, data, schemas))
-
-    def step_rows(self) -> dict:
-        """The stepped envs' results, for the pipe when shared memory is off."""
-        rows = {}
-        for env_id in self.env_ids:
-            if self.step_mask[env_id]:
-                rows[env_id] = (
-                    arrays.row(self.step_obs, env_id, copy=True),
-                    arrays.row(self.ready_obs, env_id, copy=True),
-                    self.reward[env_id].copy(),
-                    bool(self.done[env_id]),
-                    bool(self.truncated[env_id]),
-                )
-        return rows
+        if self.any_done is not None:
+            self.any_done.release()
+        if has_report:
+            self.conn.send(StepReport(infos, errors, schemas))
 
     def shutdown(self) -> None:
         if self.host.envs:
             self.host.close()
         if self.shared is not None:
             # Views of the segment go before it (writers hold views too).
-            self.commands = self.status = self.done_flags = self.truncated_flags = self.write_reward = None
-            if self.info_writer is not None:
-                self.info_writer.release()
+            self.commands = self.status = None
+            self.info_writer.release()
             self.shared.release()
             self.shared = None
         self.conn.close()

@@ -21,8 +21,8 @@ import gymnasium as gym
 from easydict import EasyDict
 
 from ding_env.config import check_caller
+from ding_env.env_wrappers import family as families
 from ding_env.errors import ConfigError
-from ding_env.wrappers import family as families
 
 PRESET_NAMES = (
     "default",
@@ -44,9 +44,9 @@ def atari_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
     clipping to the sign (collector only); a stack of ``frame_stack`` frames, so
     observations are channel-first ``uint8`` ``(4, 84, 84)``.
     """
-    from ding_env.wrappers.atari import EpisodicLifeWrapper, FireResetWrapper, has_fire_action
-    from ding_env.wrappers.observation import FrameStackWrapper
-    from ding_env.wrappers.reward import ClipRewardWrapper, EvalEpisodeReturnWrapper
+    from ding_env.env_wrappers.atari import EpisodicLifeWrapper, FireResetWrapper, has_fire_action
+    from ding_env.env_wrappers.observation import FrameStackWrapper
+    from ding_env.env_wrappers.reward import ClipRewardWrapper, EvalEpisodeReturnWrapper
 
     is_train = bool(cfg.get("is_train", True))
 
@@ -77,14 +77,14 @@ def _empty(cfg: dict) -> list:
 
 def gym_hybrid_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
     """Gym-Hybrid's ``Tuple(Discrete, Box)`` action as a ``Dict`` of ``type``, ``mask`` and ``args``."""
-    from ding_env.wrappers.action import GymHybridDictActionWrapper
+    from ding_env.env_wrappers.action import GymHybridDictActionWrapper
 
     return [GymHybridDictActionWrapper]
 
 
 def minigrid_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
     """MiniGrid's ``{'image', 'direction', 'mission'}`` as one float32 vector: image, then the encoded mission."""
-    from ding_env.wrappers.observation import FlatObsWrapper
+    from ding_env.env_wrappers.observation import FlatObsWrapper
 
     return [FlatObsWrapper]
 
@@ -103,7 +103,7 @@ _FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {
 
 def reward_in_obs(family: str, cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
     """The family's default chain, then observations as ``{'obs': obs, 'reward': last reward}`` (DI-engine's)."""
-    from ding_env.wrappers.reward_in_obs import RewardInObsWrapper
+    from ding_env.env_wrappers.reward_in_obs import RewardInObsWrapper
 
     return [*_FAMILY_DEFAULTS.get(family, _empty)(cfg), RewardInObsWrapper]
 

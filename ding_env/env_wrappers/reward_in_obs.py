@@ -7,8 +7,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ding_env.base_env import BaseEnv
-from ding_env.timestep import BaseEnvTimestep
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.timestep import BaseEnvTimestep
 
 _REWARD_SPACE = gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
 

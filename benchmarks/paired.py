@@ -1,0 +1,95 @@
+"""Old-versus-new timing of the batched manager step, alternating two source trees in one sitting.
+
+Each round times every workload once with ``--old``'s ding_env and once with ``--new``'s, each in
+a fresh process, in alternating order, so drift on a shared machine hits both alike. Prints the
+median microseconds per batch of each and their ratio (new / old: below 1 is faster)::
+
+    git worktree add /tmp/old main
+    python benchmarks/paired.py --old /tmp/old --new . --only cartpole,zero,pong,halfcheetah
+
+``--cfg '{"caller_share": true, "num_workers": 1}'`` times a manager config against the same one
+(``--old-cfg`` for a different config on the old side).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def time_child(tree: str, label: str, manager_type: str, cfg: dict, seconds: float) -> float:
+    """Microseconds per batched step of workload ``label`` with the ding_env of ``tree`` (run in this process)."""
+    sys.path.insert(0, str(Path(tree).resolve()))
+    sys.path.insert(1, str(HERE))
+    from workloads import WORKLOADS  # noqa: PLC0415 - after the tree is on the path
+
+    from ding_env import create_env_manager  # noqa: PLC0415
+
+    workload = next(w for w in WORKLOADS if w.label == label)
+    actions = workload.actions()
+    manager = create_env_manager({"type": manager_type, **cfg}, workload.ding_fns())
+    manager.launch()
+    try:
+        for i in range(200):  # warm up
+            ready = manager.ready_obs_batch
+            manager.step_batch(ready.env_id, actions[i % len(actions)][ready.env_id])
+        batches, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(50):
+                ready = manager.ready_obs_batch
+                manager.step_batch(ready.env_id, actions[batches % len(actions)][ready.env_id])
+                batches += 1
+        return (time.perf_counter() - start) / batches * 1e6
+    finally:
+        manager.close()
+
+
+def run_child(tree: str, label: str, manager_type: str, cfg: dict, seconds: float) -> float:
+    """``time_child`` in a fresh process."""
+    command = [sys.executable, __file__, "--child", tree, label, manager_type, json.dumps(cfg), str(seconds)]
+    return float(subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the arguments and run the rounds (or one child timing with ``--child``)."""
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--child":
+        tree, label, manager_type, cfg, seconds = args[1:6]
+        print(time_child(tree, label, manager_type, json.loads(cfg), float(seconds)))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", required=True, help="source tree of the old code (a git worktree)")
+    parser.add_argument("--new", default=str(HERE.parent), help="source tree of the new code")
+    parser.add_argument("--only", default="cartpole,zero,pong,halfcheetah", help="workload label substrings")
+    parser.add_argument("--type", default="subprocess", help="manager type")
+    parser.add_argument("--cfg", default="{}", help="manager config (JSON) for both sides")
+    parser.add_argument("--old-cfg", default=None, help="manager config (JSON) for the old side (default: --cfg)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per child")
+    options = parser.parse_args(args)
+    sys.path.insert(0, str(HERE))
+    from workloads import select  # noqa: PLC0415
+
+    new_cfg = json.loads(options.cfg)
+    old_cfg = json.loads(options.old_cfg) if options.old_cfg is not None else new_cfg
+    for workload in (w for w in select(options.only) if w.installed):
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for round_index in range(options.rounds):
+            sides = [("old", options.old, old_cfg), ("new", options.new, new_cfg)]
+            for side, tree, cfg in sides if round_index % 2 == 0 else sides[::-1]:
+                times[side].append(run_child(tree, workload.label, options.type, cfg, options.seconds))
+        old, new = statistics.median(times["old"]), statistics.median(times["new"])
+        rounds = " ".join(f"{o:.1f}/{n:.1f}" for o, n in zip(times["old"], times["new"], strict=True))
+        print(f"{workload.label:22s} old {old:8.1f} us  new {new:8.1f} us  new/old {new / old:.3f}  (rounds {rounds})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

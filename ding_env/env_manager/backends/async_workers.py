@@ -1,0 +1,213 @@
+"""``AsyncWorkerBackend``: worker processes whose results are taken as they come.
+
+A step's actions go to each idle worker at once and are queued for a busy one; results are
+collected worker by worker as they finish, so a manager can return once ``wait_num`` envs have
+results while slower envs keep running. Workers post a shared "any done" semaphore after each step, so
+waiting for "any worker" is one semaphore.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from typing_extensions import override
+
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.base import StepOutcome
+from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
+from ding_env.env_manager.backends.workers import WorkerBackend
+from ding_env.errors import DingEnvError, EnvCrashedError, EnvTimeoutError
+
+
+class AsyncWorkerBackend(WorkerBackend):
+    """Hosts the env ids ``0..n-1`` in worker processes; ``collect(wait=False)`` returns what finished.
+
+    A worker steps the envs it hosts together, so ``num_workers=env_num`` gives the finest interleaving.
+    """
+
+    wake_on_any = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Per-worker bookkeeping in plain Python lists: with a handful of envs per worker, numpy's
+        # per-call cost would be the larger part.
+        self.spans = [(env_ids[0], env_ids[-1] + 1) for env_ids in self.worker_envs]
+        self.worker_of_env = self.worker_of.tolist()
+        self.busy = [False] * self.num_workers
+        self.in_flight: list[list[int]] = [[] for _ in range(self.num_workers)]
+        self.queued: list[list[int]] = [[] for _ in range(self.num_workers)]
+        self.queued_reset = np.zeros(self.env_num, dtype=bool)
+        self.dispatched_at = [0.0] * self.num_workers
+        # Results collected and not yet returned: the info, auto-reset flag and error (if any) of each env.
+        self.result_infos: dict[int, dict] = {}
+        self.result_resets: dict[int, bool] = {}
+        self.result_errors: dict[int, DingEnvError] = {}
+        self.health_checked_at = 0.0
+
+    @override
+    def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        self.write_actions(env_ids, env_ids, actions)
+        self.queued_reset[env_ids] = reset_on_done
+        for env_id in env_ids.tolist():
+            self.queued[self.worker_of_env[env_id]].append(env_id)
+        self.dispatch_queued()
+
+    def dispatch_queued(self) -> None:
+        """Send each idle worker the actions queued for it."""
+        for index, env_ids in enumerate(self.queued):
+            if not env_ids or self.busy[index]:
+                continue
+            first, stop = self.spans[index]
+            # Rows of envs not stepped now are ignored by the worker.
+            self.mask_buf[first:stop] = False
+            self.mask_buf[env_ids] = True
+            self.reset_buf[first:stop] = self.queued_reset[first:stop]
+            self.in_flight[index], self.queued[index] = env_ids, []
+            self.busy[index] = True
+            self.dispatched_at[index] = time.monotonic()
+            self.pool.dispatch(index)
+
+    @override
+    def collect(self, wait: bool) -> StepOutcome | None:
+        """The results collected so far (with ``wait``, once every env sent has one)."""
+        self.take_finished()
+        while wait and (any(self.busy) or any(self.queued)):
+            self.pool.wait_any_done(LIVENESS_INTERVAL)
+            self.take_finished()
+        return self.outcome() if self.result_infos else None
+
+    @override
+    def wait(self, timeout: float) -> None:
+        if any(self.busy):
+            self.pool.wait_any_done(timeout)
+
+    @override
+    def poll(self) -> None:
+        if any(self.busy):
+            self.take_finished()
+
+    def take_finished(self) -> None:
+        """Collect finished workers' results, replace dead or overdue ones, dispatch queued actions.
+
+        Liveness (a system call per worker) is checked at most once per ``LIVENESS_INTERVAL``.
+        """
+        now = time.monotonic()
+        timeout = self.cfg["step_timeout"]
+        check_health = now - self.health_checked_at >= LIVENESS_INTERVAL
+        if check_health:
+            self.health_checked_at = now
+        # Posts so far are answered by the polls below; draining keeps the count bounded.
+        self.pool.drain_any_done()
+        for index, busy in enumerate(self.busy):
+            if not busy:
+                continue
+            if self.pool.poll_done(index):
+                self.take_results(index)
+            elif check_health and not self.pool.processes[index].is_alive():
+                if not self.pool.poll_done(index):
+                    self.take_failure(index, self.pool.crashed(index, "step"))
+                else:
+                    self.take_results(index)
+            elif timeout is not None and now - self.dispatched_at[index] > timeout:
+                self.take_failure(index, EnvTimeoutError(self.worker_envs[index], "step", timeout))
+        self.dispatch_queued()
+
+    def take_results(self, index: int) -> None:
+        """Keep the results of worker ``index``'s finished step."""
+        env_ids, self.in_flight[index] = self.in_flight[index], []
+        self.busy[index] = False
+        first, stop = self.spans[index]
+        resets = self.reset_buf[first:stop].tolist()
+        for env_id in env_ids:
+            self.result_resets[env_id] = resets[env_id - first]
+        infos = self.result_infos
+        if not self.pool.has_report(index):
+            for env_id in env_ids:
+                infos[env_id] = {}
+            return
+        row_of = {env_id: row for row, env_id in enumerate(env_ids)}
+        worker_infos: list[dict] = [{} for _ in env_ids]
+        errors: dict[int, DingEnvError] = {}
+        self.merge_report(index, row_of, worker_infos, errors)
+        for row, env_id in enumerate(env_ids):
+            infos[env_id] = worker_infos[row]
+            if row in errors:
+                self.result_errors[env_id] = errors[row]
+
+    def take_failure(self, index: int, error: DingEnvError) -> None:
+        """Replace a dead or hung worker; every env it hosted in an episode gets an abnormal result.
+
+        Those are its envs in flight, those whose actions were still queued for it, and its idle
+        ones the ledger gives up (stepping until their results are returned, so no action reaches
+        them meanwhile).
+        """
+        in_flight, self.in_flight[index] = self.in_flight[index], []
+        self.busy[index] = False
+        queued, self.queued[index] = self.queued[index], []
+        reset = {env_id: bool(self.reset_buf[env_id]) for env_id in in_flight}
+        reset.update((env_id, bool(self.queued_reset[env_id])) for env_id in queued)
+        reset.update(self.ledger.claim_idle(self.worker_envs[index]))
+        lost = sorted(reset)
+        infos, reset_errors = self.fail_worker(index, error, lost, reset)
+        for env_id in lost:
+            self.result_infos[env_id] = infos[env_id]
+            self.result_errors[env_id] = reset_errors.get(env_id, error)
+            self.result_resets[env_id] = reset[env_id]
+
+    def outcome(self) -> StepOutcome:
+        """The results kept so far, in env id order; they are returned once."""
+        infos_of, self.result_infos = self.result_infos, {}
+        resets_of, self.result_resets = self.result_resets, {}
+        errors_of, self.result_errors = self.result_errors, {}
+        ids = sorted(infos_of)
+        env_ids = np.array(ids, dtype=np.int64)
+        infos = [infos_of[env_id] for env_id in ids]
+        errors = {row: errors_of[env_id] for row, env_id in enumerate(ids) if env_id in errors_of}
+        resets = np.array([resets_of[env_id] for env_id in ids], dtype=bool)
+        return self.outcome_of(env_ids, arrays.rows_of(env_ids), infos, errors, resets)
+
+    @override
+    def cancel(self, env_ids: list[int]) -> None:
+        """Let in-flight steps of ``env_ids`` finish and drop them, so a reset starts clean."""
+        cancelled = set(env_ids)
+        self.queued = [[env_id for env_id in queued if env_id not in cancelled] for queued in self.queued]
+        self.finish_steps({self.worker_of_env[env_id] for env_id in env_ids})
+        for env_id in env_ids:
+            self.result_infos.pop(env_id, None)
+            self.result_resets.pop(env_id, None)
+            self.result_errors.pop(env_id, None)
+
+    def finish_steps(self, workers: Iterable[int]) -> None:
+        """Let the in-flight steps of ``workers`` finish, keeping their results for a later ``collect``.
+
+        A worker answers pipe requests only after its step, and a step with infos or errors
+        sends its own message first: a request must not read that message as its reply.
+        A step still running after ``reset_timeout`` (the bound of every pipe request) is treated
+        as hung: its worker is replaced and its envs get abnormal results, as after ``step_timeout``.
+        """
+        workers = set(workers)
+        timeout = self.cfg["reset_timeout"]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while any(self.busy[index] for index in workers):
+            if deadline is not None and time.monotonic() >= deadline:
+                for index in [index for index in workers if self.busy[index]]:
+                    self.take_failure(index, EnvTimeoutError(self.worker_envs[index], "step", timeout))
+                return
+            left = LIVENESS_INTERVAL if deadline is None else max(0.0, deadline - time.monotonic())
+            self.pool.wait_any_done(min(LIVENESS_INTERVAL, left))
+            self.take_finished()
+
+    @override
+    def close(self) -> list[tuple[int, str]]:
+        deadline = time.monotonic() + 1.0
+        try:
+            while any(self.busy) and time.monotonic() < deadline:
+                self.pool.wait_any_done(LIVENESS_INTERVAL)
+                self.take_finished()
+        except (EnvCrashedError, EnvTimeoutError):
+            pass  # the pool's close joins or kills every worker anyway
+        # A worker still stepping now is hung: it would not answer a close request either.
+        return self.close_pool([index for index, busy in enumerate(self.busy) if busy])

@@ -1,0 +1,164 @@
+"""The interface between an env manager and the backends that host its envs.
+
+A backend hosts a share of a manager's envs, the consecutive global env ids ``env_ids``, and
+does what the manager asks of them: launch, seed, reset, step, read or call attributes, close.
+It never reads or writes the manager's state (statuses, episode counts, auto-reset decisions):
+everything it needs comes in the arguments of its methods, and the two things only a backend
+can notice and only the manager can settle (a worker lost with the envs it hosted) go back
+through the small :class:`Ledger` the manager gives it.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, Protocol
+
+import gymnasium as gym
+import numpy as np
+
+from ding_env.env_manager import arrays
+from ding_env.errors import DingEnvError
+
+Spaces = tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]
+
+
+class WorkerView(NamedTuple):
+    """One worker process of a manager, as the ``workers`` diagnostic shows it.
+
+    Attributes:
+        pid: The worker's process id (a replaced worker has a new one).
+        env_ids: The env ids it hosts.
+    """
+
+    pid: int
+    env_ids: list[int]
+
+
+class StepOutcome(NamedTuple):
+    """The results of stepped envs, row ``k`` for ``env_id[k]`` (increasing ids).
+
+    Attributes:
+        env_id: int64 array of env ids.
+        obs: Stacked observations (a tree of arrays), or a list with one observation per env
+            (the in-process backend, which never stacks what the dict API would split again).
+        reward: ``(n, *reward shape)`` array.
+        done: ``(n,)`` bool array.
+        truncated: ``(n,)`` bool array.
+        info: ``n`` info dicts.
+        errors: ``{row: error}`` of the envs whose step, auto-reset or worker failed.
+        reset_on_done: ``(n,)`` bool array: whether each env was to restart at once if its episode ended.
+    """
+
+    env_id: np.ndarray
+    obs: Any
+    reward: np.ndarray
+    done: np.ndarray
+    truncated: np.ndarray
+    info: list
+    errors: dict[int, DingEnvError]
+    reset_on_done: np.ndarray
+
+
+class Ledger(Protocol):
+    """What a backend may tell its manager about envs it lost (the manager implements it)."""
+
+    def claim_idle(self, env_ids: list[int]) -> dict[int, bool]:
+        """Of ``env_ids`` (envs whose worker was lost in a step), those in an episode and not stepping.
+
+        The manager marks them stepping and returns their auto-reset flags; the backend returns an
+        abnormal result for each in its step outcome.
+        """
+
+    def lose(self, env_ids: list[int]) -> None:
+        """``env_ids`` lost their episodes outside a step (their worker was replaced): they need a reset."""
+
+
+class Backend(abc.ABC):
+    """Hosts the envs ``env_ids`` of a manager.
+
+    Args:
+        env_fns: ``{env_id: constructor}`` of the hosted envs.
+        cfg: The manager's config.
+        name: Names the manager in errors.
+        ledger: Where lost envs are reported.
+    """
+
+    # Whether the batches this backend returns are views of buffers its next call reuses.
+    views = False
+
+    def __init__(self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger) -> None:
+        self.env_fns = dict(env_fns)
+        self.env_ids = list(self.env_fns)
+        self.cfg = cfg
+        self.name = name
+        self.ledger = ledger
+
+    @abc.abstractmethod
+    def launch(self) -> Spaces:
+        """Build the envs (and workers); return the observation, action and reward spaces."""
+
+    @abc.abstractmethod
+    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
+        """Seed one env; it takes effect at its next reset."""
+
+    @abc.abstractmethod
+    def set_reset_param(self, env_id: int, param: dict) -> None:
+        """Keep ``param`` as one env's ``env.reset`` kwargs, for every later reset."""
+
+    @abc.abstractmethod
+    def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
+        """Reset ``env_ids``; return the ids now ready and the errors of those that are not."""
+
+    def cancel(self, env_ids: list[int]) -> None:  # noqa: B027 - optional: a no-op for most backends
+        """Drop the steps of ``env_ids`` still in flight, before they are reset (none by default)."""
+
+    @abc.abstractmethod
+    def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        """Start stepping ``env_ids`` (increasing).
+
+        Args:
+            env_ids: int64 env ids.
+            actions: Stacked actions (row ``k`` for ``env_ids[k]``) or a list of per-env actions.
+            reset_on_done: Whether each env restarts at once if its episode ends.
+        """
+
+    @abc.abstractmethod
+    def collect(self, wait: bool) -> StepOutcome | None:
+        """Results of sent envs: with ``wait``, of every env sent so far; else of those finished (or None)."""
+
+    def wait(self, timeout: float) -> None:  # noqa: B027 - optional: a no-op for most backends
+        """Sleep until some result may have arrived, at most ``timeout`` seconds (backends that step at once return)."""
+
+    def poll(self) -> None:  # noqa: B027 - optional: a no-op for most backends
+        """Take in what finished since the last call (for backends that step in the background)."""
+
+    @abc.abstractmethod
+    def ready_obs(self, env_ids: np.ndarray) -> Any:
+        """The ready observations of ``env_ids``, stacked."""
+
+    def ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
+        """The ready observation of each of ``env_ids``, one tree per env (copied unless ``copy_on_get=False``)."""
+        if not len(env_ids):
+            return []
+        return arrays.split_rows(self.ready_obs(env_ids), len(env_ids), self.views and self.cfg["copy_on_get"])
+
+    @abc.abstractmethod
+    def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
+        """Call method ``name`` of each env; one result per env (an env's exception raises ``EnvError``)."""
+
+    @abc.abstractmethod
+    def get_attr(self, env_ids: list[int], name: str) -> list:
+        """Attribute ``name`` of each env, as ``status.read_attribute`` gives it."""
+
+    @abc.abstractmethod
+    def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
+        """Set attribute ``name`` of each env to its value."""
+
+    def workers(self) -> list[WorkerView]:
+        """The worker processes of this backend (none for envs in the calling process)."""
+        return []
+
+    @abc.abstractmethod
+    def close(self) -> list[tuple[int, str]]:
+        """Close every env (and worker); return ``(env_id, error text)`` for each env that failed to close."""

@@ -1,0 +1,479 @@
+"""``EnvManager``: the state machine every env manager shares, over the backends that host its envs.
+
+It owns, once for every manager type, what the envs' results mean: statuses and episode counts
+(an ``EnvLedger``), seeds, reset params, env-id and action checks, auto-reset, the dict API
+(``ready_obs`` / ``step``) and the batched API (``ready_obs_batch`` / ``step_batch``). Where the
+envs run is its backends' business (``backends/``): the thin classes of ``base_env_manager`` and
+``subprocess_env_manager`` only choose them.
+
+A typical loop::
+
+    manager = BaseEnvManager([lambda: DingEnvWrapper(cfg={'env_id': 'CartPole-v1'})] * 4, {})
+    manager.seed(0)
+    manager.launch()
+    while not manager.done:
+        actions = {env_id: policy(obs) for env_id, obs in manager.ready_obs.items()}
+        timesteps = manager.step(actions)
+    manager.close()
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from easydict import EasyDict
+
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.seeding import derive_seeds
+from ding_env.env.timestep import BaseEnvTimestep
+from ding_env.env_manager import arrays, validation
+from ding_env.env_manager.actions import ActionChecker
+from ding_env.env_manager.backends.base import Backend, StepOutcome, WorkerView
+from ding_env.env_manager.backends.env_host import env_spaces
+from ding_env.env_manager.batch import ObsBatch, TimestepBatch
+from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
+from ding_env.env_manager.di_engine_calls import DIEngineCalls
+from ding_env.env_manager.env_calls import EnvCalls
+from ding_env.env_manager.failures import raise_close_failures, raise_step_errors
+from ding_env.env_manager.ledger import EnvLedger
+from ding_env.env_manager.shares import Shares
+from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, EnvStatus
+from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
+from ding_env.summary import describe_value
+
+
+class EnvManager(EnvCalls, DIEngineCalls):
+    """Drives ``len(env_fn)`` envs through one dict API and one batched API.
+
+    Args:
+        env_fn: One callable per env returning a fresh ``BaseEnv``.
+        cfg: Manager settings; see ``ding_env.env_manager.config.MANAGER_CONFIG``.
+
+    Raises:
+        ConfigError: For an unknown key or an invalid value in ``cfg``.
+        ValueError: For an empty ``env_fn``.
+    """
+
+    manager_type = "base"
+    # A step returns once ``wait_num`` envs have results (the async manager) instead of all of them.
+    returns_early = False
+
+    def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
+        env_fn = list(env_fn)
+        if not env_fn:
+            raise ValueError("env_fn must hold at least one env constructor, got an empty list")
+        for index, fn in enumerate(env_fn):
+            if not callable(fn):
+                raise TypeError(f"env_fn[{index}] must be callable, got {type(fn).__name__}")
+        self._env_fn = env_fn
+        self._env_num = len(env_fn)
+        self._cfg = manager_config(cfg, self._env_num)
+        self._launched = False
+        self._closed = False
+        self._env_seeds: list[tuple[int, bool | None] | None] = [None] * self._env_num
+        self._replay_paths: list[str] | None = None  # asked for before launch, applied by it
+        self._reset_params: dict[int, dict] = {}  # {env_id: env.reset kwargs}, for every later reset
+        self._ledger = EnvLedger(self._env_num, self._cfg)
+        self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
+        self._shares: Shares | None = None
+        self._actions: ActionChecker | None = None
+        # The ids ready_obs_batch handed out (read-only): step_batch with that very array needs no second check.
+        self._offered_ids: np.ndarray | None = None
+
+    def _backends(self) -> list[Backend]:
+        """The backends hosting the envs, each a consecutive share of the ids (chosen by each manager class)."""
+        raise NotImplementedError(f"{type(self).__name__} chooses no backends")
+
+    @classmethod
+    def default_config(cls) -> EasyDict:
+        """The manager config defaults, with ``type`` set to this manager."""
+        cfg = EasyDict(MANAGER_CONFIG)
+        cfg.type = cls.manager_type
+        return cfg
+
+    # ---- lifecycle -----------------------------------------------------
+
+    def launch(self, reset_param: Mapping[int, dict] | None = None) -> None:
+        """Create the envs (and workers) and reset them all.
+
+        Args:
+            reset_param: Optional ``{env_id: kwargs for env.reset}``.
+
+        Raises:
+            EnvStateError: If already launched.
+            EnvError: When an env fails to reset (after ``max_retry`` tries): the envs and workers built
+                so far are closed, and ``launch()`` may be called again.
+        """
+        self._check_open()
+        if self._launched:
+            raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
+        if reset_param is not None:
+            validation.check_reset_param(self._name, self._env_num, reset_param)  # before any env is built
+        launched: list[Backend] = []
+        try:
+            for backend in self._backends():
+                spaces = backend.launch()
+                launched.append(backend)
+                self._spaces = self._spaces or spaces
+            self._shares = Shares(launched)
+            self._launched = True
+            for env_id, seed in enumerate(self._env_seeds):
+                if seed is not None:
+                    self._backend_of(env_id).seed(env_id, *seed)
+            for env_id, param in self._reset_params.items():
+                self._backend_of(env_id).set_reset_param(env_id, param)
+            if self._replay_paths is not None:
+                self._enable_replays(self._replay_paths)
+            self.reset(reset_param)
+        except BaseException as error:
+            # As in DI-engine, a launch that fails closes what it built, and launch() may be called again.
+            self._launched, self._shares = False, None
+            try:
+                raise_close_failures([failure for backend in launched for failure in backend.close()])
+            except DingEnvError as close_error:
+                error.add_note(f"closing the envs after the failed launch also failed: {close_error}")
+            raise
+
+    def seed(self, seed: int | Sequence[int] | Mapping[int, int], dynamic_seed: bool | None = None) -> None:
+        """Seed the envs; takes effect at each env's next reset.
+
+        Args:
+            seed: An int (env ``i`` gets ``seed + i``), one seed per env, or ``{env_id: seed}``.
+            dynamic_seed: Passed to every ``env.seed``; None keeps the env's default (dynamic).
+        """
+        self._check_open()
+        dynamic_seed = validation.check_dynamic_seed(self._name, dynamic_seed)
+        if isinstance(seed, Mapping):
+            pairs = [(self._check_env_id(env_id), value) for env_id, value in seed.items()]
+        elif isinstance(seed, (list, tuple, np.ndarray)):
+            if len(seed) != self._env_num:
+                raise ValueError(f"{self._name}: got {len(seed)} seeds for {self._env_num} envs")
+            pairs = list(enumerate(seed))
+        else:
+            pairs = list(enumerate(derive_seeds(validation.check_seed(self._name, seed, "seed"), self._env_num)))
+        checked = [
+            (env_id, validation.check_seed(self._name, value, f"seed of env {env_id}")) for env_id, value in pairs
+        ]
+        for env_id, value in checked:
+            self._env_seeds[env_id] = (value, dynamic_seed)
+            if self._launched:
+                self._backend_of(env_id).seed(env_id, value, dynamic_seed)
+
+    def reset(self, reset_param: Mapping[int, dict] | None = None) -> None:
+        """Reset envs and make them ready.
+
+        Args:
+            reset_param: None resets every env and the episode counters;
+                ``{env_id: kwargs}`` resets just those envs with ``env.reset(**kwargs)``
+                (the kwargs are kept for their later auto-resets).
+        """
+        self._check_running()
+        if reset_param is None:
+            env_ids = list(range(self._env_num))
+            self._ledger.start_over()
+            params = {}
+        else:
+            params = validation.check_reset_param(self._name, self._env_num, reset_param)
+            env_ids = list(params)
+        previous = {env_id: self._reset_params.get(env_id, {}) for env_id in params}
+        for env_id, param in params.items():
+            self._set_reset_param(env_id, param)
+        self._offered_ids = None
+        self._shares.each(env_ids, lambda backend, ids: backend.cancel(ids))
+        self._ledger.mark(env_ids, NEEDS_RESET)
+        errors: list[DingEnvError] = []
+        for backend, rows in self._shares.split(np.array(env_ids, dtype=np.int64)):
+            ready, failed = backend.reset([env_ids[row] for row in rows.tolist()])
+            self._ledger.mark(ready, READY)
+            errors += failed
+        if errors:
+            # Params of a reset that failed do not stick: a bad kwarg must not fail every later reset().
+            for env_id, param in previous.items():
+                if self._ledger.status[env_id] != READY:
+                    self._set_reset_param(env_id, param)
+            raise errors[0]
+
+    def _set_reset_param(self, env_id: int, param: dict) -> None:
+        self._reset_params[env_id] = param
+        self._backend_of(env_id).set_reset_param(env_id, param)
+
+    def close(self) -> None:
+        """Close every env (and worker). Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._launched:
+            failures = []
+            for backend in self._shares.backends:  # every backend closes, whatever another reports
+                failures += backend.close()
+            raise_close_failures(failures)
+
+    def __enter__(self) -> EnvManager:
+        return self
+
+    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> None:
+        try:
+            self.close()
+        except DingEnvError as close_error:
+            if exc is None:
+                raise
+            # Keep the error that ended the block; the close failure is secondary.
+            warnings.warn(f"{self._name}: closing after {exc_type.__name__} also failed: {close_error}", stacklevel=2)
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            self.close()
+
+    # ---- dict API ------------------------------------------------------
+
+    @property
+    def ready_obs(self) -> dict[int, Any]:
+        """``{env_id: obs}`` for the envs that can take an action now."""
+        env_ids = self._poll_ready_ids()
+        rows = self._shares.each(
+            env_ids.tolist(), lambda backend, ids: backend.ready_obs_rows(np.array(ids, dtype=np.int64))
+        )
+        return dict(zip(env_ids.tolist(), rows, strict=True))
+
+    @property
+    def ready_obs_id(self) -> list[int]:
+        """Ids of the envs that can take an action now."""
+        return self._poll_ready_ids().tolist()
+
+    def step(self, actions: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
+        """Step the envs named in ``actions``.
+
+        Args:
+            actions: ``{env_id: action}`` for envs in ``ready_obs``.
+
+        Returns:
+            ``{env_id: timestep}``. The synchronous managers return every env
+            in ``actions``; the async one may return fewer (and results of
+            envs stepped earlier).
+
+        Raises:
+            ValueError: For an env id that is unknown or not ready.
+            EnvError: If an env raised and ``step_error='raise'``.
+        """
+        self._check_running()
+        if not isinstance(actions, Mapping):
+            raise TypeError(
+                f"{self._name}: step() takes {{env_id: action}} for envs in ready_obs, got "
+                f"{type(actions).__name__} {describe_value(actions)}; "
+                "stacked actions go to step_batch(env_ids, actions)"
+            )
+        env_ids = self._env_ids_of(actions)
+        self._check_ready(env_ids)
+        checked, _ = self._action_checker().check_mapping(env_ids, actions)  # a list unless stacked
+        outcome = self._step(env_ids, checked)
+        env_id_list = outcome.env_id.tolist()
+        obs = outcome.obs
+        if not isinstance(obs, list):
+            obs = arrays.split_rows(obs, len(env_id_list), self._cfg.copy_on_get)
+        rewards, done, infos = list(outcome.reward.copy()), outcome.done.tolist(), outcome.info
+        timesteps = {}
+        for row, env_id in enumerate(env_id_list):
+            timesteps[env_id] = BaseEnvTimestep(obs[row], rewards[row], done[row], infos[row])
+        raise_step_errors(outcome, timesteps, self._cfg.step_error)
+        return timesteps
+
+    # ---- batched API ---------------------------------------------------
+
+    @property
+    def ready_obs_batch(self) -> ObsBatch:
+        """Stacked observations of the ready envs, ids increasing."""
+        env_ids = self._poll_ready_ids()
+        self._offered_ids = env_ids
+        obs = self._ready_obs_of(env_ids)
+        return ObsBatch(env_ids, obs)
+
+    def _ready_obs_of(self, env_ids: np.ndarray) -> Any:
+        """The stacked ready observations of ``env_ids``, owned by the caller unless ``copy_on_get=False``."""
+        if not len(env_ids):
+            return None
+        shares = self._shares
+        if shares.single is not None:
+            obs = shares.single.ready_obs(env_ids)
+            return arrays.copy_tree(obs) if shares.single.views and self._cfg.copy_on_get else obs
+        parts = [backend.ready_obs(env_ids[rows]) for backend, rows in shares.split(env_ids)]
+        return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *parts)  # a new array: the caller's
+
+    def step_batch(self, env_id: np.ndarray | Sequence[int], action: Any) -> TimestepBatch:
+        """Step the envs ``env_id`` with stacked ``action`` (row ``k`` for ``env_id[k]``).
+
+        Returns:
+            A :class:`TimestepBatch` whose arrays belong to the caller; with ``copy_on_get=False``
+            they may be views, valid until the next call to the manager.
+        """
+        self._check_running()
+        if env_id is self._offered_ids:
+            env_ids = env_id
+        else:
+            env_ids = self._check_env_id_array(env_id)
+            self._check_ready(env_ids)
+        action = self._action_checker().check_batch(env_ids, action)
+        outcome = self._step(env_ids, action)
+        obs, reward, done, truncated = outcome.obs, outcome.reward, outcome.done, outcome.truncated
+        if isinstance(obs, list):
+            obs = arrays.stack(obs)  # new arrays, the caller's
+        elif self._cfg.copy_on_get and self._results_are_views():
+            obs, reward = arrays.copy_tree(obs), reward.copy()
+            done, truncated = done.copy(), truncated.copy()
+        batch = TimestepBatch(outcome.env_id, obs, reward, done, truncated, outcome.info)
+        if outcome.errors:
+            raise_step_errors(outcome, batch, self._cfg.step_error)
+        return batch
+
+    def _results_are_views(self) -> bool:
+        """Whether step results may be views of a backend's buffers (several backends' results are merged copies)."""
+        return self._shares.single is not None and self._shares.single.views
+
+    # ---- state ---------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once every env has run ``episode_num`` episodes."""
+        return self._ledger.done
+
+    @property
+    def env_num(self) -> int:
+        """Number of envs."""
+        return self._env_num
+
+    @property
+    def closed(self) -> bool:
+        """True until ``launch()`` and after ``close()`` (DI-engine runs ``if manager.closed: manager.launch()``)."""
+        return self._closed or not self._launched
+
+    @property
+    def active_env(self) -> list[int]:
+        """Ids of the envs in an episode: ready for an action, or stepping (async)."""
+        status = self._ledger.status
+        return np.flatnonzero((status == READY) | (status == STEPPING)).tolist()
+
+    @property
+    def env_state(self) -> dict[int, EnvStatus]:
+        """``{env_id: EnvStatus}``."""
+        return {env_id: EnvStatus(status) for env_id, status in enumerate(self._ledger.status)}
+
+    @property
+    def workers(self) -> list[WorkerView]:
+        """Diagnostic: the worker processes hosting envs, in order (none when every env is in this process).
+
+        For tests and debugging (pin, kill or watch a worker): the managers' one window on their backends.
+        """
+        if self.closed:
+            return []
+        return [worker for backend in self._shares.backends for worker in backend.workers()]
+
+    @property
+    def config(self) -> EasyDict:
+        """A copy of the manager's config (its defaults merged with the given keys)."""
+        return copy.deepcopy(self._cfg)
+
+    @property
+    def env_fn(self) -> list[Callable[[], BaseEnv]]:
+        """The env constructors, one per env id."""
+        return list(self._env_fn)
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        """The envs' observation space."""
+        return self._env_spaces()[0]
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        """The envs' action space."""
+        return self._env_spaces()[1]
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        """The envs' reward space."""
+        return self._env_spaces()[2]
+
+    # ---- stepping ------------------------------------------------------
+
+    def _step(self, env_ids: np.ndarray, actions: Any) -> StepOutcome:
+        """Step ``env_ids`` in their backends and settle their statuses from the results."""
+        self._offered_ids = None
+        ledger, shares = self._ledger, self._shares
+        reset_on_done = ledger.reset_flags(env_ids)
+        ledger.mark(env_ids, STEPPING)
+        if len(env_ids):
+            shares.send(env_ids, actions, reset_on_done)
+        if self.returns_early:
+            cfg = self._cfg
+            wait_num = min(cfg.wait_num or self._env_num, ledger.count(STEPPING))
+            outcome = shares.collect_until(wait_num, cfg.step_wait_timeout, self._spaces)
+        else:
+            outcome = shares.collect(True, env_ids)
+        ledger.apply(outcome)
+        return outcome
+
+    def _action_checker(self) -> ActionChecker:
+        if self._actions is None:
+            self._actions = ActionChecker(self.action_space, self._name)
+        return self._actions
+
+    def _poll_ready_ids(self) -> np.ndarray:
+        """The ready envs' ids, after the backends took in what finished meanwhile."""
+        self._check_running()
+        for backend in self._shares.backends:
+            backend.poll()
+        return self._ledger.ready_ids()
+
+    def _backend_of(self, env_id: int) -> Backend:
+        return self._shares.backends[int(self._shares.owner[env_id])]
+
+    def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+        self._check_open()
+        if self._spaces is None:  # before launch: read from a throwaway env
+            env = self._env_fn[0]()
+            try:
+                self._spaces = env_spaces(env)
+            finally:
+                env.close()
+        return self._spaces
+
+    # ---- checks --------------------------------------------------------
+
+    @property
+    def _name(self) -> str:
+        return f"{type(self).__name__}(env_num={self._env_num})"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedEnvError(f"{self._name} is closed")
+
+    def _check_running(self) -> None:
+        self._check_open()
+        if not self._launched:
+            raise EnvStateError(f"{self._name} is not launched; call launch() first")
+
+    def _check_env_id(self, env_id: Any) -> int:
+        return validation.check_env_id(self._name, self._env_num, env_id)
+
+    def _env_ids_of(self, actions: Mapping[int, Any]) -> np.ndarray:
+        """The keys of ``actions`` as checked env ids (plain in-range ints take one pass)."""
+        keys = list(actions)
+        if keys and all(type(key) is int for key in keys):  # not bool, float or numpy keys, which equal ints
+            if min(keys) >= 0 and max(keys) < self._env_num:
+                return np.array(keys, dtype=np.int64)
+        return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
+
+    def _check_env_id_array(self, env_id: Any) -> np.ndarray:
+        return validation.check_env_id_array(self._name, self._env_num, env_id)
+
+    def _check_ready(self, env_ids: np.ndarray) -> None:
+        not_ready = self._ledger.not_ready(env_ids)
+        if len(not_ready):
+            env_id = int(not_ready[0])
+            raise ValueError(
+                f"{self._name}: env {env_id} is not ready for an action (status "
+                f"{self._ledger.status_of(env_id).name}); ready envs: {self._ledger.ready_ids().tolist()}"
+            )

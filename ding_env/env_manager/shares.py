@@ -1,0 +1,150 @@
+"""``Shares``: the backends of one manager, each hosting a consecutive share of the env ids.
+
+Routes every request by env id: a step is sent to every backend involved before any result is
+collected (workers and the calling process step at once), and results come back merged, row
+``k`` for the ``k``-th env asked for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.base import Backend, StepOutcome
+
+# How long an early-returning manager sleeps at most between looks at its backends (seconds).
+WAIT_SLICE_SECONDS = 0.05
+
+
+class Shares:
+    """Routes requests for env ids to the backends hosting them."""
+
+    def __init__(self, backends: list[Backend]) -> None:
+        self.backends = backends
+        self.single = backends[0] if len(backends) == 1 else None
+        # The index of the backend hosting each env id.
+        self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
+
+    def split(self, env_ids: np.ndarray) -> list[tuple[Backend, np.ndarray]]:
+        """``(backend, rows of env_ids it hosts)`` for each backend hosting some of ``env_ids``."""
+        owners = self.owner[env_ids]
+        return [(b, rows) for i, b in enumerate(self.backends) if len(rows := np.flatnonzero(owners == i))]
+
+    def each(self, env_ids: list[int], ask: Callable[[Backend, list[int]], list | None]) -> list:
+        """``ask(backend, its ids)`` for each backend hosting some of ``env_ids``; the answers in ``env_ids`` order."""
+        if self.single is not None:
+            return ask(self.single, env_ids) or [None] * len(env_ids)
+        answer_of: dict[int, Any] = {}
+        for backend, rows in self.split(np.asarray(env_ids, dtype=np.int64)):
+            ids = [env_ids[row] for row in rows.tolist()]
+            answer_of.update(zip(ids, ask(backend, ids) or [None] * len(ids), strict=True))
+        return [answer_of[env_id] for env_id in env_ids]
+
+    def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        """Start stepping ``env_ids`` in every backend hosting some of them."""
+        if self.single is not None:
+            self.single.send(env_ids, actions, reset_on_done)
+            return
+        for backend, rows in self.split(env_ids):
+            share = [actions[row] for row in rows.tolist()] if isinstance(actions, list) else arrays.take(actions, rows)
+            backend.send(env_ids[rows], share, reset_on_done[rows])
+
+    def collect(self, wait: bool, order: np.ndarray | None = None) -> StepOutcome | None:
+        """The results of every backend (see ``Backend.collect``), merged.
+
+        Args:
+            wait: Wait for every env sent so far.
+            order: The env ids in the order their rows should come (default: increasing).
+        """
+        if self.single is not None:
+            return self.single.collect(wait)
+        outcomes = [outcome for backend in self.backends if (outcome := backend.collect(wait)) is not None]
+        if not outcomes:
+            return None
+        merged = merge(outcomes)
+        if order is not None and not np.array_equal(order, merged.env_id):
+            merged = reorder(merged, order)
+        return merged
+
+    def collect_until(self, wait_num: int, timeout: float | None, spaces: tuple) -> StepOutcome:
+        """Results once ``wait_num`` envs have them, or ``timeout`` seconds passed with some in (async managers).
+
+        Args:
+            wait_num: Envs whose results to wait for.
+            timeout: Seconds after which any results are enough (None: wait for ``wait_num``).
+            spaces: The envs' spaces, to shape a step that returns no env.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        outcomes, count = [], 0
+        while True:
+            outcome = self.collect(False)
+            if outcome is not None:
+                outcomes.append(outcome)
+                count += len(outcome.env_id)
+            if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
+                break
+            left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
+            self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
+        if len(outcomes) == 1:
+            return outcomes[0]
+        merged = merge(outcomes) if outcomes else no_outcome(spaces)
+        return reorder(merged, np.sort(merged.env_id))
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until some backend may have results, at most about ``timeout`` seconds."""
+        for backend in self.backends:
+            backend.wait(timeout / len(self.backends))
+
+
+def no_outcome(spaces: tuple) -> StepOutcome:
+    """The outcome of a step that returned no env."""
+    flags = np.zeros(0, dtype=bool)
+    obs = arrays.allocate(arrays.layout_of(spaces[0]), 0)
+    reward = arrays.allocate(arrays.reward_layout(spaces[2]), 0)
+    return StepOutcome(np.zeros(0, dtype=np.int64), obs, reward, flags, flags.copy(), [], {}, flags.copy())
+
+
+def stacked(outcome: StepOutcome) -> Any:
+    """The outcome's observations as one stacked tree."""
+    return arrays.stack(outcome.obs) if isinstance(outcome.obs, list) else outcome.obs
+
+
+def merge(outcomes: list[StepOutcome]) -> StepOutcome:
+    """One outcome with the rows of ``outcomes`` one after another."""
+    if len(outcomes) == 1:
+        return outcomes[0]
+    errors, offset = {}, 0
+    for outcome in outcomes:
+        errors.update({offset + row: error for row, error in outcome.errors.items()})
+        offset += len(outcome.env_id)
+    return StepOutcome(
+        np.concatenate([outcome.env_id for outcome in outcomes]),
+        arrays.map_tree(lambda *leaves: np.concatenate(leaves), *[stacked(outcome) for outcome in outcomes]),
+        np.concatenate([outcome.reward for outcome in outcomes]),
+        np.concatenate([outcome.done for outcome in outcomes]),
+        np.concatenate([outcome.truncated for outcome in outcomes]),
+        [info for outcome in outcomes for info in outcome.info],
+        errors,
+        np.concatenate([outcome.reset_on_done for outcome in outcomes]),
+    )
+
+
+def reorder(outcome: StepOutcome, order: np.ndarray) -> StepOutcome:
+    """``outcome`` with its rows in the order of the env ids ``order``."""
+    row_of = {env_id: row for row, env_id in enumerate(outcome.env_id.tolist())}
+    rows = np.array([row_of[env_id] for env_id in order.tolist()], dtype=np.int64)
+    new_row = {int(old): new for new, old in enumerate(rows.tolist())}
+    return StepOutcome(
+        outcome.env_id[rows],
+        arrays.take(stacked(outcome), rows),
+        outcome.reward[rows],
+        outcome.done[rows],
+        outcome.truncated[rows],
+        [outcome.info[row] for row in rows.tolist()],
+        {new_row[row]: error for row, error in outcome.errors.items()},
+        outcome.reset_on_done[rows],
+    )
