@@ -1,4 +1,9 @@
-"""One client connection to an env server: a request, then its reply, within a deadline."""
+"""One client connection to an env server: a request, then its reply, within a deadline.
+
+A server that dies or a network that drops is noticed within ``heartbeat_timeout`` seconds, even
+during a long step: ZeroMQ's own heartbeats (answered by the server's I/O thread, whatever its
+envs are doing) drop a silent connection, and the connection's monitor reports the drop.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,14 @@ import time
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_HEARTBEAT_TIMEOUT = 1.5
+HEARTBEATS_PER_TIMEOUT = 3  # pings sent within one heartbeat timeout
 
 
 class ServerConnection:
@@ -19,6 +27,7 @@ class ServerConnection:
     Args:
         address: The server's ZeroMQ endpoint, e.g. ``tcp://127.0.0.1:5555``.
         timeout: Default seconds to wait for a reply.
+        heartbeat_timeout: Seconds of silence from the server's side of the connection that end it.
         context: The ZeroMQ context to use (default: the process's shared one).
 
     Raises:
@@ -26,13 +35,25 @@ class ServerConnection:
         ProtocolMismatchError: If it speaks another protocol version.
     """
 
-    def __init__(self, address: str, timeout: float = DEFAULT_TIMEOUT, context: zmq.Context | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+        context: zmq.Context | None = None,
+    ) -> None:
         self.address = address
         self.timeout = timeout
         # DEALER, not REQ: after a timed-out request the next one can still be sent; late replies are
         # recognised by their sequence number and dropped.
         self._socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.HEARTBEAT_IVL, max(1, int(heartbeat_timeout * 1000 / HEARTBEATS_PER_TIMEOUT)))
+        self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, max(1, int(heartbeat_timeout * 1000)))
+        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        self._poller = zmq.Poller()
+        self._poller.register(self._socket, zmq.POLLIN)
+        self._poller.register(self._monitor, zmq.POLLIN)
         self._socket.connect(address)
         self._seq = 0
         try:
@@ -67,7 +88,12 @@ class ServerConnection:
         deadline = time.monotonic() + timeout
         while True:
             left_ms = max(0, int((deadline - time.monotonic()) * 1000))
-            if not self._socket.poll(left_ms, zmq.POLLIN):
+            ready = dict(self._poller.poll(left_ms))
+            if self._monitor in ready and recv_monitor_message(self._monitor)["event"] == zmq.EVENT_DISCONNECTED:
+                raise ServerLostError(self.address, kind, timeout, "the connection dropped")
+            if self._socket not in ready:
+                if time.monotonic() < deadline:
+                    continue
                 raise ServerLostError(self.address, kind, timeout)
             reply_seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
             if reply_seq != seq:
@@ -78,6 +104,8 @@ class ServerConnection:
 
     def close(self) -> None:
         """Close the socket (the server's envs stay until a ``close`` request or the lease ends)."""
+        self._socket.disable_monitor()
+        self._monitor.close(linger=0)
         self._socket.close(linger=0)
 
     def __enter__(self) -> ServerConnection:

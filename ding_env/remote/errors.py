@@ -61,12 +61,12 @@ class ServerLostError(DingEnvError):
     Attributes:
         address: The server's endpoint.
         request: The request that got no answer.
-        timeout: Seconds waited.
+        timeout: The request's time limit in seconds.
     """
 
-    def __init__(self, address: str, request: str, timeout: float) -> None:
+    def __init__(self, address: str, request: str, timeout: float, why: str = "") -> None:
         self.address, self.request, self.timeout = address, request, timeout
-        super().__init__(f"server {address} did not answer {request} within {timeout} s")
+        super().__init__(f"server {address} did not answer {request}: {why or f'no reply within {timeout} s'}")
 
 
 # The errors that cross the wire, each by the fields its constructor takes.
