@@ -30,7 +30,7 @@ _name = (str, "an attribute name")
 # kind -> {field: (types, what is expected)}: the requests a server answers, mirroring the env backends' methods.
 REQUESTS: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
     "hello": {},
-    "launch": {},
+    "launch": {"settings": (dict, "a dict of manager settings")},
     "seed": {"env_id": (int, "an env id"), "seed": (int, "an int seed"), "dynamic_seed": ((bool, type(None)), "")},
     "set_reset_param": {"env_id": (int, "an env id"), "param": (dict, "a dict of env.reset kwargs")},
     "reset": {"env_ids": _ids},

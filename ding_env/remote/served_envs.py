@@ -1,13 +1,16 @@
-"""The envs a server hosts: N envs in worker processes, answering the requests of ``messages.REQUESTS``.
+"""The envs a server hosts: N envs in a worker backend, answering the requests of ``messages.REQUESTS``.
 
-They run in a :class:`~ding_env.env_manager.SyncSubprocessEnvManager` (shared-memory workers,
-crash isolation, the manager's timeouts), driven through its public API. The client decides when
-an env restarts (``reset_on_done``), so the manager here never auto-resets on its own.
+The envs run in a :class:`~ding_env.env_manager.backends.workers.WorkerBackend` (shared-memory
+workers, crash isolation, the manager's timeouts) with the server's env ids ``0..N-1``; each
+request is one of the backend's methods. The client's manager owns the envs' state; a mirror
+of it (an ``EnvLedger`` fed with every reset and step) answers the backend's two ledger calls
+for envs lost with a worker, and the ids it lost travel back in the reply's ``lost`` field.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
@@ -17,135 +20,155 @@ import numpy as np
 from ding_env import BaseEnv
 from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
 from ding_env.config import deep_merge_dicts
-from ding_env.env_manager import SyncSubprocessEnvManager, arrays
-from ding_env.env_manager.status import CALLABLE, MISSING
-from ding_env.errors import DingEnvError, EnvError
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.workers import WorkerBackend
+from ding_env.env_manager.config import manager_config
+from ding_env.env_manager.ledger import EnvLedger
+from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
+from ding_env.errors import ConfigError
 
-# Settings the served manager needs whatever the server's config says. Results are copies (copy_on_get)
-# because replies send their arrays zero-copy: a view of the workers' buffers could change before it is sent.
-SERVED_SETTINGS = {"auto_reset": False, "step_error": "raise", "episode_num": float("inf"), "copy_on_get": True}
+# Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
+CLIENT_SETTINGS = ("step_timeout", "reset_timeout", "step_error", "max_retry", "retry_type", "retry_waiting_time")
 
 
 class ServedEnvs:
-    """The envs of one server; every method answers the request of the same name with a reply body.
+    """The envs of one server; every public method answers the request of the same name with a reply body.
 
     Args:
         env_fns: One constructor per env.
-        manager_cfg: Settings of the worker manager (``step_timeout``, ``context``, ``num_workers``, ...).
+        server_cfg: Manager settings of the server's side (``context``, ``num_workers``, ``connect_timeout``, ...).
     """
 
-    def __init__(self, env_fns: list[Callable[[], BaseEnv]], manager_cfg: Mapping | None = None) -> None:
-        cfg = {**(manager_cfg or {}), **SERVED_SETTINGS}
+    def __init__(self, env_fns: list[Callable[[], BaseEnv]], server_cfg: Mapping | None = None) -> None:
         self.env_num = len(env_fns)
-        self._manager = SyncSubprocessEnvManager(env_fns, cfg)
-        self._reset_params: dict[int, dict] = {}
-        self._launched = False
+        self._env_fns = dict(enumerate(env_fns))
+        self._server_cfg = dict(server_cfg or {})
+        self._backend: WorkerBackend | None = None
+        self._mirror: EnvLedger | None = None
+        self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
+        self._lost: set[int] = set()
 
     def hello(self) -> dict:
         """What a client learns on connecting."""
         return {"env_num": self.env_num}
 
-    def launch(self) -> dict:
-        """The envs' spaces (workers start at the first reset)."""
-        manager = self._manager
-        return {"spaces": [manager.observation_space, manager.action_space, manager.reward_space]}
+    def launch(self, settings: dict) -> dict:
+        """Start the workers with the client's ``settings`` (see ``CLIENT_SETTINGS``); the envs' spaces."""
+        unknown = sorted(set(settings) - set(CLIENT_SETTINGS))
+        if unknown:
+            raise ConfigError(f"launch settings {unknown} are not among {CLIENT_SETTINGS}")
+        self.close()  # a client that launches again (after a failed launch) gets new workers
+        cfg = manager_config({**self._server_cfg, **settings, "type": "subprocess"}, self.env_num)
+        num_workers = cfg.num_workers or min(self.env_num, os.cpu_count() or 1)
+        # The client decides each restart (reset_on_done) and counts episodes; the mirror only follows.
+        self._mirror = EnvLedger(self.env_num, {**cfg, "auto_reset": False, "episode_num": float("inf")})
+        self._backend = WorkerBackend(self._env_fns, cfg, "served envs", self, num_workers)
+        return {"spaces": list(self._backend.launch())}
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> dict:
         """Seed one env; it takes effect at its next reset."""
-        self._manager.seed({env_id: seed}, dynamic_seed)
+        self._running().seed(self._check([env_id])[0], seed, dynamic_seed)
         return {}
 
     def set_reset_param(self, env_id: int, param: dict) -> dict:
         """Keep ``param`` as the ``env.reset`` kwargs of one env."""
-        self._check_ids([env_id])
-        self._reset_params[env_id] = param
+        self._running().set_reset_param(self._check([env_id])[0], param)
         return {}
 
     def reset(self, env_ids: list[int]) -> dict:
         """Reset ``env_ids``: the ids now ready and the errors of those that are not."""
-        self._check_ids(env_ids)
-        try:
-            self._reset(env_ids)
-        except DingEnvError as error:
-            ready = set(self._manager.ready_obs_id) if self._launched else set()
-            return {"ready": [env_id for env_id in env_ids if env_id in ready], "errors": [error]}
-        return {"ready": list(env_ids), "errors": []}
+        backend = self._running()
+        self._check(env_ids)
+        backend.cancel(env_ids)
+        self._mirror.mark(env_ids, NEEDS_RESET)
+        ready, errors = backend.reset(env_ids)
+        self._mirror.mark(ready, READY)
+        return {"ready": ready, "errors": errors}
 
     def step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> dict:
-        """Step ``env_ids``; restart at once each env whose episode ends where ``reset_on_done``."""
-        env_ids = env_ids.astype(np.int64)
-        errors: dict[int, DingEnvError] = {}
-        try:
-            batch = self._manager.step_batch(env_ids, actions)
-        except DingEnvError as error:  # an env raised, or a worker died or hung: the others' results are on it
-            if getattr(error, "results", None) is None:
-                raise  # refused before any env stepped
-            batch = error.results
-            rows = {env_id: row for row, env_id in enumerate(batch.env_id.tolist())}
-            errors = {rows[env_id]: env_error for env_id, env_error in error.errors.items()}
-        restart = {int(env_ids[row]): row for row in np.flatnonzero(batch.done & reset_on_done) if row not in errors}
-        if restart:
-            try:
-                self._reset(list(restart))  # one reset for all: each worker resets its share at once
-            except DingEnvError as reset_error:
-                # Envs that are not ready failed; the error raised names the first of them (others' are lost).
-                ready = set(self._manager.ready_obs_id)
-                errors.update({row: reset_error for env_id, row in restart.items() if env_id not in ready})
-        body = batch._asdict()
-        body["info"] = dict(zip(batch.env_id.tolist(), batch.info, strict=True))  # errors name the env's info
-        return {**body, "errors": errors, "reset_on_done": reset_on_done}
+        """Step ``env_ids``; restart at once each env whose episode ends where ``reset_on_done``.
+
+        The result may hold rows for envs not asked for: idle envs of a worker that died in the step.
+        """
+        backend = self._running()
+        env_ids = np.asarray(self._check(env_ids.tolist()), dtype=np.int64)
+        if len(np.unique(env_ids)) != len(env_ids) or not np.all(np.diff(env_ids) > 0):
+            raise ValueError(f"step env ids must be increasing and distinct, got {env_ids.tolist()[:20]}")
+        not_ready = env_ids[self._mirror.status[env_ids] != READY]
+        if len(not_ready):
+            raise ValueError(f"envs {not_ready.tolist()[:20]} are not ready for an action: reset them first")
+        self._mirror.mark(env_ids, STEPPING)
+        self._reset_on_done[env_ids] = reset_on_done
+        backend.send(env_ids, actions, reset_on_done)
+        outcome = backend.collect(True)
+        self._mirror.apply(outcome)
+        body = outcome._asdict()
+        # Copies: the worker buffers change at the next step, and replies are sent without copying.
+        body["obs"] = arrays.copy_tree(outcome.obs)
+        for name in ("reward", "done", "truncated", "reset_on_done"):
+            body[name] = np.array(body[name])
+        body["info"] = dict(zip(outcome.env_id.tolist(), outcome.info, strict=True))  # errors name the env's info
+        return body
 
     def ready_obs(self, env_ids: np.ndarray) -> dict:
         """The ready observations of ``env_ids``, stacked."""
-        ready = self._manager.ready_obs_batch
-        rows = np.searchsorted(ready.env_id, env_ids)
-        if not np.array_equal(ready.env_id[np.minimum(rows, len(ready.env_id) - 1)], env_ids):
-            raise ValueError(f"envs {sorted(set(env_ids.tolist()) - set(ready.env_id.tolist()))} are not ready")
-        return {"obs": arrays.take(ready.obs, rows)}
+        backend = self._running()
+        env_ids = np.asarray(self._check(env_ids.tolist()), dtype=np.int64)
+        not_ready = env_ids[self._mirror.status[env_ids] != READY]
+        if len(not_ready):
+            raise ValueError(f"envs {not_ready.tolist()[:20]} have no ready observation")
+        return {"obs": arrays.copy_tree(backend.ready_obs(env_ids))}
 
     def call(self, env_ids: list[int], name: str, args: list | tuple, kwargs: dict) -> dict:
         """Call method ``name`` of each of ``env_ids``."""
-        return {"values": self._manager.call_env_method(name, *args, env_ids=env_ids, **kwargs)}
+        return {"values": self._running().call(self._check(env_ids), name, tuple(args), kwargs)}
 
     def get_attr(self, env_ids: list[int], name: str) -> dict:
         """Attribute ``name`` of each of ``env_ids``: ``MISSING`` where absent, ``CALLABLE`` where callable."""
-        self._check_ids(env_ids)
-        try:
-            # The manager's attribute broadcast, past the manager's own attributes of the same name.
-            values = type(self._manager).__getattr__(self._manager, name)
-        except AttributeError:
-            return {"values": [MISSING] * len(env_ids)}
-        if callable(values):
-            return {"values": [CALLABLE] * len(env_ids)}
-        return {"values": [values[env_id] for env_id in env_ids]}
+        return {"values": self._running().get_attr(self._check(env_ids), name)}
 
     def set_attr(self, env_ids: list[int], name: str, values: list) -> dict:
         """Set attribute ``name`` of each of ``env_ids`` to its value."""
-        self._manager.set_env_attr(name, values, env_ids)
+        self._running().set_attr(self._check(env_ids), name, values)
         return {}
 
     def close(self) -> dict:
-        """Close every env and worker: the ``(env_id, error text)`` of envs that failed to close."""
-        try:
-            self._manager.close()
-        except EnvError as error:
-            return {"failures": [[error.env_id, error.message]]}
-        return {"failures": []}
+        """Close every env and worker: the ``[env_id, error text]`` of envs that failed to close."""
+        backend, self._backend = self._backend, None
+        return {"failures": [] if backend is None else [list(failure) for failure in backend.close()]}
 
-    def _reset(self, env_ids: list[int]) -> None:
-        if not self._launched:
-            # The first reset starts the workers and resets every env once.
-            self._manager.launch({env_id: self._reset_params.get(env_id, {}) for env_id in range(self.env_num)})
-            self._launched = True
-            return
-        self._manager.reset({env_id: self._reset_params.get(env_id, {}) for env_id in env_ids})
+    def take_lost(self) -> list[int]:
+        """The envs that lost their episodes with a replaced worker since the last call."""
+        lost, self._lost = sorted(self._lost), set()
+        return lost
 
-    def _check_ids(self, env_ids: list[int]) -> None:
+    # ---- the backend's ledger (backends.base.Ledger) ---------------------
+
+    def claim_idle(self, env_ids: list[int]) -> dict[int, bool]:
+        """Ready envs of a worker that died in a step: they get abnormal results in the step's reply."""
+        idle = [env_id for env_id in env_ids if self._mirror.status[env_id] == READY]
+        self._mirror.mark(idle, STEPPING)
+        return {env_id: bool(self._reset_on_done[env_id]) for env_id in idle}
+
+    def lose(self, env_ids: list[int]) -> None:
+        """Envs whose worker was replaced: the client hears of them in the reply."""
+        self._mirror.lose(env_ids)
+        self._lost.update(env_ids)
+
+    # ---- checks --------------------------------------------------------
+
+    def _running(self) -> WorkerBackend:
+        if self._backend is None:
+            raise ConfigError("the envs are not launched: send launch first")
+        return self._backend
+
+    def _check(self, env_ids: list[int]) -> list[int]:
         unknown = [env_id for env_id in env_ids if not 0 <= env_id < self.env_num]
         if unknown:
             raise ValueError(
-                f"env ids {unknown[:10]} are not among this server's {self.env_num} envs (0..{self.env_num - 1})"
+                f"env ids {unknown[:10]} are not among this server's {self.env_num} (0..{self.env_num - 1})"
             )
+        return env_ids
 
 
 def env_fns_for(

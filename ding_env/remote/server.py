@@ -160,7 +160,8 @@ class EnvServer:
         result = getattr(self._envs, kind)(**body)
         if kind == "close":
             self._envs, self._owner = None, None
-        return result
+            return result
+        return {**result, "lost": self._envs.take_lost()}
 
     def _release(self) -> None:
         """Close the envs of the previous owner, whose lease ran out."""
