@@ -181,6 +181,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_target_arguments(serve)
     serve.add_argument("--envs", type=int, default=1, help="envs to host (default 1)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes hosting the envs (default: one per core, at most --envs); 0: the envs run in "
+        "the server process (fewer processes, but an env that crashes or hangs takes the server with it)",
+    )
     serve.add_argument("--bind", default=None, help="ZeroMQ endpoint to listen on (default tcp://127.0.0.1:5555)")
     serve.add_argument(
         "--insecure",
@@ -301,7 +308,7 @@ def _serve(args: argparse.Namespace) -> int:
     from ding_env.errors import ConfigError, RegistryError
     from ding_env.remote.served_envs import env_fns_for
 
-    if args.envs < 1 or args.max_message_mb <= 0 or args.lease_timeout <= 0:
+    if args.envs < 1 or args.max_message_mb <= 0 or args.lease_timeout <= 0 or (args.workers or 0) < 0:
         print("ding-env serve: --envs, --max-message-mb and --lease-timeout must be positive", file=sys.stderr)
         return USAGE_ERROR
     try:
@@ -314,7 +321,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         env_fns = env_fns_for(*resolve_target(args.target, args.config), args.envs)
         server = EnvServer(
-            lambda: ServedEnvs(env_fns),
+            lambda: ServedEnvs(env_fns, {"num_workers": args.workers}),
             args.bind or DEFAULT_BIND,
             allow_remote=args.insecure,
             max_message_bytes=int(args.max_message_mb * 2**20),

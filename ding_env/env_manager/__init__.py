@@ -24,6 +24,7 @@ from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.env_supervisor import EnvSupervisor
 from ding_env.env_manager.manager import EnvManager
+from ding_env.env_manager.remote_env_manager import RemoteEnvManager
 from ding_env.env_manager.status import EnvStatus
 from ding_env.env_manager.subprocess_env_manager import (
     AsyncSubprocessEnvManager,
@@ -43,6 +44,7 @@ __all__ = [
     "EnvStatus",
     "EnvSupervisor",
     "ObsBatch",
+    "RemoteEnvManager",
     "SubprocessEnvManagerV2",
     "SyncSubprocessEnvManager",
     "TimestepBatch",
@@ -60,6 +62,7 @@ MANAGER_CLASSES: Mapping[str, type] = {
         AsyncSubprocessEnvManager,
         BaseEnvManagerV2,
         SubprocessEnvManagerV2,
+        RemoteEnvManager,
     )
 }
 assert tuple(MANAGER_CLASSES) == MANAGER_TYPES, "config.MANAGER_TYPES lists the types of MANAGER_CLASSES"

@@ -17,6 +17,7 @@ from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 
 DEFAULT_TIMEOUT = 30.0
+DEFAULT: Any = object()  # a request's timeout when none is given: the connection's
 DEFAULT_HEARTBEAT_TIMEOUT = 1.5
 HEARTBEATS_PER_TIMEOUT = 3  # pings sent within one heartbeat timeout
 
@@ -62,11 +63,12 @@ class ServerConnection:
             self.close()
             raise
 
-    def request(self, kind: str, timeout: float | None = None, **body: Any) -> dict:
+    def request(self, kind: str, timeout: float | None = DEFAULT, **body: Any) -> dict:
         """Send request ``kind`` with ``body`` and return its reply's body.
 
         Raises:
-            ServerLostError: If no reply arrives within ``timeout`` (default: the connection's).
+            ServerLostError: If no reply arrives within ``timeout`` (default: the connection's; None: no limit)
+                or the connection drops.
             DingEnvError: The error the server replied with (``EnvError``, ``ServerError``, ...).
             WireError: If a value in ``body`` has no wire encoding, or the reply is malformed.
         """
@@ -81,18 +83,22 @@ class ServerConnection:
         self._socket.send_multipart(request_frames(kind, self._seq, body), copy=False)
         return self._seq, kind
 
-    def receive(self, ticket: tuple[int, str], timeout: float | None = None) -> dict:
-        """The reply to the request of ``ticket``; raises as :meth:`request` does."""
+    def has_reply(self, timeout: float = 0.0) -> bool:
+        """Whether a reply (or news of a dropped connection) arrived, waiting at most ``timeout`` seconds."""
+        return bool(self._poller.poll(int(timeout * 1000)))
+
+    def receive(self, ticket: tuple[int, str], timeout: float | None = DEFAULT) -> dict:
+        """The reply to the request of ``ticket``; raises as :meth:`request` does (``timeout=None``: no limit)."""
         seq, kind = ticket
-        timeout = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
+        timeout = self.timeout if timeout is DEFAULT else timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+            left_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
             ready = dict(self._poller.poll(left_ms))
             if self._monitor in ready and recv_monitor_message(self._monitor)["event"] == zmq.EVENT_DISCONNECTED:
                 raise ServerLostError(self.address, kind, timeout, "the connection dropped")
             if self._socket not in ready:
-                if time.monotonic() < deadline:
+                if deadline is None or time.monotonic() < deadline:
                     continue
                 raise ServerLostError(self.address, kind, timeout)
             reply_seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))

@@ -24,6 +24,9 @@ PROTOCOL = "ding-env"
 # Raised whenever a message's meaning changes; client and server must speak the same one.
 PROTOCOL_VERSION = 1
 
+# Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
+CLIENT_SETTINGS = ("step_timeout", "reset_timeout", "step_error", "max_retry", "retry_type", "retry_waiting_time")
+
 _ids = (list, "a list of env ids")
 _id_array = (np.ndarray, "an int64 array of env ids")
 _name = (str, "an attribute name")

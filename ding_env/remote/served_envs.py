@@ -1,8 +1,9 @@
 """The envs a server hosts: N envs in a worker backend, answering the requests of ``messages.REQUESTS``.
 
 The envs run in a :class:`~ding_env.env_manager.backends.workers.WorkerBackend` (shared-memory
-workers, crash isolation, the manager's timeouts) with the server's env ids ``0..N-1``; each
-request is one of the backend's methods. The client's manager owns the envs' state; a mirror
+workers, crash isolation, the manager's timeouts), or with ``num_workers=0`` in the server process
+itself (an ``InProcessBackend``: fewer processes, as ``BaseEnvManager``), with the server's env ids
+``0..N-1``; each request is one of the backend's methods. The client's manager owns the envs' state; a mirror
 of it (an ``EnvLedger`` fed with every reset and step) answers the backend's two ledger calls
 for envs lost with a worker, and the ids it lost travel back in the reply's ``lost`` field.
 """
@@ -21,14 +22,13 @@ from ding_env import BaseEnv
 from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
 from ding_env.config import deep_merge_dicts
 from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.in_process import InProcessBackend
 from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.config import manager_config
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
 from ding_env.errors import ConfigError
-
-# Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
-CLIENT_SETTINGS = ("step_timeout", "reset_timeout", "step_error", "max_retry", "retry_type", "retry_waiting_time")
+from ding_env.remote.messages import CLIENT_SETTINGS
 
 
 class ServedEnvs:
@@ -43,7 +43,11 @@ class ServedEnvs:
         self.env_num = len(env_fns)
         self._env_fns = dict(enumerate(env_fns))
         self._server_cfg = dict(server_cfg or {})
-        self._backend: WorkerBackend | None = None
+        # num_workers=0: the envs run in the server process itself (no crash isolation, no hard timeouts).
+        self._in_server = self._server_cfg.get("num_workers") == 0
+        if self._in_server:
+            self._server_cfg["num_workers"] = None
+        self._backend: WorkerBackend | InProcessBackend | None = None
         self._mirror: EnvLedger | None = None
         self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
         self._lost: set[int] = set()
@@ -59,10 +63,13 @@ class ServedEnvs:
             raise ConfigError(f"launch settings {unknown} are not among {CLIENT_SETTINGS}")
         self.close()  # a client that launches again (after a failed launch) gets new workers
         cfg = manager_config({**self._server_cfg, **settings, "type": "subprocess"}, self.env_num)
-        num_workers = cfg.num_workers or min(self.env_num, os.cpu_count() or 1)
         # The client decides each restart (reset_on_done) and counts episodes; the mirror only follows.
         self._mirror = EnvLedger(self.env_num, {**cfg, "auto_reset": False, "episode_num": float("inf")})
-        self._backend = WorkerBackend(self._env_fns, cfg, "served envs", self, num_workers)
+        if self._in_server:
+            self._backend = InProcessBackend(self._env_fns, cfg, "served envs", self)
+        else:
+            num_workers = cfg.num_workers or min(self.env_num, os.cpu_count() or 1)
+            self._backend = WorkerBackend(self._env_fns, cfg, "served envs", self, num_workers)
         return {"spaces": list(self._backend.launch())}
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> dict:
@@ -83,7 +90,7 @@ class ServedEnvs:
         self._mirror.mark(env_ids, NEEDS_RESET)
         ready, errors = backend.reset(env_ids)
         self._mirror.mark(ready, READY)
-        return {"ready": ready, "errors": errors}
+        return {"ready": ready, "errors": errors, "obs": self._ready_obs_copy(ready)}
 
     def step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> dict:
         """Step ``env_ids``; restart at once each env whose episode ends where ``reset_on_done``.
@@ -104,11 +111,18 @@ class ServedEnvs:
         self._mirror.apply(outcome)
         body = outcome._asdict()
         # Copies: the worker buffers change at the next step, and replies are sent without copying.
-        body["obs"] = arrays.copy_tree(outcome.obs)
+        body["obs"] = arrays.stack(outcome.obs) if isinstance(outcome.obs, list) else arrays.copy_tree(outcome.obs)
         for name in ("reward", "done", "truncated", "reset_on_done"):
             body[name] = np.array(body[name])
         body["info"] = dict(zip(outcome.env_id.tolist(), outcome.info, strict=True))  # errors name the env's info
+        # The ready observations that are not the step's: of envs that ended (and restarted) in it.
+        body["restart_obs"] = self._ready_obs_copy(outcome.env_id[outcome.done].tolist())
         return body
+
+    def _ready_obs_copy(self, env_ids: list[int]) -> Any:
+        if not env_ids:
+            return None
+        return arrays.copy_tree(self._backend.ready_obs(np.array(env_ids, dtype=np.int64)))
 
     def ready_obs(self, env_ids: np.ndarray) -> dict:
         """The ready observations of ``env_ids``, stacked."""
@@ -157,7 +171,7 @@ class ServedEnvs:
 
     # ---- checks --------------------------------------------------------
 
-    def _running(self) -> WorkerBackend:
+    def _running(self) -> WorkerBackend | InProcessBackend:
         if self._backend is None:
             raise ConfigError("the envs are not launched: send launch first")
         return self._backend

@@ -8,7 +8,8 @@ own types where they are exact (None, bools, ints, floats, strings, lists) and a
 ================  ==========================================================================
 tag               meaning
 ================  ==========================================================================
-``array``         numpy array: ``frame`` (index into the buffers), ``dtype`` (``dtype.str``), ``shape``
+``array``         numpy array: ``frame`` (index into the buffers; or ``data``, base64 bytes of a small
+                  array), ``dtype`` (``dtype.str``), ``shape``
 ``scalar``        numpy scalar: ``dtype`` and ``value`` (its Python value, exact for bool/int/float)
 ``tuple``         ``items``: the encoded elements
 ``dict``          ``items``: ``[key, value]`` pairs in order (keys need not be strings)
@@ -28,6 +29,7 @@ and decoding build no path text for values that are fine.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from collections.abc import Iterable
@@ -52,6 +54,8 @@ SPACE_CLASSES = (
     gym.spaces.Tuple,
 )
 MARKERS = {"MISSING": MISSING, "CALLABLE": CALLABLE}
+# Arrays up to this size travel inline in the header (base64): a frame of its own costs more than the copy.
+INLINE_BYTES = 512
 # Numeric dtype kinds a scalar carries exactly as a JSON number (bool, signed, unsigned, float).
 EXACT_SCALAR_KINDS = "biuf"
 
@@ -131,6 +135,9 @@ class Encoder:
                 f"an array of dtype {array.dtype} has no wire encoding (object and structured dtypes would need "
                 "pickle; send arrays of numbers, bools or fixed-width strings)"
             )
+        if array.nbytes <= INLINE_BYTES:
+            data = base64.b64encode(array.tobytes()).decode("ascii")
+            return {"$": "array", "data": data, "dtype": array.dtype.str, "shape": list(array.shape)}
         self.frames.append(np.ascontiguousarray(array))
         return {"$": "array", "frame": len(self.frames), "dtype": array.dtype.str, "shape": list(array.shape)}
 
@@ -198,7 +205,7 @@ class Decoder:
         if tag == "tuple":
             return tuple(self.each(self.items(data)))
         if tag == "scalar":
-            if "frame" in data:
+            if "frame" in data or "data" in data:  # a 0-d array
                 return self.array(data)[()]
             dtype = self.dtype(data.get("dtype"))
             value = data.get("value")
@@ -258,6 +265,16 @@ class Decoder:
             raise WireError(f"dtype must be a string, got {type(text).__name__}")
         return _dtype(text)
 
+    @staticmethod
+    def inline(text: Any) -> bytes:
+        """The bytes of an array sent inline (base64 text)."""
+        if type(text) is not str or len(text) > 2 * INLINE_BYTES:
+            raise WireError(f"inline array data must be base64 text of at most {INLINE_BYTES} bytes")
+        try:
+            return base64.b64decode(text, validate=True)
+        except ValueError as error:  # binascii.Error is a ValueError
+            raise WireError(f"inline array data is not base64: {error}") from error
+
     def buffer(self, index: Any) -> memoryview:
         """Frame ``index`` of the message (1 is the first after the header)."""
         if type(index) is not int or not 1 <= index <= len(self.frames):
@@ -272,7 +289,7 @@ class Decoder:
         shape = data.get("shape")
         if type(shape) is not list or not all(type(size) is int and size >= 0 for size in shape):
             raise WireError(f"shape must be a list of sizes >= 0, got {str(shape)[:100]}")
-        buffer = self.buffer(data.get("frame"))
+        buffer = self.buffer(data.get("frame")) if "data" not in data else memoryview(self.inline(data["data"]))
         expected = math.prod(shape) * dtype.itemsize
         if buffer.nbytes != expected:
             raise WireError(

@@ -112,9 +112,9 @@ def test_every_value_kind_round_trips_exactly(name):
     assert_identical(round_trip(VALUES[name]), VALUES[name])
 
 
-def test_large_arrays_travel_as_their_own_buffers():
+def test_large_arrays_travel_as_their_own_buffers_and_small_ones_in_the_header():
     obs = np.zeros((4, 210, 160, 3), dtype=np.uint8)
-    frames = pack({"kind": "test"}, {"obs": obs})
+    frames = pack({"kind": "test"}, {"obs": obs, "done": np.ones(4, dtype=bool)})
     assert len(frames) == 2 and np.shares_memory(frames[1], obs)
 
 
@@ -151,6 +151,11 @@ ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
         (frames_of({"v": ARRAY}), "frame 1 does not exist"),
         (frames_of({"v": ARRAY}, b"\x00" * 15), "takes 16 bytes, its frame has 15"),
         (frames_of({"v": 1}, b"\x00" * 4), "2 frames, of which the header refers to 1"),
+        (
+            frames_of({"v": {"$": "array", "data": "AAAA", "dtype": "<f4", "shape": [2]}}),
+            "takes 8 bytes, its frame has 3",
+        ),
+        (frames_of({"v": {"$": "array", "data": "not base64!", "dtype": "<f4", "shape": [2]}}), "not base64"),
         (frames_of({"v": {**ARRAY, "dtype": "|O"}}, b"\x00" * 32), "cannot travel without pickle"),
         (frames_of({"v": {**ARRAY, "dtype": "no such dtype"}}, b"\x00" * 16), "unknown dtype"),
         (frames_of({"v": {**ARRAY, "shape": [-1, 4]}}, b"\x00" * 16), "shape must be a list of sizes"),
