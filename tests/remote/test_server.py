@@ -5,10 +5,7 @@ Every server here is a real `ding-env serve` process bound to 127.0.0.1 on a por
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -24,39 +21,7 @@ from ding_env.remote.messages import PROTOCOL_VERSION, header, read_reply, reque
 from ding_env.remote.served_envs import env_fns_for
 from ding_env.remote.server import is_loopback
 from ding_env.remote.wire import pack
-from tests.support import process_running
-
-CARTPOLE = "configs/cartpole.py"
-
-
-@contextmanager
-def serving(target, envs, *extra):
-    """A `ding-env serve` process; yields ``(address, process)``, then stops it with Ctrl-C."""
-    command = [sys.executable, "-m", "ding_env", "serve", target, "--envs", str(envs), "--bind", "tcp://127.0.0.1:*"]
-    # SIGINT as a terminal delivers it: a test run started in the background inherits SIGINT ignored.
-    server = subprocess.Popen(
-        [*command, *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    try:
-        address = None
-        for line in server.stdout:
-            if " at tcp://" in line:
-                address = line.rsplit(" at ", 1)[1].strip()
-            if "ready" in line:
-                break
-        assert address is not None, server.stderr.read()
-        yield address, server
-    finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        finally:
-            server.kill()
+from tests.remote.serving import CARTPOLE, assert_ended, child_pids, mapped_segments, serving
 
 
 @pytest.fixture(scope="module")
@@ -82,27 +47,6 @@ def ask(socket, frames):
     reply = socket.recv_multipart()
     _, _, error = read_reply(reply[1:] if reply[0] == b"" else reply)  # a REQ-style delimiter comes back
     return error
-
-
-def mapped_segments(pids):
-    """The /dev/shm segments processes ``pids`` have mapped (other jobs on the machine make their own)."""
-    segments = set()
-    for pid in pids:
-        with open(f"/proc/{pid}/maps") as maps:
-            segments |= {line.split()[-1] for line in maps if "/dev/shm/" in line}
-    return segments
-
-
-def child_pids(pid):
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return {int(line) for line in out.split()}
-
-
-def assert_ended(pids, within=10.0):
-    deadline = time.monotonic() + within
-    while any(process_running(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(process_running(pid) for pid in pids)
 
 
 def launched(connection, seed=0):

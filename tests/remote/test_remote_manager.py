@@ -1,0 +1,130 @@
+"""The 'remote' manager over real `ding-env serve` processes on loopback: the local managers' semantics."""
+
+import os
+import re
+import signal
+import socket
+import time
+
+import numpy as np
+import pytest
+
+from ding_env import create_env_manager
+from ding_env.checker.target import resolve_target
+from ding_env.errors import ConfigError, EnvCrashedError
+from ding_env.remote.served_envs import env_fns_for
+from tests.remote.serving import CARTPOLE, serving
+from tests.support import arrays_of, assert_same, trajectory
+
+NESTED = "main_config = dict(env=dict(nested=True))\n"  # Dict and Tuple observations, episodes of 3-7 steps
+
+
+def with_infos(batch):
+    return (*arrays_of(batch), batch.info)
+
+
+def assert_same_with_infos(trace_a, trace_b):
+    assert_same([step[:-1] for step in trace_a], [step[:-1] for step in trace_b])
+    assert [step[-1] for step in trace_a] == [step[-1] for step in trace_b]
+
+
+@pytest.fixture(scope="module")
+def nested_config(tmp_path_factory):
+    path = tmp_path_factory.mktemp("remote") / "nested.py"
+    path.write_text(NESTED)
+    return str(path)
+
+
+@pytest.mark.parametrize("shares", [(4,), (2, 2)], ids=["one server of 4", "two servers of 2"])
+@pytest.mark.parametrize("local", ["base", "subprocess"])
+def test_same_seeds_and_actions_give_the_local_managers_trajectories_bit_for_bit(shares, local, nested_config):
+    target = ("tests.envs:CountingEnv", "--config", nested_config)
+    fns = env_fns_for(*resolve_target(target[0], nested_config), sum(shares))
+    with serving(target[0], shares[0], *target[1:]) as (first, _):
+        servers = [first]
+        if len(shares) > 1:
+            with serving(target[0], shares[1], *target[1:]) as (second, _):
+                servers.append(second)
+                remote = trajectory("remote", fns, steps=40, record=with_infos, actions=3, servers=servers)
+        else:
+            remote = trajectory("remote", fns, steps=40, record=with_infos, actions=3, servers=servers)
+    assert_same_with_infos(remote, trajectory(local, fns, steps=40, record=with_infos, actions=3))
+
+
+def test_the_dict_api_env_calls_and_episode_num_work_as_locally():
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 2)
+    results = {}
+    with serving("tests.envs:CountingEnv", 2) as (address, _):
+        for manager_type, extra in (("base", {}), ("remote", {"servers": [address]})):
+            with create_env_manager({"type": manager_type, "episode_num": 2, **extra}, fns) as manager:
+                manager.seed(7, dynamic_seed=False)
+                manager.launch()
+                trace, t = [], 0
+                while not manager.done:
+                    actions = {env_id: (env_id + t) % 3 for env_id in manager.ready_obs}
+                    trace.append(
+                        {i: (ts.obs.tolist(), ts.reward.tolist(), ts.done) for i, ts in manager.step(actions).items()}
+                    )
+                    t += 1
+                manager.reset({1: {"offset": 10.0}})
+                attributes = (manager.episode_length, manager.current_step(), manager.ready_obs[1][0])
+                manager.set_env_attr("marker", ["a", "b"])
+                calls = (manager.call_env_method("imported", "zmq", env_ids=[0]), manager.marker)
+                results[manager_type] = (trace, attributes, calls, sorted(manager.random_action()))
+    assert results["remote"] == results["base"]
+    assert results["base"][1][2] == 10.0  # the reset param reached the env
+
+
+def test_a_server_must_host_exactly_its_share():
+    fns = env_fns_for(*resolve_target(CARTPOLE), 4)
+    with serving(CARTPOLE, 3) as (address, _):
+        manager = create_env_manager({"type": "remote", "servers": [address]}, fns)
+        with pytest.raises(ConfigError, match=re.escape(f"server {address} hosts 3 envs") + ".*--envs 4"):
+            manager.launch()
+        manager.close()
+
+
+@pytest.mark.parametrize(
+    "cfg, message",
+    [
+        ({"type": "remote"}, "servers"),
+        ({"type": "remote", "servers": "tcp://127.0.0.1:5555"}, "servers"),
+        ({"type": "remote", "servers": ["tcp://127.0.0.1:1"] * 3}, "at most env_num=2"),
+        ({"type": "remote", "servers": ["tcp://127.0.0.1:1"], "heartbeat_timeout": 0}, "heartbeat_timeout"),
+    ],
+)
+def test_remote_settings_are_checked(cfg, message):
+    with pytest.raises(ConfigError, match=message):
+        create_env_manager(cfg, env_fns_for(*resolve_target(CARTPOLE), 2))
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_killed_server_is_reported_naming_it_the_others_keep_their_results_and_a_restart_serves_again():
+    fns = env_fns_for(*resolve_target(CARTPOLE), 4)
+    port = free_port()
+    with serving(CARTPOLE, 2) as (first, _), serving(CARTPOLE, 2, bind=f"tcp://127.0.0.1:{port}") as (second, server):
+        manager = create_env_manager({"type": "remote", "servers": [first, second]}, fns)
+        try:
+            manager.seed(0)
+            manager.launch()
+            manager.step_batch(np.arange(4), np.zeros(4, dtype=np.int64))
+            os.kill(server.pid, signal.SIGKILL)
+            start = time.monotonic()
+            with pytest.raises(EnvCrashedError, match=f"server {re.escape(second)} hosting envs \\[2, 3\\]") as error:
+                manager.step_batch(np.arange(4), np.zeros(4, dtype=np.int64))
+            assert time.monotonic() - start < 4  # within the heartbeat timeout (1.5 s), not a hang
+            assert error.value.results.done.tolist() == [False, False, True, True]  # envs 0, 1 stepped normally
+            assert sorted(error.value.errors) == [2, 3]
+            assert manager.ready_obs_id == [0, 1]
+            with serving(CARTPOLE, 2, bind=second):  # the server comes back on its address
+                manager.reset()
+                assert manager.ready_obs_id == [0, 1, 2, 3]
+                assert manager.step_batch(np.arange(4), np.ones(4, dtype=np.int64)).env_id.tolist() == [0, 1, 2, 3]
+                manager.close()  # while the restarted server runs: every env closes cleanly
+        finally:
+            manager.close()
