@@ -11,6 +11,7 @@ import pytest
 
 from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
+from ding_env.cli import main
 from ding_env.errors import ConfigError, EnvCrashedError
 from ding_env.remote.served_envs import env_fns_for
 from tests.remote.serving import CARTPOLE, serving
@@ -128,3 +129,18 @@ def test_a_killed_server_is_reported_naming_it_the_others_keep_their_results_and
                 manager.close()  # while the restarted server runs: every env closes cleanly
         finally:
             manager.close()
+
+
+def test_ding_env_run_collects_and_evaluates_on_servers_with_no_code(capsys):
+    with serving(CARTPOLE, 2) as (collector, _), serving(CARTPOLE, 1) as (evaluator, _):
+        code = main(
+            [
+                "run", CARTPOLE, "--steps", "200", "--eval-episodes", "2", "--manager", "remote",
+                "--set", "env.collector_env_num=2", "--set", "env.evaluator_env_num=1",
+                "--set", f"env.manager.servers=['{collector}']",
+                "--set", f"env.evaluator_manager.servers=['{evaluator}']",
+            ]
+        )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "RemoteEnvManager" in out and re.search(r"eval episodes\s+2", out)
