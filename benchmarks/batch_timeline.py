@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 from workloads import Workload, actions_for, select
 
-from ding_env.env_manager import _worker, create_env_manager
+from ding_env.env_manager import create_env_manager
+from ding_env.env_manager.backends import worker as _worker
+from ding_env.env_manager.backends.worker_pool import WorkerPool
 
 # Phases 2-4 and 6-7 follow each other and add up to the batch; phase 5 is the longest single worker step
 # inside phase 4 (the rest of phase 4 is the workers starting at different times).
@@ -63,20 +65,20 @@ def timeline(workload: Workload, batches: int, warmup: int, folder: Path, cfg: d
     manager = create_env_manager({"type": "subprocess", **cfg, "context": "fork"}, workload.ding_fns())
     manager.launch()
     actions = actions_for(manager.action_space, workload.env_num)
-    pool = manager._pool
-    dispatch, wait_done = pool.dispatch, pool.wait_done
+    worker_count = len(manager.workers)
+    dispatch, wait_done = WorkerPool.dispatch, WorkerPool.wait_done
     marks: dict[str, float] = {}
 
-    def marked_dispatch(index: int) -> None:
+    def marked_dispatch(pool: WorkerPool, index: int) -> None:
         if index == 0:
             marks["dispatch"] = time.perf_counter()
-        dispatch(index)
+        dispatch(pool, index)
 
-    def marked_wait(index: int, deadline: float | None, timeout: float | None) -> None:
-        wait_done(index, deadline, timeout)
+    def marked_wait(pool: WorkerPool, index: int, deadline: float | None, timeout: float | None) -> None:
+        wait_done(pool, index, deadline, timeout)
         marks["noticed"] = time.perf_counter()
 
-    pool.dispatch, pool.wait_done = marked_dispatch, marked_wait
+    WorkerPool.dispatch, WorkerPool.wait_done = marked_dispatch, marked_wait
     parent = []
     try:
         for i in range(warmup + batches):
@@ -85,9 +87,9 @@ def timeline(workload: Workload, batches: int, warmup: int, folder: Path, cfg: d
             manager.step_batch(ready.env_id, actions[i % len(actions)])
             parent.append((start, marks["dispatch"], marks["noticed"], time.perf_counter()))
     finally:
-        pool.dispatch, pool.wait_done = dispatch, wait_done
+        WorkerPool.dispatch, WorkerPool.wait_done = dispatch, wait_done
         manager.close()
-    workers = [np.array(json.loads((folder / f"worker{index}.json").read_text())) for index in range(pool.size)]
+    workers = [np.array(json.loads((folder / f"worker{index}.json").read_text())) for index in range(worker_count)]
     # Every batch steps every worker once (resets travel by pipe), so the last `batches` steps line up.
     starts = np.min([steps[-batches:, 0] for steps in workers], axis=0)
     ends = np.max([steps[-batches:, 1] for steps in workers], axis=0)

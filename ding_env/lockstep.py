@@ -130,7 +130,7 @@ class Lockstep:
                 which hides the envs' own, or when the envs have none.
         """
         self._check_open()
-        if hasattr(type(self.manager), name):
+        if name in dir(self.manager):  # not an env attribute but the manager's own (its class's, or held by it)
             raise AttributeError(
                 f"{name!r} is an attribute of {type(self.manager).__name__} itself, which hides the envs' own"
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import time
@@ -169,6 +170,57 @@ class InfoEnv(CountingEnv):
         return timestep._replace(info=info)
 
 
+def scripted_info(k: int) -> dict:
+    """The info of a ``ScriptedInfoEnv``'s ``k``-th step: every kind of info a manager must carry exactly."""
+    x = k / 3
+    forms = [
+        {"x": x, "n": -(2**53) + k, "flag": k % 2 == 0},  # one numeric form over three steps
+        {"x": -x, "n": k, "flag": True},
+        {"x": -0.0, "n": 2**53, "flag": False},
+        {},  # nothing: the values of the step before must not linger
+        {"x": math.inf, "n": k},  # fewer keys
+        {"n": k, "x": x},  # the same keys in another order
+        {"x": x, "n": float(k), "flag": False},  # a float where an int was
+        {"n": 2**53 + 1},  # an int that float64 would round
+        {"x": np.float32(x)},  # a numpy scalar, whose type must survive
+        {1: x},  # a key that is not a string
+        {f"k{i}": x + i for i in range(40)},  # many keys
+        {"name": "pong", "x": x},  # a string
+        {"x": math.nan, "flag": True},
+        {"a": x},  # then more new forms in a row than a manager remembers
+        {"b": k},
+        {"c": True},
+        {"d": x, "e": k},
+        {"f": -x},
+        {"x": x, "n": k, "flag": False},  # the first form again
+    ]
+    return forms[k % len(forms)]
+
+
+class ScriptedInfoEnv(CountingEnv):
+    """A CountingEnv whose ``k``-th step of its life carries ``scripted_info(k + phase)`` (episode keys added)."""
+
+    config: ClassVar[dict] = dict(CountingEnv.config, phase=0)
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self._life_steps = 0
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        self._life_steps += 1
+        return timestep._replace(info={**scripted_info(self._life_steps + self._cfg.phase), **timestep.info})
+
+
+class DottedInfoEnv(CountingEnv):
+    """A CountingEnv whose infos hold keys that are no Python identifiers, and strings, nested too."""
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        info = {"TimeLimit.truncated": True, "3d": 1.0, "error": "boom", "sub": {"a.b": 2, "why": "text"}}
+        return timestep._replace(info={**info, **timestep.info})
+
+
 class FaultEnv(CountingEnv):
     """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang.
 
@@ -242,7 +294,8 @@ class KeyOrderEnv(CountingEnv):
 class ActionKindEnv(CountingEnv):
     """A CountingEnv that, as DI-engine's dizoo envs do, asserts its action is an ``np.ndarray``.
 
-    ``space``: 'discrete', 'box' or 'multi_discrete'. ``last_action`` is ``(type, dtype, shape)`` of
+    ``space``: 'discrete', 'discrete_from_1' (``Discrete(3, start=1)``), 'box' (-1 to 1), 'box_per_dim'
+    (-1 to 1, then 0 to 2) or 'multi_discrete'. ``last_action`` is ``(type, dtype, shape)`` of
     the action it got last.
     """
 
@@ -258,8 +311,12 @@ class ActionKindEnv(CountingEnv):
     def action_space(self) -> gym.spaces.Space:
         if self._cfg.space == "box":
             return gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        if self._cfg.space == "box_per_dim":
+            return gym.spaces.Box(np.array([-1.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32))
         if self._cfg.space == "multi_discrete":
             return gym.spaces.MultiDiscrete([3, 2])
+        if self._cfg.space == "discrete_from_1":
+            return gym.spaces.Discrete(3, start=1)
         return gym.spaces.Discrete(3)
 
 

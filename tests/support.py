@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from functools import partial
 
 import numpy as np
@@ -22,9 +23,39 @@ def shm_segments():
     return set(os.listdir("/dev/shm"))
 
 
-def child_pids():
-    """Pids of this process's children, leaving out the ``ps`` that lists them."""
-    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True).stdout
+def leaked_segments(before: set[str], grace: float = 1.0) -> set[str]:
+    """Segments in ``/dev/shm`` that were not in ``before`` and that no process maps, for ``grace`` seconds.
+
+    The machine's other jobs create segments and semaphores too: theirs are mapped by their processes
+    while they live, or gone within moments.
+    """
+    deadline = time.monotonic() + grace
+    while True:
+        leaked = shm_segments() - before
+        for pid in filter(str.isdigit, os.listdir("/proc")) if leaked else ():
+            try:
+                leaked -= shm_segments_mapped_by(int(pid))
+            except OSError:  # ended meanwhile
+                continue
+        if not leaked or time.monotonic() > deadline:
+            return leaked
+        time.sleep(0.1)
+
+
+def shm_segments_mapped_by(pid: int) -> set[str]:
+    """Names (as in ``/dev/shm``) of the shared-memory segments process ``pid`` maps and that still exist.
+
+    Read from ``/proc/<pid>/maps``: unlike a diff of ``/dev/shm``, other processes on the machine do not show.
+    """
+    with open(f"/proc/{pid}/maps") as maps:
+        paths = {line.split(maxsplit=5)[5].strip() for line in maps if len(line.split(maxsplit=5)) == 6}
+    return {os.path.basename(path) for path in paths if path.startswith("/dev/shm/") and not path.endswith("(deleted)")}
+
+
+def child_pids(parent: int | None = None):
+    """Pids of the children of ``parent`` (this process by default), leaving out the ``ps`` that lists them."""
+    parent = os.getpid() if parent is None else parent
+    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(parent)], capture_output=True, text=True).stdout
     return {int(line.split()[0]) for line in out.splitlines() if line.split()[1] != "ps"}
 
 

@@ -79,20 +79,15 @@ class Shares:
             spaces: The envs' spaces, to shape a step that returns no env.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        outcomes, count = [], 0
         while True:
-            outcome = self.collect(False)
-            if outcome is not None:
-                outcomes.append(outcome)
-                count += len(outcome.env_id)
+            for backend in self.backends:
+                backend.poll()
+            count = sum(backend.finished() for backend in self.backends)
             if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
                 break
             left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
             self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
-        if len(outcomes) == 1:
-            return outcomes[0]
-        merged = merge(outcomes) if outcomes else no_outcome(spaces)
-        return reorder(merged, np.sort(merged.env_id))
+        return self.collect(False) or no_outcome(spaces)
 
     def wait(self, timeout: float) -> None:
         """Sleep until some backend may have results, at most about ``timeout`` seconds."""

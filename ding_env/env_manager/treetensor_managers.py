@@ -118,6 +118,9 @@ class TreetensorManager:
             raise AttributeError(name)
         return getattr(manager, name)
 
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(dir(self._manager)))
+
     def __enter__(self) -> TreetensorManager:
         return self
 

@@ -10,8 +10,8 @@ import pytest
 from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
 from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
-from tests.envs import CountingEnv, FaultEnv
-from tests.support import child_pids, process_running, resource_tracker_pids, shm_segments
+from tests.envs import ActionKindEnv, CountingEnv, FaultEnv
+from tests.support import child_pids, leaked_segments, process_running, resource_tracker_pids, shm_segments
 
 SUBPROCESS = ["subprocess", "async_subprocess"]
 
@@ -63,13 +63,13 @@ def test_hung_env_times_out_and_its_worker_is_replaced(manager_type):
     with create_env_manager(cfg, fault_fns(2, [1], hang_every=2)) as manager:
         manager.launch()
         manager.step({0: 0, 1: 0})
-        old_pid = manager._pool.processes[1].pid
+        old_pid = manager.workers[1].pid
         started = time.monotonic()
         with pytest.raises(EnvTimeoutError, match=r"envs \[1\] did not finish step within 0.3 s"):
             manager.step({0: 0, 1: 0})
             manager.step({})
         assert time.monotonic() - started < 1.5
-        assert manager._pool.processes[1].pid != old_pid
+        assert manager.workers[1].pid != old_pid
         manager.reset({1: {}})
         assert sorted(manager.step({0: 0, 1: 0})) in ([0, 1], [0], [1])
 
@@ -82,11 +82,11 @@ def test_async_env_call_waits_for_a_hung_step_only_up_to_reset_timeout():
         while len(manager.ready_obs) < 2:
             manager.step({})
         assert sorted(manager.step({0: 0, 1: 0})) == [0]  # env 1 hangs in its second step
-        old_pid = manager._pool.processes[1].pid
+        old_pid = manager.workers[1].pid
         started = time.monotonic()
         assert manager.imported("numpy") == [True, True]  # answered, by a fresh worker for env 1
         assert time.monotonic() - started < 1.5
-        assert manager._pool.processes[1].pid != old_pid
+        assert manager.workers[1].pid != old_pid
         with pytest.raises(EnvTimeoutError, match=r"envs \[1\] did not finish step within 0.3 s"):
             manager.step({})  # the hung step's result: abnormal, with the timeout
 
@@ -113,7 +113,6 @@ def test_env_exception_names_env_and_command_with_remote_traceback(manager_type)
 
 @pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
 def test_bad_actions_change_nothing(manager_type):
-    import gymnasium as gym
 
     fns = [partial(CountingEnv, {"limit": 10**6})] * 2
     with create_env_manager(manager_cfg(manager_type), fns) as manager:
@@ -140,55 +139,45 @@ def test_bad_actions_change_nothing(manager_type):
         for env_id, obs in manager.ready_obs.items():
             np.testing.assert_array_equal(obs, before[env_id])
         assert manager.step({0: 2})[0].obs[0] == 1.0  # the env is where it was
-    from ding_env.env_manager.actions import ActionChecker
-
-    box = ActionChecker(gym.spaces.Box(-1, 1, (2,), np.float32), "m")
-    with pytest.raises(ValueError, match="NaN or inf"):
-        box.check_batch(np.array([0]), np.array([[np.nan, 0.0]]))
-    with pytest.raises(ValueError, match=r"action for env 4 is outside the bounds \[-1.0, 1.0\]"):
-        box.check_batch(np.array([3, 4]), np.array([[0.0, 0.0], [2.0, 0.0]]))
 
 
-@pytest.mark.parametrize("count", [8, 200])  # both sides of the small-batch path
-def test_action_checker_names_the_first_bad_env_in_any_batch_size(count):
-    import gymnasium as gym
+@pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
+@pytest.mark.parametrize("count", [8, 200])  # small and large batches are checked alike
+def test_bad_batched_actions_name_the_first_bad_env_and_reach_no_env(manager_type, count):
+    def make(space):
+        fns = [partial(ActionKindEnv, {"space": space, "limit": 10**6})] * count
+        return create_env_manager(manager_cfg(manager_type, num_workers=2), fns)
 
-    from ding_env.env_manager.actions import ActionChecker
+    env_ids = np.arange(count)
+    with make("discrete_from_1") as manager:
+        manager.launch()
+        actions = np.ones(count, dtype=np.int64)
+        manager.step_batch(env_ids, actions)
+        for bad_value in (0, 4):
+            actions[count - 3] = bad_value
+            with pytest.raises(ValueError, match=f"action for env {count - 3} is out of range"):
+                manager.step_batch(env_ids, actions)
+        assert manager.current_step() == [1] * count  # no env was stepped
 
-    env_ids = np.arange(100, 100 + count)
-    discrete = ActionChecker(gym.spaces.Discrete(3, start=1), "m")
-    actions = np.ones(count, dtype=np.int64)
-    assert discrete.check_batch(env_ids, actions) is actions
-    for bad_value in (0, 4):
-        actions[count - 3] = bad_value
-        with pytest.raises(ValueError, match=f"action for env {100 + count - 3} is out of range"):
-            discrete.check_batch(env_ids, actions)
+    with make("box") as manager:
+        manager.launch()
+        good = np.zeros((count, 2), dtype=np.float64)
+        manager.step_batch(env_ids, good)
+        assert manager.last_action == [("ndarray", "float32", (2,))] * count  # converted to the space's dtype
+        bad_actions = [(np.inf, "holds NaN or inf"), (-np.inf, "holds NaN or inf"), (np.nan, "holds NaN or inf")]
+        for bad_value, message in [*bad_actions, (1.5, r"is outside the bounds \[-1.0, 1.0\]")]:
+            bad = good.copy()
+            bad[count - 2, 1] = bad_value
+            with pytest.raises(ValueError, match=f"action for env {count - 2} {message}"):
+                manager.step_batch(env_ids, bad)
+        assert manager.current_step() == [1] * count
 
-    box = ActionChecker(gym.spaces.Box(-1, 1, (2,), np.float32), "m")
-    good = np.zeros((count, 2), dtype=np.float64)
-    checked = box.check_batch(env_ids, good)
-    assert checked.dtype == np.float32 and np.array_equal(checked, good)
-    for bad_value, message in ((np.inf, "holds NaN or inf"), (np.nan, "holds NaN or inf"), (1.5, "is outside")):
-        bad = good.copy()
-        bad[count - 2, 1] = bad_value
-        with pytest.raises(ValueError, match=f"action for env {100 + count - 2} {message}"):
-            box.check_batch(env_ids, bad)
-
-    per_dim = ActionChecker(gym.spaces.Box(np.array([-1, 0], np.float32), np.array([1, 2], np.float32)), "m")
-    assert np.array_equal(per_dim.check_batch(env_ids, good + [0.0, 1.5]), good + [0.0, 1.5])
-    with pytest.raises(ValueError, match=f"action for env {100 + count - 1} is outside"):
-        per_dim.check_batch(env_ids, np.vstack([good[1:], [[0.5, -0.1]]]))
-
-    # Values whose sum overflows to inf are still in bounds: the general check decides.
-    wide = ActionChecker(gym.spaces.Box(-1e308, 1e308, (2,), np.float64), "m")
-    assert np.array_equal(wide.check_batch(env_ids, good + 1e308), good + 1e308)
-
-    unbounded = ActionChecker(gym.spaces.Box(-np.inf, np.inf, (2,), np.float32), "m")
-    assert np.array_equal(unbounded.check_batch(env_ids, good + 1e30), good + np.float32(1e30))
-    bad = good.copy()
-    bad[0, 0] = -np.inf
-    with pytest.raises(ValueError, match="action for env 100 holds NaN or inf"):
-        unbounded.check_batch(env_ids, bad)
+    with make("box_per_dim") as manager:
+        manager.launch()
+        manager.step_batch(env_ids, good + [0.0, 1.5])
+        with pytest.raises(ValueError, match=f"action for env {count - 1} is outside"):
+            manager.step_batch(env_ids, np.vstack([good[1:], [[0.5, -0.1]]]))
+        assert manager.current_step() == [1] * count
 
 
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
@@ -210,7 +199,7 @@ def test_launch_close_cycles_leak_no_fd_process_or_segment():
             with manager_cls(fault_fns(4), {"num_workers": 2}) as manager:
                 manager.launch()
                 manager.step({0: 0, 1: 0, 2: 0, 3: 0})
-    assert open_fds() <= fds and shm_segments() <= segments and child_pids() <= children
+    assert open_fds() <= fds and not leaked_segments(segments) and child_pids() <= children
 
 
 def run_soak(fault_cfgs, steps):
@@ -242,7 +231,7 @@ def test_fault_injection_soak():
     assert abnormal == {0: 0, 1: 5, 2: 0, 3: 3, 4: 0, 5: 2, 6: 2, 7: 0}
     for env_id in (0, 2, 4, 7):
         assert faulty[env_id] == clean[env_id]
-    assert shm_segments() <= segments and child_pids() <= children and open_fds() <= fds
+    assert not leaked_segments(segments) and child_pids() <= children and open_fds() <= fds
 
 
 @pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
@@ -256,7 +245,7 @@ def test_failing_env_closes_are_raised_after_everything_is_closed(manager_type):
     assert info.value.env_id == 1 and "(also env 3: OSError: injected close failure" in str(info.value)
     assert manager.closed
     manager.close()  # once closed, closing again is a no-op
-    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+    assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
 
 
 @pytest.mark.parametrize("manager_type", SUBPROCESS)
@@ -283,7 +272,70 @@ def test_an_interrupted_close_still_stops_every_worker_and_frees_the_segment(man
         timer.join()
         signal.signal(signal.SIGINT, handler)
     assert time.monotonic() - started < 5.0  # not the 10 s close timeout
-    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+    assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
+
+
+def run_killed_parent(script, started):
+    """Run ``script`` in a Python process, SIGKILL it once ``started(child_pids)`` holds; return those children."""
+    import subprocess
+    import sys
+
+    parent = subprocess.Popen([sys.executable, "-c", f"import sys; sys.path.insert(0, {os.getcwd()!r})\n{script}"])
+    try:
+        deadline = time.monotonic() + 30.0
+        while not started(children := child_pids(parent.pid)):
+            assert time.monotonic() < deadline and parent.poll() is None, "the manager process did not start"
+            time.sleep(0.01)
+    finally:
+        parent.kill()  # SIGKILL: no cleanup runs in the parent
+        parent.wait()
+    return children
+
+
+def wait_until_ended(pids, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while any(map(process_running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(map(process_running, pids))
+
+
+def test_workers_exit_with_a_killed_parent_where_pidfds_are_missing(tmp_path):
+    # Older kernels and some sandboxes have no pidfd_open: forked workers then watch their OS parent.
+    launched = tmp_path / "launched"
+    script = (
+        "import errno, os, time\n"
+        "def no_pidfd(pid):\n"
+        "    raise OSError(errno.ENOSYS, 'pidfd_open is not available')\n"
+        "os.pidfd_open = no_pidfd\n"
+        "from ding_env import SyncSubprocessEnvManager\n"
+        "from tests.support import counting_fns\n"
+        "manager = SyncSubprocessEnvManager(counting_fns(2), {'num_workers': 2, 'context': 'fork'})\n"
+        "manager.launch()\n"
+        f"open({str(launched)!r}, 'w').close()\n"
+        "time.sleep(60)\n"
+    )
+    workers = run_killed_parent(script, lambda children: launched.exists() and len(children) >= 2)
+    assert wait_until_ended(workers)
+
+
+def test_workers_exit_when_their_parent_dies_while_they_start():
+    # Killed as soon as its first spawned worker exists: that worker finds its manager gone when it starts.
+    script = (
+        "from ding_env import SyncSubprocessEnvManager\n"
+        "from tests.support import counting_fns\n"
+        "manager = SyncSubprocessEnvManager(counting_fns(2), {'num_workers': 2, 'context': 'spawn'})\n"
+        "manager.launch()\n"
+    )
+    children = run_killed_parent(script, lambda children: any(map(spawned_worker, children)))
+    assert wait_until_ended(children)
+
+
+def spawned_worker(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as cmdline:
+            return "spawn_main" in cmdline.read()
+    except FileNotFoundError:
+        return False
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
@@ -298,7 +350,7 @@ def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context):
         f"cfg = {{'num_workers': 2, 'context': {context!r}}}\n"
         "manager = SyncSubprocessEnvManager([partial(FaultEnv, {'hang_every': 1, 'limit': 10**6})] * 2, cfg)\n"
         "manager.launch()\n"
-        "print(*[process.pid for process in manager._pool.processes], flush=True)\n"
+        "print(*[worker.pid for worker in manager.workers], flush=True)\n"
         "manager.step({0: 0, 1: 0})  # both workers hang inside env.step\n"
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
@@ -325,4 +377,4 @@ def test_async_close_stops_a_hung_worker_without_waiting_for_its_reply():
     with pytest.raises(EnvError, match=r"env 1 failed in close: its worker \(envs \[1\]\) was still stepping"):
         manager.close()
     assert time.monotonic() - started < 4.0  # not the 10 s a close request to it would wait
-    assert shm_segments() <= segments and child_pids() <= children | resource_tracker_pids()
+    assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()

@@ -322,7 +322,7 @@ def test_di_engine_manager_configs_load_as_they_are(manager_type):
     with create_env_manager(cfg, counting_fns(3)) as manager:
         manager.seed(0)
         manager.launch()
-        assert manager._cfg.wait_num is None and "reset_inplace" not in manager._cfg
+        assert manager.config.wait_num is None and "reset_inplace" not in manager.config
         finals = []
         for _ in range(12):
             timesteps = manager.step({env_id: 0 for env_id in manager.ready_obs})

@@ -19,19 +19,27 @@ from ding_env import (
     SyncSubprocessEnvManager,
     create_env_manager,
 )
-from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.worker import STATUS_TABLE
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
-from tests.envs import CountingEnv, DictActionEnv, DIEngineStyleEnv, InfoEnv, cartpole_fn
+from tests.envs import (
+    CountingEnv,
+    DictActionEnv,
+    DIEngineStyleEnv,
+    InfoEnv,
+    ScriptedInfoEnv,
+    cartpole_fn,
+    scripted_info,
+)
 from tests.support import (
     arrays_of,
     assert_same,
     child_pids,
     counting_fns,
+    leaked_segments,
     process_running,
     resource_tracker_pids,
     shm_segments,
+    shm_segments_mapped_by,
     trajectory,
 )
 
@@ -126,11 +134,11 @@ def test_cpu_affinity_pins_worker_i_to_the_ith_cpu_and_changes_no_result():
     cpus = sorted(os.sched_getaffinity(0))
     with SyncSubprocessEnvManager(counting_fns(3), {"num_workers": 3, "cpu_affinity": True}) as manager:
         manager.launch()
-        pinned = [os.sched_getaffinity(process.pid) for process in manager._pool.processes]
+        pinned = [os.sched_getaffinity(worker.pid) for worker in manager.workers]
         assert pinned == [{cpus[index % len(cpus)]} for index in range(3)]
     with SyncSubprocessEnvManager(counting_fns(2), {}) as manager:
         manager.launch()
-        assert all(os.sched_getaffinity(process.pid) == set(cpus) for process in manager._pool.processes)
+        assert manager.workers and all(os.sched_getaffinity(worker.pid) == set(cpus) for worker in manager.workers)
     reference = trajectory("base", [cartpole_fn] * 4)
     assert_same(reference, trajectory("subprocess", [cartpole_fn] * 4, cpu_affinity=True))
     assert_same(reference, trajectory("async_subprocess", [cartpole_fn] * 4, cpu_affinity=True))
@@ -138,46 +146,98 @@ def test_cpu_affinity_pins_worker_i_to_the_ith_cpu_and_changes_no_result():
         SyncSubprocessEnvManager(counting_fns(1), {"cpu_affinity": "yes"})
 
 
-def test_workers_host_several_envs():
-    manager = SyncSubprocessEnvManager(counting_fns(5), {"num_workers": 2})
-    assert sorted(len(envs) for envs in manager._worker_envs) == [2, 3]
-    manager.close()
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_workers_host_several_envs(manager_type):
+    with create_env_manager({"type": manager_type, "num_workers": 2}, counting_fns(5)) as manager:
+        manager.launch()
+        workers = manager.workers
+        assert sorted(len(worker.env_ids) for worker in workers) == [2, 3]
+        assert sorted(env_id for worker in workers for env_id in worker.env_ids) == [0, 1, 2, 3, 4]
+        assert len({worker.pid for worker in workers}) == 2 and os.getpid() not in {worker.pid for worker in workers}
+        assert all(process_running(worker.pid) for worker in workers)
+    assert manager.workers == [] and not any(process_running(worker.pid) for worker in workers)
 
 
+def test_in_process_manager_has_no_workers():
+    with BaseEnvManager(counting_fns(2), {}) as manager:
+        manager.launch()
+        assert manager.workers == []
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
 @pytest.mark.parametrize("nested", [False, True])
-def test_dict_api_results_are_independent_copies_unless_copy_on_get_is_off(nested):
-    with SyncSubprocessEnvManager(counting_fns(4, nested=nested), {"num_workers": 2}) as manager:
+def test_returned_results_belong_to_the_caller(manager_type, nested):
+    fns = counting_fns(4, nested=nested, limit=10**6)
+    with create_env_manager(manager_cfg(manager_type, num_workers=2), fns) as manager:
         manager.seed(0)
         manager.launch()
         ready = manager.ready_obs
         timesteps = manager.step({env_id: 0 for env_id in range(4)})
-        kept = {env_id: arrays.map_tree(np.copy, timestep.obs) for env_id, timestep in timesteps.items()}
-        kept_ready = {env_id: arrays.map_tree(np.copy, obs) for env_id, obs in ready.items()}
-        for buffer in (manager._step_buf, manager._ready_buf):
-            for leaf in leaves(timesteps[0].obs) + leaves(ready[0]):
-                assert not any(np.shares_memory(leaf, array) for array in leaves(buffer))
+        ready_batch = manager.ready_obs_batch
+        batch = manager.step_batch(ready_batch.env_id, np.zeros(4, np.int64))
+        results = (ready, {env_id: (ts.obs, ts.reward) for env_id, ts in timesteps.items()}, ready_batch.obs, batch)
+        kept = snapshot(results)
         for leaf in leaves(timesteps[0].obs):
             if isinstance(leaf, np.ndarray):  # scalar leaves come back as numpy scalars, immutable
                 leaf[...] = -1  # writing one env's result touches no other env's
-        assert timesteps[0].reward.shape == (1,) and not np.shares_memory(timesteps[1].reward, manager._reward_buf)
         timesteps[0].reward[0] = -5.0
-        manager.step({env_id: 1 for env_id in range(4)})  # nor does the next step change kept results
-        for env_id in range(1, 4):
-            arrays.map_tree(np.testing.assert_array_equal, timesteps[env_id].obs, kept[env_id])
-            assert timesteps[env_id].reward[0] != -5.0
-        for env_id in range(4):
-            arrays.map_tree(np.testing.assert_array_equal, ready[env_id], kept_ready[env_id])
-    with SyncSubprocessEnvManager(counting_fns(2, nested=nested), {"copy_on_get": False}) as manager:
+        assert_tree_equal([results[1][env_id] for env_id in (1, 2, 3)], [kept[1][env_id] for env_id in (1, 2, 3)])
+        manager.step_batch(batch.env_id, np.ones(4, np.int64))  # nor do the next step and close change them
+    del results[1][0], kept[1][0]
+    assert_tree_equal(results, kept)
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_results_without_copy_on_get_are_right_until_the_next_call(manager_type):
+    fns = counting_fns(3, nested=True)
+    assert_same(trajectory(manager_type, fns, steps=20), trajectory(manager_type, fns, steps=20, copy_on_get=False))
+
+
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+@pytest.mark.parametrize("nested", [False, True])
+def test_without_copy_on_get_results_are_views_of_shared_memory(manager_type, nested):
+    # The README's promise: views valid until the next call, readable after close(). The ready
+    # observations are views of shared memory in both subprocess managers (that is what makes
+    # copy_on_get=False cheaper), and so are the sync manager's step results.
+    fns = counting_fns(4, nested=nested, limit=10**6)
+    with create_env_manager(manager_cfg(manager_type, num_workers=2, copy_on_get=False), fns) as manager:
+        manager.seed(0)
         manager.launch()
-        views = [leaf for leaf in leaves(manager.ready_obs[1]) if isinstance(leaf, np.ndarray)]
-        assert views and all(any(np.shares_memory(v, array) for array in leaves(manager._ready_buf)) for v in views)
+        ready = manager.ready_obs_batch
+        before = snapshot(ready.obs)
+        batch = manager.step_batch(ready.env_id, np.zeros(4, np.int64))
+        stepped = snapshot(batch)
+        assert_tree_equal(ready.obs, stepped.obs)  # overwritten: no env ended, the step's obs are the ready obs
+        with pytest.raises(AssertionError):
+            assert_tree_equal(before, stepped.obs)
+        next_batch = manager.step_batch(batch.env_id, np.ones(4, np.int64))
+        kept = snapshot(next_batch)
+        if manager_type == "subprocess":
+            assert_tree_equal(batch, kept)
+    assert_tree_equal(next_batch, kept)  # reading a view after close is safe
+
+
+def snapshot(tree):
+    """A copy of a tree of results (dicts, tuples, lists, named tuples) whose arrays are copied."""
+    if isinstance(tree, dict):
+        return {key: snapshot(value) for key, value in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*map(snapshot, tree))
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(map(snapshot, tree))
+    return np.copy(tree)
+
+
+def assert_tree_equal(got, want):
+    for got_leaf, want_leaf in zip(leaves(got), leaves(want), strict=True):
+        np.testing.assert_array_equal(got_leaf, want_leaf)
 
 
 def leaves(tree):
-    """Every value of a (nested) observation, numpy scalars included."""
+    """Every value of a tree of results, numpy scalars included."""
     if isinstance(tree, dict):
         return [leaf for value in tree.values() for leaf in leaves(value)]
-    if isinstance(tree, tuple):
+    if isinstance(tree, (tuple, list)):
         return [leaf for value in tree for leaf in leaves(value)]
     return [tree]
 
@@ -189,9 +249,14 @@ def test_close_leaves_no_process_and_no_segment():
             manager = manager_cls(counting_fns(4), {"num_workers": 2})
             manager.launch()
             manager.step({0: 0, 3: 1})
+            pids = [worker.pid for worker in manager.workers]
+            segments = set().union(*map(shm_segments_mapped_by, pids))
+            assert len(pids) == 2 and segments
             manager.close()
             manager.close()
-    assert shm_segments() <= before_shm
+            assert manager.workers == [] and not any(map(process_running, pids))
+            assert not segments & shm_segments()
+    assert not leaked_segments(before_shm)
     assert child_pids() <= before_children | resource_tracker_pids()
 
 
@@ -340,19 +405,6 @@ def test_async_wait_num_and_timeout():
         assert sorted(timesteps) == [0, 1, 2, 3] and time.monotonic() - started >= 0.3
 
 
-@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
-def test_no_semaphore_count_grows_with_the_steps(manager_type):
-    # A semaphore's count is bounded (2**31 - 1): a post nobody takes back would end a long run.
-    with create_env_manager({"type": manager_type, "num_workers": 2}, counting_fns(4, limit=10**6)) as manager:
-        manager.launch()
-        for t in range(300):
-            ready = manager.ready_obs_batch
-            manager.step_batch(ready.env_id, np.full(len(ready.env_id), t % 2))
-        pool = manager._pool
-        semaphores = pool.cmd_sems + pool.done_sems + ([pool.doorbell] if pool.doorbell is not None else [])
-        assert max(semaphore.get_value() for semaphore in semaphores) <= pool.size
-
-
 def test_serial_and_subprocess_share_one_config_schema():
     assert BaseEnvManager.default_config().keys() == SyncSubprocessEnvManager.default_config().keys()
     assert SyncSubprocessEnvManager.default_config().type == "subprocess"
@@ -370,22 +422,26 @@ def test_workers_exit_when_the_parent_is_killed(context):
         from tests.support import counting_fns
         manager = SyncSubprocessEnvManager(counting_fns(4), {{"num_workers": 2, "context": {context!r}}})
         manager.launch()
-        print(manager._pool.shared.name, *[p.pid for p in manager._pool.processes], flush=True)
+        print(*[worker.pid for worker in manager.workers], flush=True)
         time.sleep(60)
         """
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    name, *pids = parent.stdout.readline().split()
-    os.kill(parent.pid, signal.SIGKILL)
-    parent.wait()
+    try:
+        pids = [int(pid) for pid in parent.stdout.readline().split()]
+        segments = set().union(*map(shm_segments_mapped_by, pids))
+        assert len(pids) == 2 and segments
+    finally:
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
     deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline and any(process_running(int(pid)) for pid in pids):
+    while time.monotonic() < deadline and any(map(process_running, pids)):
         time.sleep(0.05)
-    assert not any(process_running(int(pid)) for pid in pids)
+    assert not any(map(process_running, pids))
     deadline = time.monotonic() + 3.0
-    while time.monotonic() < deadline and os.path.exists(f"/dev/shm/{name.lstrip('/')}"):
+    while time.monotonic() < deadline and segments & shm_segments():
         time.sleep(0.05)
-    assert not os.path.exists(f"/dev/shm/{name.lstrip('/')}")
+    assert not segments & shm_segments()
 
 
 @pytest.mark.parametrize("context", ["spawn", "forkserver"])
@@ -397,17 +453,12 @@ def test_workers_do_not_import_torch_unless_the_env_does(context):
         assert manager.imported("ding_env") == [True, True]
 
 
-def test_never_more_spinners_than_cores():
-    cores = os.cpu_count()
-    for num_workers in (1, cores, cores + 1):
-        manager = SyncSubprocessEnvManager(counting_fns(num_workers), {"num_workers": num_workers})
-        manager.launch()
-        pool = manager._pool
-        # The parent waits (and spins) only while at least one worker is stepping, not spinning.
-        idle_spinning_workers = (num_workers - 1) * (pool.worker_spin > 0)
-        assert idle_spinning_workers + (pool.parent_spin > 0) <= cores
-        assert pool.worker_spin == 0 or num_workers <= cores
-        manager.close()
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_more_workers_than_cores_step_the_same_trajectories(manager_type):
+    workers = os.cpu_count() + 1
+    fns = counting_fns(workers)
+    reference = trajectory("base", fns, steps=20)
+    assert_same(reference, trajectory(manager_type, fns, steps=20, num_workers=workers))
 
 
 def info_trace(manager_type, env_fn, **cfg):
@@ -419,8 +470,8 @@ def _typed_infos(batch):
 
 
 def _typed(info):
-    """Info items with their types, NaN made comparable."""
-    return [(key, type(value).__name__, "nan" if value != value else value) for key, value in info.items()]
+    """Info items with their types; repr keeps NaN equal to itself, -0.0 apart from 0.0 and 1 apart from '1'."""
+    return [(repr(key), type(value).__name__, repr(value)) for key, value in info.items()]
 
 
 @pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
@@ -432,15 +483,13 @@ def test_infos_arrive_equal_and_with_their_types(manager_type, shared_memory):
     assert info_trace(manager_type, fns, num_workers=2, shared_memory=shared_memory) == reference
 
 
-def test_numeric_infos_of_a_known_form_are_not_pickled():
-    with SyncSubprocessEnvManager([partial(InfoEnv, {"limit": 1000})] * 2, {"num_workers": 1}) as manager:
-        manager.seed(0)
-        manager.launch()
-        manager.step_batch(np.array([0, 1]), np.array([0, 0]))  # t=1: the info's form is announced by pipe
-        batch = manager.step_batch(np.array([0, 1]), np.array([0, 0]))  # t=2: same form
-        status = int(manager._pool.shared.arrays["status"][0])
-        assert status == STATUS_TABLE  # the infos came through shared memory alone
-        assert batch.info[0] == {"x": 2 / 3, "frame": 8, "alive": True}
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+@pytest.mark.parametrize("shared_memory", [True, False])
+def test_infos_of_every_kind_arrive_exactly_as_in_the_serial_manager(manager_type, shared_memory):
+    # Forms that repeat, change, vanish and come back, across episodes, differing between the envs.
+    fns = [partial(ScriptedInfoEnv, {"limit": 10**6, "phase": 5 * env_id}) for env_id in range(4)]
+    reference = info_trace("base", fns)
+    assert info_trace(manager_type, fns, num_workers=2, shared_memory=shared_memory) == reference
 
 
 def test_mujoco_infos_match_the_serial_manager():
@@ -458,19 +507,32 @@ def test_mujoco_infos_match_the_serial_manager():
     assert set(traces["base"][0][0]) == {"x_position", "x_velocity", "reward_forward", "reward_ctrl"}
 
 
-def test_infos_stay_true_across_a_worker_replacement():
-    fns = [partial(InfoEnv, {"limit": 1000})] * 4
-    with SyncSubprocessEnvManager(fns, {"num_workers": 2, "step_error": "abnormal"}) as manager:
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_infos_stay_true_across_a_worker_replacement(manager_type):
+    # Worker 0 hosts envs 0 and 1. Killed after step 19, when env 1's info has a form the manager
+    # knows; in their new lives env 0 repeats a known form at its second step, where env 1 sends no
+    # info: env 1 must get none, never what its old worker left behind.
+    phases = [0, 1, 5, 11]
+    fns = [partial(ScriptedInfoEnv, {"limit": 10**6, "phase": phase}) for phase in phases]
+    life_steps = [0] * 4  # of each env object: a replaced worker builds its envs anew
+    replaced = []
+    with create_env_manager(manager_cfg(manager_type, num_workers=2, step_error="abnormal"), fns) as manager:
         manager.seed(1)
         manager.launch()
+        assert manager.workers[0].env_ids == [0, 1]
         for t in range(40):
-            if t == 15:
-                os.kill(manager._pool.processes[0].pid, signal.SIGKILL)
+            if t == 19:
+                os.kill(manager.workers[0].pid, signal.SIGKILL)
             ready = manager.ready_obs_batch
             batch = manager.step_batch(ready.env_id, np.zeros(len(ready.env_id), np.int64))
-            for obs, info in zip(batch.obs, batch.info, strict=True):
+            for env_id, info in zip(batch.env_id.tolist(), batch.info, strict=True):
                 if "abnormal" in info:
+                    life_steps[env_id] = 0
+                    replaced.append(env_id)
                     continue
-                step = int(obs[0])  # the env's step count within its episode
-                assert info["frame"] == (2**60 + step if step % 7 == 0 else 4 * step)
-                assert info["alive"] == (step % 2 == 0)
+                life_steps[env_id] += 1
+                scripted = {
+                    key: value for key, value in info.items() if key not in ("truncated", "eval_episode_return")
+                }
+                assert _typed(scripted) == _typed(scripted_info(life_steps[env_id] + phases[env_id])), (t, env_id)
+    assert sorted(replaced) == [0, 1]

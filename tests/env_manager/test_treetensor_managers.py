@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from ding_env import BaseEnvManager, DingEnvWrapper, create_env_manager, setup_ding_env_manager
-from ding_env.env_manager.treetensor_managers import identifier_keys
 from ding_env.errors import ConfigError
-from tests.envs import CountingEnv, DictActionEnv, InfoEnv, cartpole_fn
+from tests.envs import CountingEnv, DictActionEnv, DottedInfoEnv, InfoEnv, cartpole_fn
 
 with warnings.catch_warnings():  # treevalue registers itself with torch through a deprecated call
     warnings.simplefilter("ignore")
@@ -164,9 +163,13 @@ def test_v2_infos_get_identifier_keys_and_convert_to_tensors(make_v2):
     assert {"x", "frame", "alive", "extra", "truncated", "eval_episode_return"} <= seen
 
 
-def test_identifier_keys():
-    info = {"TimeLimit.truncated": True, "3d": 1.0, "error": "boom", "sub": {"a.b": 2, "why": "text"}}
-    assert identifier_keys(info) == {"TimeLimit_truncated": True, "_3d": 1.0, "sub": {"a_b": 2}}
+def test_v2_info_keys_become_identifiers_and_strings_are_left_out(make_v2):
+    manager = make_v2([DottedInfoEnv] * 2)
+    manager.launch()
+    for timestep in manager.step([0, 0]):
+        info = timestep.info
+        assert sorted(info.keys()) == ["TimeLimit_truncated", "_3d", "sub"] and list(info.sub.keys()) == ["a_b"]
+        assert (info.TimeLimit_truncated.item(), info._3d.item(), info.sub.a_b.item()) == (True, 1.0, 2)
 
 
 def test_v2_step_names_the_ready_envs_when_the_action_count_differs(make_v2):
@@ -178,7 +181,7 @@ def test_v2_step_names_the_ready_envs_when_the_action_count_differs(make_v2):
 
 
 def test_v2_managers_need_treetensor_and_say_how_to_install_it(monkeypatch):
-    from ding_env.env_manager.treetensor_managers import BaseEnvManagerV2
+    from ding_env.env_manager import BaseEnvManagerV2
 
     monkeypatch.setitem(sys.modules, "treetensor.numpy", None)  # as if DI-treetensor were not installed
     with pytest.raises(ImportError, match=r"BaseEnvManagerV2 .* pip install 'ding-env\[treetensor\]'"):
@@ -190,7 +193,7 @@ def test_setup_ding_env_manager_runs_clones_of_one_wrapper(debug):
     template = DingEnvWrapper(gym.make("CartPole-v1"))
     manager = setup_ding_env_manager(template, 3, context="spawn", debug=debug, caller="evaluator")
     assert type(manager).__name__ == ("BaseEnvManagerV2" if debug else "SubprocessEnvManagerV2")
-    assert debug or manager._cfg.context == "spawn"
+    assert debug or manager.config.context == "spawn"
     with manager:
         manager.seed(0)
         manager.launch()

@@ -80,6 +80,10 @@ class AsyncWorkerBackend(WorkerBackend):
         return self.outcome() if self.result_infos else None
 
     @override
+    def finished(self) -> int:
+        return len(self.result_infos)
+
+    @override
     def wait(self, timeout: float) -> None:
         if any(self.busy):
             self.pool.wait_any_done(timeout)

@@ -127,6 +127,10 @@ class Backend(abc.ABC):
     def collect(self, wait: bool) -> StepOutcome | None:
         """Results of sent envs: with ``wait``, of every env sent so far; else of those finished (or None)."""
 
+    @abc.abstractmethod
+    def finished(self) -> int:
+        """How many sent envs ``collect(wait=False)`` would return now."""
+
     def wait(self, timeout: float) -> None:  # noqa: B027 - optional: a no-op for most backends
         """Sleep until some result may have arrived, at most ``timeout`` seconds (backends that step at once return)."""
 

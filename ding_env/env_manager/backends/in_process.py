@@ -70,6 +70,10 @@ class InProcessBackend(Backend):
         self.sent = (env_ids, actions, reset_on_done)
 
     @override
+    def finished(self) -> int:
+        return 0 if self.sent is None else len(self.sent[0])  # stepped when collected
+
+    @override
     def collect(self, wait: bool) -> StepOutcome | None:
         if self.sent is None:
             return None

@@ -229,6 +229,10 @@ class WorkerBackend(Backend):
             arrays.put(self.action_buf, rows, actions)
 
     @override
+    def finished(self) -> int:
+        return 0 if self.sent is None else len(self.sent[0])  # collect waits for them
+
+    @override
     def collect(self, wait: bool) -> StepOutcome | None:
         """The results of the envs sent (a synchronous backend always waits for them)."""
         if self.sent is None:
