@@ -20,7 +20,7 @@ from ding_env.errors import ConfigError
 MANAGER_CONFIG: dict[str, Any] = dict(
     # Manager kind for create_env_manager: 'base', 'subprocess' or 'async_subprocess'; 'base_v2' and
     # 'subprocess_v2' are 'base' and 'subprocess' with the treetensor interface of DI-engine's task pipelines;
-    # 'remote': envs on env servers (`ding-env serve`, see `servers`).
+    # 'remote' / 'async_remote': envs on env servers (`ding-env serve`, see `servers`).
     type="base",
     # Episodes each env runs before it counts as finished (``manager.done``).
     episode_num=float("inf"),
@@ -45,7 +45,7 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     copy_on_get=True,
     # Subprocess managers: 'fork', 'spawn' or 'forkserver'.
     context="fork",
-    # Async manager: step returns once this many envs have results (None or inf: all).
+    # Async managers: step returns once this many envs have results (None or inf: all).
     wait_num=None,
     # Async manager: seconds to wait for wait_num results before returning what is ready (None: no limit).
     step_wait_timeout=0.01,
@@ -80,7 +80,7 @@ MANAGER_CONFIG: dict[str, Any] = dict(
 DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
 BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
-MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote")
+MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote", "async_remote")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
 
@@ -146,7 +146,8 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         "None or a non-empty list of endpoints such as 'tcp://127.0.0.1:5555'",
         servers,
     )
-    _expect(cfg.type != "remote" or servers is not None, "servers", "a list of endpoints for type 'remote'", servers)
+    remote = cfg.type in ("remote", "async_remote")
+    _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
     hb = cfg.heartbeat_timeout
     _expect(_is_number(hb) and hb > 0, "heartbeat_timeout", "seconds > 0", hb)

@@ -1,4 +1,4 @@
-"""``RemoteEnvManager``: envs on env servers (``ding-env serve``) on this or other machines.
+"""``RemoteEnvManager`` and ``AsyncRemoteEnvManager``: envs on env servers (``ding-env serve``), here or elsewhere.
 
 The manager's env ids are shared out among ``cfg.servers`` in consecutive runs of (nearly) equal
 size; each server must host exactly its run (``ding-env serve TARGET --envs N``). Everything else is
@@ -33,3 +33,14 @@ class RemoteEnvManager(EnvManager):
             )
             for share, address in zip(shares, self._cfg.servers, strict=True)
         ]
+
+
+class AsyncRemoteEnvManager(RemoteEnvManager):
+    """``RemoteEnvManager`` that returns as soon as ``wait_num`` envs have results; type ``'async_remote'``.
+
+    A server answers a step for all the envs it was sent at once, so results arrive server by server:
+    with several servers, a step returns once the first servers to answer hold ``wait_num`` envs.
+    """
+
+    manager_type = "async_remote"
+    returns_early = True

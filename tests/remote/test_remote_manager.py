@@ -144,3 +144,47 @@ def test_ding_env_run_collects_and_evaluates_on_servers_with_no_code(capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert "RemoteEnvManager" in out and re.search(r"eval episodes\s+2", out)
+
+
+def test_the_async_remote_manager_waiting_for_every_env_gives_the_same_trajectories(nested_config):
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv", nested_config), 4)
+    with serving("tests.envs:CountingEnv", 2, "--config", nested_config) as (first, _):
+        with serving("tests.envs:CountingEnv", 2, "--config", nested_config) as (second, _):
+            remote = trajectory(
+                "async_remote",
+                fns,
+                steps=30,
+                record=with_infos,
+                actions=3,
+                servers=[first, second],
+                step_wait_timeout=60,
+            )
+    assert_same_with_infos(remote, trajectory("base", fns, steps=30, record=with_infos, actions=3))
+
+
+def test_the_async_remote_manager_returns_the_fast_servers_envs_first(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("main_config = dict(env=dict(step_sleep=0.6))\n")
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 4)
+    with (
+        serving("tests.envs:CountingEnv", 2) as (fast, _),
+        serving("tests.envs:CountingEnv", 2, "--config", str(slow)) as (
+            slow_server,
+            _,
+        ),
+    ):
+        cfg = {"type": "async_remote", "servers": [fast, slow_server], "wait_num": 2, "step_wait_timeout": None}
+        with create_env_manager(cfg, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            start = time.monotonic()
+            first = manager.step({env_id: 1 for env_id in range(4)})
+            assert sorted(first) == [0, 1] and time.monotonic() - start < 0.5  # the fast server's envs
+            assert manager.ready_obs_id == [0, 1]
+            arrived = set(manager.step({0: 1, 1: 1}))  # envs 0, 1 step again while 2, 3 are still stepping
+            while not {2, 3} <= arrived:
+                arrived |= set(manager.step({}))  # just collects
+            assert time.monotonic() - start < 3
+            manager.step({env_id: 1 for env_id in manager.ready_obs_id})
+            manager.reset()  # with steps in flight: they finish first, then every env starts over
+            assert manager.ready_obs_id == [0, 1, 2, 3]

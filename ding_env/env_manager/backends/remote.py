@@ -22,6 +22,7 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, StepOutcome
+from ding_env.env_manager.shares import merge, reorder
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.remote.errors import ServerError, ServerLostError
@@ -68,7 +69,9 @@ class RemoteBackend(Backend):
         self.connection: Any = None  # a ServerConnection once launched
         self.spaces: Spaces | None = None
         self.lost: ServerLostCrash | None = None
-        self.sent: tuple[tuple[int, str] | None, np.ndarray, np.ndarray] | None = None
+        # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
+        self.pending: list[tuple[tuple[int, str] | None, np.ndarray, np.ndarray]] = []
+        self.held: StepOutcome | None = None  # results taken in before another request, for the next collect
         # What a reconnection gives the server's envs again: their seeds and reset params.
         self.seeds: dict[int, tuple[int, bool | None]] = {}
         self.reset_params: dict[int, dict] = {}
@@ -111,6 +114,9 @@ class RemoteBackend(Backend):
 
     def request(self, kind: str, timeout: float | None = None, **body: Any) -> dict:
         """The reply to request ``kind``, its env ids global; a lost server raises ``ServerLostCrash``."""
+        if self.lost is not None:
+            raise self.lost
+        self.settle()  # a reply to a step in flight comes first
         if self.lost is not None:
             raise self.lost
         try:
@@ -186,17 +192,25 @@ class RemoteBackend(Backend):
         if self.lost is None:
             local = np.asarray(env_ids, dtype=np.int64) - self.offset
             ticket = self.connection.send("step", env_ids=local, actions=actions, reset_on_done=reset_on_done)
-        self.sent = (ticket, env_ids, reset_on_done)
+        self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
 
     @override
     def collect(self, wait: bool) -> StepOutcome | None:
-        if self.sent is None:
+        outcomes = [self.held] if self.held is not None else []
+        self.held = None
+        while self.pending and (wait or self.pending[0][0] is None or self.connection.has_reply()):
+            outcomes.append(self.take_step())
+        if not outcomes:
             return None
-        ticket, env_ids, reset_on_done = self.sent
-        if not wait and ticket is not None and not self.connection.has_reply():
-            return None
-        self.sent = None
-        if ticket is None:
+        if len(outcomes) == 1:
+            return outcomes[0]
+        merged = merge(outcomes)
+        return reorder(merged, np.sort(merged.env_id))
+
+    def take_step(self) -> StepOutcome:
+        """The outcome of the oldest step in flight (the server answers steps in the order they were sent)."""
+        ticket, env_ids, reset_on_done = self.pending.pop(0)
+        if self.lost is not None:
             return self.lost_outcome(env_ids, reset_on_done, self.lost)
         try:
             reply = self.connection.receive(ticket, self.limit("step_timeout"))
@@ -209,6 +223,32 @@ class RemoteBackend(Backend):
         self.keep_ready_obs(reply)
         self.report_lost(reply)
         return outcome
+
+    def settle(self) -> None:
+        """Take in every step in flight, holding the results for the next ``collect`` (before another request)."""
+        if self.pending:
+            self.held = self.collect(True)
+
+    @override
+    def cancel(self, env_ids: list[int]) -> None:
+        """Let in-flight steps finish and drop the results of ``env_ids``, so a reset starts clean."""
+        self.settle()
+        if self.held is not None:
+            kept = np.setdiff1d(self.held.env_id, env_ids)
+            self.held = reorder(self.held, kept) if len(kept) else None
+
+    @override
+    def finished(self) -> int:
+        """Envs whose results are in: held ones, and the oldest step's once the server's reply is readable."""
+        count = 0 if self.held is None else len(self.held.env_id)
+        if self.pending and (self.pending[0][0] is None or self.connection.has_reply()):
+            count += len(self.pending[0][1])
+        return count
+
+    @override
+    def wait(self, timeout: float) -> None:
+        if self.pending and self.lost is None:
+            self.connection.has_reply(timeout)
 
     def keep_ready_obs(self, reply: dict) -> None:
         """Keep the stepped envs' ready observations: the step's, or for ended episodes the restart's."""
