@@ -90,6 +90,10 @@ def check_request(kind: Any, body: dict) -> None:
             raise WireError(f"request {kind!r}: {name} must hold ints, got {value!r}"[:300])
         if isinstance(value, np.ndarray) and (value.ndim != 1 or value.dtype.kind not in kinds):
             raise WireError(f"request {kind!r}: {name} must be a 1-d {what} array, got {value.dtype} {value.shape}")
+    name = body.get("name")
+    if name is not None and (not name.isidentifier() or name.startswith("_")):
+        # Private and dunder names would reach an env's internals (its class, its __dict__, ...).
+        raise WireError(f"request {kind!r}: name must be a public attribute name, got {name[:40]!r}")
     if kind == "step" and len(body["env_ids"]) != len(body["reset_on_done"]):
         raise WireError(
             f"request 'step': {len(body['env_ids'])} env ids and {len(body['reset_on_done'])} reset_on_done flags"

@@ -139,6 +139,8 @@ MALFORMED = {
     "field of the wrong type": request_frames("seed", 1, {"env_id": "0", "seed": 1, "dynamic_seed": None}),
     "ids and flags of different lengths": valid_step(reset_on_done=np.ones(3, dtype=bool)),
     "float env ids": valid_step(env_ids=np.zeros(2)),
+    "a private attribute": request_frames("get_attr", 1, {"env_ids": [0], "name": "__class__"}),
+    "a dunder method": request_frames("call", 1, {"env_ids": [0], "name": "__reduce__", "args": [], "kwargs": {}}),
     "array frame missing": valid_step()[:1],
     "array of the wrong size": [*valid_step()[:1], b"\x00" * 3, *valid_step()[2:]],
 }
