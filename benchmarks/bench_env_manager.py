@@ -207,6 +207,14 @@ def executors(workload: Workload) -> dict[str, Callable]:
         table[f"ding_env {manager_type} (batched, cpu_affinity)"] = lambda *a, m=manager_type: bench_ding(
             m, True, *a, cfg={"cpu_affinity": True}
         )
+    # The calling process hosts one share of the envs and steps it while one worker steps the other:
+    # two busy processes on two cores, like the bound row, instead of two workers and a waiting caller.
+    table["ding_env subprocess (batched, caller_share)"] = lambda *a: bench_ding(
+        "subprocess", True, *a, cfg={"caller_share": True, "num_workers": 1}
+    )
+    table["ding_env subprocess (batched, caller_share, copy_on_get=False)"] = lambda *a: bench_ding(
+        "subprocess", True, *a, cfg={"caller_share": True, "num_workers": 1, "copy_on_get": False}
+    )
     # EnvPool's async mode: each call returns one worker's envs while the other worker steps.
     table["ding_env async_subprocess (batched, wait_num=half)"] = lambda workload, *a: bench_ding(
         "async_subprocess", True, workload, *a, cfg={"wait_num": workload.env_num // 2}

@@ -124,7 +124,7 @@ def _collect_numpy(manager: BaseEnvManager, policy: Policy, n_steps: int | None)
             actions = policy_actions(policy, ready.obs, len(ready.env_id))
             if last_action is None:
                 last_action = np.zeros((manager.env_num, *actions.shape[1:]), dtype=actions.dtype)
-            arrays.put(last_obs, ready.env_id, ready.obs)
+            arrays.write(last_obs, ready.env_id, ready.obs)
             last_action[ready.env_id] = actions
             batch = manager.step_batch(ready.env_id, actions)
         else:

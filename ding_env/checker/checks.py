@@ -19,7 +19,7 @@ import numpy as np
 from ding_env.checker.report import ERROR, WARNING, Finding
 from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, sample, trajectory, type_name
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.spaces import dtype_problems, leaves, space_problems
+from ding_env.env.spaces import dtype_problems, leaves, value_problems
 
 SPACES = ("observation_space", "action_space", "reward_space")
 
@@ -117,7 +117,7 @@ def check_reset_obs(ctx: CheckContext) -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
         obs = env.reset()
-        problems = space_problems(obs, env.observation_space, "reset obs")
+        problems = value_problems(obs, env.observation_space, "reset obs")
         env.close()
         return [
             Finding(name, ERROR, p, "convert observations to the space's dtype and clip to its bounds")
@@ -151,7 +151,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
         for episode in episodes:
             for timestep in episode.timesteps:
                 steps_done += 1
-                for problem in space_problems(timestep.obs, env.observation_space, "step obs"):
+                for problem in value_problems(timestep.obs, env.observation_space, "step obs"):
                     report(problem, "convert observations to the space's dtype and clip to its bounds")
                 reward = timestep.reward
                 if not isinstance(reward, np.ndarray) or reward.shape != reward_shape:
@@ -165,7 +165,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                         "return np.array([r], dtype=np.float32) (or use ding_env.env.timestep.transition)",
                     )
                 else:
-                    for problem in space_problems(reward, env.reward_space, "reward"):
+                    for problem in value_problems(reward, env.reward_space, "reward"):
                         report(problem, "declare reward_space to match the rewards the env emits")
                 if type(timestep.done) is not bool:
                     report(
@@ -253,7 +253,7 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
             action = env.random_action()
             if isinstance(env.action_space, gym.spaces.Discrete) and np.shape(action) == (1,):
                 action = np.asarray(action)[0]  # DI-engine's form of a Discrete action
-            problems = space_problems(
+            problems = value_problems(
                 np.asarray(action) if np.isscalar(action) else action, env.action_space, "random_action()"
             )
             if problems:

@@ -22,7 +22,7 @@ from ding_env.checker.checks import check_obs_memory, check_reset_obs, check_spa
 from ding_env.checker.report import Finding
 from ding_env.checker.rollout import CheckContext
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.spaces import space_problems
+from ding_env.env.spaces import value_problems
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 
 
@@ -97,7 +97,7 @@ def check_array_space(data: Any, space: Any, name: str) -> None:
         raise TypeError(
             f"{name}: expected a numpy array or a sequence/dict of them, got {type(data).__name__} {data!r:.60}"
         )
-    problems = space_problems(_tuples(data), as_space(space), name)
+    problems = value_problems(_tuples(data), as_space(space), name)
     if problems:
         raise EnvCheckError("; ".join(problems))
 

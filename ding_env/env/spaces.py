@@ -1,4 +1,9 @@
-"""Strict membership of values in Gymnasium spaces, with messages that say where and why."""
+"""Values against Gymnasium spaces: the one validator of the checker and the env managers, and the dtype convention.
+
+``value_problems`` checks a value exactly: unlike ``space.contains`` nothing is cast (a float64
+array is not in a float32 ``Box``, a Python int is not in a ``Discrete``). Each problem names the
+value's path (``obs['pos'][1]``), what the space expects and what arrived.
+"""
 
 from __future__ import annotations
 
@@ -7,58 +12,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.summary import describe_value
+
 CONVENTIONAL_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.uint8))
-
-
-def space_problems(value: Any, space: gym.spaces.Space, path: str = "obs") -> list[str]:
-    """Every way ``value`` is not in ``space``: exact shape and dtype, bounds, nesting.
-
-    Unlike ``space.contains`` no dtype is cast: a float64 array is not in a float32 Box.
-    """
-    if isinstance(space, gym.spaces.Dict):
-        if not isinstance(value, dict) or set(value) != set(space.spaces):
-            got = sorted(value) if isinstance(value, dict) else type(value).__name__
-            return [f"{path} must be a dict with keys {sorted(space.spaces)}, got {got}"]
-        return [
-            problem
-            for key, sub in space.spaces.items()
-            for problem in space_problems(value[key], sub, f"{path}[{key!r}]")
-        ]
-    if isinstance(space, gym.spaces.Tuple):
-        if not isinstance(value, tuple) or len(value) != len(space.spaces):
-            return [f"{path} must be a tuple of {len(space.spaces)} items, got {type(value).__name__}"]
-        return [
-            p
-            for i, (item, sub) in enumerate(zip(value, space.spaces, strict=True))
-            for p in space_problems(item, sub, f"{path}[{i}]")
-        ]
-    if not isinstance(value, (np.ndarray, np.generic)):
-        return [f"{path} must be a numpy array of dtype {space.dtype}, got {type(value).__name__} {value!r:.60}"]
-    if value.shape != space.shape:
-        return [f"{path} must have shape {space.shape}, got {value.shape}"]
-    if space.dtype is not None and value.dtype != space.dtype:
-        return [f"{path} must have dtype {space.dtype} as its space declares, got {value.dtype}"]
-    if isinstance(space, gym.spaces.Discrete):
-        low, high = int(space.start), int(space.start + space.n - 1)
-        if not low <= int(value) <= high:
-            return [f"{path} = {int(value)} is outside Discrete(n={space.n}, start={space.start}): [{low}, {high}]"]
-        return []
-    if isinstance(space, gym.spaces.MultiDiscrete):
-        if np.any(value < space.start) or np.any(value >= space.start + space.nvec):
-            return [f"{path} = {value.tolist()} is outside MultiDiscrete(nvec={space.nvec.tolist()})"]
-        return []
-    if isinstance(space, gym.spaces.MultiBinary):
-        if not np.all((value == 0) | (value == 1)):
-            return [f"{path} holds values other than 0 and 1"]
-        return []
-    if isinstance(space, gym.spaces.Box):
-        if np.issubdtype(value.dtype, np.floating) and not np.all(
-            np.isfinite(value) | np.isinf(space.low) | np.isinf(space.high)
-        ):
-            return [f"{path} holds NaN or inf"]
-        if np.any(value < space.low) or np.any(value > space.high):
-            return [f"{path} is outside its Box bounds [{space.low.min()}, {space.high.max()}]: {value!r:.80}"]
-    return []
 
 
 def dtype_problems(space: gym.spaces.Space, path: str) -> list[str]:
@@ -81,3 +37,108 @@ def leaves(value: Any) -> list[np.ndarray]:
     if isinstance(value, (tuple, list)):
         return [leaf for sub in value for leaf in leaves(sub)]
     return [value] if isinstance(value, np.ndarray) else []
+
+
+def space_tree(space: gym.spaces.Space) -> Any:
+    """``space`` as a tree: its ``Dict`` and ``Tuple`` parts become dicts and tuples of their subspaces."""
+    if isinstance(space, gym.spaces.Dict):
+        return {key: space_tree(sub) for key, sub in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(space_tree(sub) for sub in space.spaces)
+    return space
+
+
+def value_problems(value: Any, spec: Any, path: str = "obs") -> list[str]:
+    """Every way ``value`` is not in ``spec``: nesting, exact shape and dtype, and bounds.
+
+    Args:
+        value: An array, or arrays nested in dicts and tuples (lists stand for tuples).
+        spec: A Gymnasium space, or a layout (``arrays.layout_of``): dicts and tuples of leaves that
+            carry a ``shape`` and a ``dtype``. Bounds are checked where a leaf is a space.
+        path: Names ``value`` in the messages.
+
+    Returns:
+        One message per problem (at most one per leaf); none when ``value`` is in ``spec``.
+    """
+    if isinstance(spec, (gym.spaces.Dict, gym.spaces.Tuple)):
+        spec = space_tree(spec)
+    problems: list[str] = []
+    _collect(value, spec, (path,), problems)
+    return problems
+
+
+def _collect(value: Any, spec: Any, path: tuple, problems: list[str]) -> None:
+    """Append the problems of ``value`` to ``problems``; ``path`` is the root's name and the keys down to here.
+
+    The path is formatted only for a problem: observations are checked on every step.
+    """
+    if not isinstance(spec, (dict, tuple)):  # a leaf, the usual case
+        problem = leaf_problem(value, spec, path)
+        if problem is not None:
+            problems.append(problem)
+    elif isinstance(spec, dict):
+        if not isinstance(value, dict) or value.keys() != spec.keys():
+            got = sorted(value, key=str) if isinstance(value, dict) else type(value).__name__
+            problems.append(f"{path_name(path)} must be a dict with keys {sorted(spec, key=str)}, got {got}")
+            return
+        for key, sub in spec.items():
+            _collect(value[key], sub, (*path, key), problems)
+    else:
+        if not isinstance(value, (tuple, list)) or len(value) != len(spec):
+            problems.append(
+                f"{path_name(path)} must be a tuple of {len(spec)} items, "
+                f"got {type(value).__name__} {describe_value(value)}"
+            )
+            return
+        for index, (item, sub) in enumerate(zip(value, spec, strict=True)):
+            _collect(item, sub, (*path, index), problems)
+
+
+def path_name(path: tuple) -> str:
+    """``('obs', 'pos', 1)`` as ``obs['pos'][1]``."""
+    return str(path[0]) + "".join(f"[{key!r}]" for key in path[1:])
+
+
+def leaf_problem(value: Any, spec: Any, path: tuple) -> str | None:
+    """How ``value`` differs from one array leaf ``spec`` (a space or an ``ArraySpec``), or None if it does not."""
+    shape, dtype = spec.shape, spec.dtype
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return (
+            f"{path_name(path)} must be a numpy array of shape {shape} and dtype {dtype}, "
+            f"got {type(value).__name__} {describe_value(value)}"
+        )
+    wrong_shape, wrong_dtype = value.shape != shape, dtype is not None and value.dtype != dtype
+    if wrong_shape and wrong_dtype:
+        return (
+            f"{path_name(path)} must have shape {shape} and dtype {dtype}, "
+            f"got shape {value.shape} and dtype {value.dtype}"
+        )
+    if wrong_shape:
+        return f"{path_name(path)} must have shape {shape}, got {value.shape}"
+    if wrong_dtype:
+        return f"{path_name(path)} must have dtype {dtype}, got {value.dtype}"
+    return bound_problem(value, spec, path) if isinstance(spec, gym.spaces.Space) else None
+
+
+def bound_problem(value: np.ndarray, space: gym.spaces.Space, path: tuple) -> str | None:
+    """How ``value``, of the shape and dtype of ``space``, lies outside its bounds (NaN and inf included), or None."""
+    name = path_name(path)
+    if isinstance(space, gym.spaces.Discrete):
+        low, high = int(space.start), int(space.start + space.n - 1)
+        if not low <= int(value) <= high:
+            return f"{name} = {int(value)} is outside Discrete(n={space.n}, start={space.start}): [{low}, {high}]"
+    elif isinstance(space, gym.spaces.MultiDiscrete):
+        if np.any(value < space.start) or np.any(value >= space.start + space.nvec):
+            return f"{name} = {value.tolist()} is outside MultiDiscrete(nvec={space.nvec.tolist()})"
+    elif isinstance(space, gym.spaces.MultiBinary):
+        if not np.all((value == 0) | (value == 1)):
+            return f"{name} holds values other than 0 and 1: {describe_value(value)}"
+    elif isinstance(space, gym.spaces.Box):
+        if np.issubdtype(value.dtype, np.floating) and not np.all(
+            np.isfinite(value) | np.isinf(space.low) | np.isinf(space.high)
+        ):
+            return f"{name} holds NaN or inf: {describe_value(value)}"
+        if np.any(value < space.low) or np.any(value > space.high):
+            bounds = f"[{space.low.min()}, {space.high.max()}]"
+            return f"{name} is outside its Box bounds {bounds}: {describe_value(value)}"
+    return None

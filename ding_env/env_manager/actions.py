@@ -8,6 +8,7 @@ Valid actions come back as one array in the space's dtype, ready for shared memo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +18,8 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.summary import describe_value
 
-# Up to this many actions, bounds are checked on a Python list (a numpy reduction costs ~1 us).
+# Up to this many actions, bounds are checked on a Python list: on a few values Python's min and max
+# cost less than numpy's reductions (benchmarks/RESULTS.md, the action-check rows of runs 4-5 and 15).
 _SMALL_BATCH = 64
 
 
@@ -151,15 +153,15 @@ class ActionChecker:
         return array.astype(self.dtype, copy=False)
 
     def _inside_uniform(self, array: np.ndarray) -> bool:
-        """Whether a small batch holds only finite values within the uniform bounds (Python beats numpy here).
+        """Whether a small batch holds only finite values within the uniform bounds.
 
-        A sum minus itself is 0 only if no value is NaN or infinite (or the sum overflows, which
-        leaves the decision to the general check).
+        False sends the batch to the general check, which names the problem. ``min`` and ``max``
+        skip a NaN unnoticed, hence the test of the sum, which is finite only if every value is
+        (or if it overflows, when the general check decides).
         """
         values = array.ravel().tolist()
-        total = sum(values)
         low, high = self.uniform_bounds
-        return total - total == 0 and min(values) >= low and max(values) <= high
+        return math.isfinite(sum(values)) and min(values) >= low and max(values) <= high
 
     def _check_discrete_array(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray | None:
         """The common case, a small integer array of shape ``(n,)`` in range, checked in a few Python calls.

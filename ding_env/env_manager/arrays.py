@@ -3,22 +3,31 @@
 A *layout* mirrors a space: an :class:`ArraySpec` leaf per array, inside dicts
 and tuples for ``Dict`` and ``Tuple`` spaces. Managers allocate one batched
 array per leaf and check every array an env produces against its leaf.
+Every walk over a layout or a tree of arrays is a ``map_tree`` or ``split_tree``
+(``ding_env.trees``); the functions run per step first handle a single array directly,
+which needs no walk.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from ding_env.env.spaces import space_tree, value_problems
 from ding_env.errors import EnvDataError
+from ding_env.trees import leaves, map_tree, split_tree
+
+_ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
-class ArraySpec(NamedTuple):
-    """Shape and dtype of one array leaf."""
+@dataclass(frozen=True, slots=True)
+class ArraySpec:
+    """Shape and dtype of one array leaf (a leaf of a tree, not a tuple node)."""
 
     shape: tuple[int, ...]
     dtype: np.dtype
@@ -30,13 +39,13 @@ def layout_of(space: gym.spaces.Space) -> Any:
     Raises:
         TypeError: For spaces without a fixed array form (Text, Graph, Sequence).
     """
-    if isinstance(space, gym.spaces.Dict):
-        return {key: layout_of(sub) for key, sub in space.spaces.items()}
-    if isinstance(space, gym.spaces.Tuple):
-        return tuple(layout_of(sub) for sub in space.spaces)
-    if isinstance(space, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)):
-        return ArraySpec(tuple(space.shape), np.dtype(space.dtype))
-    raise TypeError(f"space {space!r} has no fixed array layout")
+    return map_tree(_leaf_layout, space_tree(space))
+
+
+def _leaf_layout(space: gym.spaces.Space) -> ArraySpec:
+    if not isinstance(space, _ARRAY_SPACES):
+        raise TypeError(f"space {space!r} has no fixed array layout")
+    return ArraySpec(tuple(space.shape), np.dtype(space.dtype))
 
 
 def reward_layout(space: gym.spaces.Space) -> ArraySpec:
@@ -44,60 +53,18 @@ def reward_layout(space: gym.spaces.Space) -> ArraySpec:
     return ArraySpec(tuple(space.shape) or (1,), np.dtype(space.dtype))
 
 
-def map_layout(fn: Callable[[ArraySpec], Any], layout: Any) -> Any:
-    """Apply ``fn`` to every leaf of ``layout``, keeping the nesting."""
-    if isinstance(layout, ArraySpec):
-        return fn(layout)
-    if isinstance(layout, dict):
-        return {key: map_layout(fn, sub) for key, sub in layout.items()}
-    return tuple(map_layout(fn, sub) for sub in layout)
-
-
-def leaves(layout: Any) -> list[ArraySpec]:
-    """The leaves of ``layout`` in a fixed order."""
-    if isinstance(layout, ArraySpec):
-        return [layout]
-    subs = layout.values() if isinstance(layout, dict) else layout
-    return [leaf for sub in subs for leaf in leaves(sub)]
-
-
-def map_tree(fn: Callable[..., Any], tree: Any, *others: Any) -> Any:
-    """Apply ``fn`` leaf-wise over ``tree`` and trees of the same nesting."""
-    if isinstance(tree, dict):
-        return {key: map_tree(fn, tree[key], *(other[key] for other in others)) for key in tree}
-    if isinstance(tree, tuple):
-        return tuple(map_tree(fn, *items) for items in zip(tree, *others, strict=True))
-    return fn(tree, *others)
-
-
 def check_value(layout: Any, value: Any, where: str, field: str = "obs") -> None:
-    """Check that ``value`` has exactly the shapes and dtypes of ``layout``.
+    """Check that ``value`` has exactly the nesting, shapes and dtypes of ``layout``.
 
     No casting, no broadcasting: a float64 array for a float32 leaf is an error.
 
     Raises:
         EnvDataError: Naming ``where`` (the env), the field path, what was expected and what arrived.
     """
-    if isinstance(layout, ArraySpec):
-        shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
-        if shape != layout.shape or dtype != layout.dtype or not isinstance(value, (np.ndarray, np.generic)):
-            got = f"shape {shape}, dtype {dtype}" if dtype is not None else f"{type(value).__name__} {value!r:.60}"
-            raise EnvDataError(
-                f"{where}: {field} must have shape {layout.shape} and dtype {layout.dtype} "
-                f"as its space declares, got {got}"
-            )
-        return
-    if isinstance(layout, dict):
-        if not isinstance(value, dict) or value.keys() != layout.keys():
-            keys = sorted(value) if isinstance(value, dict) else type(value).__name__
-            raise EnvDataError(f"{where}: {field} must be a dict with keys {sorted(layout)}, got {keys}")
-        for key, sub in layout.items():
-            check_value(sub, value[key], where, f"{field}[{key!r}]")
-        return
-    if not isinstance(value, (tuple, list)) or len(value) != len(layout):
-        raise EnvDataError(f"{where}: {field} must be a tuple of {len(layout)} items, got {type(value).__name__}")
-    for index, (sub, item) in enumerate(zip(layout, value, strict=True)):
-        check_value(sub, item, where, f"{field}[{index}]")
+    problems = value_problems(value, layout, field)
+    if problems:
+        more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+        raise EnvDataError(f"{where}: {'; '.join(problems[:3])}{more}")
 
 
 def compile_check(layout: Any, describe: Callable[[Any], str]) -> Callable[[Any, Any, str], None]:
@@ -106,13 +73,15 @@ def compile_check(layout: Any, describe: Callable[[Any], str]) -> Callable[[Any,
         shape, dtype = layout.shape, layout.dtype
 
         def check_leaf(value: Any, key: Any, field: str) -> None:
+            # An exact array passes in three comparisons; anything else (a numpy scalar may pass) is checked in full.
             if type(value) is not np.ndarray or value.shape != shape or value.dtype != dtype:
                 check_value(layout, value, describe(key), field)
 
         return check_leaf
 
     def check_tree(value: Any, key: Any, field: str) -> None:
-        check_value(layout, value, describe(key), field)
+        if value_problems(value, layout, field):
+            check_value(layout, value, describe(key), field)
 
     return check_tree
 
@@ -120,11 +89,12 @@ def compile_check(layout: Any, describe: Callable[[Any], str]) -> Callable[[Any,
 def allocate(layout: Any, count: int, make: Callable[[tuple[int, ...], np.dtype], np.ndarray] | None = None) -> Any:
     """A tree of arrays with a leading batch axis of ``count`` for every leaf."""
     make = make or (lambda shape, dtype: np.zeros(shape, dtype))
-    return map_layout(lambda leaf: make((count, *leaf.shape), leaf.dtype), layout)
+    return map_tree(lambda leaf: make((count, *leaf.shape), leaf.dtype), layout)
 
 
 def write(buffers: Any, index: Any, value: Any) -> None:
-    """Copy ``value`` into row ``index`` (or rows) of every leaf of ``buffers``."""
+    """Copy ``value`` into row ``index`` (an index, slice or index array) of every leaf of ``buffers``."""
+    # A loop of its own, not map_tree: run per env step, and map_tree would build a result tree of Nones.
     if isinstance(buffers, dict):
         for key, sub in buffers.items():
             write(sub, index, value[key])
@@ -136,19 +106,14 @@ def write(buffers: Any, index: Any, value: Any) -> None:
 
 
 def compile_writer(buffers: Any) -> Callable[[int, Any], None]:
-    """A fast ``write(index, value)`` for ``buffers`` (a single array needs no tree walk)."""
+    """A fast ``write(index, value)`` for ``buffers``."""
     if isinstance(buffers, np.ndarray):
 
         def write_leaf(index: int, value: Any) -> None:
             buffers[index] = value
 
         return write_leaf
-    return lambda index, value: write(buffers, index, value)
-
-
-def put(buffers: Any, rows: Any, values: Any) -> None:
-    """Copy the stacked ``values`` into ``rows`` (an index, slice or index array) of every leaf."""
-    write(buffers, rows, values)
+    return partial(write, buffers)
 
 
 def take(buffers: Any, rows: Any) -> Any:
@@ -158,7 +123,7 @@ def take(buffers: Any, rows: Any) -> Any:
 
 def copy_tree(tree: Any) -> Any:
     """A copy of every leaf of ``tree`` (None stays None: no envs were ready)."""
-    if type(tree) is np.ndarray:  # the common case, without the tree walk
+    if type(tree) is np.ndarray:
         return tree.copy()
     return None if tree is None else map_tree(np.copy, tree)
 
@@ -178,11 +143,11 @@ def split_rows(buffers: Any, count: int, copy: bool) -> list[Any]:
     """
     if isinstance(buffers, np.ndarray):
         return list(buffers.copy() if copy else buffers)
-    if isinstance(buffers, dict):
-        parts = {key: split_rows(sub, count, copy) for key, sub in buffers.items()}
-        return [{key: rows[index] for key, rows in parts.items()} for index in range(count)]
-    parts = [split_rows(sub, count, copy) for sub in buffers]
-    return [tuple(rows[index] for rows in parts) for index in range(count)]
+    return split_tree(_copied_rows if copy else list, buffers, count)
+
+
+def _copied_rows(array: np.ndarray) -> list[np.ndarray]:
+    return list(array.copy())
 
 
 def action_rows(tree: Any, count: int) -> list[Any]:
@@ -192,13 +157,13 @@ def action_rows(tree: Any, count: int) -> list[Any]:
     collectors hand its envs, and what its envs assert. Every manager passes actions on this way.
     """
     if isinstance(tree, np.ndarray):
-        batch = tree.copy()  # the env's actions are its own, whatever the caller does with its array
-        return [batch[index, ...] for index in range(count)] if batch.ndim == 1 else list(batch)
-    if isinstance(tree, dict):
-        parts = {key: action_rows(sub, count) for key, sub in tree.items()}
-        return [{key: rows[index] for key, rows in parts.items()} for index in range(count)]
-    parts = [action_rows(sub, count) for sub in tree]
-    return [tuple(rows[index] for rows in parts) for index in range(count)]
+        return _action_rows(tree)
+    return split_tree(_action_rows, tree, count)
+
+
+def _action_rows(batch: np.ndarray) -> list[np.ndarray]:
+    batch = batch.copy()  # the env's actions are its own, whatever the caller does with its array
+    return [batch[index, ...] for index in range(len(batch))] if batch.ndim == 1 else list(batch)
 
 
 def compile_order(layout: Any) -> Callable[[Any], Any]:
@@ -209,28 +174,22 @@ def compile_order(layout: Any) -> Callable[[Any], Any]:
     """
     if isinstance(layout, ArraySpec):
         return _same
-    return partial(_in_order, layout)
+    return partial(map_tree, _value_of_leaf, layout)
 
 
 def _same(value: Any) -> Any:
     return value
 
 
-def _in_order(layout: Any, value: Any) -> Any:
-    if isinstance(layout, ArraySpec):  # a NamedTuple: tested before tuples
-        return value
-    if isinstance(layout, dict):
-        return {key: _in_order(sub, value[key]) for key, sub in layout.items()}
-    return tuple(_in_order(sub, item) for sub, item in zip(layout, value, strict=True))
+def _value_of_leaf(spec: ArraySpec, value: Any) -> Any:
+    return value
 
 
 def unstack(tree: Any) -> list[Any]:
     """The rows of a tree of stacked arrays (the inverse of ``stack``), as views."""
     tree = map_tree(np.asarray, tree)
-    leaf = tree
-    while isinstance(leaf, dict | tuple):
-        leaf = next(iter(leaf.values()), None) if isinstance(leaf, dict) else (leaf[0] if leaf else None)
-    return split_rows(tree, 0 if leaf is None else len(leaf), copy=False)
+    first = next(iter(leaves(tree)), None)
+    return split_rows(tree, 0 if first is None else len(first), copy=False)
 
 
 def conform(layout: Any, value: Any) -> Any:
@@ -239,20 +198,22 @@ def conform(layout: Any, value: Any) -> Any:
     Each leaf becomes a fresh array of its layout's dtype (0-d for shape ``()``), so an env gets
     the same types from the serial manager as from shared memory (see ``action_rows``).
     """
-    if isinstance(layout, ArraySpec):
-        return np.array(value, dtype=layout.dtype)  # a copy: the env's action is its own
-    if isinstance(layout, dict):
-        return {key: conform(sub, value[key]) for key, sub in layout.items()}
-    return tuple(conform(sub, item) for sub, item in zip(layout, value, strict=True))
+    return map_tree(_conform_leaf, layout, value)
+
+
+def _conform_leaf(spec: ArraySpec, value: Any) -> np.ndarray:
+    return np.array(value, dtype=spec.dtype)  # a copy: the env's action is its own
 
 
 def stack(values: list[Any]) -> Any:
     """Stack per-env trees into one tree of batched arrays."""
+    # Its own recursion, not map_tree over the values: run per step, and passing every env's tree
+    # through map_tree's arguments at each node costs more.
     first = values[0]
     if isinstance(first, dict):
         return {key: stack([value[key] for value in values]) for key in first}
     if isinstance(first, tuple):
-        return tuple(stack([value[index] for value in values]) for index in range(len(first)))
+        return tuple([stack([value[index] for value in values]) for index in range(len(first))])
     return np.array(values)  # same result as np.stack for equal shapes, without its Python-level overhead
 
 

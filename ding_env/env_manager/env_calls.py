@@ -102,4 +102,4 @@ class EnvCalls:
     def _env_id_list(self, env_ids: Sequence[int] | None) -> list[int]:
         if env_ids is None:
             return list(range(self._env_num))
-        return validation.check_env_id_array(self._name, self._env_num, env_ids).tolist()
+        return validation.parse_env_ids(self._name, self._env_num, env_ids).tolist()

@@ -467,7 +467,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
 
     def _check_env_id_array(self, env_id: Any) -> np.ndarray:
-        return validation.check_env_id_array(self._name, self._env_num, env_id)
+        return validation.parse_env_ids(self._name, self._env_num, env_id)
 
     def _check_ready(self, env_ids: np.ndarray) -> None:
         not_ready = self._ledger.not_ready(env_ids)

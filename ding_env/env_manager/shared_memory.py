@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.env_manager.arrays import ArraySpec, allocate, leaves
+from ding_env.env_manager.arrays import ArraySpec, allocate
+from ding_env.trees import leaves
 
 _ALIGN = 64
 

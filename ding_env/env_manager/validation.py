@@ -5,7 +5,7 @@ Each message names the manager (``owner``), the env id or argument, what was exp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -14,37 +14,58 @@ from ding_env.env.seeding import checked_seed
 from ding_env.summary import describe_value
 
 
-def check_env_id(owner: str, env_num: int, env_id: Any) -> int:
-    """``env_id`` as an int in ``[0, env_num)``.
+def parse_env_ids(owner: str, env_num: int, env_ids: Any) -> np.ndarray:
+    """``env_ids`` as an int64 array of distinct ids in ``[0, env_num)``, in the given order.
+
+    Args:
+        owner: Names the manager in error messages.
+        env_num: How many envs the manager has.
+        env_ids: One id (an int), a sequence or 1-d array of ids, or a mapping keyed by env id
+            (the dict API's actions).
 
     Raises:
-        ValueError: For a non-int (bools and floats too) or an id out of range.
+        ValueError: Naming the first bad id and what was expected: an id that is not an int
+            (bools and floats neither, though they compare equal to one), is out of range, or repeats.
     """
-    if isinstance(env_id, (bool, np.bool_)) or not isinstance(env_id, (int, np.integer)):
-        raise ValueError(f"{owner}: env ids are ints in [0, {env_num}), got {env_id!r}")
-    if not 0 <= env_id < env_num:
-        raise ValueError(f"{owner}: env id {env_id} is out of range [0, {env_num})")
-    return int(env_id)
-
-
-def check_env_id_array(owner: str, env_num: int, env_id: Any) -> np.ndarray:
-    """``env_id`` (a sequence or array) as distinct int64 ids in ``[0, env_num)``.
-
-    Raises:
-        ValueError: For non-integer ids, an id out of range, or duplicates.
-    """
-    env_ids = np.asarray(env_id)
-    if env_ids.dtype.kind not in "iu" and env_ids.size:
-        raise ValueError(f"{owner}: env ids are ints in [0, {env_num}), got {describe_value(env_ids)}")
-    env_ids = env_ids.astype(np.int64, copy=False).reshape(-1)
-    if env_ids.size and (env_ids.min() < 0 or env_ids.max() >= env_num):
-        bad = env_ids[(env_ids < 0) | (env_ids >= env_num)][0]
+    values = _id_list(owner, env_num, env_ids)
+    if not all(type(value) is int for value in values):  # plain ints (not bools), the usual case, in one pass
+        for value in values:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"{owner}: {_EXPECTED.format(env_num)}, got {describe_value(value)}")
+        values = [int(value) for value in values]
+    if values and (min(values) < 0 or max(values) >= env_num):
+        bad = next(value for value in values if not 0 <= value < env_num)
         raise ValueError(f"{owner}: env id {bad} is out of range [0, {env_num})")
-    seen = np.zeros(env_num, dtype=bool)
-    seen[env_ids] = True
-    if np.count_nonzero(seen) != env_ids.size:
-        raise ValueError(f"{owner}: env_id holds duplicates: {describe_value(env_ids.tolist())}")
-    return env_ids
+    if len(set(values)) != len(values):
+        repeated = next(value for index, value in enumerate(values) if value in values[:index])
+        raise ValueError(
+            f"{owner}: env id {repeated} appears more than once in {describe_value(values)}; "
+            "expected each env at most once (no duplicates)"
+        )
+    return np.array(values, dtype=np.int64)
+
+
+def check_env_id(owner: str, env_num: int, env_id: Any) -> int:
+    """One env id (not a sequence of them) as an int in ``[0, env_num)``; see ``parse_env_ids``."""
+    return int(parse_env_ids(owner, env_num, [env_id])[0])
+
+
+# What env ids must be, for error messages (formatted with the manager's env_num).
+_EXPECTED = "env ids are ints in [0, {}) (one id, a sequence or 1-d array of ids, or the keys of a dict)"
+
+
+def _id_list(owner: str, env_num: int, env_ids: Any) -> list:
+    """The ids in ``env_ids`` as a list, whatever form it came in (numpy and torch arrays as Python numbers)."""
+    if isinstance(env_ids, Mapping):
+        return list(env_ids)
+    if hasattr(env_ids, "__array__"):  # numpy arrays and scalars, tensors
+        array = np.asarray(env_ids)
+        if array.ndim > 1:
+            raise ValueError(f"{owner}: {_EXPECTED.format(env_num)}, got {describe_value(array)}")
+        return array.reshape(-1).tolist()
+    if isinstance(env_ids, Iterable) and not isinstance(env_ids, (str, bytes)):
+        return list(env_ids)
+    return [env_ids]
 
 
 def check_seed(owner: str, value: Any, what: str) -> int:

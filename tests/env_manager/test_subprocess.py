@@ -262,7 +262,7 @@ def test_close_leaves_no_process_and_no_segment():
 
 def test_obs_of_wrong_dtype_is_an_error_naming_env_and_field():
     fns = [partial(CountingEnv, {"obs_dtype": "float64"})] * 2
-    with pytest.raises(EnvError, match=r"env 0 failed in reset.*reset obs must have shape \(2,\) and dtype float32"):
+    with pytest.raises(EnvError, match=r"env 0 failed in reset.*reset obs must have dtype float32, got float64"):
         with SyncSubprocessEnvManager(fns, {}) as manager:
             manager.launch()
 

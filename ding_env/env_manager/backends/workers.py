@@ -226,7 +226,7 @@ class WorkerBackend(Backend):
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):
                 arrays.write(self.action_buf, env_id, action)
         else:
-            arrays.put(self.action_buf, rows, actions)
+            arrays.write(self.action_buf, rows, actions)
 
     @override
     def finished(self) -> int:
