@@ -181,7 +181,7 @@ class RemoteBackend(Backend):
         except (ServerLostCrash, ServerLostError, ServerError, ConfigError) as error:
             return [], [error]
         if reply["ready"]:
-            arrays.put(self.ready, np.array(reply["ready"]), reply["obs"])
+            arrays.write(self.ready, np.array(reply["ready"]), reply["obs"])
             self.stale[reply["ready"]] = False
         ready = [env_id + self.offset for env_id in reply["ready"]]
         return ready, [self.globalised(error) for error in reply["errors"]]
@@ -253,9 +253,9 @@ class RemoteBackend(Backend):
     def keep_ready_obs(self, reply: dict) -> None:
         """Keep the stepped envs' ready observations: the step's, or for ended episodes the restart's."""
         local, done = reply["env_id"], reply["done"]
-        arrays.put(self.ready, local[~done], arrays.take(reply["obs"], np.flatnonzero(~done)))
+        arrays.write(self.ready, local[~done], arrays.take(reply["obs"], np.flatnonzero(~done)))
         if done.any():
-            arrays.put(self.ready, local[done], reply["restart_obs"])
+            arrays.write(self.ready, local[done], reply["restart_obs"])
 
     def outcome_of(self, reply: dict, sent: np.ndarray) -> StepOutcome:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
@@ -305,7 +305,7 @@ class RemoteBackend(Backend):
         local = np.asarray(env_ids, dtype=np.int64) - self.offset
         stale = local[self.stale[local]]
         if len(stale):
-            arrays.put(self.ready, stale, self.request("ready_obs", env_ids=stale)["obs"])
+            arrays.write(self.ready, stale, self.request("ready_obs", env_ids=stale)["obs"])
             self.stale[stale] = False
         return arrays.take(self.ready, local)  # an index array: a copy, the caller's
 
