@@ -105,7 +105,8 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def test_a_killed_server_is_reported_naming_it_the_others_keep_their_results_and_a_restart_serves_again():
+@pytest.mark.parametrize("stop", ["SIGKILL", "SIGINT", "SIGSTOP"])
+def test_a_lost_server_is_reported_naming_it_the_others_keep_their_results_and_a_restart_serves_again(stop):
     fns = env_fns_for(*resolve_target(CARTPOLE), 4)
     port = free_port()
     with serving(CARTPOLE, 2) as (first, _), serving(CARTPOLE, 2, bind=f"tcp://127.0.0.1:{port}") as (second, server):
@@ -114,7 +115,7 @@ def test_a_killed_server_is_reported_naming_it_the_others_keep_their_results_and
             manager.seed(0)
             manager.launch()
             manager.step_batch(np.arange(4), np.zeros(4, dtype=np.int64))
-            os.kill(server.pid, signal.SIGKILL)
+            os.kill(server.pid, getattr(signal, stop))  # killed, stopped with Ctrl-C, or frozen
             start = time.monotonic()
             with pytest.raises(EnvCrashedError, match=f"server {re.escape(second)} hosting envs \\[2, 3\\]") as error:
                 manager.step_batch(np.arange(4), np.zeros(4, dtype=np.int64))
@@ -122,6 +123,8 @@ def test_a_killed_server_is_reported_naming_it_the_others_keep_their_results_and
             assert error.value.results.done.tolist() == [False, False, True, True]  # envs 0, 1 stepped normally
             assert sorted(error.value.errors) == [2, 3]
             assert manager.ready_obs_id == [0, 1]
+            server.kill()
+            server.wait()
             with serving(CARTPOLE, 2, bind=second):  # the server comes back on its address
                 manager.reset()
                 assert manager.ready_obs_id == [0, 1, 2, 3]
