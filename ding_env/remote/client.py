@@ -109,7 +109,9 @@ class ServerConnection:
             return reply
 
     def close(self) -> None:
-        """Close the socket (the server's envs stay until a ``close`` request or the lease ends)."""
+        """Close the socket (the server's envs stay until a ``close`` request or the lease ends); idempotent."""
+        if self._socket.closed:
+            return
         self._socket.disable_monitor()
         self._monitor.close(linger=0)
         self._socket.close(linger=0)

@@ -13,6 +13,7 @@ from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
 from ding_env.errors import ConfigError, EnvCrashedError
+from ding_env.remote.errors import ServerLostError
 from ding_env.remote.served_envs import env_fns_for
 from tests.remote.serving import CARTPOLE, serving
 from tests.support import arrays_of, assert_same, trajectory
@@ -191,3 +192,15 @@ def test_the_async_remote_manager_returns_the_fast_servers_envs_first(tmp_path):
             manager.step({env_id: 1 for env_id in manager.ready_obs_id})
             manager.reset()  # with steps in flight: they finish first, then every env starts over
             assert manager.ready_obs_id == [0, 1, 2, 3]
+
+
+def test_launch_against_no_server_fails_within_connect_timeout_naming_the_address():
+    address = f"tcp://127.0.0.1:{free_port()}"
+    manager = create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 0.5}, [lambda: None])
+    start = time.monotonic()
+    with pytest.raises(
+        ServerLostError, match=f"server {re.escape(address)} did not answer hello: no reply within 0.5 s"
+    ):
+        manager.launch()
+    assert time.monotonic() - start < 2
+    manager.close()
