@@ -70,7 +70,11 @@ class ServedEnvs:
         else:
             num_workers = cfg.num_workers or min(self.env_num, os.cpu_count() or 1)
             self._backend = WorkerBackend(self._env_fns, cfg, "served envs", self, num_workers)
-        return {"spaces": list(self._backend.launch())}
+        try:
+            return {"spaces": list(self._backend.launch())}
+        except BaseException:
+            self._backend = None  # a backend whose launch failed has closed what it started
+            raise
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> dict:
         """Seed one env; it takes effect at its next reset."""
