@@ -310,3 +310,19 @@ def test_a_reply_later_than_the_timeout_is_dropped_and_the_next_request_gets_its
                 connection.request("step", timeout=0.3, **step)
             assert connection.request("get_attr", env_ids=[0], name="episode_length")["values"][0] >= 3
             connection.request("close")
+
+
+def test_an_oversized_message_drops_its_sender_and_the_server_serves_on():
+    with serving(CARTPOLE, 1, "--max-message-mb", "0.01") as (address, _):
+        socket = zmq.Context.instance().socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.connect(address)
+        try:
+            big = np.zeros(100_000, dtype=np.uint8)  # 100 kB against a 10 kB limit
+            socket.send_multipart(request_frames("set_attr", 1, {"env_ids": [0], "name": "x", "values": [big]}))
+            assert not socket.poll(1000)  # no reply: the connection was dropped
+        finally:
+            socket.close()
+        with ServerConnection(address) as connection:
+            launched(connection)
+            connection.request("close")
