@@ -326,3 +326,16 @@ def test_an_oversized_message_drops_its_sender_and_the_server_serves_on():
         with ServerConnection(address) as connection:
             launched(connection)
             connection.request("close")
+
+
+def test_a_step_longer_than_the_heartbeat_timeout_is_not_a_lost_server(tmp_path):
+    config = tmp_path / "slow.py"
+    config.write_text("main_config = dict(env=dict(step_sleep=2.5))\n")
+    with serving("tests.envs:CountingEnv", 1, "--config", str(config)) as (address, _):
+        with ServerConnection(address, heartbeat_timeout=1.0) as connection:
+            env_ids = launched(connection)
+            step = dict(env_ids=env_ids, actions=np.ones(1, dtype=np.int64), reset_on_done=np.ones(1, dtype=bool))
+            assert connection.request("step", **step)["reward"].tolist() == [
+                [2.0]
+            ]  # the server's I/O thread answers pings
+            connection.request("close")
