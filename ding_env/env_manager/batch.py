@@ -6,6 +6,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ding_env.env.timestep import BaseEnvTimestep
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.base import StepOutcome
+
 
 class ObsBatch(NamedTuple):
     """Observations of the envs that can take an action now.
@@ -39,3 +43,13 @@ class TimestepBatch(NamedTuple):
     done: np.ndarray
     truncated: np.ndarray
     info: list
+
+
+def timesteps_of(outcome: StepOutcome, copy: bool) -> dict[int, BaseEnvTimestep]:
+    """``{env_id: timestep}`` of a step's ``outcome`` (its stacked arrays split per env, copied when ``copy``)."""
+    env_ids = outcome.env_id.tolist()
+    obs = outcome.obs if isinstance(outcome.obs, list) else arrays.split_rows(outcome.obs, len(env_ids), copy)
+    rewards, done, infos = list(outcome.reward.copy()), outcome.done.tolist(), outcome.info
+    return {
+        env_id: BaseEnvTimestep(obs[row], rewards[row], done[row], infos[row]) for row, env_id in enumerate(env_ids)
+    }

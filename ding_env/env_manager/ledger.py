@@ -60,15 +60,17 @@ class EnvLedger:
         """How many envs have ``status``."""
         return int(np.count_nonzero(self.status == status))
 
-    def not_ready(self, env_ids: np.ndarray) -> np.ndarray:
-        """The envs of ``env_ids`` that cannot take an action now."""
+    def check_ready(self, owner: str, env_ids: np.ndarray) -> None:
+        """Raise ``ValueError`` naming the first of ``env_ids`` that cannot take an action now."""
         if self.all_ready():
-            return env_ids[:0]
-        return env_ids[self.status[env_ids] != READY]
-
-    def status_of(self, env_id: int) -> EnvStatus:
-        """The status of one env."""
-        return EnvStatus(self.status[env_id])
+            return
+        not_ready = env_ids[self.status[env_ids] != READY]
+        if len(not_ready):
+            env_id = int(not_ready[0])
+            raise ValueError(
+                f"{owner}: env {env_id} is not ready for an action (status {EnvStatus(self.status[env_id]).name}); "
+                f"ready envs: {self.ready_ids().tolist()}"
+            )
 
     def reset_flags(self, env_ids: np.ndarray) -> np.ndarray:
         """Whether each of ``env_ids`` restarts at once if its episode ends now."""
@@ -79,8 +81,11 @@ class EnvLedger:
     # ---- writing -------------------------------------------------------
 
     def mark(self, env_ids: np.ndarray | list[int], status: int) -> None:
-        """Set the status of ``env_ids``."""
-        self.status[env_ids] = status
+        """Set the status of ``env_ids`` (distinct ids: as many as envs means every env)."""
+        if len(env_ids) == self.env_num:
+            self.status.fill(status)  # cheaper than indexing, on the common step of every env
+        else:
+            self.status[env_ids] = status
 
     def start_over(self) -> None:
         """Forget every env's episode count (a full ``reset()``)."""
@@ -96,8 +101,9 @@ class EnvLedger:
         env_ids = outcome.env_id
         if not outcome.errors:
             if self.endless:  # every ended episode restarted at once: the envs stay ready
-                self.episode_count[env_ids] += outcome.done
-                self.status[env_ids] = READY
+                if np.count_nonzero(outcome.done):
+                    self.episode_count[env_ids] += outcome.done
+                self.mark(env_ids, READY)
                 return
             ended = outcome.done
             needs_reset = np.zeros(len(env_ids), dtype=bool)

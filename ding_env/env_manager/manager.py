@@ -29,13 +29,12 @@ import numpy as np
 from easydict import EasyDict
 
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.seeding import derive_seeds
 from ding_env.env.timestep import BaseEnvTimestep
 from ding_env.env_manager import arrays, validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.base import Backend, StepOutcome, WorkerView
-from ding_env.env_manager.backends.env_host import env_spaces
-from ding_env.env_manager.batch import ObsBatch, TimestepBatch
+from ding_env.env_manager.backends.env_host import spaces_of_fn
+from ding_env.env_manager.batch import ObsBatch, TimestepBatch, timesteps_of
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls
 from ding_env.env_manager.env_calls import EnvCalls
@@ -64,13 +63,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
     returns_early = False
 
     def __init__(self, env_fn: Sequence[Callable[[], BaseEnv]], cfg: dict | None = None) -> None:
-        env_fn = list(env_fn)
-        if not env_fn:
-            raise ValueError("env_fn must hold at least one env constructor, got an empty list")
-        for index, fn in enumerate(env_fn):
-            if not callable(fn):
-                raise TypeError(f"env_fn[{index}] must be callable, got {type(fn).__name__}")
-        self._env_fn = env_fn
+        self._env_fn = env_fn = validation.check_env_fns(env_fn)
         self._env_num = len(env_fn)
         self._cfg = manager_config(cfg, self._env_num)
         self._launched = False
@@ -114,13 +107,8 @@ class EnvManager(EnvCalls, DIEngineCalls):
             raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
         if reset_param is not None:
             validation.check_reset_param(self._name, self._env_num, reset_param)  # before any env is built
-        launched: list[Backend] = []
+        self._shares, self._spaces = Shares.launch(self._backends())
         try:
-            for backend in self._backends():
-                spaces = backend.launch()
-                launched.append(backend)
-                self._spaces = self._spaces or spaces
-            self._shares = Shares(launched)
             self._launched = True
             for env_id, seed in enumerate(self._env_seeds):
                 if seed is not None:
@@ -132,9 +120,9 @@ class EnvManager(EnvCalls, DIEngineCalls):
             self.reset(reset_param)
         except BaseException as error:
             # As in DI-engine, a launch that fails closes what it built, and launch() may be called again.
-            self._launched, self._shares = False, None
+            self._launched = False
             try:
-                raise_close_failures([failure for backend in launched for failure in backend.close()])
+                raise_close_failures(self._shares.close())
             except DingEnvError as close_error:
                 error.add_note(f"closing the envs after the failed launch also failed: {close_error}")
             raise
@@ -148,18 +136,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         """
         self._check_open()
         dynamic_seed = validation.check_dynamic_seed(self._name, dynamic_seed)
-        if isinstance(seed, Mapping):
-            pairs = [(self._check_env_id(env_id), value) for env_id, value in seed.items()]
-        elif isinstance(seed, (list, tuple, np.ndarray)):
-            if len(seed) != self._env_num:
-                raise ValueError(f"{self._name}: got {len(seed)} seeds for {self._env_num} envs")
-            pairs = list(enumerate(seed))
-        else:
-            pairs = list(enumerate(derive_seeds(validation.check_seed(self._name, seed, "seed"), self._env_num)))
-        checked = [
-            (env_id, validation.check_seed(self._name, value, f"seed of env {env_id}")) for env_id, value in pairs
-        ]
-        for env_id, value in checked:
+        for env_id, value in validation.seed_of_each(self._name, self._env_num, seed):
             self._env_seeds[env_id] = (value, dynamic_seed)
             if self._launched:
                 self._backend_of(env_id).seed(env_id, value, dynamic_seed)
@@ -208,10 +185,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
             return
         self._closed = True
         if self._launched:
-            failures = []
-            for backend in self._shares.backends:  # every backend closes, whatever another reports
-                failures += backend.close()
-            raise_close_failures(failures)
+            raise_close_failures(self._shares.close())
 
     def __enter__(self) -> EnvManager:
         return self
@@ -267,18 +241,11 @@ class EnvManager(EnvCalls, DIEngineCalls):
                 f"{type(actions).__name__} {describe_value(actions)}; "
                 "stacked actions go to step_batch(env_ids, actions)"
             )
-        env_ids = self._env_ids_of(actions)
+        env_ids = validation.parse_env_ids(self._name, self._env_num, actions)
         self._check_ready(env_ids)
         checked, _ = self._action_checker().check_mapping(env_ids, actions)  # a list unless stacked
         outcome = self._step(env_ids, checked)
-        env_id_list = outcome.env_id.tolist()
-        obs = outcome.obs
-        if not isinstance(obs, list):
-            obs = arrays.split_rows(obs, len(env_id_list), self._cfg.copy_on_get)
-        rewards, done, infos = list(outcome.reward.copy()), outcome.done.tolist(), outcome.info
-        timesteps = {}
-        for row, env_id in enumerate(env_id_list):
-            timesteps[env_id] = BaseEnvTimestep(obs[row], rewards[row], done[row], infos[row])
+        timesteps = timesteps_of(outcome, self._cfg.copy_on_get)
         raise_step_errors(outcome, timesteps, self._cfg.step_error)
         return timesteps
 
@@ -289,19 +256,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         """Stacked observations of the ready envs, ids increasing."""
         env_ids = self._poll_ready_ids()
         self._offered_ids = env_ids
-        obs = self._ready_obs_of(env_ids)
-        return ObsBatch(env_ids, obs)
-
-    def _ready_obs_of(self, env_ids: np.ndarray) -> Any:
-        """The stacked ready observations of ``env_ids``, owned by the caller unless ``copy_on_get=False``."""
-        if not len(env_ids):
-            return None
-        shares = self._shares
-        if shares.single is not None:
-            obs = shares.single.ready_obs(env_ids)
-            return arrays.copy_tree(obs) if shares.single.views and self._cfg.copy_on_get else obs
-        parts = [backend.ready_obs(env_ids[rows]) for backend, rows in shares.split(env_ids)]
-        return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *parts)  # a new array: the caller's
+        return ObsBatch(env_ids, self._shares.ready_obs(env_ids, self._cfg.copy_on_get))
 
     def step_batch(self, env_id: np.ndarray | Sequence[int], action: Any) -> TimestepBatch:
         """Step the envs ``env_id`` with stacked ``action`` (row ``k`` for ``env_id[k]``).
@@ -314,7 +269,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         if env_id is self._offered_ids:
             env_ids = env_id
         else:
-            env_ids = self._check_env_id_array(env_id)
+            env_ids = validation.parse_env_ids(self._name, self._env_num, env_id)
             self._check_ready(env_ids)
         action = self._action_checker().check_batch(env_ids, action)
         outcome = self._step(env_ids, action)
@@ -433,11 +388,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
     def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         self._check_open()
         if self._spaces is None:  # before launch: read from a throwaway env
-            env = self._env_fn[0]()
-            try:
-                self._spaces = env_spaces(env)
-            finally:
-                env.close()
+            self._spaces = spaces_of_fn(self._env_fn[0])
         return self._spaces
 
     # ---- checks --------------------------------------------------------
@@ -455,25 +406,5 @@ class EnvManager(EnvCalls, DIEngineCalls):
         if not self._launched:
             raise EnvStateError(f"{self._name} is not launched; call launch() first")
 
-    def _check_env_id(self, env_id: Any) -> int:
-        return validation.check_env_id(self._name, self._env_num, env_id)
-
-    def _env_ids_of(self, actions: Mapping[int, Any]) -> np.ndarray:
-        """The keys of ``actions`` as checked env ids (plain in-range ints take one pass)."""
-        keys = list(actions)
-        if keys and all(type(key) is int for key in keys):  # not bool, float or numpy keys, which equal ints
-            if min(keys) >= 0 and max(keys) < self._env_num:
-                return np.array(keys, dtype=np.int64)
-        return np.array([self._check_env_id(key) for key in keys], dtype=np.int64)
-
-    def _check_env_id_array(self, env_id: Any) -> np.ndarray:
-        return validation.parse_env_ids(self._name, self._env_num, env_id)
-
     def _check_ready(self, env_ids: np.ndarray) -> None:
-        not_ready = self._ledger.not_ready(env_ids)
-        if len(not_ready):
-            env_id = int(not_ready[0])
-            raise ValueError(
-                f"{self._name}: env {env_id} is not ready for an action (status "
-                f"{self._ledger.status_of(env_id).name}); ready envs: {self._ledger.ready_ids().tolist()}"
-            )
+        self._ledger.check_ready(self._name, env_ids)

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.base import Backend, StepOutcome
+from ding_env.env_manager.backends.base import Backend, Spaces, StepOutcome
+from ding_env.env_manager.failures import raise_close_failures
+from ding_env.errors import DingEnvError
 
 # How long an early-returning manager sleeps at most between looks at its backends (seconds).
 WAIT_SLICE_SECONDS = 0.05
@@ -28,6 +30,41 @@ class Shares:
         self.single = backends[0] if len(backends) == 1 else None
         # The index of the backend hosting each env id.
         self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
+
+    @classmethod
+    def launch(cls, backends: list[Backend]) -> tuple[Shares, Spaces]:
+        """Launch every backend; the shares and the envs' spaces (as the first backend reports them).
+
+        When one fails, those launched before it are closed and its error is raised.
+        """
+        launched: list[Backend] = []
+        spaces = None
+        try:
+            for backend in backends:
+                backend_spaces = backend.launch()
+                launched.append(backend)
+                spaces = spaces or backend_spaces
+        except BaseException as error:
+            try:
+                raise_close_failures(cls(launched).close() if launched else [])
+            except DingEnvError as close_error:
+                error.add_note(f"closing the envs launched before also failed: {close_error}")
+            raise
+        return cls(launched), spaces
+
+    def close(self) -> list[tuple[int, str]]:
+        """Close every backend, whatever another reports; the failures of all."""
+        return [failure for backend in self.backends for failure in backend.close()]
+
+    def ready_obs(self, env_ids: np.ndarray, copy: bool) -> Any:
+        """The stacked ready observations of ``env_ids``, copies unless ``copy`` is False."""
+        if not len(env_ids):
+            return None
+        if self.single is not None:
+            obs = self.single.ready_obs(env_ids)
+            return arrays.copy_tree(obs) if self.single.views and copy else obs
+        parts = [backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)]
+        return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *parts)  # new arrays: the caller's
 
     def split(self, env_ids: np.ndarray) -> list[tuple[Backend, np.ndarray]]:
         """``(backend, rows of env_ids it hosts)`` for each backend hosting some of ``env_ids``."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.env.seeding import checked_seed
+from ding_env.env.seeding import checked_seed, derive_seeds
 from ding_env.summary import describe_value
 
 
@@ -43,6 +43,41 @@ def parse_env_ids(owner: str, env_num: int, env_ids: Any) -> np.ndarray:
             "expected each env at most once (no duplicates)"
         )
     return np.array(values, dtype=np.int64)
+
+
+def check_env_fns(env_fn: Any) -> list:
+    """``env_fn`` as a list of env constructors.
+
+    Raises:
+        ValueError: For an empty one.
+        TypeError: For an entry that is not callable.
+    """
+    env_fn = list(env_fn)
+    if not env_fn:
+        raise ValueError("env_fn must hold at least one env constructor, got an empty list")
+    for index, fn in enumerate(env_fn):
+        if not callable(fn):
+            raise TypeError(f"env_fn[{index}] must be callable, got {type(fn).__name__}")
+    return env_fn
+
+
+def seed_of_each(owner: str, env_num: int, seed: Any) -> list[tuple[int, int]]:
+    """``(env_id, seed)`` pairs from a manager's ``seed()`` argument, every seed checked.
+
+    Args:
+        owner: Names the manager in error messages.
+        env_num: How many envs the manager has.
+        seed: An int (env ``i`` gets ``seed + i``), one seed per env, or ``{env_id: seed}``.
+    """
+    if isinstance(seed, Mapping):
+        pairs = [(check_env_id(owner, env_num, env_id), value) for env_id, value in seed.items()]
+    elif isinstance(seed, (list, tuple, np.ndarray)):
+        if len(seed) != env_num:
+            raise ValueError(f"{owner}: got {len(seed)} seeds for {env_num} envs")
+        pairs = list(enumerate(seed))
+    else:
+        pairs = list(enumerate(derive_seeds(check_seed(owner, seed, "seed"), env_num)))
+    return [(env_id, check_seed(owner, value, f"seed of env {env_id}")) for env_id, value in pairs]
 
 
 def check_env_id(owner: str, env_num: int, env_id: Any) -> int:

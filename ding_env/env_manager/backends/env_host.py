@@ -48,6 +48,15 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
     return tuple(to_gymnasium_space(space) for space in spaces)
 
 
+def spaces_of_fn(env_fn: Callable[[], Any]) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+    """The spaces of a throwaway env from ``env_fn`` (closed again), before any env is launched."""
+    env = env_fn()
+    try:
+        return env_spaces(env)
+    finally:
+        env.close()
+
+
 def stepper_of(env: Any) -> Callable[[Any], StepFields]:
     """How a host steps ``env``: a function ``action -> StepFields``, chosen here and nowhere else.
 

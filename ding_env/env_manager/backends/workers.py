@@ -71,6 +71,7 @@ class WorkerBackend(Backend):
         self.worker_envs = worker_shares(self.env_ids, min(num_workers, self.env_num))
         self.num_workers = len(self.worker_envs)
         self.worker_of = np.repeat(np.arange(self.num_workers), [len(share) for share in self.worker_envs])
+        self.all_workers = list(range(self.num_workers))
         self.pool: WorkerPool | None = None
         # What a replaced worker's envs get again: their seeds and reset params.
         self.seeds: dict[int, tuple[int, bool | None]] = {}
@@ -92,6 +93,9 @@ class WorkerBackend(Backend):
         self.action_buf, self.reward_buf = buffers["action"], buffers["reward"]
         self.done_buf, self.truncated_buf = buffers["done"], buffers["truncated"]
         self.mask_buf, self.reset_buf = buffers["step_mask"], buffers["reset_on_done"]
+        # Views of every env's rows, made once: the results of a step of every env.
+        self.every_row = slice(0, self.env_num)
+        self.every_result = self.result_views(self.every_row)
         return spaces
 
     @override
@@ -214,8 +218,7 @@ class WorkerBackend(Backend):
             self.mask_buf[:] = False
             self.mask_buf[rows] = True
         self.reset_buf[rows] = reset_on_done
-        workers = self.worker_of[env_ids].tolist() if not every else range(self.num_workers)
-        workers = sorted(set(workers))
+        workers = self.all_workers if every else sorted(set(self.worker_of[env_ids].tolist()))
         for index in workers:
             self.pool.dispatch(index)
         self.sent = (env_ids, rows, reset_on_done, workers)
@@ -281,9 +284,13 @@ class WorkerBackend(Backend):
         self, env_ids: np.ndarray, rows: slice | np.ndarray, infos: list, errors: dict, reset_on_done: np.ndarray
     ) -> StepOutcome:
         """The outcome of ``env_ids`` read from the result buffers (views when ``rows`` is a slice)."""
-        obs = arrays.take(self.step_buf, rows)
-        reward, done, truncated = self.reward_buf[rows], self.done_buf[rows], self.truncated_buf[rows]
+        every = isinstance(rows, slice) and rows == self.every_row
+        obs, reward, done, truncated = self.every_result if every else self.result_views(rows)
         return StepOutcome(env_ids, obs, reward, done, truncated, infos, errors, reset_on_done)
+
+    def result_views(self, rows: slice | np.ndarray) -> tuple:
+        """The step observations, rewards, done and truncated flags of ``rows``."""
+        return arrays.take(self.step_buf, rows), self.reward_buf[rows], self.done_buf[rows], self.truncated_buf[rows]
 
     def fail_worker(
         self, index: int, error: DingEnvError, lost: list[int], reset: dict[int, bool]
@@ -358,6 +365,7 @@ class WorkerBackend(Backend):
         """
         self.ready_buf = self.step_buf = self.action_buf = self.reward_buf = None
         self.done_buf = self.truncated_buf = self.mask_buf = self.reset_buf = None
+        self.every_result = None
         failures = self.pool.close(stuck)
         self.pool = None
         return failures
