@@ -168,7 +168,7 @@ def test_the_async_remote_manager_waiting_for_every_env_gives_the_same_trajector
 
 def test_the_async_remote_manager_returns_the_fast_servers_envs_first(tmp_path):
     slow = tmp_path / "slow.py"
-    slow.write_text("main_config = dict(env=dict(step_sleep=0.6))\n")
+    slow.write_text("main_config = dict(env=dict(step_sleep=1.5))\n")
     fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 4)
     with (
         serving("tests.envs:CountingEnv", 2) as (fast, _),
@@ -183,12 +183,14 @@ def test_the_async_remote_manager_returns_the_fast_servers_envs_first(tmp_path):
             manager.launch()
             start = time.monotonic()
             first = manager.step({env_id: 1 for env_id in range(4)})
-            assert sorted(first) == [0, 1] and time.monotonic() - start < 0.5  # the fast server's envs
+            assert (
+                sorted(first) == [0, 1] and time.monotonic() - start < 1.0
+            )  # the fast server's envs, not the 1.5 s ones
             assert manager.ready_obs_id == [0, 1]
             arrived = set(manager.step({0: 1, 1: 1}))  # envs 0, 1 step again while 2, 3 are still stepping
             while not {2, 3} <= arrived:
                 arrived |= set(manager.step({}))  # just collects
-            assert time.monotonic() - start < 3
+            assert time.monotonic() - start < 5
             manager.step({env_id: 1 for env_id in manager.ready_obs_id})
             manager.reset()  # with steps in flight: they finish first, then every env starts over
             assert manager.ready_obs_id == [0, 1, 2, 3]
