@@ -8,7 +8,8 @@ Usage::
                         [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
     ding-env check TARGET [--config FILE] [--di-engine] [--episodes N] [--max-steps N] [--seed S] [--json]
-    ding-env serve TARGET [--config FILE] [--envs N] [--bind ENDPOINT] [--insecure]
+    ding-env serve TARGET [--config FILE] [--envs N] [--workers N] [--bind ENDPOINT] [--insecure]
+                          [--max-message-mb M] [--lease-timeout S]
     ding-env list [--import MODULE ...]
     ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
 
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 SERVE_EXAMPLES = """examples:
-  ding-env serve cartpole --envs 4                       # tcp://127.0.0.1:5555
+  ding-env serve gym:CartPole-v1 --envs 4                # tcp://127.0.0.1:5555
   ding-env serve my_env:MyEnv --envs 8 --bind tcp://127.0.0.1:6000
   ding-env serve configs/pong.py --envs 4 --bind 'tcp://127.0.0.1:*'   # a free port
 
@@ -313,7 +314,10 @@ def _serve(args: argparse.Namespace) -> int:
     from ding_env.remote.served_envs import env_fns_for
 
     if args.envs < 1 or args.max_message_mb <= 0 or args.lease_timeout <= 0 or (args.workers or 0) < 0:
-        print("ding-env serve: --envs, --max-message-mb and --lease-timeout must be positive", file=sys.stderr)
+        print(
+            "ding-env serve: --envs, --max-message-mb and --lease-timeout must be positive, --workers >= 0",
+            file=sys.stderr,
+        )
         return USAGE_ERROR
     try:
         from ding_env.remote.server import DEFAULT_BIND, EnvServer
