@@ -47,9 +47,10 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     context="fork",
     # Async managers: step returns once this many envs have results (None or inf: all).
     wait_num=None,
-    # Async manager: seconds to wait for wait_num results before returning what is ready (None: no limit).
+    # Async managers: seconds to wait for wait_num results before returning what is ready (None: no limit).
     step_wait_timeout=0.01,
-    # Subprocess managers: seconds a worker may take to start and report its spaces.
+    # Subprocess managers: seconds a worker may take to start and report its spaces; remote managers: seconds
+    # a server may take to answer the handshake and start its workers.
     connect_timeout=60.0,
     # Subprocess managers: worker processes (None: min(env_num, cpu count)).
     num_workers=None,
