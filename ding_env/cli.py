@@ -8,8 +8,9 @@ Usage::
                         [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
     ding-env check TARGET [--config FILE] [--di-engine] [--episodes N] [--max-steps N] [--seed S] [--json]
-    ding-env serve TARGET [--config FILE] [--envs N] [--workers N] [--bind ENDPOINT] [--insecure]
-                          [--max-message-mb M] [--lease-timeout S]
+    ding-env serve TARGET [--config FILE] [--envs N] [--workers N] [--bind ENDPOINT] [--keys DIR]
+                          [--insecure] [--max-message-mb M] [--lease-timeout S]
+    ding-env keygen DIR
     ding-env list [--import MODULE ...]
     ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
 
@@ -95,8 +96,11 @@ SERVE_EXAMPLES = """examples:
   ding-env serve my_env:MyEnv --envs 8 --bind tcp://127.0.0.1:6000
   ding-env serve configs/pong.py --envs 4 --bind 'tcp://127.0.0.1:*'   # a free port
 
-The server has no authentication and no encryption: it binds loopback only unless --insecure is
-given. Reach it from another machine through an SSH tunnel (ssh -L 5555:127.0.0.1:5555 HOST).
+  ding-env keygen keys/ && ding-env serve gym:CartPole-v1 --envs 4 --keys keys/ --bind tcp://0.0.0.0:5555
+
+Without --keys the server has no authentication and no encryption: it binds loopback only unless
+--insecure is given; reach it through an SSH tunnel (ssh -L 5555:127.0.0.1:5555 HOST). With --keys
+(from `ding-env keygen`) connections are encrypted and only clients holding an admitted key get answers.
 """
 
 
@@ -195,9 +199,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--bind", default=None, help="ZeroMQ endpoint to listen on (default tcp://127.0.0.1:5555)")
     serve.add_argument(
+        "--keys",
+        default=None,
+        metavar="DIR",
+        help="CurveZMQ keys from `ding-env keygen`: server.key_secret and the admitted clients' *.key",
+    )
+    serve.add_argument(
         "--insecure",
         action="store_true",
-        help="allow an endpoint other machines can reach (no authentication: private networks only)",
+        help="allow an endpoint other machines can reach without --keys (no authentication: private networks only)",
     )
     serve.add_argument(
         "--max-message-mb", type=float, default=256.0, help="larger requests drop their connection (default 256)"
@@ -209,6 +219,16 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds of silence after which the client loses its envs to a new one (default 10)",
     )
     serve.set_defaults(handler=_serve)
+
+    keygen = _add_command(
+        commands,
+        "keygen",
+        "write a server and a client CurveZMQ key pair for `ding-env serve --keys`",
+        "example:\n  ding-env keygen keys/   # the server needs server.key_secret and client.key;"
+        " the client needs client.key_secret and server.key",
+    )
+    keygen.add_argument("folder", help="where to write server.key, server.key_secret, client.key, client.key_secret")
+    keygen.set_defaults(handler=_keygen)
 
     list_cmd = _add_command(
         commands,
@@ -334,12 +354,13 @@ def _serve(args: argparse.Namespace) -> int:
             allow_remote=args.insecure,
             max_message_bytes=int(args.max_message_mb * 2**20),
             lease_timeout=args.lease_timeout,
+            keys=args.keys,
         )
     except (ConfigError, RegistryError) as error:
         print(f"ding-env serve: {error}", file=sys.stderr)
         return USAGE_ERROR
     with server:
-        if args.insecure:
+        if args.insecure and args.keys is None:
             print(
                 f"ding-env serve: WARNING: {server.address} has no authentication or encryption; anyone who reaches "
                 "it can run the envs' methods. Use it on a private network only.",
@@ -348,6 +369,21 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"ding-env serve: {args.envs} envs of {args.target} at {server.address}", flush=True)
         print("ding-env serve: ready (Ctrl-C stops and closes every env)", flush=True)
         server.serve()
+    return 0
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    try:
+        from ding_env.remote.keys import generate
+    except ImportError as error:
+        print(f"ding-env keygen needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
+        return USAGE_ERROR
+    for path in generate(args.folder):
+        print(path)
+    print(
+        "ding-env keygen: the server needs server.key_secret and client.key (--keys DIR); the client needs "
+        "client.key_secret and server.key (the remote manager's keys_dir=DIR). Keep the *_secret files private."
+    )
     return 0
 
 

@@ -71,6 +71,9 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     servers=None,
     # Remote manager: seconds without a sign of life from a server (even mid-step) before its envs are lost.
     heartbeat_timeout=1.5,
+    # Remote manager: a folder with client.key_secret and server.key (`ding-env keygen`) for servers started
+    # with --keys: encrypted connections that only admitted clients get. None: plain connections.
+    keys_dir=None,
 )
 
 # Keys of DI-engine's manager configs that change nothing here, accepted so its configs load as
@@ -150,6 +153,7 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     remote = cfg.type in ("remote", "async_remote")
     _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
+    _expect(cfg.keys_dir is None or isinstance(cfg.keys_dir, str), "keys_dir", "None or a folder path", cfg.keys_dir)
     hb = cfg.heartbeat_timeout
     _expect(_is_number(hb) and hb > 0, "heartbeat_timeout", "seconds > 0", hb)
     _expect(

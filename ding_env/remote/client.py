@@ -30,6 +30,7 @@ class ServerConnection:
         timeout: Default seconds to wait for a reply.
         heartbeat_timeout: Seconds of silence from the server's side of the connection that end it.
         context: The ZeroMQ context to use (default: the process's shared one).
+        keys: A folder with ``client.key_secret`` and ``server.key`` for a server started with keys.
 
     Raises:
         ServerLostError: If the server does not answer the handshake within ``timeout``.
@@ -42,6 +43,7 @@ class ServerConnection:
         timeout: float = DEFAULT_TIMEOUT,
         heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
         context: zmq.Context | None = None,
+        keys: str | None = None,
     ) -> None:
         self.address = address
         self.timeout = timeout
@@ -49,6 +51,14 @@ class ServerConnection:
         # recognised by their sequence number and dropped.
         self._socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        if keys is not None:
+            from ding_env.remote.keys import secure_client
+
+            try:
+                secure_client(self._socket, keys)
+            except BaseException:
+                self._socket.close(linger=0)
+                raise
         self._socket.setsockopt(zmq.HEARTBEAT_IVL, max(1, int(heartbeat_timeout * 1000 / HEARTBEATS_PER_TIMEOUT)))
         self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, max(1, int(heartbeat_timeout * 1000)))
         self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)

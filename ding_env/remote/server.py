@@ -11,9 +11,10 @@ frame count, bad JSON, an unknown request, another protocol version, arrays whos
 match their shapes, a message over ``max_message_bytes``) gets an error reply or a dropped
 connection while the server keeps serving.
 
-By default the server binds to loopback only; there is no authentication or encryption, so a
-server reachable from other machines (``allow_remote=True``) belongs on a private network or
-behind an SSH tunnel.
+By default the server binds to loopback only. With ``keys`` (``ding-env keygen``) connections are
+encrypted and only clients holding an admitted key are answered (CurveZMQ); without them there is
+no authentication or encryption, so a server reachable from other machines (``allow_remote=True``)
+belongs on a private network or behind an SSH tunnel.
 """
 
 from __future__ import annotations
@@ -63,12 +64,14 @@ class EnvServer:
     Args:
         make_envs: Builds the served envs, once per client that takes them.
         bind: ZeroMQ endpoint to listen on; ``tcp://127.0.0.1:*`` picks a free port.
-        allow_remote: Allow an endpoint other machines can reach (no authentication: see the module doc).
+        allow_remote: Allow an endpoint other machines can reach without ``keys`` (no authentication).
+        keys: A folder with ``server.key_secret`` and the admitted clients' public keys (``ding-env keygen``):
+            connections are then encrypted and only those clients are answered (see ``remote.keys``).
         max_message_bytes: Larger incoming messages drop their sender's connection.
         lease_timeout: Seconds of silence after which the owning client loses its envs to a new client.
 
     Raises:
-        ConfigError: For a non-loopback ``bind`` without ``allow_remote``.
+        ConfigError: For a non-loopback ``bind`` without ``keys`` or ``allow_remote``, or a missing key file.
     """
 
     def __init__(
@@ -79,11 +82,12 @@ class EnvServer:
         allow_remote: bool = False,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         lease_timeout: float = DEFAULT_LEASE_TIMEOUT,
+        keys: str | None = None,
     ) -> None:
-        if not allow_remote and not is_loopback(bind):
+        if not allow_remote and keys is None and not is_loopback(bind):
             raise ConfigError(
-                f"refusing to bind {bind!r}: other machines could reach it and the server has no authentication; "
-                "bind tcp://127.0.0.1:PORT and use an SSH tunnel, or allow it explicitly on a private network"
+                f"refusing to bind {bind!r}: other machines could reach it and the server has no keys; give it keys "
+                "(`ding-env keygen DIR`, then --keys DIR), or bind tcp://127.0.0.1:PORT and use an SSH tunnel"
             )
         self._make_envs = make_envs
         self._lease_timeout = lease_timeout
@@ -94,11 +98,19 @@ class EnvServer:
         self._socket = self._context.socket(zmq.ROUTER)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
+        self._authenticator = None
         try:
+            if keys is not None:
+                from ding_env.remote.keys import secure_server
+
+                self._authenticator = secure_server(self._socket, self._context, keys)
             self._socket.bind(bind)
         except zmq.ZMQError as error:
             self.close()
             raise ConfigError(f"cannot bind {bind!r}: {error}") from error
+        except BaseException:
+            self.close()
+            raise
         self.address: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
 
     def serve(self, should_stop: Callable[[], bool] = lambda: False) -> None:
@@ -177,6 +189,9 @@ class EnvServer:
             self._release()
         finally:
             self._owner = None
+            if self._authenticator is not None:
+                self._authenticator.stop()
+                self._authenticator = None
             self._socket.close(linger=0)
             self._context.term()
 

@@ -88,7 +88,9 @@ class RemoteBackend(Backend):
         from ding_env.remote.client import ServerConnection  # imports zmq: only for managers that use it
 
         cfg = self.cfg
-        connection = ServerConnection(self.address, cfg["connect_timeout"], cfg["heartbeat_timeout"])
+        connection = ServerConnection(
+            self.address, cfg["connect_timeout"], cfg["heartbeat_timeout"], keys=cfg["keys_dir"]
+        )
         try:
             if connection.env_num != len(self.env_ids):
                 raise ConfigError(
