@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ding_env.checker.checks import CHECKS
+from ding_env.checker import CHECKS
 from ding_env.checker.rollout import CheckContext
 
 

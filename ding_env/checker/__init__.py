@@ -1,8 +1,12 @@
 """The env implementation checker: ``check_env`` runs every check and returns a report.
 
 ``check_env(MyEnv)`` accepts a ``BaseEnv`` class, a zero-argument env factory,
-or a class with a ``cfg``. DI-engine's raising entry points live in
-``ding_env.checker.compat`` and are re-exported here.
+or a class with a ``cfg``. The checks live in ``output_checks`` (what the env's calls return),
+``lifecycle_checks`` (construction and close) and ``determinism_checks`` (seeds and worker
+processes); ``CHECKS`` orders them. Each ``check_*`` takes a ``CheckContext`` and returns a list
+of ``Finding``; an exception raised by the env becomes an error finding, never a crash of the
+checker. DI-engine's raising entry points live in ``ding_env.checker.compat`` and are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -11,7 +15,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from ding_env.checker.checks import CHECKS
 from ding_env.checker.compat import (
     EnvCheckError,
     check_all,
@@ -23,7 +26,22 @@ from ding_env.checker.compat import (
     check_step,
     demonstrate_correct_procedure,
 )
+from ding_env.checker.determinism_checks import (
+    check_dynamic_seed,
+    check_global_rng,
+    check_static_seed,
+    check_subprocess,
+)
 from ding_env.checker.di_engine_mode import default_cfg, requires_cfg, tolerate
+from ding_env.checker.lifecycle_checks import check_close_twice, check_lazy_init
+from ding_env.checker.output_checks import (
+    check_obs_memory,
+    check_random_action,
+    check_reset_obs,
+    check_spaces,
+    check_step_output,
+    check_time_limit,
+)
 from ding_env.checker.report import ERROR, CheckReport, Finding
 from ding_env.checker.rollout import CheckContext, raised
 from ding_env.config import deep_merge_dicts
@@ -44,6 +62,21 @@ __all__ = [
     "demonstrate_correct_procedure",
 ]
 
+# Every check, in the order check_env runs them.
+CHECKS: list[Callable[[CheckContext], list[Finding]]] = [
+    check_spaces,
+    check_lazy_init,
+    check_reset_obs,
+    check_step_output,
+    check_obs_memory,
+    check_random_action,
+    check_static_seed,
+    check_dynamic_seed,
+    check_global_rng,
+    check_time_limit,
+    check_close_twice,
+    check_subprocess,
+]
 
 # Checks whose failure another check would only repeat in other words: an env that shares one obs buffer
 # between steps also "changes" its seeded trajectory, since the stored observations are overwritten.

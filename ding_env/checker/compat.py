@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ding_env.checker.checks import check_obs_memory, check_reset_obs, check_spaces, check_step_output
+from ding_env.checker.output_checks import check_obs_memory, check_reset_obs, check_spaces, check_step_output
 from ding_env.checker.report import Finding
 from ding_env.checker.rollout import CheckContext
 from ding_env.env.base_env import BaseEnv

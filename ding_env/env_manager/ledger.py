@@ -34,6 +34,8 @@ class EnvLedger:
         self.every_id.setflags(write=False)
         self._all_ready = np.full(env_num, READY, dtype=np.int8).tobytes()
         self._all_finished = np.full(env_num, FINISHED, dtype=np.int8).tobytes()
+        self._always = np.ones(env_num, dtype=bool)
+        self._always.setflags(write=False)
         # Episodes restart on done and never run out: settling a step then only counts episodes.
         self.endless = self.auto_reset and self.episode_num == float("inf")
 
@@ -75,7 +77,7 @@ class EnvLedger:
     def reset_flags(self, env_ids: np.ndarray) -> np.ndarray:
         """Whether each of ``env_ids`` restarts at once if its episode ends now."""
         if self.endless:
-            return np.ones(len(env_ids), dtype=bool)
+            return self._always[: len(env_ids)]
         return self.auto_reset & (self.episode_count[env_ids] + 1 < self.episode_num)
 
     # ---- writing -------------------------------------------------------

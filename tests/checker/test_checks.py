@@ -2,8 +2,7 @@
 
 import pytest
 
-from ding_env.checker import EnvCheckError, check_all, check_array_space, check_env
-from ding_env.checker.checks import CHECKS
+from ding_env.checker import CHECKS, EnvCheckError, check_all, check_array_space, check_env
 from ding_env.checker.rollout import CheckContext
 from ding_env.testing import EnvContractTests
 from tests.checker import broken_envs as gallery

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 from typing_extensions import override
 
-from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import StepOutcome
 from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.workers import WorkerBackend
@@ -171,7 +170,7 @@ class AsyncWorkerBackend(WorkerBackend):
         infos = [infos_of[env_id] for env_id in ids]
         errors = {row: errors_of[env_id] for row, env_id in enumerate(ids) if env_id in errors_of}
         resets = np.array([resets_of[env_id] for env_id in ids], dtype=bool)
-        return self.outcome_of(env_ids, arrays.rows_of(env_ids), infos, errors, resets)
+        return self.outcome_of(env_ids, self.rows_of(env_ids, len(ids) == self.env_num), infos, errors, resets)
 
     @override
     def cancel(self, env_ids: list[int]) -> None:

@@ -96,6 +96,8 @@ class WorkerBackend(Backend):
         # Views of every env's rows, made once: the results of a step of every env.
         self.every_row = slice(0, self.env_num)
         self.every_result = self.result_views(self.every_row)
+        self.every_ready = arrays.take(self.ready_buf, self.every_row)
+        self.every_list = list(range(self.env_num))
         return spaces
 
     @override
@@ -209,9 +211,9 @@ class WorkerBackend(Backend):
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
-        rows = arrays.rows_of(env_ids)
+        every = len(env_ids) == self.env_num  # distinct ids: every env, in some order
+        rows = self.rows_of(env_ids, every)
         self.write_actions(env_ids, rows, actions)
-        every = len(env_ids) == self.env_num
         if every:
             self.mask_buf[:] = True
         else:
@@ -251,7 +253,7 @@ class WorkerBackend(Backend):
                 failures[index] = kept(error)
         if failures:  # the failed workers' idle envs lost their episodes too: they get results as well
             env_ids, reset_on_done = self.with_idle_envs(env_ids, reset_on_done, failures)
-            rows = arrays.rows_of(env_ids)
+            rows = self.rows_of(env_ids, len(env_ids) == self.env_num)
         infos: list[dict] = [{} for _ in range(len(env_ids))]
         errors: dict[int, DingEnvError] = {}
         reporting = [index for index in workers if index not in failures and pool.has_report(index)]
@@ -284,8 +286,7 @@ class WorkerBackend(Backend):
         self, env_ids: np.ndarray, rows: slice | np.ndarray, infos: list, errors: dict, reset_on_done: np.ndarray
     ) -> StepOutcome:
         """The outcome of ``env_ids`` read from the result buffers (views when ``rows`` is a slice)."""
-        every = isinstance(rows, slice) and rows == self.every_row
-        obs, reward, done, truncated = self.every_result if every else self.result_views(rows)
+        obs, reward, done, truncated = self.every_result if self.is_every(rows) else self.result_views(rows)
         return StepOutcome(env_ids, obs, reward, done, truncated, infos, errors, reset_on_done)
 
     def result_views(self, rows: slice | np.ndarray) -> tuple:
@@ -342,7 +343,20 @@ class WorkerBackend(Backend):
 
     @override
     def ready_obs(self, env_ids: np.ndarray) -> Any:
-        return arrays.take(self.ready_buf, arrays.rows_of(env_ids)) if len(env_ids) else None
+        if not len(env_ids):
+            return None
+        rows = self.rows_of(env_ids, len(env_ids) == self.env_num)
+        return self.every_ready if self.is_every(rows) else arrays.take(self.ready_buf, rows)
+
+    def is_every(self, rows: slice | np.ndarray) -> bool:
+        """Whether ``rows`` are every env's rows in order (their views are made once)."""
+        return isinstance(rows, slice) and rows == self.every_row
+
+    def rows_of(self, env_ids: np.ndarray, every: bool) -> slice | np.ndarray:
+        """The buffer rows of ``env_ids``: ``every_row`` for every env in order, a slice for consecutive ids."""
+        if every and env_ids.tolist() == self.every_list:
+            return self.every_row
+        return arrays.rows_of(env_ids)
 
     @override
     def workers(self) -> list[WorkerView]:
@@ -365,7 +379,7 @@ class WorkerBackend(Backend):
         """
         self.ready_buf = self.step_buf = self.action_buf = self.reward_buf = None
         self.done_buf = self.truncated_buf = self.mask_buf = self.reset_buf = None
-        self.every_result = None
+        self.every_result = self.every_ready = None
         failures = self.pool.close(stuck)
         self.pool = None
         return failures

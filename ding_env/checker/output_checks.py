@@ -1,29 +1,18 @@
-"""The checks: small functions, each building envs from a factory and returning findings.
-
-Each ``check_*`` takes a :class:`CheckContext` and returns a list of
-:class:`Finding`; an exception raised by the env becomes an error finding,
-never a crash of the checker. ``CHECKS`` lists them in the order they run.
-"""
+"""Checks of what the env's calls return: spaces, observations, rewards, done infos, actions, episode ends."""
 
 from __future__ import annotations
 
 import dataclasses
-import pickle
-import random
-from collections.abc import Callable
 
-import cloudpickle
 import gymnasium as gym
 import numpy as np
 
 from ding_env.checker.report import ERROR, WARNING, Finding
-from ding_env.checker.rollout import CheckContext, guard, raised, rollout, same, sample, trajectory, type_name
+from ding_env.checker.rollout import CheckContext, guard, rollout, sample, type_name
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import dtype_problems, leaves, value_problems
 
 SPACES = ("observation_space", "action_space", "reward_space")
-
-# ---- the checks ------------------------------------------------------------
 
 
 def check_spaces(ctx: CheckContext) -> list[Finding]:
@@ -74,39 +63,6 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
         return findings
 
     return guard(name, "building the env or reading its spaces", body)
-
-
-def check_lazy_init(ctx: CheckContext) -> list[Finding]:
-    """Constructing is cheap (no simulator before reset) and the unreset env pickles."""
-    name = "check_lazy_init"
-
-    def body() -> list[Finding]:
-        env = ctx.make_env()
-        findings = []
-        if getattr(env, "_init_flag", False):
-            findings.append(
-                Finding(
-                    name,
-                    ERROR,
-                    "the env is initialised right after construction (_init_flag is True)",
-                    "build the simulator in the first reset(), not in __init__",
-                )
-            )
-        try:
-            pickle.loads(cloudpickle.dumps(env))
-        except Exception as error:  # noqa: BLE001 - any pickling failure is the finding
-            findings.append(
-                raised(
-                    name,
-                    "pickling the env before its first reset",
-                    error,
-                    "keep __init__ to plain config; create sockets, simulators and files in reset()",
-                )
-            )
-        env.close()
-        return findings
-
-    return guard(name, "constructing the env", body)
 
 
 def check_reset_obs(ctx: CheckContext) -> list[Finding]:
@@ -265,125 +221,6 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
     return guard(name, "random_action()", body)
 
 
-def check_static_seed(ctx: CheckContext) -> list[Finding]:
-    """Static seed: every reset gives the same start, and the same actions the same trajectory."""
-    name = "check_static_seed"
-
-    def body() -> list[Finding]:
-        env = ctx.make_env()
-        first = rollout(env, ctx, ctx.seed, dynamic=False)
-        replay = rollout(env, ctx, ctx.seed, dynamic=False, actions=[episode.actions for episode in first])
-        env.close()
-        findings = []
-        starts = [np.concatenate([np.ravel(a) for a in leaves(episode.reset_obs)]) for episode in first]
-        if not all(np.array_equal(starts[0], start) for start in starts[1:]):
-            findings.append(
-                Finding(
-                    name,
-                    ERROR,
-                    "with a static seed, resets gave different starting observations",
-                    "in reset(), seed the simulator with self._next_episode_seed() (DI-engine's static seed)",
-                )
-            )
-        if not same(trajectory(first), trajectory(replay)):
-            findings.append(
-                Finding(
-                    name,
-                    ERROR,
-                    "the same static seed and actions gave different trajectories",
-                    "draw all randomness from self.np_random or the seeded simulator, never from unseeded RNGs",
-                )
-            )
-        return findings
-
-    return guard(name, "seeded rollouts", body)
-
-
-def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
-    """Dynamic seed: two instances with the same seed agree; episodes and seeds differ."""
-    name = "check_dynamic_seed"
-
-    def body() -> list[Finding]:
-        # Enough episodes that random actions exercise the env's randomness.
-        ctx = dataclasses.replace(outer, episodes=max(outer.episodes, 4))
-        env_a, env_b, env_c, env_d = ctx.make_env(), ctx.make_env(), ctx.make_env(), ctx.make_env()
-        a = rollout(env_a, ctx, ctx.seed, dynamic=True)
-        b = rollout(env_b, ctx, ctx.seed, dynamic=True, actions=[episode.actions for episode in a])
-        # Every episode replays the longest action sequence: only the seeds can make them differ.
-        longest = max((episode.actions for episode in a), key=len)
-        repeated = rollout(env_d, ctx, ctx.seed, dynamic=True, actions=[longest] * ctx.episodes)
-        other_seed = rollout(env_c, ctx, ctx.seed + 1, dynamic=True, actions=[longest] * ctx.episodes)
-        for env in (env_a, env_b, env_c, env_d):
-            env.close()
-        findings = []
-        if not same(trajectory(a), trajectory(b)):
-            findings.append(
-                Finding(
-                    name,
-                    ERROR,
-                    "two envs with the same dynamic seed and actions diverged",
-                    "draw per-episode seeds from the seed given to seed() (self._next_episode_seed())",
-                )
-            )
-        episodes = {b"".join(step.tobytes() for step in trajectory([episode])) for episode in repeated}
-        if ctx.episodes > 1 and len(episodes) == 1:
-            findings.append(
-                Finding(
-                    name,
-                    WARNING,
-                    "with a dynamic seed every episode was the same",
-                    "a dynamic seed should give each episode a new seed (ignore for deterministic envs)",
-                )
-            )
-        if same(trajectory(repeated), trajectory(other_seed)):
-            findings.append(
-                Finding(
-                    name,
-                    WARNING,
-                    "seeds differing by one gave identical trajectories",
-                    "pass the seed on to the simulator (ignore for deterministic envs)",
-                )
-            )
-        return findings
-
-    return guard(name, "seeded rollouts", body)
-
-
-def check_global_rng(ctx: CheckContext) -> list[Finding]:
-    """Seeding, resetting and stepping leave numpy's and Python's global RNG state untouched."""
-    name = "check_global_rng"
-
-    def body() -> list[Finding]:
-        numpy_state, python_state = np.random.get_state(), random.getstate()
-        env = ctx.make_env()
-        rollout(env, ctx, ctx.seed, dynamic=True)
-        env.random_action()
-        env.close()
-        after = np.random.get_state()
-        touched = [
-            name
-            for name, same in (
-                (
-                    "numpy (np.random.seed / np.random.*)",
-                    all(np.array_equal(x, y) for x, y in zip(numpy_state, after, strict=True)),
-                ),
-                ("Python (random.seed / random.*)", random.getstate() == python_state),
-            )
-            if not same
-        ]
-        return [
-            Finding(
-                name,
-                ERROR,
-                f"the env changed the global {what} RNG state",
-                "use self.np_random or np.random.default_rng(seed) instead of the global RNG",
-            )
-            for what in touched
-        ]
-
-    return guard(name, "seeded rollouts", body)
-
-
 def check_time_limit(ctx: CheckContext) -> list[Finding]:
     """An episode ended by the env's time limit reports ``truncated``, not termination."""
     name = "check_time_limit"
@@ -421,76 +258,3 @@ def _time_limit(env: BaseEnv) -> int | None:
     cfg = getattr(env, "_cfg", None) or {}
     limit = cfg.get("max_episode_steps") if isinstance(cfg, dict) else None
     return int(limit) if isinstance(limit, int) else None
-
-
-def check_close_twice(ctx: CheckContext) -> list[Finding]:
-    """``close()`` may be called twice (after use, and before use)."""
-    name = "check_close_twice"
-
-    def body() -> list[Finding]:
-        env = ctx.make_env()
-        env.close()
-        env = ctx.make_env()
-        env.seed(ctx.seed)
-        env.reset()
-        env.close()
-        env.close()
-        return []
-
-    return guard(name, "close()", body, "make close() idempotent: release resources only if they exist")
-
-
-def check_subprocess(ctx: CheckContext) -> list[Finding]:
-    """The env gives the same trajectory in ``SyncSubprocessEnvManager`` (shared memory) as in-process."""
-    name = "check_subprocess"
-    from ding_env.env_manager import BaseEnvManager
-    from ding_env.env_manager.subprocess_env_manager import SyncSubprocessEnvManager
-
-    def run(manager_cls: type) -> list[np.ndarray]:
-        with manager_cls([ctx.make_env], {}) as manager:
-            manager.seed(ctx.seed)
-            manager.launch()
-            space = manager.action_space
-            space.seed(ctx.seed)
-            trace = []
-            for _ in range(min(ctx.max_steps, 200)):
-                timestep = manager.step({0: space.sample()})[0]
-                trace.append(
-                    np.concatenate([np.ravel(a).astype(np.float64) for a in leaves(timestep.obs)] + [timestep.reward])
-                )
-            return trace
-
-    def body() -> list[Finding]:
-        if not same(run(BaseEnvManager), run(SyncSubprocessEnvManager)):
-            return [
-                Finding(
-                    name,
-                    ERROR,
-                    "the env's trajectory differs between a worker process and this process",
-                    "avoid state shared across processes (globals, files); seed everything from seed()",
-                )
-            ]
-        return []
-
-    return guard(
-        name,
-        "running the env in SyncSubprocessEnvManager",
-        body,
-        "the env must be picklable before reset and emit arrays matching its spaces",
-    )
-
-
-CHECKS: list[Callable[[CheckContext], list[Finding]]] = [
-    check_spaces,
-    check_lazy_init,
-    check_reset_obs,
-    check_step_output,
-    check_obs_memory,
-    check_random_action,
-    check_static_seed,
-    check_dynamic_seed,
-    check_global_rng,
-    check_time_limit,
-    check_close_twice,
-    check_subprocess,
-]

@@ -1,0 +1,60 @@
+"""Checks of the env's lifecycle: cheap, picklable construction and an idempotent ``close()``."""
+
+from __future__ import annotations
+
+import pickle
+
+import cloudpickle
+
+from ding_env.checker.report import ERROR, Finding
+from ding_env.checker.rollout import CheckContext, guard, raised
+
+
+def check_lazy_init(ctx: CheckContext) -> list[Finding]:
+    """Constructing is cheap (no simulator before reset) and the unreset env pickles."""
+    name = "check_lazy_init"
+
+    def body() -> list[Finding]:
+        env = ctx.make_env()
+        findings = []
+        if getattr(env, "_init_flag", False):
+            findings.append(
+                Finding(
+                    name,
+                    ERROR,
+                    "the env is initialised right after construction (_init_flag is True)",
+                    "build the simulator in the first reset(), not in __init__",
+                )
+            )
+        try:
+            pickle.loads(cloudpickle.dumps(env))
+        except Exception as error:  # noqa: BLE001 - any pickling failure is the finding
+            findings.append(
+                raised(
+                    name,
+                    "pickling the env before its first reset",
+                    error,
+                    "keep __init__ to plain config; create sockets, simulators and files in reset()",
+                )
+            )
+        env.close()
+        return findings
+
+    return guard(name, "constructing the env", body)
+
+
+def check_close_twice(ctx: CheckContext) -> list[Finding]:
+    """``close()`` may be called twice (after use, and before use)."""
+    name = "check_close_twice"
+
+    def body() -> list[Finding]:
+        env = ctx.make_env()
+        env.close()
+        env = ctx.make_env()
+        env.seed(ctx.seed)
+        env.reset()
+        env.close()
+        env.close()
+        return []
+
+    return guard(name, "close()", body, "make close() idempotent: release resources only if they exist")
