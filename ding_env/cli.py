@@ -8,6 +8,9 @@ Usage::
                         [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
     ding-env check TARGET [--config FILE] [--di-engine] [--episodes N] [--max-steps N] [--seed S] [--json]
+    ding-env serve TARGET [--config FILE] [--envs N] [--workers N] [--bind ENDPOINT] [--keys DIR]
+                          [--insecure] [--max-message-mb M] [--lease-timeout S]
+    ding-env keygen DIR
     ding-env list [--import MODULE ...]
     ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
 
@@ -39,12 +42,16 @@ INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 # Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
 # pipelines, through the batched API they share); `demo` steps through the dict API, which the V2 ones change.
 DEMO_MANAGERS = ("base", "subprocess", "async_subprocess")
-RUN_MANAGERS = (*DEMO_MANAGERS, "base_v2", "subprocess_v2")
+RUN_MANAGERS = (*DEMO_MANAGERS, "base_v2", "subprocess_v2", "remote", "async_remote")
 MANAGER_HELP = (
     "base: envs in this process; subprocess: shared-memory workers, every env each step; "
     "async_subprocess: workers, returns as soon as wait_num envs are ready"
 )
-RUN_MANAGER_HELP = MANAGER_HELP + "; base_v2 / subprocess_v2: DI-engine's V2 managers over base / subprocess"
+RUN_MANAGER_HELP = MANAGER_HELP + (
+    "; base_v2 / subprocess_v2: DI-engine's V2 managers over base / subprocess; "
+    "remote / async_remote: envs on `ding-env serve` servers (set env.manager.servers and "
+    "env.evaluator_manager.servers)"
+)
 COMMON_EXAMPLES = """examples:
   ding-env run configs/cartpole.py --steps 5000 --manager subprocess
   ding-env check my_env:MyEnv
@@ -84,6 +91,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return INTERRUPTED
 
 
+SERVE_EXAMPLES = """examples:
+  ding-env serve gym:CartPole-v1 --envs 4                # tcp://127.0.0.1:5555
+  ding-env serve my_env:MyEnv --envs 8 --bind tcp://127.0.0.1:6000
+  ding-env serve configs/pong.py --envs 4 --bind 'tcp://127.0.0.1:*'   # a free port
+
+  ding-env keygen keys/ && ding-env serve gym:CartPole-v1 --envs 4 --keys keys/ --bind tcp://0.0.0.0:5555
+
+Without --keys the server has no authentication and no encryption: it binds loopback only unless
+--insecure is given; reach it through an SSH tunnel (ssh -L 5555:127.0.0.1:5555 HOST). With --keys
+(from `ding-env keygen`) connections are encrypted and only clients holding an admitted key get answers.
+"""
+
+
 def _add_command(commands: Any, name: str, summary: str, epilog: str, description: str | None = None) -> Any:
     return commands.add_parser(
         name,
@@ -92,6 +112,12 @@ def _add_command(commands: Any, name: str, summary: str, epilog: str, descriptio
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def _add_target_arguments(command: argparse.ArgumentParser) -> None:
+    """The env a command works on, as ``checker.target.resolve_target`` reads it."""
+    command.add_argument("target", help="module:Class, a registered env type, gym:ENV_ID, or a config file")
+    command.add_argument("--config", default=None, help="config file whose env section configures the env")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -142,8 +168,7 @@ def _parser() -> argparse.ArgumentParser:
         CHECK_EXAMPLES,
         "Run the checks on an env and print one line per check, with a fix for each failure.",
     )
-    check.add_argument("target", help="module:Class, a registered env type, gym:ENV_ID, or a config file")
-    check.add_argument("--config", default=None, help="config file whose env section configures the env")
+    _add_target_arguments(check)
     check.add_argument(
         "--di-engine",
         action="store_true",
@@ -155,6 +180,55 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.set_defaults(handler=_check)
+
+    serve = _add_command(
+        commands,
+        "serve",
+        "host envs in worker processes and serve them to a remote manager over ZeroMQ",
+        SERVE_EXAMPLES,
+        "Host N envs in worker processes and answer one client's requests for them until Ctrl-C.",
+    )
+    _add_target_arguments(serve)
+    serve.add_argument("--envs", type=int, default=1, help="envs to host (default 1)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes hosting the envs (default: one per core, at most --envs); 0: the envs run in "
+        "the server process (fewer processes, but an env that crashes or hangs takes the server with it)",
+    )
+    serve.add_argument("--bind", default=None, help="ZeroMQ endpoint to listen on (default tcp://127.0.0.1:5555)")
+    serve.add_argument(
+        "--keys",
+        default=None,
+        metavar="DIR",
+        help="CurveZMQ keys from `ding-env keygen`: server.key_secret and the admitted clients' *.key",
+    )
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow an endpoint other machines can reach without --keys (no authentication: private networks only)",
+    )
+    serve.add_argument(
+        "--max-message-mb", type=float, default=256.0, help="larger requests drop their connection (default 256)"
+    )
+    serve.add_argument(
+        "--lease-timeout",
+        type=float,
+        default=10.0,
+        help="seconds of silence after which the client loses its envs to a new one (default 10)",
+    )
+    serve.set_defaults(handler=_serve)
+
+    keygen = _add_command(
+        commands,
+        "keygen",
+        "write a server and a client CurveZMQ key pair for `ding-env serve --keys`",
+        "example:\n  ding-env keygen keys/   # the server needs server.key_secret and client.key;"
+        " the client needs client.key_secret and server.key",
+    )
+    keygen.add_argument("folder", help="where to write server.key, server.key_secret, client.key, client.key_secret")
+    keygen.set_defaults(handler=_keygen)
 
     list_cmd = _add_command(
         commands,
@@ -252,6 +326,65 @@ def _check(args: argparse.Namespace) -> int:
         )
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
     return 0 if report.passed else 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from ding_env.checker.target import resolve_target
+    from ding_env.errors import ConfigError, RegistryError
+    from ding_env.remote.served_envs import env_fns_for
+
+    if args.envs < 1 or args.max_message_mb <= 0 or args.lease_timeout <= 0 or (args.workers or 0) < 0:
+        print(
+            "ding-env serve: --envs, --max-message-mb and --lease-timeout must be positive, --workers >= 0",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
+    try:
+        from ding_env.remote.server import DEFAULT_BIND, EnvServer
+    except ImportError as error:
+        print(f"ding-env serve needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
+        return USAGE_ERROR
+    from ding_env.remote.served_envs import ServedEnvs
+
+    try:
+        env_fns = env_fns_for(*resolve_target(args.target, args.config), args.envs)
+        server = EnvServer(
+            lambda: ServedEnvs(env_fns, {"num_workers": args.workers}),
+            args.bind or DEFAULT_BIND,
+            allow_remote=args.insecure,
+            max_message_bytes=int(args.max_message_mb * 2**20),
+            lease_timeout=args.lease_timeout,
+            keys=args.keys,
+        )
+    except (ConfigError, RegistryError) as error:
+        print(f"ding-env serve: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    with server:
+        if args.insecure and args.keys is None:
+            print(
+                f"ding-env serve: WARNING: {server.address} has no authentication or encryption; anyone who reaches "
+                "it can run the envs' methods. Use it on a private network only.",
+                file=sys.stderr,
+            )
+        print(f"ding-env serve: {args.envs} envs of {args.target} at {server.address}", flush=True)
+        print("ding-env serve: ready (Ctrl-C stops and closes every env)", flush=True)
+        server.serve()
+    return 0
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    try:
+        from ding_env.remote.keys import generate
+    except ImportError as error:
+        print(f"ding-env keygen needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
+        return USAGE_ERROR
+    for path in generate(args.folder):
+        print(path)
+    print(
+        "ding-env keygen: the server needs server.key_secret and client.key (--keys DIR); the client needs "
+        "client.key_secret and server.key (the remote manager's keys_dir=DIR). Keep the *_secret files private."
+    )
+    return 0
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ PIPELINE_KEYS = frozenset(
         "n_evaluator_episode",
         "stop_value",
         "manager",
+        "evaluator_manager",
         "is_train",
         "replay_path",
     }

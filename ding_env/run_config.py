@@ -5,7 +5,8 @@ single ``config`` dict; see ``configs/cartpole.py``. Top-level keys:
 
 * ``exp_name``: name of the run (used in output);
 * ``seed``: base seed of the collector (dynamic) and evaluator (static) envs;
-* ``env``: the env type, its settings, counts and manager settings;
+* ``env``: the env type, its settings, counts and manager settings (``manager``; ``evaluator_manager``
+  overrides some of them for the evaluator, e.g. its own ``servers`` for a remote manager);
 * ``policy``: free-form settings for the user's learner (not read here).
 """
 
@@ -78,7 +79,13 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     replay_path = env.get("replay_path")
     if replay_path is not None and not isinstance(replay_path, (str, Path)):
         raise ConfigError(f"{where}: env.replay_path must be a folder path or None, got {replay_path!r}")
-    manager_config(env.get("manager"), max(env.collector_env_num, env.evaluator_env_num))
+    manager_config(env.get("manager"), env.collector_env_num)
+    evaluator_manager = env.get("evaluator_manager") or {}
+    if not isinstance(evaluator_manager, dict):
+        raise ConfigError(
+            f"{where}: env.evaluator_manager must be a dict of manager settings, got {evaluator_manager!r}"
+        )
+    manager_config({**(env.get("manager") or {}), **evaluator_manager}, env.evaluator_env_num)
     return cfg
 
 
@@ -99,7 +106,8 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
     if manager_type is not None:
         manager_cfg["type"] = manager_type
     collector = create_env_manager(manager_cfg, [partial(env_fn, env_cfg) for env_cfg in collector_cfgs])
-    evaluator = create_env_manager(manager_cfg, [partial(env_fn, env_cfg) for env_cfg in evaluator_cfgs])
+    evaluator_cfg = {**manager_cfg, **(cfg.env.get("evaluator_manager") or {})}
+    evaluator = create_env_manager(evaluator_cfg, [partial(env_fn, env_cfg) for env_cfg in evaluator_cfgs])
     collector.seed(cfg.seed, dynamic_seed=True)
     evaluator.seed(cfg.seed, dynamic_seed=False)
     return collector, evaluator

@@ -24,6 +24,7 @@ from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.env_supervisor import EnvSupervisor
 from ding_env.env_manager.manager import EnvManager
+from ding_env.env_manager.remote_env_manager import AsyncRemoteEnvManager, RemoteEnvManager
 from ding_env.env_manager.status import EnvStatus
 from ding_env.env_manager.subprocess_env_manager import (
     AsyncSubprocessEnvManager,
@@ -35,6 +36,7 @@ __all__ = [
     "MANAGER_CLASSES",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
+    "AsyncRemoteEnvManager",
     "AsyncSubprocessEnvManager",
     "BaseEnvManager",
     "BaseEnvManagerV2",
@@ -43,6 +45,7 @@ __all__ = [
     "EnvStatus",
     "EnvSupervisor",
     "ObsBatch",
+    "RemoteEnvManager",
     "SubprocessEnvManagerV2",
     "SyncSubprocessEnvManager",
     "TimestepBatch",
@@ -60,6 +63,8 @@ MANAGER_CLASSES: Mapping[str, type] = {
         AsyncSubprocessEnvManager,
         BaseEnvManagerV2,
         SubprocessEnvManagerV2,
+        RemoteEnvManager,
+        AsyncRemoteEnvManager,
     )
 }
 assert tuple(MANAGER_CLASSES) == MANAGER_TYPES, "config.MANAGER_TYPES lists the types of MANAGER_CLASSES"

@@ -19,7 +19,8 @@ from ding_env.errors import ConfigError
 
 MANAGER_CONFIG: dict[str, Any] = dict(
     # Manager kind for create_env_manager: 'base', 'subprocess' or 'async_subprocess'; 'base_v2' and
-    # 'subprocess_v2' are 'base' and 'subprocess' with the treetensor interface of DI-engine's task pipelines.
+    # 'subprocess_v2' are 'base' and 'subprocess' with the treetensor interface of DI-engine's task pipelines;
+    # 'remote' / 'async_remote': envs on env servers (`ding-env serve`, see `servers`).
     type="base",
     # Episodes each env runs before it counts as finished (``manager.done``).
     episode_num=float("inf"),
@@ -44,11 +45,12 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     copy_on_get=True,
     # Subprocess managers: 'fork', 'spawn' or 'forkserver'.
     context="fork",
-    # Async manager: step returns once this many envs have results (None or inf: all).
+    # Async managers: step returns once this many envs have results (None or inf: all).
     wait_num=None,
-    # Async manager: seconds to wait for wait_num results before returning what is ready (None: no limit).
+    # Async managers: seconds to wait for wait_num results before returning what is ready (None: no limit).
     step_wait_timeout=0.01,
-    # Subprocess managers: seconds a worker may take to start and report its spaces.
+    # Subprocess managers: seconds a worker may take to start and report its spaces; remote managers: seconds
+    # a server may take to answer the handshake and start its workers.
     connect_timeout=60.0,
     # Subprocess managers: worker processes (None: min(env_num, cpu count)).
     num_workers=None,
@@ -64,6 +66,14 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     # What an exception in env.step does: 'raise' an EnvError (after keeping the
     # other envs' results), or return an 'abnormal' done timestep and renew the env.
     step_error="raise",
+    # Remote manager: the env servers' endpoints (`ding-env serve`), e.g. ['tcp://127.0.0.1:5555']; env
+    # ids are shared out in consecutive runs, each server hosting as many as it was started with.
+    servers=None,
+    # Remote manager: seconds without a sign of life from a server (even mid-step) before its envs are lost.
+    heartbeat_timeout=1.5,
+    # Remote manager: a folder with client.key_secret and server.key (`ding-env keygen`) for servers started
+    # with --keys: encrypted connections that only admitted clients get. None: plain connections.
+    keys_dir=None,
 )
 
 # Keys of DI-engine's manager configs that change nothing here, accepted so its configs load as
@@ -74,7 +84,7 @@ MANAGER_CONFIG: dict[str, Any] = dict(
 DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
 BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
-MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2")
+MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote", "async_remote")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
 
@@ -132,6 +142,20 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         _expect(
             _is_int(cfg.num_workers) and cfg.num_workers >= 1, "num_workers", "None or an int >= 1", cfg.num_workers
         )
+    servers = cfg.servers
+    _expect(
+        servers is None
+        or (isinstance(servers, (list, tuple)) and servers and all(isinstance(a, str) for a in servers)),
+        "servers",
+        "None or a non-empty list of endpoints such as 'tcp://127.0.0.1:5555'",
+        servers,
+    )
+    remote = cfg.type in ("remote", "async_remote")
+    _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
+    _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
+    _expect(cfg.keys_dir is None or isinstance(cfg.keys_dir, str), "keys_dir", "None or a folder path", cfg.keys_dir)
+    hb = cfg.heartbeat_timeout
+    _expect(_is_number(hb) and hb > 0, "heartbeat_timeout", "seconds > 0", hb)
     _expect(
         not cfg.cpu_affinity or hasattr(os, "sched_setaffinity"),
         "cpu_affinity",

@@ -1,0 +1,99 @@
+"""The remote manager over loopback against the local sync manager, in one sitting.
+
+Starts ``ding-env serve`` processes on 127.0.0.1, then times the batched step of the local
+``SyncSubprocessEnvManager`` and of the ``'remote'`` manager over those servers in alternating
+rounds (so drift on a shared machine hits both alike), and prints the median microseconds per
+batch, steps per second and the ratio::
+
+    python benchmarks/remote.py                        # CartPole x8: 1 server of 8, 2 servers of 4
+    python benchmarks/remote.py --only pong --rounds 3 # ALE Pong x4 over 1 server (the atari extra)
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from ding_env import create_env_manager
+from ding_env.checker.target import resolve_target
+from ding_env.remote.served_envs import env_fns_for
+
+# name -> (ding-env serve target, env count, servers' env counts, extra `serve` arguments)
+WORKLOADS = {
+    "cartpole-1x8": ("gym:CartPole-v1", 8, (8,), ()),
+    "cartpole-2x4": ("gym:CartPole-v1", 8, (4, 4), ()),
+    "cartpole-2x4-in-server": ("gym:CartPole-v1", 8, (4, 4), ("--workers", "0")),
+    "pong-1x4": ("gym:ALE/Pong-v5", 4, (4,), ()),
+}
+
+
+def serve(target: str, envs: int, extra: tuple) -> tuple[subprocess.Popen, str]:
+    """A `ding-env serve` process on a free loopback port, and its address."""
+    command = [sys.executable, "-m", "ding_env", "serve", target, "--envs", str(envs), *extra]
+    server = subprocess.Popen([*command, "--bind", "tcp://127.0.0.1:*"], stdout=subprocess.PIPE, text=True)
+    address = None
+    for line in server.stdout:
+        if " at tcp://" in line:
+            address = line.rsplit(" at ", 1)[1].strip()
+        if "ready" in line:
+            return server, address
+    raise RuntimeError(f"`{' '.join(command)}` did not start")
+
+
+def time_batches(cfg: dict, fns: list, seconds: float) -> float:
+    """Mean microseconds per batched step of a manager stepping random actions for ``seconds``."""
+    with create_env_manager(cfg, fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        rng = np.random.default_rng(0)
+        n = manager.action_space.n
+        for _ in range(20):  # warm up
+            ready = manager.ready_obs_batch
+            manager.step_batch(ready.env_id, rng.integers(0, n, len(ready.env_id)))
+        batches, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            ready = manager.ready_obs_batch
+            manager.step_batch(ready.env_id, rng.integers(0, n, len(ready.env_id)))
+            batches += 1
+        return (time.perf_counter() - start) / batches * 1e6
+
+
+def main() -> None:
+    """Time every workload asked for and print one row each."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="cartpole", help="workloads whose name contains this (default cartpole)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=2.0, help="per timing")
+    args = parser.parse_args()
+    for name, (target, env_num, shares, extra) in WORKLOADS.items():
+        if args.only not in name:
+            continue
+        fns = env_fns_for(*resolve_target(target), env_num)
+        servers = [serve(target, share, extra) for share in shares]
+        try:
+            remote_cfg = {"type": "remote", "servers": [address for _, address in servers]}
+            local, remote = [], []
+            for _ in range(args.rounds):
+                local.append(time_batches({"type": "subprocess"}, fns, args.seconds))
+                remote.append(time_batches(remote_cfg, fns, args.seconds))
+        finally:
+            for server, _ in servers:
+                server.send_signal(signal.SIGINT)
+                server.wait()
+        local_us, remote_us = statistics.median(local), statistics.median(remote)
+        print(
+            f"{name:<24} local {local_us:8.0f} us/batch {env_num / local_us * 1e6:8.0f} steps/s | remote "
+            f"{remote_us:8.0f} us/batch {env_num / remote_us * 1e6:8.0f} steps/s | remote/local speed "
+            f"{local_us / remote_us:.2f} | overhead {remote_us - local_us:.0f} us/batch",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,340 @@
+"""``RemoteBackend``: a share of a manager's envs hosted by an env server (``ding-env serve``) over ZeroMQ.
+
+Each backend method is one request to the server (``ding_env.remote.messages``), with the server's
+env ids ``0..n-1`` standing for this share's global ids; ready observations come with the step and
+reset replies, so a step of the batched API is one round trip. A step is sent by ``send`` and read by
+``collect``, so a manager with several servers has all of them stepping before it waits for any.
+
+The server enforces ``step_timeout`` and ``reset_timeout`` on its workers and answers with the
+usual errors; the client waits that long plus ``REPLY_MARGIN`` for the answer, and notices a server
+that dies, freezes or drops off the network within ``heartbeat_timeout``. Then every env of the
+server is lost: its results are abnormal, naming the server (``ServerLostCrash``), and the next
+``reset`` connects again (to a restarted server, say).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from typing_extensions import override
+
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, StepOutcome
+from ding_env.env_manager.shares import merge, reorder
+from ding_env.env_manager.status import abnormal_info
+from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.remote.errors import ServerError, ServerLostError
+from ding_env.remote.messages import CLIENT_SETTINGS
+
+# Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
+REPLY_MARGIN = 10.0
+CLOSE_TIMEOUT = 10.0
+
+
+class ServerLostCrash(EnvCrashedError):
+    """An env server stopped answering: its envs are lost, as a dead worker's are.
+
+    Attributes:
+        address: The server's endpoint.
+    """
+
+    def __init__(self, address: str, env_ids: list[int], command: str, why: str) -> None:
+        super().__init__(env_ids, None, command)
+        self.address = address
+        self.args = (f"server {address} hosting envs {self.env_ids} was lost during {command}: {why}",)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class RemoteBackend(Backend):
+    """Hosts the envs ``env_fns`` names on the env server at ``address``.
+
+    Args:
+        env_fns: ``{env_id: constructor}`` of the share (the server builds its own envs; only the ids are used).
+        cfg: The manager config.
+        name: Names the manager in errors.
+        ledger: Where lost envs are reported.
+        address: The server's endpoint, e.g. ``tcp://127.0.0.1:5555``.
+    """
+
+    def __init__(
+        self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger, address: str
+    ) -> None:
+        super().__init__(env_fns, cfg, name, ledger)
+        self.address = address
+        self.offset = self.env_ids[0]
+        self.connection: Any = None  # a ServerConnection once launched
+        self.spaces: Spaces | None = None
+        self.lost: ServerLostCrash | None = None
+        # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
+        self.pending: list[tuple[tuple[int, str] | None, np.ndarray, np.ndarray]] = []
+        self.held: StepOutcome | None = None  # results taken in before another request, for the next collect
+        # What a reconnection gives the server's envs again: their seeds and reset params.
+        self.seeds: dict[int, tuple[int, bool | None]] = {}
+        self.reset_params: dict[int, dict] = {}
+
+    # ---- connection ------------------------------------------------------
+
+    @override
+    def launch(self) -> Spaces:
+        self.connect()
+        return self.spaces
+
+    def connect(self) -> None:
+        """Open a connection, check the server hosts this share, launch its workers with this manager's settings."""
+        from ding_env.remote.client import ServerConnection  # imports zmq: only for managers that use it
+
+        cfg = self.cfg
+        connection = ServerConnection(
+            self.address, cfg["connect_timeout"], cfg["heartbeat_timeout"], keys=cfg["keys_dir"]
+        )
+        try:
+            if connection.env_num != len(self.env_ids):
+                raise ConfigError(
+                    f"{self.name}: server {self.address} hosts {connection.env_num} envs, but this manager gives it "
+                    f"envs {self.env_ids[0]}..{self.env_ids[-1]} ({len(self.env_ids)}): start it with "
+                    f"--envs {len(self.env_ids)}, or change env_num or servers"
+                )
+            settings = {key: cfg[key] for key in CLIENT_SETTINGS}
+            spaces = tuple(connection.request("launch", cfg["connect_timeout"], settings=settings)["spaces"])
+            if self.spaces is not None and spaces != self.spaces:
+                raise ConfigError(f"{self.name}: server {self.address} came back with other spaces: {spaces}")
+        except BaseException:
+            connection.close()
+            raise
+        self.connection, self.spaces, self.lost = connection, spaces, None
+        # The envs' ready observations, as the step and reset replies bring them (row k: env offset + k).
+        self.ready = arrays.allocate(arrays.layout_of(spaces[0]), len(self.env_ids))
+        self.stale = np.zeros(len(self.env_ids), dtype=bool)  # rows an env call may have changed
+        for env_id, seed in self.seeds.items():
+            self.request("seed", env_id=env_id - self.offset, seed=seed[0], dynamic_seed=seed[1])
+        for env_id, param in self.reset_params.items():
+            self.request("set_reset_param", env_id=env_id - self.offset, param=param)
+
+    def request(self, kind: str, timeout: float | None = None, **body: Any) -> dict:
+        """The reply to request ``kind``, its env ids global; a lost server raises ``ServerLostCrash``."""
+        if self.lost is not None:
+            raise self.lost
+        self.settle()  # a reply to a step in flight comes first
+        if self.lost is not None:
+            raise self.lost
+        try:
+            reply = self.connection.request(
+                kind, timeout if timeout is not None else self.limit("reset_timeout"), **body
+            )
+        except ServerLostError as error:
+            raise self.lose_server(kind, error) from None
+        except (EnvError, EnvCrashedError, EnvTimeoutError) as error:
+            raise self.globalised(error) from None
+        except ServerError as error:
+            error.add_note(f"(server {self.address}, hosting envs {self.env_ids})")
+            raise
+        self.report_lost(reply)
+        return reply
+
+    def limit(self, key: str) -> float | None:
+        """How long to wait for a reply to a request the server limits by ``cfg[key]`` (None: no limit)."""
+        return None if self.cfg[key] is None else self.cfg[key] + REPLY_MARGIN
+
+    def lose_server(self, command: str, error: ServerLostError) -> ServerLostCrash:
+        """Give up the connection: every env of the server is lost until a reset connects again."""
+        why = str(error).split(": ", 1)[-1]
+        self.lost = ServerLostCrash(self.address, self.env_ids, command, why)
+        self.connection.close()
+        return self.lost
+
+    def report_lost(self, reply: dict) -> None:
+        """Envs whose worker the server replaced lost their episodes."""
+        if reply.get("lost"):
+            self.ledger.lose([env_id + self.offset for env_id in reply["lost"]])
+
+    def globalised(self, error: DingEnvError) -> DingEnvError:
+        """``error`` with the server's env ids turned into this manager's."""
+        offset = self.offset
+        if isinstance(error, EnvError):
+            return EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback)
+        if isinstance(error, EnvCrashedError):
+            return EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
+        if isinstance(error, EnvTimeoutError):
+            return EnvTimeoutError([env_id + offset for env_id in error.env_ids], error.command, error.timeout)
+        return error
+
+    # ---- envs ------------------------------------------------------------
+
+    @override
+    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
+        self.seeds[env_id] = (seed, dynamic_seed)
+        self.request("seed", env_id=env_id - self.offset, seed=seed, dynamic_seed=dynamic_seed)
+
+    @override
+    def set_reset_param(self, env_id: int, param: dict) -> None:
+        self.reset_params[env_id] = param
+        self.request("set_reset_param", env_id=env_id - self.offset, param=param)
+
+    @override
+    def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
+        try:
+            if self.lost is not None:
+                self.connect()
+            reply = self.request("reset", env_ids=[env_id - self.offset for env_id in env_ids])
+        except (ServerLostCrash, ServerLostError, ServerError, ConfigError) as error:
+            return [], [error]
+        if reply["ready"]:
+            arrays.write(self.ready, np.array(reply["ready"]), reply["obs"])
+            self.stale[reply["ready"]] = False
+        ready = [env_id + self.offset for env_id in reply["ready"]]
+        return ready, [self.globalised(error) for error in reply["errors"]]
+
+    @override
+    def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        ticket = None
+        if self.lost is None:
+            local = np.asarray(env_ids, dtype=np.int64) - self.offset
+            ticket = self.connection.send("step", env_ids=local, actions=actions, reset_on_done=reset_on_done)
+        self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
+
+    @override
+    def collect(self, wait: bool) -> StepOutcome | None:
+        outcomes = [self.held] if self.held is not None else []
+        self.held = None
+        while self.pending and (wait or self.pending[0][0] is None or self.connection.has_reply()):
+            outcomes.append(self.take_step())
+        if not outcomes:
+            return None
+        if len(outcomes) == 1:
+            return outcomes[0]
+        merged = merge(outcomes)
+        return reorder(merged, np.sort(merged.env_id))
+
+    def take_step(self) -> StepOutcome:
+        """The outcome of the oldest step in flight (the server answers steps in the order they were sent)."""
+        ticket, env_ids, reset_on_done = self.pending.pop(0)
+        if self.lost is not None:
+            return self.lost_outcome(env_ids, reset_on_done, self.lost)
+        try:
+            reply = self.connection.receive(ticket, self.limit("step_timeout"))
+        except ServerLostError as error:
+            return self.lost_outcome(env_ids, reset_on_done, self.lose_server("step", error))
+        except ServerError as error:
+            error.add_note(f"(server {self.address}, hosting envs {self.env_ids})")
+            raise
+        outcome = self.outcome_of(reply, env_ids)
+        self.keep_ready_obs(reply)
+        self.report_lost(reply)
+        return outcome
+
+    def settle(self) -> None:
+        """Take in every step in flight, holding the results for the next ``collect`` (before another request)."""
+        if self.pending:
+            self.held = self.collect(True)
+
+    @override
+    def cancel(self, env_ids: list[int]) -> None:
+        """Let in-flight steps finish and drop the results of ``env_ids``, so a reset starts clean."""
+        self.settle()
+        if self.held is not None:
+            kept = np.setdiff1d(self.held.env_id, env_ids)
+            self.held = reorder(self.held, kept) if len(kept) else None
+
+    @override
+    def finished(self) -> int:
+        """Envs whose results are in: held ones, and the oldest step's once the server's reply is readable."""
+        count = 0 if self.held is None else len(self.held.env_id)
+        if self.pending and (self.pending[0][0] is None or self.connection.has_reply()):
+            count += len(self.pending[0][1])
+        return count
+
+    @override
+    def wait(self, timeout: float) -> None:
+        if self.pending and self.lost is None:
+            self.connection.has_reply(timeout)
+
+    def keep_ready_obs(self, reply: dict) -> None:
+        """Keep the stepped envs' ready observations: the step's, or for ended episodes the restart's."""
+        local, done = reply["env_id"], reply["done"]
+        arrays.write(self.ready, local[~done], arrays.take(reply["obs"], np.flatnonzero(~done)))
+        if done.any():
+            arrays.write(self.ready, local[done], reply["restart_obs"])
+
+    def outcome_of(self, reply: dict, sent: np.ndarray) -> StepOutcome:
+        """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
+        env_id = reply["env_id"].astype(np.int64) + self.offset
+        keep = np.isin(env_id, sent)
+        if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
+            claimed = self.ledger.claim_idle(env_id[~keep].tolist())
+            keep |= np.isin(env_id, list(claimed))
+        rows = np.flatnonzero(keep)
+        infos = [reply["info"][int(local)] for local in reply["env_id"][rows].tolist()]
+        row_of = {int(row): new for new, row in enumerate(rows.tolist())}
+        errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
+        if len(rows) == len(env_id):
+            return StepOutcome(
+                env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
+                reply["reset_on_done"],
+            )  # fmt: skip
+        return StepOutcome(
+            env_id[rows], arrays.take(reply["obs"], rows), reply["reward"][rows], reply["done"][rows],
+            reply["truncated"][rows], infos, errors, reply["reset_on_done"][rows],
+        )  # fmt: skip
+
+    def lost_outcome(self, sent: np.ndarray, reset_on_done: np.ndarray, error: ServerLostCrash) -> StepOutcome:
+        """Abnormal results for the sent envs and the server's idle ones: zero observations, done, the error.
+
+        None of them can restart: the server is gone, so each needs a reset (which connects again).
+        """
+        flags = dict(zip(sent.tolist(), reset_on_done.tolist(), strict=True))
+        flags |= self.ledger.claim_idle([env_id for env_id in self.env_ids if env_id not in flags])
+        env_ids = np.array(sorted(flags), dtype=np.int64)
+        count = len(env_ids)
+        restart_error = ServerLostCrash(self.address, self.env_ids, "reset", str(error).split(": ", 1)[-1])
+        errors = {row: restart_error if flags[env_id] else error for row, env_id in enumerate(env_ids.tolist())}
+        obs = arrays.allocate(arrays.layout_of(self.spaces[0]), count)
+        reward = arrays.allocate(arrays.reward_layout(self.spaces[2]), count)
+        done, truncated = np.ones(count, dtype=bool), np.zeros(count, dtype=bool)
+        infos = [abnormal_info(error) for _ in range(count)]
+        reset_flags = np.array([flags[env_id] for env_id in env_ids.tolist()], dtype=bool)
+        return StepOutcome(env_ids, obs, reward, done, truncated, infos, errors, reset_flags)
+
+    @override
+    def ready_obs(self, env_ids: np.ndarray) -> Any:
+        if not len(env_ids):
+            return None
+        if self.lost is not None:
+            raise self.lost
+        local = np.asarray(env_ids, dtype=np.int64) - self.offset
+        stale = local[self.stale[local]]
+        if len(stale):
+            arrays.write(self.ready, stale, self.request("ready_obs", env_ids=stale)["obs"])
+            self.stale[stale] = False
+        return arrays.take(self.ready, local)  # an index array: a copy, the caller's
+
+    @override
+    def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
+        local = [env_id - self.offset for env_id in env_ids]
+        self.stale[local] = True  # a method may change what the env observes
+        return self.request("call", env_ids=local, name=name, args=list(args), kwargs=dict(kwargs))["values"]
+
+    @override
+    def get_attr(self, env_ids: list[int], name: str) -> list:
+        return self.request("get_attr", env_ids=[env_id - self.offset for env_id in env_ids], name=name)["values"]
+
+    @override
+    def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
+        local = [env_id - self.offset for env_id in env_ids]
+        self.stale[local] = True
+        self.request("set_attr", env_ids=local, name=name, values=list(values))
+
+    @override
+    def close(self) -> list[tuple[int, str]]:
+        if self.connection is None or self.lost is not None:
+            return []  # a lost server's envs went with it (reported when it was lost)
+        try:
+            reply = self.connection.request("close", CLOSE_TIMEOUT + (self.cfg["reset_timeout"] or 0.0))
+        except (ServerLostError, ServerError) as error:
+            return [(env_id, f"closing on server {self.address} failed: {error}") for env_id in self.env_ids]
+        finally:
+            self.connection.close()
+        return [(env_id + self.offset, text) for env_id, text in reply["failures"]]

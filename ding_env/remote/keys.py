@@ -1,0 +1,71 @@
+"""CurveZMQ keys: a server that only answers clients holding a key it knows, over encrypted connections.
+
+``ding-env keygen DIR`` writes two key pairs in ZeroMQ's certificate format: ``server.key`` /
+``server.key_secret`` and ``client.key`` / ``client.key_secret``. The server needs
+``server.key_secret`` and the public keys of the clients it admits (``*.key``, in its ``--keys``
+folder); a client needs ``client.key_secret`` and ``server.key`` (in its manager's ``keys_dir``).
+A client without an admitted key never gets a connection: its requests time out.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.auth
+from zmq.auth.thread import ThreadAuthenticator
+
+from ding_env.errors import ConfigError
+
+SERVER, CLIENT = "server", "client"
+
+
+def generate(folder: str | Path) -> list[Path]:
+    """Write a server and a client key pair into ``folder`` (secret files readable by their owner only)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in (SERVER, CLIENT):
+        public, secret = zmq.auth.create_certificates(str(folder), name)
+        os.chmod(secret, 0o600)
+        written += [Path(public), Path(secret)]
+    return written
+
+
+def _load(folder: str | Path, name: str, secret: bool) -> tuple[bytes, bytes | None]:
+    path = Path(folder) / f"{name}.key{'_secret' if secret else ''}"
+    if not path.is_file():
+        raise ConfigError(f"key file {str(path)!r} is missing: `ding-env keygen DIR` writes it")
+    try:
+        return zmq.auth.load_certificate(str(path))
+    except (ValueError, OSError) as error:
+        raise ConfigError(f"key file {str(path)!r} is not a ZeroMQ certificate: {error}") from error
+
+
+def secure_server(socket: zmq.Socket, context: zmq.Context, folder: str | Path) -> ThreadAuthenticator:
+    """Make ``socket`` a CurveZMQ server that admits the clients whose public keys lie in ``folder``.
+
+    Returns:
+        The running authenticator; ``stop()`` it when the socket closes.
+    """
+    public, secret = _load(folder, SERVER, secret=True)
+    authenticator = ThreadAuthenticator(context)
+    authenticator.start()
+    authenticator.configure_curve(domain="*", location=str(folder))
+    socket.curve_publickey, socket.curve_secretkey, socket.curve_server = public, secret, True
+    return authenticator
+
+
+def secure_client(socket: zmq.Socket, folder: str | Path) -> None:
+    """Make ``socket`` a CurveZMQ client with the client key pair and the server's public key of ``folder``."""
+    public, secret = _load(folder, CLIENT, secret=True)
+    server_public, _ = _load(folder, SERVER, secret=False)
+    options: dict[Any, Any] = {
+        zmq.CURVE_PUBLICKEY: public,
+        zmq.CURVE_SECRETKEY: secret,
+        zmq.CURVE_SERVERKEY: server_public,
+    }
+    for option, value in options.items():
+        socket.setsockopt(option, value)

@@ -1,0 +1,205 @@
+"""The envs a server hosts: N envs in a worker backend, answering the requests of ``messages.REQUESTS``.
+
+The envs run in a :class:`~ding_env.env_manager.backends.workers.WorkerBackend` (shared-memory
+workers, crash isolation, the manager's timeouts), or with ``num_workers=0`` in the server process
+itself (an ``InProcessBackend``: fewer processes, as ``BaseEnvManager``), with the server's env ids
+``0..N-1``; each request is one of the backend's methods. The client's manager owns the envs' state; a mirror
+of it (an ``EnvLedger`` fed with every reset and step) answers the backend's two ledger calls
+for envs lost with a worker, and the ids it lost travel back in the reply's ``lost`` field.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ding_env import BaseEnv
+from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
+from ding_env.config import deep_merge_dicts
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.in_process import InProcessBackend
+from ding_env.env_manager.backends.workers import WorkerBackend
+from ding_env.env_manager.config import manager_config
+from ding_env.env_manager.ledger import EnvLedger
+from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
+from ding_env.errors import ConfigError
+from ding_env.remote.messages import CLIENT_SETTINGS
+
+
+class ServedEnvs:
+    """The envs of one server; every public method answers the request of the same name with a reply body.
+
+    Args:
+        env_fns: One constructor per env.
+        server_cfg: Manager settings of the server's side (``context``, ``num_workers``, ``connect_timeout``, ...).
+    """
+
+    def __init__(self, env_fns: list[Callable[[], BaseEnv]], server_cfg: Mapping | None = None) -> None:
+        self.env_num = len(env_fns)
+        self._env_fns = dict(enumerate(env_fns))
+        self._server_cfg = dict(server_cfg or {})
+        # num_workers=0: the envs run in the server process itself (no crash isolation, no hard timeouts).
+        self._in_server = self._server_cfg.get("num_workers") == 0
+        if self._in_server:
+            self._server_cfg["num_workers"] = None
+        self._backend: WorkerBackend | InProcessBackend | None = None
+        self._mirror: EnvLedger | None = None
+        self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
+        self._lost: set[int] = set()
+
+    def hello(self) -> dict:
+        """What a client learns on connecting."""
+        return {"env_num": self.env_num}
+
+    def launch(self, settings: dict) -> dict:
+        """Start the workers with the client's ``settings`` (see ``CLIENT_SETTINGS``); the envs' spaces."""
+        unknown = sorted(set(settings) - set(CLIENT_SETTINGS))
+        if unknown:
+            raise ConfigError(f"launch settings {unknown} are not among {CLIENT_SETTINGS}")
+        self.close()  # a client that launches again (after a failed launch) gets new workers
+        cfg = manager_config({**self._server_cfg, **settings, "type": "subprocess"}, self.env_num)
+        # The client decides each restart (reset_on_done) and counts episodes; the mirror only follows.
+        self._mirror = EnvLedger(self.env_num, {**cfg, "auto_reset": False, "episode_num": float("inf")})
+        if self._in_server:
+            self._backend = InProcessBackend(self._env_fns, cfg, "served envs", self)
+        else:
+            num_workers = cfg.num_workers or min(self.env_num, os.cpu_count() or 1)
+            self._backend = WorkerBackend(self._env_fns, cfg, "served envs", self, num_workers)
+        try:
+            return {"spaces": list(self._backend.launch())}
+        except BaseException:
+            self._backend = None  # a backend whose launch failed has closed what it started
+            raise
+
+    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> dict:
+        """Seed one env; it takes effect at its next reset."""
+        self._running().seed(self._check([env_id])[0], seed, dynamic_seed)
+        return {}
+
+    def set_reset_param(self, env_id: int, param: dict) -> dict:
+        """Keep ``param`` as the ``env.reset`` kwargs of one env."""
+        self._running().set_reset_param(self._check([env_id])[0], param)
+        return {}
+
+    def reset(self, env_ids: list[int]) -> dict:
+        """Reset ``env_ids``: the ids now ready and the errors of those that are not."""
+        backend = self._running()
+        self._check(env_ids)
+        backend.cancel(env_ids)
+        self._mirror.mark(env_ids, NEEDS_RESET)
+        ready, errors = backend.reset(env_ids)
+        self._mirror.mark(ready, READY)
+        return {"ready": ready, "errors": errors, "obs": self._ready_obs_copy(ready)}
+
+    def step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> dict:
+        """Step ``env_ids``; restart at once each env whose episode ends where ``reset_on_done``.
+
+        The result may hold rows for envs not asked for: idle envs of a worker that died in the step.
+        """
+        backend = self._running()
+        env_ids = np.asarray(self._check(env_ids.tolist()), dtype=np.int64)
+        if len(np.unique(env_ids)) != len(env_ids) or not np.all(np.diff(env_ids) > 0):
+            raise ValueError(f"step env ids must be increasing and distinct, got {env_ids.tolist()[:20]}")
+        not_ready = env_ids[self._mirror.status[env_ids] != READY]
+        if len(not_ready):
+            raise ValueError(f"envs {not_ready.tolist()[:20]} are not ready for an action: reset them first")
+        self._mirror.mark(env_ids, STEPPING)
+        self._reset_on_done[env_ids] = reset_on_done
+        backend.send(env_ids, actions, reset_on_done)
+        outcome = backend.collect(True)
+        self._mirror.apply(outcome)
+        body = outcome._asdict()
+        # Copies: the worker buffers change at the next step, and replies are sent without copying.
+        body["obs"] = arrays.stack(outcome.obs) if isinstance(outcome.obs, list) else arrays.copy_tree(outcome.obs)
+        for name in ("reward", "done", "truncated", "reset_on_done"):
+            body[name] = np.array(body[name])
+        body["info"] = dict(zip(outcome.env_id.tolist(), outcome.info, strict=True))  # errors name the env's info
+        # The ready observations that are not the step's: of envs that ended (and restarted) in it.
+        body["restart_obs"] = self._ready_obs_copy(outcome.env_id[outcome.done].tolist())
+        return body
+
+    def _ready_obs_copy(self, env_ids: list[int]) -> Any:
+        if not env_ids:
+            return None
+        return arrays.copy_tree(self._backend.ready_obs(np.array(env_ids, dtype=np.int64)))
+
+    def ready_obs(self, env_ids: np.ndarray) -> dict:
+        """The ready observations of ``env_ids``, stacked."""
+        backend = self._running()
+        env_ids = np.asarray(self._check(env_ids.tolist()), dtype=np.int64)
+        not_ready = env_ids[self._mirror.status[env_ids] != READY]
+        if len(not_ready):
+            raise ValueError(f"envs {not_ready.tolist()[:20]} have no ready observation")
+        return {"obs": arrays.copy_tree(backend.ready_obs(env_ids))}
+
+    def call(self, env_ids: list[int], name: str, args: list | tuple, kwargs: dict) -> dict:
+        """Call method ``name`` of each of ``env_ids``."""
+        return {"values": self._running().call(self._check(env_ids), name, tuple(args), kwargs)}
+
+    def get_attr(self, env_ids: list[int], name: str) -> dict:
+        """Attribute ``name`` of each of ``env_ids``: ``MISSING`` where absent, ``CALLABLE`` where callable."""
+        return {"values": self._running().get_attr(self._check(env_ids), name)}
+
+    def set_attr(self, env_ids: list[int], name: str, values: list) -> dict:
+        """Set attribute ``name`` of each of ``env_ids`` to its value."""
+        self._running().set_attr(self._check(env_ids), name, values)
+        return {}
+
+    def close(self) -> dict:
+        """Close every env and worker: the ``[env_id, error text]`` of envs that failed to close."""
+        backend, self._backend = self._backend, None
+        return {"failures": [] if backend is None else [list(failure) for failure in backend.close()]}
+
+    def take_lost(self) -> list[int]:
+        """The envs that lost their episodes with a replaced worker since the last call."""
+        lost, self._lost = sorted(self._lost), set()
+        return lost
+
+    # ---- the backend's ledger (backends.base.Ledger) ---------------------
+
+    def claim_idle(self, env_ids: list[int]) -> dict[int, bool]:
+        """Ready envs of a worker that died in a step: they get abnormal results in the step's reply."""
+        idle = [env_id for env_id in env_ids if self._mirror.status[env_id] == READY]
+        self._mirror.mark(idle, STEPPING)
+        return {env_id: bool(self._reset_on_done[env_id]) for env_id in idle}
+
+    def lose(self, env_ids: list[int]) -> None:
+        """Envs whose worker was replaced: the client hears of them in the reply."""
+        self._mirror.lose(env_ids)
+        self._lost.update(env_ids)
+
+    # ---- checks --------------------------------------------------------
+
+    def _running(self) -> WorkerBackend | InProcessBackend:
+        if self._backend is None:
+            raise ConfigError("the envs are not launched: send launch first")
+        return self._backend
+
+    def _check(self, env_ids: list[int]) -> list[int]:
+        unknown = [env_id for env_id in env_ids if not 0 <= env_id < self.env_num]
+        if unknown:
+            raise ValueError(
+                f"env ids {unknown[:10]} are not among this server's {self.env_num} (0..{self.env_num - 1})"
+            )
+        return env_ids
+
+
+def env_fns_for(
+    env_fn_or_class: Callable[..., BaseEnv], cfg: Mapping | None, count: int
+) -> list[Callable[[], BaseEnv]]:
+    """``count`` env constructors for what ``resolve_target`` returned.
+
+    A ``BaseEnv`` class gets its ``default_config()`` merged under ``cfg`` when it takes a cfg; each env
+    gets a copy of its own.
+    """
+    if not isinstance(env_fn_or_class, type):
+        return [env_fn_or_class] * count
+    if cfg is not None or requires_cfg(env_fn_or_class):
+        cfg = deep_merge_dicts(default_cfg(env_fn_or_class), cfg)
+        return [partial(env_fn_or_class, copy.deepcopy(cfg)) for _ in range(count)]
+    return [env_fn_or_class] * count

@@ -1,0 +1,202 @@
+"""The env server: N envs of one machine, answering one client's requests over ZeroMQ.
+
+A ROUTER socket receives requests (``messages.REQUESTS``) and answers each with one reply. The
+server serves one client at a time: the client whose ``hello`` it accepted owns the envs until it
+sends ``close`` or stays silent for ``lease_timeout`` seconds; another client's requests meanwhile
+get a "busy" error. A new owner gets freshly built envs.
+
+Nothing that arrives is trusted: a message is decoded by :mod:`ding_env.remote.wire` (JSON headers
+and raw buffers, never pickle), checked against the request table, and anything malformed (wrong
+frame count, bad JSON, an unknown request, another protocol version, arrays whose buffers do not
+match their shapes, a message over ``max_message_bytes``) gets an error reply or a dropped
+connection while the server keeps serving.
+
+By default the server binds to loopback only. With ``keys`` (``ding-env keygen``) connections are
+encrypted and only clients holding an admitted key are answered (CurveZMQ); without them there is
+no authentication or encryption, so a server reachable from other machines (``allow_remote=True``)
+belongs on a private network or behind an SSH tunnel.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+
+from ding_env.errors import ConfigError
+from ding_env.remote.errors import ServerError, WireError
+from ding_env.remote.messages import check_header, check_request, reply_frames
+from ding_env.remote.served_envs import ServedEnvs
+from ding_env.remote.wire import unpack
+
+DEFAULT_BIND = "tcp://127.0.0.1:5555"
+DEFAULT_MAX_MESSAGE_BYTES = 256 * 2**20
+DEFAULT_LEASE_TIMEOUT = 10.0
+POLL_MS = 100  # how often the loop checks its stop condition while no request arrives
+
+log = logging.getLogger(__name__)
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` (a ZeroMQ endpoint) reaches this machine only: ``ipc://``, ``inproc://``, loopback tcp."""
+    if address.startswith(("ipc://", "inproc://")):
+        return True
+    match = re.fullmatch(r"tcp://\[?([^\]]+?)\]?:(\d+|\*)", address)
+    if match is None:
+        return False
+    host = match.group(1)
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # an interface name or a host name: may reach other machines
+
+
+class EnvServer:
+    """Serves the envs ``make_envs`` builds at ``bind``.
+
+    Args:
+        make_envs: Builds the served envs, once per client that takes them.
+        bind: ZeroMQ endpoint to listen on; ``tcp://127.0.0.1:*`` picks a free port.
+        allow_remote: Allow an endpoint other machines can reach without ``keys`` (no authentication).
+        keys: A folder with ``server.key_secret`` and the admitted clients' public keys (``ding-env keygen``):
+            connections are then encrypted and only those clients are answered (see ``remote.keys``).
+        max_message_bytes: Larger incoming messages drop their sender's connection.
+        lease_timeout: Seconds of silence after which the owning client loses its envs to a new client.
+
+    Raises:
+        ConfigError: For a non-loopback ``bind`` without ``keys`` or ``allow_remote``, or a missing key file.
+    """
+
+    def __init__(
+        self,
+        make_envs: Callable[[], ServedEnvs],
+        bind: str = DEFAULT_BIND,
+        *,
+        allow_remote: bool = False,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        lease_timeout: float = DEFAULT_LEASE_TIMEOUT,
+        keys: str | None = None,
+    ) -> None:
+        if not allow_remote and keys is None and not is_loopback(bind):
+            raise ConfigError(
+                f"refusing to bind {bind!r}: other machines could reach it and the server has no keys; give it keys "
+                "(`ding-env keygen DIR`, then --keys DIR), or bind tcp://127.0.0.1:PORT and use an SSH tunnel"
+            )
+        self._make_envs = make_envs
+        self._lease_timeout = lease_timeout
+        self._envs: ServedEnvs | None = None
+        self._owner: bytes | None = None
+        self._last_seen = 0.0
+        self._context = zmq.Context()
+        self._socket = self._context.socket(zmq.ROUTER)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
+        self._authenticator = None
+        try:
+            if keys is not None:
+                from ding_env.remote.keys import secure_server
+
+                self._authenticator = secure_server(self._socket, self._context, keys)
+            self._socket.bind(bind)
+        except zmq.ZMQError as error:
+            self.close()
+            raise ConfigError(f"cannot bind {bind!r}: {error}") from error
+        except BaseException:
+            self.close()
+            raise
+        self.address: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def serve(self, should_stop: Callable[[], bool] = lambda: False) -> None:
+        """Answer requests until ``should_stop()`` or an exception (Ctrl-C); then close every env and worker."""
+        try:
+            while not should_stop():
+                if self._socket.poll(POLL_MS, zmq.POLLIN):
+                    self.handle_one()
+        finally:
+            self.close()
+
+    def handle_one(self) -> None:
+        """Receive one message and send its reply."""
+        frames = self._socket.recv_multipart(copy=False)
+        envelope, frames = [frames[0]], frames[1:]
+        if frames and len(frames[0]) == 0:  # a REQ client's empty delimiter frame
+            envelope, frames = [*envelope, frames[0]], frames[1:]
+        seq, kind, reply = self._answer(envelope[0].bytes, frames)
+        try:
+            self._socket.send_multipart(envelope + reply, copy=False)
+        except zmq.ZMQError as error:  # the client is gone (ROUTER drops replies to unknown peers silently)
+            log.warning("cannot reply to %s request %d: %s", kind, seq, error)
+
+    def _answer(self, client: bytes, frames: list) -> tuple[int, str, list]:
+        seq, kind = -1, "message"
+        try:
+            header, body = unpack(frames, "request")
+            seq = header["seq"] if type(header.get("seq")) is int else -1
+            kind = str(header.get("kind"))[:40]
+            check_header(header, "client")
+            check_request(header.get("kind"), body)
+            result = self._dispatch(client, kind, body)
+            return seq, kind, reply_frames(seq, result, request=kind)
+        except Exception as error:  # noqa: BLE001 - the client gets the error; the server keeps serving
+            if not isinstance(error, (WireError, ServerError)):
+                log.warning("%s request %d failed: %s: %s", kind, seq, type(error).__name__, error)
+            try:
+                return seq, kind, reply_frames(seq, error=error, request=kind)
+            except WireError as encode_error:  # the error's own fields could not be encoded
+                return seq, kind, reply_frames(seq, error=ServerError.of(encode_error, kind))
+
+    def _dispatch(self, client: bytes, kind: str, body: dict) -> dict:
+        now = time.monotonic()
+        lease_over = now - self._last_seen > self._lease_timeout
+        if client != self._owner:
+            if self._owner is not None and not lease_over:
+                raise ServerError(kind, "Busy", "the server is serving another client (one client at a time)")
+            if kind != "hello":
+                raise ServerError(kind, "NoSession", "send hello first")
+            self._release()
+            self._owner = client
+        self._last_seen = now
+        if kind == "hello":
+            if self._envs is None:
+                self._envs = self._make_envs()
+            return self._envs.hello()
+        if self._envs is None:
+            raise ServerError(kind, "NoSession", "the envs are closed; send hello to start again")
+        result = getattr(self._envs, kind)(**body)
+        if kind == "close":
+            self._envs, self._owner = None, None
+            return result
+        return {**result, "lost": self._envs.take_lost()}
+
+    def _release(self) -> None:
+        """Close the envs of the previous owner, whose lease ran out."""
+        if self._envs is not None:
+            envs, self._envs = self._envs, None
+            failures = envs.close()["failures"]
+            if failures:
+                log.warning("closing the previous client's envs: %s", failures)
+
+    def close(self) -> None:
+        """Close the envs and workers, then the socket. Safe to call more than once."""
+        try:
+            self._release()
+        finally:
+            self._owner = None
+            if self._authenticator is not None:
+                self._authenticator.stop()
+                self._authenticator = None
+            self._socket.close(linger=0)
+            self._context.term()
+
+    def __enter__(self) -> EnvServer:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()

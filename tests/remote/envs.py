@@ -1,0 +1,16 @@
+"""Envs the remote tests serve (module:Class targets of `ding-env serve`)."""
+
+from typing import Any
+
+from ding_env import BaseEnvTimestep
+from tests.envs import CountingEnv
+
+
+class SetInfoEnv(CountingEnv):
+    """A CountingEnv whose action 2 puts a set, which has no wire encoding, into its info."""
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        if int(action) == 2:
+            timestep.info["visited"] = {"room", "hall"}
+        return timestep

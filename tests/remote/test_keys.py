@@ -1,0 +1,61 @@
+"""CurveZMQ keys: a server started with --keys answers only clients holding an admitted key."""
+
+import re
+import stat
+
+import numpy as np
+import pytest
+
+from ding_env import create_env_manager
+from ding_env.checker.target import resolve_target
+from ding_env.cli import main
+from ding_env.errors import ConfigError
+from ding_env.remote.errors import ServerLostError
+from ding_env.remote.served_envs import env_fns_for
+from tests.remote.serving import CARTPOLE, serving
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("keys")
+    assert main(["keygen", str(folder)]) == 0
+    return folder
+
+
+def test_keygen_writes_two_key_pairs_with_private_secret_files(keys):
+    names = sorted(path.name for path in keys.iterdir())
+    assert names == ["client.key", "client.key_secret", "server.key", "server.key_secret"]
+    for name in ("client.key_secret", "server.key_secret"):
+        assert stat.S_IMODE((keys / name).stat().st_mode) == 0o600
+
+
+def remote(address, **cfg):
+    fns = env_fns_for(*resolve_target(CARTPOLE), 2)
+    return create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 1.0, **cfg}, fns)
+
+
+def test_a_client_with_the_admitted_key_steps(keys):
+    with serving(CARTPOLE, 2, "--keys", str(keys)) as (address, _), remote(address, keys_dir=str(keys)) as manager:
+        manager.seed(0)
+        manager.launch()
+        assert manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64)).env_id.tolist() == [0, 1]
+
+
+def test_a_client_without_a_key_or_with_another_key_gets_no_answer(keys, tmp_path):
+    other = tmp_path / "other"
+    assert main(["keygen", str(other)]) == 0
+    (other / "server.key").write_bytes((keys / "server.key").read_bytes())  # the right server, an unknown client
+    with serving(CARTPOLE, 2, "--keys", str(keys)) as (address, _):
+        for cfg in ({}, {"keys_dir": str(other)}):
+            manager = remote(address, **cfg)
+            with pytest.raises(ServerLostError, match=re.escape(f"server {address} did not answer hello")):
+                manager.launch()
+            manager.close()
+        with remote(address, keys_dir=str(keys)) as manager:  # still serving admitted clients
+            manager.launch()
+
+
+def test_a_missing_key_file_is_named(tmp_path):
+    with pytest.raises(ConfigError, match="client.key_secret' is missing: `ding-env keygen DIR` writes it"):
+        remote("tcp://127.0.0.1:1", keys_dir=str(tmp_path)).launch()
+    assert main(["serve", CARTPOLE, "--keys", str(tmp_path), "--bind", "tcp://127.0.0.1:*"]) == 2

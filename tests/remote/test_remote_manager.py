@@ -1,0 +1,208 @@
+"""The 'remote' manager over real `ding-env serve` processes on loopback: the local managers' semantics."""
+
+import os
+import re
+import signal
+import socket
+import time
+
+import numpy as np
+import pytest
+
+from ding_env import create_env_manager
+from ding_env.checker.target import resolve_target
+from ding_env.cli import main
+from ding_env.errors import ConfigError, EnvCrashedError
+from ding_env.remote.errors import ServerLostError
+from ding_env.remote.served_envs import env_fns_for
+from tests.remote.serving import CARTPOLE, serving
+from tests.support import arrays_of, assert_same, trajectory
+
+NESTED = "main_config = dict(env=dict(nested=True))\n"  # Dict and Tuple observations, episodes of 3-7 steps
+
+
+def with_infos(batch):
+    return (*arrays_of(batch), batch.info)
+
+
+def assert_same_with_infos(trace_a, trace_b):
+    assert_same([step[:-1] for step in trace_a], [step[:-1] for step in trace_b])
+    assert [step[-1] for step in trace_a] == [step[-1] for step in trace_b]
+
+
+@pytest.fixture(scope="module")
+def nested_config(tmp_path_factory):
+    path = tmp_path_factory.mktemp("remote") / "nested.py"
+    path.write_text(NESTED)
+    return str(path)
+
+
+@pytest.mark.parametrize("shares", [(4,), (2, 2)], ids=["one server of 4", "two servers of 2"])
+@pytest.mark.parametrize("local", ["base", "subprocess"])
+def test_same_seeds_and_actions_give_the_local_managers_trajectories_bit_for_bit(shares, local, nested_config):
+    target = ("tests.envs:CountingEnv", "--config", nested_config)
+    fns = env_fns_for(*resolve_target(target[0], nested_config), sum(shares))
+    with serving(target[0], shares[0], *target[1:]) as (first, _):
+        servers = [first]
+        if len(shares) > 1:
+            with serving(target[0], shares[1], *target[1:]) as (second, _):
+                servers.append(second)
+                remote = trajectory("remote", fns, steps=40, record=with_infos, actions=3, servers=servers)
+        else:
+            remote = trajectory("remote", fns, steps=40, record=with_infos, actions=3, servers=servers)
+    assert_same_with_infos(remote, trajectory(local, fns, steps=40, record=with_infos, actions=3))
+
+
+def test_the_dict_api_env_calls_and_episode_num_work_as_locally():
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 2)
+    results = {}
+    with serving("tests.envs:CountingEnv", 2) as (address, _):
+        for manager_type, extra in (("base", {}), ("remote", {"servers": [address]})):
+            with create_env_manager({"type": manager_type, "episode_num": 2, **extra}, fns) as manager:
+                manager.seed(7, dynamic_seed=False)
+                manager.launch()
+                trace, t = [], 0
+                while not manager.done:
+                    actions = {env_id: (env_id + t) % 3 for env_id in manager.ready_obs}
+                    trace.append(
+                        {i: (ts.obs.tolist(), ts.reward.tolist(), ts.done) for i, ts in manager.step(actions).items()}
+                    )
+                    t += 1
+                manager.reset({1: {"offset": 10.0}})
+                attributes = (manager.episode_length, manager.current_step(), manager.ready_obs[1][0])
+                manager.set_env_attr("marker", ["a", "b"])
+                calls = (manager.call_env_method("imported", "zmq", env_ids=[0]), manager.marker)
+                results[manager_type] = (trace, attributes, calls, sorted(manager.random_action()))
+    assert results["remote"] == results["base"]
+    assert results["base"][1][2] == 10.0  # the reset param reached the env
+
+
+def test_a_server_must_host_exactly_its_share():
+    fns = env_fns_for(*resolve_target(CARTPOLE), 4)
+    with serving(CARTPOLE, 3) as (address, _):
+        manager = create_env_manager({"type": "remote", "servers": [address]}, fns)
+        with pytest.raises(ConfigError, match=re.escape(f"server {address} hosts 3 envs") + ".*--envs 4"):
+            manager.launch()
+        manager.close()
+
+
+@pytest.mark.parametrize(
+    "cfg, message",
+    [
+        ({"type": "remote"}, "servers"),
+        ({"type": "remote", "servers": "tcp://127.0.0.1:5555"}, "servers"),
+        ({"type": "remote", "servers": ["tcp://127.0.0.1:1"] * 3}, "at most env_num=2"),
+        ({"type": "remote", "servers": ["tcp://127.0.0.1:1"], "heartbeat_timeout": 0}, "heartbeat_timeout"),
+    ],
+)
+def test_remote_settings_are_checked(cfg, message):
+    with pytest.raises(ConfigError, match=message):
+        create_env_manager(cfg, env_fns_for(*resolve_target(CARTPOLE), 2))
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("stop", ["SIGKILL", "SIGINT", "SIGSTOP"])
+def test_a_lost_server_is_reported_naming_it_the_others_keep_their_results_and_a_restart_serves_again(stop):
+    fns = env_fns_for(*resolve_target(CARTPOLE), 4)
+    port = free_port()
+    with serving(CARTPOLE, 2) as (first, _), serving(CARTPOLE, 2, bind=f"tcp://127.0.0.1:{port}") as (second, server):
+        manager = create_env_manager({"type": "remote", "servers": [first, second]}, fns)
+        try:
+            manager.seed(0)
+            manager.launch()
+            manager.step_batch(np.arange(4), np.zeros(4, dtype=np.int64))
+            os.kill(server.pid, getattr(signal, stop))  # killed, stopped with Ctrl-C, or frozen
+            start = time.monotonic()
+            with pytest.raises(EnvCrashedError, match=f"server {re.escape(second)} hosting envs \\[2, 3\\]") as error:
+                manager.step_batch(np.arange(4), np.zeros(4, dtype=np.int64))
+            assert time.monotonic() - start < 4  # within the heartbeat timeout (1.5 s), not a hang
+            assert error.value.results.done.tolist() == [False, False, True, True]  # envs 0, 1 stepped normally
+            assert sorted(error.value.errors) == [2, 3]
+            assert manager.ready_obs_id == [0, 1]
+            server.kill()
+            server.wait()
+            with serving(CARTPOLE, 2, bind=second):  # the server comes back on its address
+                manager.reset()
+                assert manager.ready_obs_id == [0, 1, 2, 3]
+                assert manager.step_batch(np.arange(4), np.ones(4, dtype=np.int64)).env_id.tolist() == [0, 1, 2, 3]
+                manager.close()  # while the restarted server runs: every env closes cleanly
+        finally:
+            manager.close()
+
+
+def test_ding_env_run_collects_and_evaluates_on_servers_with_no_code(capsys):
+    with serving(CARTPOLE, 2) as (collector, _), serving(CARTPOLE, 1) as (evaluator, _):
+        code = main(
+            [
+                "run", CARTPOLE, "--steps", "200", "--eval-episodes", "2", "--manager", "remote",
+                "--set", "env.collector_env_num=2", "--set", "env.evaluator_env_num=1",
+                "--set", f"env.manager.servers=['{collector}']",
+                "--set", f"env.evaluator_manager.servers=['{evaluator}']",
+            ]
+        )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "RemoteEnvManager" in out and re.search(r"eval episodes\s+2", out)
+
+
+def test_the_async_remote_manager_waiting_for_every_env_gives_the_same_trajectories(nested_config):
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv", nested_config), 4)
+    with serving("tests.envs:CountingEnv", 2, "--config", nested_config) as (first, _):
+        with serving("tests.envs:CountingEnv", 2, "--config", nested_config) as (second, _):
+            remote = trajectory(
+                "async_remote",
+                fns,
+                steps=30,
+                record=with_infos,
+                actions=3,
+                servers=[first, second],
+                step_wait_timeout=60,
+            )
+    assert_same_with_infos(remote, trajectory("base", fns, steps=30, record=with_infos, actions=3))
+
+
+def test_the_async_remote_manager_returns_the_fast_servers_envs_first(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("main_config = dict(env=dict(step_sleep=1.5))\n")
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 4)
+    with (
+        serving("tests.envs:CountingEnv", 2) as (fast, _),
+        serving("tests.envs:CountingEnv", 2, "--config", str(slow)) as (
+            slow_server,
+            _,
+        ),
+    ):
+        cfg = {"type": "async_remote", "servers": [fast, slow_server], "wait_num": 2, "step_wait_timeout": None}
+        with create_env_manager(cfg, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            start = time.monotonic()
+            first = manager.step({env_id: 1 for env_id in range(4)})
+            assert (
+                sorted(first) == [0, 1] and time.monotonic() - start < 1.0
+            )  # the fast server's envs, not the 1.5 s ones
+            assert manager.ready_obs_id == [0, 1]
+            arrived = set(manager.step({0: 1, 1: 1}))  # envs 0, 1 step again while 2, 3 are still stepping
+            while not {2, 3} <= arrived:
+                arrived |= set(manager.step({}))  # just collects
+            assert time.monotonic() - start < 5
+            manager.step({env_id: 1 for env_id in manager.ready_obs_id})
+            manager.reset()  # with steps in flight: they finish first, then every env starts over
+            assert manager.ready_obs_id == [0, 1, 2, 3]
+
+
+def test_launch_against_no_server_fails_within_connect_timeout_naming_the_address():
+    address = f"tcp://127.0.0.1:{free_port()}"
+    manager = create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 0.5}, [lambda: None])
+    start = time.monotonic()
+    with pytest.raises(
+        ServerLostError, match=f"server {re.escape(address)} did not answer hello: no reply within 0.5 s"
+    ):
+        manager.launch()
+    assert time.monotonic() - start < 2
+    manager.close()

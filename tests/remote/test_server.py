@@ -1,0 +1,341 @@
+"""`ding-env serve` as a user runs it: envs served over loopback, bad messages answered, Ctrl-C closes all.
+
+Every server here is a real `ding-env serve` process bound to 127.0.0.1 on a port the system picks.
+"""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+import zmq
+
+from ding_env import SyncSubprocessEnvManager
+from ding_env.checker.target import resolve_target
+from ding_env.cli import main
+from ding_env.errors import EnvCrashedError, EnvError
+from ding_env.remote.client import ServerConnection
+from ding_env.remote.errors import ServerError, ServerLostError, WireError
+from ding_env.remote.messages import PROTOCOL_VERSION, header, read_reply, request_frames
+from ding_env.remote.served_envs import env_fns_for
+from ding_env.remote.server import is_loopback
+from ding_env.remote.wire import pack
+from tests.remote.serving import CARTPOLE, assert_ended, child_pids, mapped_segments, serving
+
+
+@pytest.fixture(scope="module")
+def cartpole_server():
+    with serving(CARTPOLE, 4) as (address, _):
+        yield address
+
+
+@pytest.fixture
+def raw_socket(cartpole_server):
+    """A DEALER socket to the server, for messages no client would send."""
+    socket = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.connect(cartpole_server)
+    yield socket
+    socket.close()
+
+
+def ask(socket, frames):
+    """Send ``frames`` and return the reply's error (None for an ok reply)."""
+    socket.send_multipart(frames)
+    assert socket.poll(10_000), "the server did not answer"
+    reply = socket.recv_multipart()
+    _, _, error = read_reply(reply[1:] if reply[0] == b"" else reply)  # a REQ-style delimiter comes back
+    return error
+
+
+def launched(connection, seed=0):
+    """Launch, seed and reset every env of ``connection``; the ids as an int64 array."""
+    connection.request("launch", settings={})
+    for env_id in range(connection.env_num):
+        connection.request("seed", env_id=env_id, seed=seed + env_id, dynamic_seed=True)
+    reply = connection.request("reset", env_ids=list(range(connection.env_num)))
+    assert (reply["ready"], reply["errors"], reply["lost"]) == (list(range(connection.env_num)), [], [])
+    return np.arange(connection.env_num, dtype=np.int64)
+
+
+def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
+    with serving(CARTPOLE, 2) as (address, server):
+        assert address.startswith("tcp://127.0.0.1:")
+        with ServerConnection(address) as connection:
+            env_ids = launched(connection)
+            reply = connection.request(
+                "step", env_ids=env_ids, actions=np.array([0, 1]), reset_on_done=np.ones(2, dtype=bool)
+            )
+            assert reply["obs"].shape == (2, 4) and reply["obs"].dtype == np.float32
+            workers = child_pids(server.pid)
+            assert workers  # the envs run in worker processes
+            segments = mapped_segments({server.pid, *workers})
+            assert segments  # their results travel through shared memory
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 130
+        err = server.stderr.read()
+    assert "ding-env serve: interrupted" in err and "Traceback" not in err
+    # multiprocessing's resource tracker, a child too, ends once it reads the server's exit.
+    assert_ended(workers)
+    assert not any(os.path.exists(segment) for segment in segments)
+
+
+def test_remote_steps_match_a_local_manager_bit_for_bit(cartpole_server):
+    steps, env_num = 60, 4
+    local_fns = env_fns_for(*resolve_target(CARTPOLE), env_num)
+    with SyncSubprocessEnvManager(local_fns, {}) as local, ServerConnection(cartpole_server) as remote:
+        local.seed(0, dynamic_seed=True)
+        local.launch()
+        env_ids = launched(remote)
+        np.testing.assert_array_equal(remote.request("ready_obs", env_ids=env_ids)["obs"], local.ready_obs_batch.obs)
+        for t in range(steps):
+            actions = (env_ids + t // 3) % 2
+            expected = local.step_batch(env_ids, actions)
+            got = remote.request("step", env_ids=env_ids, actions=actions, reset_on_done=np.ones(4, dtype=bool))
+            for field in ("obs", "reward", "done", "truncated"):
+                np.testing.assert_array_equal(got[field], getattr(expected, field))
+                assert got[field].dtype == getattr(expected, field).dtype
+            assert list(got["info"].values()) == expected.info
+            np.testing.assert_array_equal(
+                remote.request("ready_obs", env_ids=env_ids)["obs"], local.ready_obs_batch.obs
+            )
+        assert remote.request("close") == {"failures": []}
+
+
+def test_env_errors_travel_by_their_fields(cartpole_server):
+    with ServerConnection(cartpole_server) as connection:
+        launched(connection)
+        with pytest.raises(EnvError) as error:
+            connection.request("call", env_ids=[2], name="seed", args=["not a seed"], kwargs={})
+        assert error.value.env_id == 2 and error.value.command == "seed" and error.value.remote_traceback
+        values = connection.request("get_attr", env_ids=[0, 3], name="observation_space")["values"]
+        assert [space.shape for space in values] == [(4,), (4,)]
+        connection.request("close")
+
+
+def test_a_second_client_is_refused_while_the_first_holds_the_envs(cartpole_server):
+    with ServerConnection(cartpole_server) as first:
+        with pytest.raises(ServerError, match="serving another client"):
+            ServerConnection(cartpole_server)
+        first.request("close")
+    with ServerConnection(cartpole_server) as second:  # free again after close
+        second.request("close")
+
+
+def valid_step(**changes):
+    body = {"env_ids": np.arange(2), "actions": np.zeros(2, dtype=np.int64), "reset_on_done": np.ones(2, dtype=bool)}
+    return request_frames("step", 1, {**body, **changes})
+
+
+MALFORMED = {
+    "nothing after a REQ delimiter": [b""],
+    "bad json": [b"{not json"],
+    "header not an object": [b"[]"],
+    "unknown request": request_frames("unpickle", 1, {}),
+    "other protocol version": pack({**header("hello", 1), "version": PROTOCOL_VERSION + 7}, {}),
+    "not the ding-env protocol": pack({"protocol": "http", "version": 1, "kind": "hello", "seq": 1}, {}),
+    "missing field": request_frames("seed", 1, {"env_id": 0}),
+    "field of the wrong type": request_frames("seed", 1, {"env_id": "0", "seed": 1, "dynamic_seed": None}),
+    "ids and flags of different lengths": valid_step(reset_on_done=np.ones(3, dtype=bool)),
+    "float env ids": valid_step(env_ids=np.zeros(2)),
+    "a private attribute": request_frames("get_attr", 1, {"env_ids": [0], "name": "__class__"}),
+    "a dunder method": request_frames("call", 1, {"env_ids": [0], "name": "__reduce__", "args": [], "kwargs": {}}),
+    "array frame missing": valid_step()[:1],
+    "array of the wrong size": [*valid_step()[:1], b"\x00" * 3, *valid_step()[2:]],
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_a_malformed_message_gets_an_error_reply_and_the_server_keeps_serving(raw_socket, cartpole_server, name):
+    error = ask(raw_socket, MALFORMED[name])
+    assert isinstance(error, ServerError), error
+    if name == "other protocol version":
+        assert f"version {PROTOCOL_VERSION + 7}" in error.message and "same ding-env version" in error.message
+    with ServerConnection(cartpole_server) as connection:  # still serving
+        launched(connection)
+        connection.request("close")
+
+
+def test_random_bytes_never_crash_the_server(raw_socket, cartpole_server):
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        frames = [rng.bytes(int(rng.integers(0, 64))) for _ in range(int(rng.integers(1, 4)))]
+        if rng.random() < 0.5:  # a real header with garbage after it
+            frames = [*valid_step()[:1], *frames]
+        raw_socket.send_multipart(frames)
+    answered = 0
+    while raw_socket.poll(2_000):
+        raw_socket.recv_multipart()
+        answered += 1
+    assert answered == 200
+    with ServerConnection(cartpole_server) as connection:
+        launched(connection)
+        connection.request("close")
+
+
+def test_an_info_without_wire_encoding_is_an_error_naming_env_and_key():
+    with serving("tests.remote.envs:SetInfoEnv", 2) as (address, _), ServerConnection(address) as connection:
+        env_ids = launched(connection)
+        with pytest.raises(ServerError) as error:
+            connection.request("step", env_ids=env_ids, actions=np.array([0, 2]), reset_on_done=np.ones(2, dtype=bool))
+        assert "info[1]['visited']" in error.value.message and "set" in error.value.message
+        reply = connection.request("step", env_ids=env_ids, actions=np.array([1, 1]), reset_on_done=np.ones(2, bool))
+        assert reply["env_id"].tolist() == [0, 1]  # the server serves on
+        connection.request("close")
+
+
+@pytest.mark.parametrize(
+    "address, loopback",
+    [
+        ("tcp://127.0.0.1:5555", True),
+        ("tcp://127.0.0.2:*", True),
+        ("tcp://localhost:5555", True),
+        ("tcp://[::1]:5555", True),
+        ("ipc:///tmp/envs", True),
+        ("tcp://0.0.0.0:5555", False),
+        ("tcp://*:5555", False),
+        ("tcp://eth0:5555", False),
+        ("tcp://10.0.0.5:5555", False),
+    ],
+)
+def test_only_loopback_endpoints_count_as_local(address, loopback):
+    assert is_loopback(address) is loopback
+
+
+def test_a_public_bind_is_refused_without_insecure(capsys):
+    assert main(["serve", CARTPOLE, "--envs", "1", "--bind", "tcp://0.0.0.0:5555"]) == 2
+    assert "refusing to bind 'tcp://0.0.0.0:5555'" in capsys.readouterr().err
+
+
+def test_a_value_without_encoding_is_refused_before_it_leaves_the_client(cartpole_server):
+    with ServerConnection(cartpole_server) as connection:
+        with pytest.raises(WireError, match=r"set_attr values\[0\]: a set"):
+            connection.request("set_attr", env_ids=[0], name="x", values=[{1}])
+        connection.request("close")
+
+
+@pytest.mark.parametrize("fault", ["SIGKILL", "SIGSTOP"])
+def test_a_dead_or_frozen_server_is_reported_within_the_heartbeat_timeout(fault):
+    with serving(CARTPOLE, 2) as (address, server), ServerConnection(address, timeout=60) as connection:
+        env_ids = launched(connection)
+        workers = child_pids(server.pid)
+        os.kill(server.pid, getattr(signal, fault))
+        start = time.monotonic()
+        with pytest.raises(ServerLostError, match=f"server {address} did not answer step: the connection dropped"):
+            connection.request("step", env_ids=env_ids, actions=np.zeros(2, dtype=np.int64), reset_on_done=env_ids > 0)
+        assert time.monotonic() - start < 4  # the default heartbeat timeout is 1.5 s; the request's is 60 s
+        server.kill()
+        assert_ended(workers)  # workers end when their server dies
+
+
+def test_requests_sent_to_several_servers_before_any_reply_run_in_parallel(tmp_path):
+    config = tmp_path / "slow.py"
+    config.write_text("main_config = dict(env=dict(step_sleep=1.0))\n")
+    slow = ("tests.envs:CountingEnv", 1, "--config", str(config))
+    with serving(*slow) as (first, _), serving(*slow) as (second, _):
+        with ServerConnection(first) as one, ServerConnection(second) as two:
+            env_ids = launched(one)
+            launched(two)
+            step = dict(env_ids=env_ids, actions=np.ones(1, dtype=np.int64), reset_on_done=np.ones(1, dtype=bool))
+            start = time.monotonic()
+            tickets = [one.send("step", **step), two.send("step", **step)]
+            replies = [one.receive(tickets[0]), two.receive(tickets[1])]
+            assert time.monotonic() - start < 1.7  # one 1 s step's time, not two
+            assert [reply["reward"].tolist() for reply in replies] == [[[2.0]], [[2.0]]]
+            one.request("close")
+            two.request("close")
+
+
+def test_an_env_error_and_a_dead_worker_come_back_with_the_other_envs_results(tmp_path):
+    config = tmp_path / "faults.py"
+    config.write_text("main_config = dict(env=dict(raise_every=3, crash_every=4))\n")
+    with serving("tests.envs:FaultEnv", 2, "--config", str(config)) as (address, _), ServerConnection(address) as conn:
+        launched(conn)
+
+        def step(*env_ids):
+            ids = np.array(env_ids)
+            return conn.request("step", env_ids=ids, actions=np.zeros_like(ids), reset_on_done=np.ones(len(ids), bool))
+
+        assert step(0, 1)["errors"] == {} and step(0)["errors"] == {}  # episodes last 3 steps at least
+        reply = step(0, 1)  # env 0's third step raises; env 1 steps
+        assert list(reply["errors"]) == [0] and reply["done"].tolist() == [True, False]
+        assert isinstance(reply["errors"][0], EnvError) and "injected error at step 3" in reply["errors"][0].message
+        conn.request("reset", env_ids=[0])
+        reply = step(0, 1)  # env 0's fourth step kills its worker; env 1's third raises
+        assert isinstance(reply["errors"][0], EnvCrashedError) and reply["errors"][0].env_ids == [0]
+        assert isinstance(reply["errors"][1], EnvError) and reply["errors"][1].env_id == 1
+        assert conn.request("reset", env_ids=[0, 1])["ready"] == [0, 1]  # a new worker serves env 0
+        assert step(0)["errors"] == {}
+        conn.request("close")
+
+
+def test_a_silent_client_loses_its_envs_to_the_next_after_the_lease_timeout():
+    with serving(CARTPOLE, 1, "--lease-timeout", "0.5") as (address, _), ServerConnection(address) as first:
+        launched(first)
+        time.sleep(0.7)
+        with ServerConnection(address) as second:
+            assert second.request("launch", settings={})["spaces"][1].n == 2  # fresh envs for the new client
+            with pytest.raises(ServerError, match="serving another client"):
+                first.request("ready_obs", env_ids=np.arange(1))
+            second.request("close")
+
+
+class CreatesFileWhenUnpickled:
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+def test_pickled_bytes_are_never_unpickled(raw_socket, tmp_path):
+    import pickle
+
+    marker = tmp_path / "unpickled"
+    payload = pickle.dumps(CreatesFileWhenUnpickled(str(marker)))
+    for frames in ([payload], [*request_frames("hello", 1, {})[:1], payload], [payload, payload]):
+        assert isinstance(ask(raw_socket, frames), ServerError)
+    assert not marker.exists()
+
+
+def test_a_reply_later_than_the_timeout_is_dropped_and_the_next_request_gets_its_own(tmp_path):
+    config = tmp_path / "slow.py"
+    config.write_text("main_config = dict(env=dict(step_sleep=1.0))\n")
+    with serving("tests.envs:CountingEnv", 1, "--config", str(config)) as (address, _):
+        with ServerConnection(address) as connection:
+            env_ids = launched(connection)
+            step = dict(env_ids=env_ids, actions=np.ones(1, dtype=np.int64), reset_on_done=np.ones(1, dtype=bool))
+            with pytest.raises(ServerLostError, match="did not answer step: no reply within 0.3 s"):
+                connection.request("step", timeout=0.3, **step)
+            assert connection.request("get_attr", env_ids=[0], name="episode_length")["values"][0] >= 3
+            connection.request("close")
+
+
+def test_an_oversized_message_drops_its_sender_and_the_server_serves_on():
+    with serving(CARTPOLE, 1, "--max-message-mb", "0.01") as (address, _):
+        socket = zmq.Context.instance().socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.connect(address)
+        try:
+            big = np.zeros(100_000, dtype=np.uint8)  # 100 kB against a 10 kB limit
+            socket.send_multipart(request_frames("set_attr", 1, {"env_ids": [0], "name": "x", "values": [big]}))
+            assert not socket.poll(1000)  # no reply: the connection was dropped
+        finally:
+            socket.close()
+        with ServerConnection(address) as connection:
+            launched(connection)
+            connection.request("close")
+
+
+def test_a_step_longer_than_the_heartbeat_timeout_is_not_a_lost_server(tmp_path):
+    config = tmp_path / "slow.py"
+    config.write_text("main_config = dict(env=dict(step_sleep=2.5))\n")
+    with serving("tests.envs:CountingEnv", 1, "--config", str(config)) as (address, _):
+        with ServerConnection(address, heartbeat_timeout=1.0) as connection:
+            env_ids = launched(connection)
+            step = dict(env_ids=env_ids, actions=np.ones(1, dtype=np.int64), reset_on_done=np.ones(1, dtype=bool))
+            assert connection.request("step", **step)["reward"].tolist() == [
+                [2.0]
+            ]  # the server's I/O thread answers pings
+            connection.request("close")

@@ -1,0 +1,189 @@
+"""Values and spaces survive the wire exactly; what cannot travel is refused by its key path and type."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from ding_env.env_manager.status import CALLABLE, MISSING
+from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError
+from ding_env.remote.messages import PROTOCOL_VERSION, header, read_reply, reply_frames
+from ding_env.remote.wire import pack, unpack
+
+SPACES = {
+    "box": gym.spaces.Box(-1.5, 2.0, (2, 3), np.float32),
+    "box_bounds": gym.spaces.Box(np.array([-np.inf, 0.0]), np.array([np.inf, 1.0]), dtype=np.float64),
+    "image": gym.spaces.Box(0, 255, (4, 5, 3), np.uint8),
+    "discrete": gym.spaces.Discrete(7, start=-2),
+    "multi_discrete": gym.spaces.MultiDiscrete(np.array([[2, 3], [4, 5]]), start=np.array([[0, 1], [-1, 0]])),
+    "multi_binary": gym.spaces.MultiBinary(5),
+    "multi_binary_2d": gym.spaces.MultiBinary([2, 3]),
+    "dict": gym.spaces.Dict(
+        {"pos": gym.spaces.Box(-1, 1, (2,), np.float32), "inner": gym.spaces.Dict({"k": gym.spaces.Discrete(3)})}
+    ),
+    "tuple": gym.spaces.Tuple((gym.spaces.Discrete(2), gym.spaces.Tuple((gym.spaces.MultiBinary(2),)))),
+}
+
+
+def round_trip(value):
+    fields, body = unpack(pack({"kind": "test"}, {"value": value}))
+    assert fields == {"kind": "test"}
+    return body["value"]
+
+
+def assert_identical(actual, expected):
+    """Equal values of the same types, arrays of the same dtype and shape."""
+    assert type(actual) is type(expected), (actual, expected)
+    if isinstance(expected, np.ndarray):
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape
+        np.testing.assert_array_equal(actual, expected)
+    elif isinstance(expected, (list, tuple)):
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected, strict=True):
+            assert_identical(a, e)
+    elif isinstance(expected, dict):
+        assert list(actual) == list(expected)
+        for key in expected:
+            assert_identical(actual[key], expected[key])
+    elif isinstance(expected, float) and np.isnan(expected):
+        assert np.isnan(actual)
+    else:
+        assert actual == expected
+
+
+@pytest.mark.parametrize("name", SPACES)
+def test_every_space_kind_round_trips(name):
+    space = SPACES[name]
+    decoded = round_trip(space)
+    assert type(decoded) is type(space) and decoded == space
+    assert decoded.dtype == space.dtype
+
+
+VALUES = {
+    "none": None,
+    "bool": True,
+    "int": -(2**70),
+    "float": 0.1,
+    "nan": float("nan"),
+    "inf": float("-inf"),
+    "str": "héllo",
+    "bytes": b"\x00\xffraw",
+    "list": [1, "a", None],
+    "tuple": (1, (2.5, False)),
+    "dict_non_str_keys": {"a": 1, 3: "three", (1, 2): [4]},
+    "float32_array": np.linspace(0, 1, 12, dtype=np.float32).reshape(3, 4),
+    "uint8_image": np.arange(60, dtype=np.uint8).reshape(3, 4, 5),
+    "bool_array": np.array([True, False]),
+    "int64_empty": np.zeros((0, 3), dtype=np.int64),
+    "big_endian": np.arange(3, dtype=">i4"),
+    "fixed_strings": np.array(["ab", "c"]),
+    "zero_d": np.array(3.5),
+    "non_contiguous": np.arange(20.0).reshape(4, 5)[:, ::2],
+    "float32_scalar": np.float32(1.1),
+    "float16_scalar": np.float16(0.3),
+    "int8_scalar": np.int8(-5),
+    "uint64_scalar": np.uint64(2**64 - 1),
+    "bool_scalar": np.bool_(True),
+    "complex_scalar": np.complex64(1 + 2j),
+    "markers": [MISSING, CALLABLE],
+    "nested_info": {"eval_episode_return": 12.0, "truncated": False, "stats": {"hist": np.ones(3), "names": ("a",)}},
+}
+
+
+ERRORS = [
+    EnvError(3, "step", "ValueError: bad action", "Traceback ...\nValueError: bad action\n"),
+    EnvCrashedError([0, 1], -9, "step"),
+    EnvTimeoutError([2], "reset", 1.5),
+    ServerError("step", "TypeError", "wrong", "Traceback ..."),
+]
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=lambda error: type(error).__name__)
+def test_errors_travel_by_their_fields(error):
+    decoded = round_trip({"errors": {1: error}})["errors"][1]
+    assert type(decoded) is type(error) and str(decoded) == str(error)
+    assert vars(decoded) == vars(error)
+
+
+@pytest.mark.parametrize("name", VALUES)
+def test_every_value_kind_round_trips_exactly(name):
+    assert_identical(round_trip(VALUES[name]), VALUES[name])
+
+
+def test_large_arrays_travel_as_their_own_buffers_and_small_ones_in_the_header():
+    obs = np.zeros((4, 210, 160, 3), dtype=np.uint8)
+    frames = pack({"kind": "test"}, {"obs": obs, "done": np.ones(4, dtype=bool)})
+    assert len(frames) == 2 and np.shares_memory(frames[1], obs)
+
+
+@pytest.mark.parametrize(
+    "value, where, kind",
+    [
+        ({"a": [1, {"b": {1, 2}}]}, "info['a'][1]['b']", "set"),
+        ({"policy": lambda x: x}, "info['policy']", "function"),
+        ({"objects": np.array([1, "a"], dtype=object)}, "info['objects']", "dtype object"),
+        ({"record": np.zeros(2, dtype=[("x", "f4")])}, "info['record']", "dtype"),
+        ({"text": gym.spaces.Text(5)}, "info['text']", "Text spaces"),
+        ({"error": KeyError("k")}, "info['error']", "KeyError"),
+    ],
+)
+def test_a_value_without_encoding_is_refused_naming_its_key_and_type(value, where, kind):
+    with pytest.raises(WireError) as error:
+        pack({"kind": "test"}, {"info": value}, "step reply")
+    assert f"step reply {where}" in str(error.value) and kind in str(error.value)
+
+
+def frames_of(body, *buffers):
+    return [json.dumps({"kind": "test", "body": body}).encode(), *buffers]
+
+
+ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
+
+
+@pytest.mark.parametrize(
+    "frames, message",
+    [
+        ([], "no frames"),
+        ([b"\xff\xfe not json"], "not a JSON header"),
+        ([b"[1, 2]"], "JSON object"),
+        (frames_of({"v": ARRAY}), "frame 1 does not exist"),
+        (frames_of({"v": ARRAY}, b"\x00" * 15), "takes 16 bytes, its frame has 15"),
+        (frames_of({"v": 1}, b"\x00" * 4), "2 frames, of which the header refers to 1"),
+        (
+            frames_of({"v": {"$": "array", "data": "AAAA", "dtype": "<f4", "shape": [2]}}),
+            "takes 8 bytes, its frame has 3",
+        ),
+        (frames_of({"v": {"$": "array", "data": "not base64!", "dtype": "<f4", "shape": [2]}}), "not base64"),
+        (frames_of({"v": {**ARRAY, "dtype": "|O"}}, b"\x00" * 32), "cannot travel without pickle"),
+        (frames_of({"v": {**ARRAY, "dtype": "no such dtype"}}, b"\x00" * 16), "unknown dtype"),
+        (frames_of({"v": {**ARRAY, "shape": [-1, 4]}}, b"\x00" * 16), "shape must be a list of sizes"),
+        (frames_of({"v": {"$": "pickle", "data": "gASV"}}), "unknown value tag 'pickle'"),
+        (frames_of({"v": {"$": "dict", "items": [[[1], 2]]}}), "not hashable"),
+        (frames_of({"v": {"$": "space", "kind": "Box", "low": 0}}), "Box space"),
+        ([b'{"kind": "t", "body": {"v": ' + b"[" * 100000 + b"]" * 100000 + b"}}"], "JSON header"),
+    ],
+)
+def test_malformed_frames_are_refused_with_a_wire_error(frames, message):
+    with pytest.raises(WireError, match=message):
+        unpack(frames)
+
+
+def test_a_reply_from_another_protocol_version_is_refused():
+    frames = pack({**header("ok", 1), "version": PROTOCOL_VERSION + 1}, {})
+    with pytest.raises(ProtocolMismatchError, match=f"version {PROTOCOL_VERSION + 1}, this side version"):
+        read_reply(frames)
+    assert read_reply(reply_frames(1, {"x": 1})) == (1, {"x": 1}, None)
+
+
+def test_an_error_reply_carries_the_error_and_any_other_exception_becomes_a_server_error():
+    _, _, error = read_reply(reply_frames(4, error=ERRORS[0], request="step"))
+    assert vars(error) == vars(ERRORS[0])
+    try:
+        {}["missing"]
+    except KeyError as key_error:
+        seq, _, error = read_reply(reply_frames(5, error=key_error, request="get_attr"))
+    assert seq == 5 and isinstance(error, ServerError)
+    assert (error.request, error.error_type, error.message) == ("get_attr", "KeyError", "'missing'")
+    assert "KeyError" in error.remote_traceback
