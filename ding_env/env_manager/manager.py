@@ -276,17 +276,13 @@ class EnvManager(EnvCalls, DIEngineCalls):
         obs, reward, done, truncated = outcome.obs, outcome.reward, outcome.done, outcome.truncated
         if isinstance(obs, list):
             obs = arrays.stack(obs)  # new arrays, the caller's
-        elif self._cfg.copy_on_get and self._results_are_views():
+        elif self._cfg.copy_on_get and self._shares.views:
             obs, reward = arrays.copy_tree(obs), reward.copy()
             done, truncated = done.copy(), truncated.copy()
         batch = TimestepBatch(outcome.env_id, obs, reward, done, truncated, outcome.info)
         if outcome.errors:
             raise_step_errors(outcome, batch, self._cfg.step_error)
         return batch
-
-    def _results_are_views(self) -> bool:
-        """Whether step results may be views of a backend's buffers (several backends' results are merged copies)."""
-        return self._shares.single is not None and self._shares.single.views
 
     # ---- state ---------------------------------------------------------
 
@@ -378,8 +374,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
     def _poll_ready_ids(self) -> np.ndarray:
         """The ready envs' ids, after the backends took in what finished meanwhile."""
         self._check_running()
-        for backend in self._shares.backends:
-            backend.poll()
+        self._shares.poll()
         return self._ledger.ready_ids()
 
     def _backend_of(self, env_id: int) -> Backend:

@@ -28,8 +28,17 @@ class Shares:
     def __init__(self, backends: list[Backend]) -> None:
         self.backends = backends
         self.single = backends[0] if len(backends) == 1 else None
+        # Whether step results may be views of a backend's buffers (several backends' results are merged copies).
+        self.views = self.single is not None and self.single.views
+        # The backends that take in results in the background (the others' poll does nothing).
+        self.polling = [backend for backend in backends if type(backend).poll is not Backend.poll]
         # The index of the backend hosting each env id.
         self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
+
+    def poll(self) -> None:
+        """Let the backends that step in the background take in what finished."""
+        for backend in self.polling:
+            backend.poll()
 
     @classmethod
     def launch(cls, backends: list[Backend]) -> tuple[Shares, Spaces]:

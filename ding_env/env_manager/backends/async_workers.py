@@ -63,6 +63,7 @@ class AsyncWorkerBackend(WorkerBackend):
             # Rows of envs not stepped now are ignored by the worker.
             self.mask_buf[first:stop] = False
             self.mask_buf[env_ids] = True
+            self.mask_is_full = False
             self.reset_buf[first:stop] = self.queued_reset[first:stop]
             self.in_flight[index], self.queued[index] = env_ids, []
             self.busy[index] = True

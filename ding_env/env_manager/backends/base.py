@@ -139,7 +139,7 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def ready_obs(self, env_ids: np.ndarray) -> Any:
-        """The ready observations of ``env_ids``, stacked."""
+        """The ready observations of ``env_ids`` (increasing), stacked."""
 
     def ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
         """The ready observation of each of ``env_ids``, one tree per env (copied unless ``copy_on_get=False``)."""

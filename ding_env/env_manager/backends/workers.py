@@ -98,6 +98,8 @@ class WorkerBackend(Backend):
         self.every_result = self.result_views(self.every_row)
         self.every_ready = arrays.take(self.ready_buf, self.every_row)
         self.every_list = list(range(self.env_num))
+        # Whether every row of the step mask is set: steps of every env leave it so.
+        self.mask_is_full = False
         return spaces
 
     @override
@@ -214,11 +216,13 @@ class WorkerBackend(Backend):
         every = len(env_ids) == self.env_num  # distinct ids: every env, in some order
         rows = self.rows_of(env_ids, every)
         self.write_actions(env_ids, rows, actions)
-        if every:
-            self.mask_buf[:] = True
-        else:
+        if not every:
             self.mask_buf[:] = False
             self.mask_buf[rows] = True
+            self.mask_is_full = False
+        elif not self.mask_is_full:  # a step of every env after one of some: every row steps again
+            self.mask_buf[:] = True
+            self.mask_is_full = True
         self.reset_buf[rows] = reset_on_done
         workers = self.all_workers if every else sorted(set(self.worker_of[env_ids].tolist()))
         for index in workers:
@@ -345,8 +349,9 @@ class WorkerBackend(Backend):
     def ready_obs(self, env_ids: np.ndarray) -> Any:
         if not len(env_ids):
             return None
-        rows = self.rows_of(env_ids, len(env_ids) == self.env_num)
-        return self.every_ready if self.is_every(rows) else arrays.take(self.ready_buf, rows)
+        if len(env_ids) == self.env_num:  # increasing, distinct: every env in order
+            return self.every_ready
+        return arrays.take(self.ready_buf, arrays.rows_of(env_ids))
 
     def is_every(self, rows: slice | np.ndarray) -> bool:
         """Whether ``rows`` are every env's rows in order (their views are made once)."""
