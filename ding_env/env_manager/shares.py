@@ -30,6 +30,7 @@ class Shares:
         self.single = backends[0] if len(backends) == 1 else None
         # Whether step results may be views of a backend's buffers (several backends' results are merged copies).
         self.views = self.single is not None and self.single.views
+        self.collect_order = sorted(backends, key=lambda backend: not backend.steps_when_collected)
         # The backends that take in results in the background (the others' poll does nothing).
         self.polling = [backend for backend in backends if type(backend).poll is not Backend.poll]
         # The index of the backend hosting each env id.
@@ -108,7 +109,9 @@ class Shares:
         """
         if self.single is not None:
             return self.single.collect(wait)
-        outcomes = [outcome for backend in self.backends if (outcome := backend.collect(wait)) is not None]
+        # Backends that step in this process run first, while the others step in theirs.
+        collected = {id(backend): backend.collect(wait) for backend in self.collect_order}
+        outcomes = [outcome for backend in self.backends if (outcome := collected[id(backend)]) is not None]
         if not outcomes:
             return None
         merged = merge(outcomes)

@@ -86,6 +86,8 @@ class Backend(abc.ABC):
 
     # Whether the batches this backend returns are views of buffers its next call reuses.
     views = False
+    # Whether its steps run in the calling process when collected (other backends step meanwhile).
+    steps_when_collected = False
 
     def __init__(self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger) -> None:
         self.env_fns = dict(env_fns)

@@ -24,6 +24,8 @@ from ding_env.errors import DingEnvError, EnvError
 class InProcessBackend(Backend):
     """Hosts its envs in an ``EnvHost`` of this process; a step runs when its results are collected."""
 
+    steps_when_collected = True
+
     def __init__(self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger) -> None:
         super().__init__(env_fns, cfg, name, ledger)
         self.host = EnvHost(self.env_fns, cfg, limit_time=True)
