@@ -19,8 +19,12 @@ def manager_cfg(manager_type: str, **cfg) -> dict:
 
     With the default ``step_wait_timeout`` (10 ms), a loaded machine makes the async manager
     return only the envs that finished in time, so its batches would no longer line up with
-    the serial manager's. Tests of that timeout set it themselves.
+    the serial manager's. Tests of that timeout set it themselves. ``'subprocess+caller'`` (and
+    the async one) is that manager with the calling process hosting a share of the envs.
     """
+    if manager_type.endswith("+caller"):  # the calling process hosts a share beside one worker
+        manager_type = manager_type.removesuffix("+caller")
+        cfg = {"caller_share": True, "num_workers": 1, **cfg}
     cfg = dict(cfg, type=manager_type)
     if manager_type == "async_subprocess":
         cfg.setdefault("step_wait_timeout", 60.0)

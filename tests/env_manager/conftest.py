@@ -8,6 +8,8 @@ from ding_env import create_env_manager
 from tests.conftest import manager_cfg
 
 MANAGER_TYPES = ["base", "subprocess", "async_subprocess"]
+# Managers as made by ``make_manager``: every type, and the subprocess ones with the caller hosting a share.
+MANAGER_SETUPS = [*MANAGER_TYPES, "subprocess+caller", "async_subprocess+caller"]
 
 
 @pytest.fixture(params=MANAGER_TYPES)
@@ -15,9 +17,10 @@ def manager_type(request):
     return request.param
 
 
-@pytest.fixture
-def make_manager(manager_type):
+@pytest.fixture(params=MANAGER_SETUPS)
+def make_manager(request):
     managers = []
+    manager_type = request.param
 
     def make(env_fn, **cfg):
         manager = create_env_manager(manager_cfg(manager_type, **cfg), env_fn)

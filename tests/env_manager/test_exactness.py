@@ -24,6 +24,8 @@ EVERY_MANAGER = [
     ("subprocess", False),
     ("async_subprocess", True),
     ("async_subprocess", False),
+    ("subprocess+caller", True),
+    ("async_subprocess+caller", True),
 ]
 # The V2 managers too, where the test uses the batched API they share.
 EVERY_MANAGER_AND_V2 = [*EVERY_MANAGER, ("base_v2", True), ("subprocess_v2", True)]

@@ -536,3 +536,18 @@ def test_infos_stay_true_across_a_worker_replacement(manager_type):
                 }
                 assert _typed(scripted) == _typed(scripted_info(life_steps[env_id] + phases[env_id])), (t, env_id)
     assert sorted(replaced) == [0, 1]
+
+
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+@pytest.mark.parametrize(("env_num", "num_workers", "in_workers"), [(8, 1, [[0, 1, 2, 3]]), (5, 2, [[0, 1], [2]])])
+def test_caller_share_hosts_the_last_envs_in_this_process(manager_type, env_num, num_workers, in_workers):
+    fns = [cartpole_fn] * env_num
+    cfg = manager_cfg(manager_type, caller_share=True, num_workers=num_workers)
+    with create_env_manager(cfg, fns) as manager:
+        manager.launch()
+        assert [worker.env_ids for worker in manager.workers] == in_workers
+        assert os.getpid() not in [worker.pid for worker in manager.workers]
+    # The caller's envs and the workers' step as one manager: the serial manager's trajectory, bit for bit.
+    expected = trajectory("base", fns, steps=80)
+    assert_same(trajectory(manager_type, fns, steps=80, caller_share=True, num_workers=num_workers), expected)
+    assert_same(trajectory(manager_type, fns, steps=80, caller_share=True, copy_on_get=False), expected)
