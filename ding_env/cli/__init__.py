@@ -25,19 +25,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
-import time
-import traceback
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from ding_env.registry import ENV_REGISTRY
+from ding_env.cli import commands as handlers
+from ding_env.cli.commands import INTERRUPTED, USAGE_ERROR
 from ding_env.version import __version__
-
-USAGE_ERROR = 2
-INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 # Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
 # pipelines, through the batched API they share); `demo` steps through the dict API, which the V2 ones change.
@@ -159,7 +153,7 @@ def _parser() -> argparse.ArgumentParser:
         help="override a config key; repeat for more (values are Python literals; true/false are booleans)",
     )
     run.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="full tracebacks on failure")
-    run.set_defaults(handler=_run)
+    run.set_defaults(handler=handlers.run)
 
     check = _add_command(
         commands,
@@ -179,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--max-steps", type=int, default=1000, help="step cap per episode (default 1000)")
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.set_defaults(handler=_check)
+    check.set_defaults(handler=handlers.check)
 
     serve = _add_command(
         commands,
@@ -218,7 +212,7 @@ def _parser() -> argparse.ArgumentParser:
         default=10.0,
         help="seconds of silence after which the client loses its envs to a new one (default 10)",
     )
-    serve.set_defaults(handler=_serve)
+    serve.set_defaults(handler=handlers.serve)
 
     keygen = _add_command(
         commands,
@@ -228,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
         " the client needs client.key_secret and server.key",
     )
     keygen.add_argument("folder", help="where to write server.key, server.key_secret, client.key, client.key_secret")
-    keygen.set_defaults(handler=_keygen)
+    keygen.set_defaults(handler=handlers.keygen)
 
     list_cmd = _add_command(
         commands,
@@ -244,7 +238,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODULE",
         help="import MODULE first, so the types it registers are listed; repeat for more",
     )
-    list_cmd.set_defaults(handler=_list)
+    list_cmd.set_defaults(handler=handlers.list_types)
 
     demo = _add_command(
         commands,
@@ -261,219 +255,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--envs", type=int, default=4, help="envs per manager (default 4)")
     demo.add_argument("--manager", default="base", choices=DEMO_MANAGERS, help=MANAGER_HELP + " (default base)")
     demo.add_argument("--seed", type=int, default=0)
-    demo.set_defaults(handler=_demo)
+    demo.set_defaults(handler=handlers.demo)
     return parser
-
-
-def _run(args: argparse.Namespace) -> int:
-    from ding_env.errors import ConfigError, RegistryError
-    from ding_env.run import format_summary, run_job
-    from ding_env.run_config import load_run_config
-
-    overrides = list(args.set) + ([f"seed={args.seed}"] if args.seed is not None else [])
-    try:
-        if args.steps < 1 or (args.eval_episodes is not None and args.eval_episodes < 1):
-            raise ConfigError("--steps and --eval-episodes must be >= 1")
-        cfg = load_run_config(args.config, overrides)
-    except (ConfigError, RegistryError) as error:
-        print(f"ding-env run: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    print(f"ding-env run {args.config}: env type {cfg.env.type!r}, seed {cfg.seed}", file=sys.stderr)
-    try:
-        summary = run_job(cfg, args.policy, args.steps, args.eval_episodes, args.manager, args.replay, sys.stderr)
-    except (ConfigError, RegistryError, NotImplementedError) as error:
-        print(f"ding-env run: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    except Exception as error:  # noqa: BLE001 - the CLI reports any failure as exit 1 with its message
-        print(describe_failure("run", error, args.verbose), file=sys.stderr)
-        return 1
-    print(format_summary(summary))
-    return 0
-
-
-def _check(args: argparse.Namespace) -> int:
-    import json
-
-    from ding_env.checker import CHECKS, check_env
-    from ding_env.checker.target import resolve_target
-    from ding_env.errors import ConfigError, RegistryError
-
-    if args.episodes < 1 or args.max_steps < 1:
-        print("ding-env check: --episodes and --max-steps must be >= 1", file=sys.stderr)
-        return USAGE_ERROR
-    try:
-        env_cls, cfg = resolve_target(args.target, args.config)
-    except (ConfigError, RegistryError) as error:
-        print(f"ding-env check: {error}", file=sys.stderr)
-        return USAGE_ERROR
-
-    from ding_env.progress import progress_bar
-
-    with progress_bar(len(CHECKS), None if args.json else sys.stderr, "check", "check") as bar:
-
-        def progress(name: str) -> None:
-            bar.set_postfix_str(name, refresh=False)
-            bar.update()
-
-        report = check_env(
-            env_cls,
-            cfg,
-            episodes=args.episodes,
-            max_steps=args.max_steps,
-            seed=args.seed,
-            progress=progress,
-            di_engine=args.di_engine,
-        )
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
-    return 0 if report.passed else 1
-
-
-def _serve(args: argparse.Namespace) -> int:
-    from ding_env.checker.target import resolve_target
-    from ding_env.errors import ConfigError, RegistryError
-    from ding_env.remote.served_envs import env_fns_for
-
-    if args.envs < 1 or args.max_message_mb <= 0 or args.lease_timeout <= 0 or (args.workers or 0) < 0:
-        print(
-            "ding-env serve: --envs, --max-message-mb and --lease-timeout must be positive, --workers >= 0",
-            file=sys.stderr,
-        )
-        return USAGE_ERROR
-    try:
-        from ding_env.remote.server import DEFAULT_BIND, EnvServer
-    except ImportError as error:
-        print(f"ding-env serve needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
-        return USAGE_ERROR
-    from ding_env.remote.served_envs import ServedEnvs
-
-    try:
-        env_fns = env_fns_for(*resolve_target(args.target, args.config), args.envs)
-        server = EnvServer(
-            lambda: ServedEnvs(env_fns, {"num_workers": args.workers}),
-            args.bind or DEFAULT_BIND,
-            allow_remote=args.insecure,
-            max_message_bytes=int(args.max_message_mb * 2**20),
-            lease_timeout=args.lease_timeout,
-            keys=args.keys,
-        )
-    except (ConfigError, RegistryError) as error:
-        print(f"ding-env serve: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    with server:
-        if args.insecure and args.keys is None:
-            print(
-                f"ding-env serve: WARNING: {server.address} has no authentication or encryption; anyone who reaches "
-                "it can run the envs' methods. Use it on a private network only.",
-                file=sys.stderr,
-            )
-        print(f"ding-env serve: {args.envs} envs of {args.target} at {server.address}", flush=True)
-        print("ding-env serve: ready (Ctrl-C stops and closes every env)", flush=True)
-        server.serve()
-    return 0
-
-
-def _keygen(args: argparse.Namespace) -> int:
-    try:
-        from ding_env.remote.keys import generate
-    except ImportError as error:
-        print(f"ding-env keygen needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
-        return USAGE_ERROR
-    for path in generate(args.folder):
-        print(path)
-    print(
-        "ding-env keygen: the server needs server.key_secret and client.key (--keys DIR); the client needs "
-        "client.key_secret and server.key (the remote manager's keys_dir=DIR). Keep the *_secret files private."
-    )
-    return 0
-
-
-def _list(args: argparse.Namespace) -> int:
-    import importlib
-
-    from ding_env.errors import RegistryError
-
-    for module in args.imports:
-        try:
-            importlib.import_module(module)
-        except ImportError as error:
-            print(f"ding-env list: cannot import {module!r} given to --import: {error}", file=sys.stderr)
-            return USAGE_ERROR
-    names = ENV_REGISTRY.names()
-    width = max((len(name) for name in names), default=4)
-    print(f"{'type':<{width}}  {'extras':<28}  registered by")
-    for name in names:
-        try:
-            extras = extras_status(ENV_REGISTRY.source(name))
-        except RegistryError as error:
-            extras = f"broken: {error}"
-        print(f"{name:<{width}}  {extras:<28}  {ENV_REGISTRY.place(name)}")
-    return 0
-
-
-# Module prefix of an env type -> (pip extra, the modules it needs), for `ding-env list`.
-EXTRAS_OF = {
-    "dizoo.atari.": ("atari", ("ale_py", "cv2")),
-    "dizoo.mujoco.": ("mujoco", ("mujoco",)),
-    "dizoo.box2d.": ("box2d", ("Box2D",)),
-    "dizoo.minigrid.": ("minigrid", ("minigrid",)),
-}
-
-
-def extras_status(source: str) -> str:
-    """``'-'`` for a type that needs no extra, else the extra and whether its modules are installed."""
-    import importlib.util
-
-    for prefix, (extra, modules) in EXTRAS_OF.items():
-        if source.startswith(prefix):
-            missing = [module for module in modules if importlib.util.find_spec(module) is None]
-            return f"{extra}: missing {', '.join(missing)}" if missing else f"{extra}: installed"
-    return "-"
-
-
-_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
-
-
-def describe_failure(command: str, error: BaseException, verbose: bool) -> str:
-    """The failure as the CLI prints it: the whole traceback with ``--verbose``, else one line with where.
-
-    ``where`` is the innermost frame of the user's code (not ding_env's, not the standard library's
-    nor an installed package's), read from the env's own traceback too when the env runs in a worker.
-    """
-    if verbose:
-        return f"ding-env {command} failed:\n" + "".join(traceback.format_exception(error))
-    frames = [(frame.filename, frame.lineno) for frame in traceback.extract_tb(error.__traceback__)]
-    frames += [(file, int(line)) for file, line in _FRAME.findall(str(error))]  # the remote traceback
-    package = str(Path(__file__).resolve().parent)
-    library = tuple(str(Path(path).resolve()) for path in (sys.prefix, sys.base_prefix, os.__file__.rsplit("/", 1)[0]))
-    user = [
-        (file, line)
-        for file, line in frames
-        if not str(Path(file).resolve()).startswith((package, *library)) and not file.startswith("<")
-    ]
-    where = f" (at {user[-1][0]}:{user[-1][1]})" if user else ""
-    first_line = str(error).splitlines()[0] if str(error) else ""
-    return f"ding-env {command} failed: {type(error).__name__}: {first_line}{where}; --verbose shows the traceback"
-
-
-def _demo(args: argparse.Namespace) -> int:
-    from ding_env.demo import run_demo
-
-    if args.episodes < 1 or args.envs < 1:
-        print("ding-env demo: --episodes and --envs must be >= 1", file=sys.stderr)
-        return USAGE_ERROR
-    start = time.perf_counter()
-    rows = run_demo(ENV_REGISTRY.names(), args.episodes, args.envs, args.manager, args.seed, progress=print)
-    header = f"{'env type':<14} {'episodes':>8} {'steps':>8} {'mean return':>12} {'truncated':>9} {'steps/s':>9}"
-    print()
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        print(
-            f"{row.env_type:<14} {row.episodes:>8} {row.steps:>8} {row.mean_return:>12.2f} "
-            f"{row.truncated:>9} {row.steps_per_second:>9.0f}"
-        )
-    print(f"\n{len(rows)} env types, {args.manager} manager, {time.perf_counter() - start:.1f} s")
-    return 0
 
 
 if __name__ == "__main__":
