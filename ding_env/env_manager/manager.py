@@ -75,7 +75,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
         self._shares: Shares | None = None
         self._actions: ActionChecker | None = None
-        # The ids ready_obs_batch handed out (read-only): step_batch with that very array needs no second check.
+        # The ids ready_obs_batch handed out (read-only): step_batch with that very array needs no parsing.
         self._offered_ids: np.ndarray | None = None
 
     def _backends(self) -> list[Backend]:
@@ -266,11 +266,10 @@ class EnvManager(EnvCalls, DIEngineCalls):
             they may be views, valid until the next call to the manager.
         """
         self._check_running()
-        if env_id is self._offered_ids:
-            env_ids = env_id
-        else:
-            env_ids = validation.parse_env_ids(self._name, self._env_num, env_id)
-            self._check_ready(env_ids)
+        # The ids ready_obs_batch handed out need no parsing; readiness is checked again (a poll since
+        # may have found a worker lost).
+        env_ids = env_id if env_id is self._offered_ids else validation.parse_env_ids(self._name, self._env_num, env_id)
+        self._check_ready(env_ids)
         action = self._action_checker().check_batch(env_ids, action)
         outcome = self._step(env_ids, action)
         obs, reward, done, truncated = outcome.obs, outcome.reward, outcome.done, outcome.truncated

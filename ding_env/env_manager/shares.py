@@ -28,8 +28,9 @@ class Shares:
     def __init__(self, backends: list[Backend]) -> None:
         self.backends = backends
         self.single = backends[0] if len(backends) == 1 else None
-        # Whether step results may be views of a backend's buffers (several backends' results are merged copies).
-        self.views = self.single is not None and self.single.views
+        # Whether step results may be views of a backend's buffers (a step that only one backend took part in
+        # returns its outcome as it is).
+        self.views = any(backend.views for backend in backends)
         self.collect_order = sorted(backends, key=lambda backend: not backend.steps_when_collected)
         # The backends that take in results in the background (the others' poll does nothing).
         self.polling = [backend for backend in backends if type(backend).poll is not Backend.poll]
@@ -63,8 +64,21 @@ class Shares:
         return cls(launched), spaces
 
     def close(self) -> list[tuple[int, str]]:
-        """Close every backend, whatever another reports; the failures of all."""
-        return [failure for backend in self.backends for failure in backend.close()]
+        """Close every backend, whatever another reports or raises; the failures of all.
+
+        Raises:
+            The first backend's exception, once every backend was closed.
+        """
+        failures: list[tuple[int, str]] = []
+        raised: list[BaseException] = []
+        for backend in self.backends:
+            try:
+                failures += backend.close()
+            except BaseException as error:  # noqa: BLE001 - the other backends close first, then it is raised
+                raised.append(error)
+        if raised:
+            raise raised[0]
+        return failures
 
     def ready_obs(self, env_ids: np.ndarray, copy: bool) -> Any:
         """The stacked ready observations of ``env_ids``, copies unless ``copy`` is False."""
@@ -109,14 +123,24 @@ class Shares:
         """
         if self.single is not None:
             return self.single.collect(wait)
-        # Backends that step in this process run first, while the others step in theirs.
-        collected = {id(backend): backend.collect(wait) for backend in self.collect_order}
+        # Backends that step in this process run first, while the others step in theirs; the others
+        # are collected even if one raises, so none is left with a step in flight.
+        collected: dict[int, StepOutcome | None] = {}
+        try:
+            for backend in self.collect_order:
+                collected[id(backend)] = backend.collect(wait)
+        finally:
+            for backend in self.collect_order:
+                if id(backend) not in collected:
+                    collected[id(backend)] = backend.collect(wait)
         outcomes = [outcome for backend in self.backends if (outcome := collected[id(backend)]) is not None]
         if not outcomes:
             return None
         merged = merge(outcomes)
         if order is not None and not np.array_equal(order, merged.env_id):
-            merged = reorder(merged, order)
+            # Envs a backend added (the idle envs of a lost worker) come after the ones asked for.
+            extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
+            merged = reorder(merged, np.concatenate([order, extra]) if len(extra) else order)
         return merged
 
     def collect_until(self, wait_num: int, timeout: float | None, spaces: tuple) -> StepOutcome:
@@ -136,7 +160,10 @@ class Shares:
                 break
             left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
             self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
-        return self.collect(False) or no_outcome(spaces)
+        outcome = self.collect(False) or no_outcome(spaces)
+        if len(outcome.env_id) > 1 and np.any(np.diff(outcome.env_id) < 0):  # results in env id order
+            outcome = reorder(outcome, np.sort(outcome.env_id))
+        return outcome
 
     def wait(self, timeout: float) -> None:
         """Sleep until some backend may have results, at most about ``timeout`` seconds."""
@@ -178,7 +205,7 @@ def merge(outcomes: list[StepOutcome]) -> StepOutcome:
 
 
 def reorder(outcome: StepOutcome, order: np.ndarray) -> StepOutcome:
-    """``outcome`` with its rows in the order of the env ids ``order``."""
+    """``outcome`` with its rows in the order of the env ids ``order`` (envs not in it are left out)."""
     row_of = {env_id: row for row, env_id in enumerate(outcome.env_id.tolist())}
     rows = np.array([row_of[env_id] for env_id in order.tolist()], dtype=np.int64)
     new_row = {int(old): new for new, old in enumerate(rows.tolist())}
@@ -189,6 +216,6 @@ def reorder(outcome: StepOutcome, order: np.ndarray) -> StepOutcome:
         outcome.done[rows],
         outcome.truncated[rows],
         [outcome.info[row] for row in rows.tolist()],
-        {new_row[row]: error for row, error in outcome.errors.items()},
+        {new_row[row]: error for row, error in outcome.errors.items() if row in new_row},
         outcome.reset_on_done[rows],
     )

@@ -378,3 +378,42 @@ def test_async_close_stops_a_hung_worker_without_waiting_for_its_reply():
         manager.close()
     assert time.monotonic() - started < 4.0  # not the 10 s a close request to it would wait
     assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+@pytest.mark.parametrize("step_error", ["raise", "abnormal"])
+def test_a_worker_lost_beside_the_callers_share_leaves_every_env_accounted_for(manager_type, step_error):
+    # Envs 0 and 1 in the one worker, 2 and 3 in this process; env 0 crashes on its 2nd step while
+    # the step names env 3 first and leaves env 1 idle: env 1 loses its episode with the worker.
+    cfg = manager_cfg(manager_type, caller_share=True, num_workers=1, step_error=step_error)
+    with create_env_manager(cfg, fault_fns(4, [0], crash_every=2)) as manager:
+        manager.launch()
+        manager.step({3: 0, 0: 0, 2: 0, 1: 0})
+        if step_error == "raise":
+            with pytest.raises(EnvCrashedError) as info:
+                manager.step({3: 0, 0: 0, 2: 0})
+            timesteps = info.value.results
+        else:
+            timesteps = manager.step({3: 0, 0: 0, 2: 0})
+        assert sorted(timesteps) == [0, 1, 2, 3]
+        if manager_type == "subprocess":  # the envs asked for in their order, then the lost idle one
+            assert list(timesteps) == [3, 0, 2, 1]
+        assert timesteps[1].done and timesteps[1].info["abnormal"]  # the idle env's lost episode
+        assert not timesteps[3].done and not timesteps[2].done
+        assert manager.env_state[2].name == manager.env_state[3].name == "READY"
+        assert "STEPPING" not in {status.name for status in manager.env_state.values()}
+        manager.reset()
+        assert sorted(manager.step({env_id: 0 for env_id in manager.ready_obs_id})) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_results_of_one_backend_of_several_belong_to_the_caller(manager_type):
+    # Only the worker's envs step: its results come from shared memory alone and are still copies.
+    cfg = manager_cfg(manager_type, caller_share=True, num_workers=1)
+    with create_env_manager(cfg, fault_fns(4)) as manager:
+        manager.launch()
+        first = manager.step_batch([0, 1], np.zeros(2, np.int64))
+        kept = first.obs.copy(), first.reward.copy()
+        manager.step_batch([0, 1], np.zeros(2, np.int64))
+        np.testing.assert_array_equal(first.obs, kept[0])
+        np.testing.assert_array_equal(first.reward, kept[1])

@@ -18,7 +18,7 @@ from typing_extensions import override
 from ding_env.env_manager.backends.base import StepOutcome
 from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.workers import WorkerBackend
-from ding_env.errors import DingEnvError, EnvCrashedError, EnvTimeoutError
+from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 
 
 class AsyncWorkerBackend(WorkerBackend):
@@ -207,11 +207,14 @@ class AsyncWorkerBackend(WorkerBackend):
     @override
     def close(self) -> list[tuple[int, str]]:
         deadline = time.monotonic() + 1.0
+        failures: list[tuple[int, str]] = []
         try:
             while any(self.busy) and time.monotonic() < deadline:
                 self.pool.wait_any_done(LIVENESS_INTERVAL)
                 self.take_finished()
         except (EnvCrashedError, EnvTimeoutError):
-            pass  # the pool's close joins or kills every worker anyway
+            pass  # a worker lost while closing: the pool's close joins or kills every worker anyway
+        except EnvError as error:  # a lost worker's replacement failed: reported with the envs' close failures
+            failures.append((error.env_id, str(error).splitlines()[0]))
         # A worker still stepping now is hung: it would not answer a close request either.
-        return self.close_pool([index for index, busy in enumerate(self.busy) if busy])
+        return failures + self.close_pool([index for index, busy in enumerate(self.busy) if busy])
