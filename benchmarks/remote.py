@@ -30,6 +30,7 @@ WORKLOADS = {
     "cartpole-2x4": ("gym:CartPole-v1", 8, (4, 4), ()),
     "cartpole-2x4-in-server": ("gym:CartPole-v1", 8, (4, 4), ("--workers", "0")),
     "pong-1x4": ("gym:ALE/Pong-v5", 4, (4,), ()),
+    "zero-cost-2x4": ("benchmarks/zero_cost_env.py", 8, (4, 4), ()),
 }
 
 

@@ -49,6 +49,11 @@ class BusyEnv(ZeroCostEnv):
         return super().step(action)
 
 
+# The zero-cost env under a Gymnasium id, so a server process can build it (benchmarks/zero_cost_env.py).
+if "DingBench/ZeroCost-v0" not in gym.registry:
+    gym.register("DingBench/ZeroCost-v0", entry_point=ZeroCostEnv)
+
+
 def make_gym(env_id: str) -> gym.Env:
     """A raw Gymnasium env: registered ids, or 'busy' / 'zero' for the synthetic envs."""
     if env_id == "busy":
