@@ -112,9 +112,9 @@ class EnvManager(EnvCalls, DIEngineCalls):
             self._launched = True
             for env_id, seed in enumerate(self._env_seeds):
                 if seed is not None:
-                    self._backend_of(env_id).seed(env_id, *seed)
+                    self._shares.backend_of(env_id).seed(env_id, *seed)
             for env_id, param in self._reset_params.items():
-                self._backend_of(env_id).set_reset_param(env_id, param)
+                self._shares.backend_of(env_id).set_reset_param(env_id, param)
             if self._replay_paths is not None:
                 self._enable_replays(self._replay_paths)
             self.reset(reset_param)
@@ -139,7 +139,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         for env_id, value in validation.seed_of_each(self._name, self._env_num, seed):
             self._env_seeds[env_id] = (value, dynamic_seed)
             if self._launched:
-                self._backend_of(env_id).seed(env_id, value, dynamic_seed)
+                self._shares.backend_of(env_id).seed(env_id, value, dynamic_seed)
 
     def reset(self, reset_param: Mapping[int, dict] | None = None) -> None:
         """Reset envs and make them ready.
@@ -177,7 +177,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
 
     def _set_reset_param(self, env_id: int, param: dict) -> None:
         self._reset_params[env_id] = param
-        self._backend_of(env_id).set_reset_param(env_id, param)
+        self._shares.backend_of(env_id).set_reset_param(env_id, param)
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -375,9 +375,6 @@ class EnvManager(EnvCalls, DIEngineCalls):
         self._check_running()
         self._shares.poll()
         return self._ledger.ready_ids()
-
-    def _backend_of(self, env_id: int) -> Backend:
-        return self._shares.backends[int(self._shares.owner[env_id])]
 
     def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         self._check_open()

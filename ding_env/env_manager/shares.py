@@ -87,8 +87,11 @@ class Shares:
         if self.single is not None:
             obs = self.single.ready_obs(env_ids)
             return arrays.copy_tree(obs) if self.single.views and copy else obs
-        parts = [backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)]
-        return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *parts)  # new arrays: the caller's
+        return concatenated([backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)])
+
+    def backend_of(self, env_id: int) -> Backend:
+        """The backend hosting ``env_id``."""
+        return self.backends[int(self.owner[env_id])]
 
     def split(self, env_ids: np.ndarray) -> list[tuple[Backend, np.ndarray]]:
         """``(backend, rows of env_ids it hosts)`` for each backend hosting some of ``env_ids``."""
@@ -153,17 +156,13 @@ class Shares:
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            for backend in self.backends:
-                backend.poll()
+            self.poll()
             count = sum(backend.finished() for backend in self.backends)
             if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
                 break
             left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
             self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
-        outcome = self.collect(False) or no_outcome(spaces)
-        if len(outcome.env_id) > 1 and np.any(np.diff(outcome.env_id) < 0):  # results in env id order
-            outcome = reorder(outcome, np.sort(outcome.env_id))
-        return outcome
+        return in_id_order(self.collect(False) or no_outcome(spaces))
 
     def wait(self, timeout: float) -> None:
         """Sleep until some backend may have results, at most about ``timeout`` seconds."""
@@ -177,6 +176,18 @@ def no_outcome(spaces: tuple) -> StepOutcome:
     obs = arrays.allocate(arrays.layout_of(spaces[0]), 0)
     reward = arrays.allocate(arrays.reward_layout(spaces[2]), 0)
     return StepOutcome(np.zeros(0, dtype=np.int64), obs, reward, flags, flags.copy(), [], {}, flags.copy())
+
+
+def concatenated(trees: list[Any]) -> Any:
+    """Trees of stacked arrays joined row-wise, leaf by leaf (new arrays, the caller's)."""
+    return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *trees)
+
+
+def in_id_order(outcome: StepOutcome) -> StepOutcome:
+    """``outcome`` with its rows in increasing env id order (itself when they are)."""
+    if len(outcome.env_id) > 1 and np.any(np.diff(outcome.env_id) < 0):
+        return reorder(outcome, np.sort(outcome.env_id))
+    return outcome
 
 
 def stacked(outcome: StepOutcome) -> Any:
@@ -194,7 +205,7 @@ def merge(outcomes: list[StepOutcome]) -> StepOutcome:
         offset += len(outcome.env_id)
     return StepOutcome(
         np.concatenate([outcome.env_id for outcome in outcomes]),
-        arrays.map_tree(lambda *leaves: np.concatenate(leaves), *[stacked(outcome) for outcome in outcomes]),
+        concatenated([stacked(outcome) for outcome in outcomes]),
         np.concatenate([outcome.reward for outcome in outcomes]),
         np.concatenate([outcome.done for outcome in outcomes]),
         np.concatenate([outcome.truncated for outcome in outcomes]),

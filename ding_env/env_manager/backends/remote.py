@@ -22,7 +22,7 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, StepOutcome
-from ding_env.env_manager.shares import merge, reorder
+from ding_env.env_manager.shares import in_id_order, merge, reorder
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.remote.errors import ServerError, ServerLostError
@@ -118,7 +118,7 @@ class RemoteBackend(Backend):
         """The reply to request ``kind``, its env ids global; a lost server raises ``ServerLostCrash``."""
         if self.lost is not None:
             raise self.lost
-        self.settle()  # a reply to a step in flight comes first
+        self.finish_steps()  # a reply to a step in flight comes first
         if self.lost is not None:
             raise self.lost
         try:
@@ -204,10 +204,7 @@ class RemoteBackend(Backend):
             outcomes.append(self.take_step())
         if not outcomes:
             return None
-        if len(outcomes) == 1:
-            return outcomes[0]
-        merged = merge(outcomes)
-        return reorder(merged, np.sort(merged.env_id))
+        return in_id_order(merge(outcomes))
 
     def take_step(self) -> StepOutcome:
         """The outcome of the oldest step in flight (the server answers steps in the order they were sent)."""
@@ -226,7 +223,7 @@ class RemoteBackend(Backend):
         self.report_lost(reply)
         return outcome
 
-    def settle(self) -> None:
+    def finish_steps(self) -> None:
         """Take in every step in flight, holding the results for the next ``collect`` (before another request)."""
         if self.pending:
             self.held = self.collect(True)
@@ -234,7 +231,7 @@ class RemoteBackend(Backend):
     @override
     def cancel(self, env_ids: list[int]) -> None:
         """Let in-flight steps finish and drop the results of ``env_ids``, so a reset starts clean."""
-        self.settle()
+        self.finish_steps()
         if self.held is not None:
             kept = np.setdiff1d(self.held.env_id, env_ids)
             self.held = reorder(self.held, kept) if len(kept) else None

@@ -358,7 +358,11 @@ class WorkerBackend(Backend):
         return isinstance(rows, slice) and rows == self.every_row
 
     def rows_of(self, env_ids: np.ndarray, every: bool) -> slice | np.ndarray:
-        """The buffer rows of ``env_ids``: ``every_row`` for every env in order, a slice for consecutive ids."""
+        """The buffer rows of ``env_ids``: ``every_row`` for every env in order, a slice for consecutive ids.
+
+        ``arrays.rows_of`` gives the same rows; testing every env against a list made once is the
+        cheaper path a step of every env takes (about 0.5 us of the parent's work per zero-cost batch).
+        """
         if every and env_ids.tolist() == self.every_list:
             return self.every_row
         return arrays.rows_of(env_ids)
