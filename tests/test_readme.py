@@ -106,5 +106,5 @@ def test_every_manager_config_key_is_in_the_table():
 
 
 def test_every_page_is_in_the_site_navigation():
-    nav = set(re.findall(r":\s*([\w/-]+\.md)\s*$", (REPO / "mkdocs.yml").read_text(), re.M))
+    nav = set(re.findall(r"^\s*- [^#\n]*:\s*([\w/.-]+\.md)\s*$", (REPO / "mkdocs.yml").read_text(), re.M))
     assert nav == {page.relative_to(DOCS).as_posix() for page in DOCS.rglob("*.md")}
