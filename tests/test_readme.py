@@ -103,8 +103,3 @@ def test_every_manager_config_key_is_in_the_table():
     rows = _table_after(DOCS / "configs.md", "## Manager keys")
     documented = {key.strip("` ") for row in rows for key in row[0].split(",")}
     assert set(MANAGER_CONFIG) == documented
-
-
-def test_every_page_is_in_the_site_navigation():
-    nav = set(re.findall(r"^\s*- [^#\n]*:\s*([\w/.-]+\.md)\s*$", (REPO / "mkdocs.yml").read_text(), re.M))
-    assert nav == {page.relative_to(DOCS).as_posix() for page in DOCS.rglob("*.md")}
