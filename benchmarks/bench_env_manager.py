@@ -39,6 +39,7 @@ import gymnasium as gym
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chart import plot  # noqa: E402
 from independent import BOUND, bench_independent_processes  # noqa: E402
 from timing import round_spread, timed  # noqa: E402
 from workloads import Workload, select, selected  # noqa: E402
@@ -339,34 +340,6 @@ def print_table(workload: Workload, rates: dict[str, float], rounds_of: dict[str
             f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {of_bound}"
             f" {per_batch_us:>9.1f} {spread:>13}"
         )
-
-
-def plot(results: dict, path: Path) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no chart (pip install -e '.[bench]')")
-        return
-    workloads = results["workloads"]
-    if not workloads:
-        return
-    fig, axes = plt.subplots(len(workloads), 1, figsize=(9, 3.2 * len(workloads)), squeeze=False)
-    for axis, (label, rates) in zip(axes[:, 0], workloads.items(), strict=True):
-        single = rates["single-process loop"]
-        names = list(rates)
-        ratios = [rates[name] / single for name in names]
-        colors = ["tab:orange" if name.startswith("ding_env") else "tab:gray" for name in names]
-        axis.barh(names, ratios, color=colors)
-        axis.axvline(1.0, color="black", linewidth=0.8)
-        axis.set_title(f"{label}: steps/s relative to the single-process loop")
-        axis.invert_yaxis()
-        axis.tick_params(axis="y", labelsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

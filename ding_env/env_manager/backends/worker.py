@@ -71,7 +71,7 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
     """A ``write(env_id, reward)`` for the reward rows.
 
     A Python float into one-value float rows (the common reward) goes through a flat memoryview,
-    which skips numpy's indexing (the zero-cost and CartPole rows of RESULTS.md, run 23); any
+    which skips numpy's indexing (benchmarks/history/runs.md, run 23); any
     other reward is written by numpy, which rounds a float the same way.
     """
     if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
@@ -189,7 +189,7 @@ class _Worker:
         self.shared = SharedArrays(request.entries, name=request.segment)
         buffers = self.shared.arrays
         # Single words and flags written from Python each step: through memoryviews, which index
-        # single items with less overhead than numpy (the zero-cost row of RESULTS.md).
+        # single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
         self.commands, self.status = memoryview(buffers["command"]), memoryview(buffers["status"])
         self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
         self.actions, self.reward = buffers["action"], buffers["reward"]
