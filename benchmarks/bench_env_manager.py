@@ -1,7 +1,8 @@
 """Steps per second of env executors, side by side in one run.
 
 Executors: a plain single-process loop over raw Gymnasium envs; Gymnasium's
-SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv, EnvPool, and DI-engine's
+SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv, EnvPool, PufferLib 3's Serial and
+Multiprocessing vector envs (see pufferlib_peer.py), and DI-engine's
 Sync/AsyncSubprocessEnvManager (in DI-engine's own venv, see di_engine_peer.py)
 when installed; ding_env's three managers through the dict API and the batched API.
 Every executor steps the same envs with the same actions, and seeds them at most
@@ -39,6 +40,7 @@ import gymnasium as gym
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pufferlib_peer  # noqa: E402
 from chart import plot  # noqa: E402
 from independent import BOUND, bench_independent_processes  # noqa: E402
 from timing import round_spread, timed  # noqa: E402
@@ -192,6 +194,7 @@ def executors(workload: Workload) -> dict[str, Callable]:
         table["SB3 SubprocVecEnv"] = lambda *a: bench_vector(sb3_subproc, *a)
     if importlib.util.find_spec("envpool"):
         table["EnvPool"] = bench_envpool
+    table.update(pufferlib_peer.executors())
     table["DI-engine SyncSubprocessEnvManager (dict)"] = partial(bench_di_engine, "sync")
     table["DI-engine AsyncSubprocessEnvManager (dict)"] = partial(bench_di_engine, "async")
     for manager_type in ("base", "subprocess", "async_subprocess"):

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 
+# Starts some forty executors, each with its own processes: a minute on a loaded two-core machine.
+@pytest.mark.timeout(300)
 def test_benchmark_quick_run(tmp_path):
     result = subprocess.run(
         [sys.executable, "benchmarks/bench_env_manager.py", "--quick", "--only", "zero,cartpole", "--out", tmp_path],
@@ -31,6 +33,9 @@ def test_benchmark_quick_run(tmp_path):
         # DI-engine runs in its own venv, which `make test` builds (.venv-di-engine).
         "DI-engine SyncSubprocessEnvManager (dict)",
         "DI-engine AsyncSubprocessEnvManager (dict)",
+        # PufferLib is installed by `make test` with --no-deps (requirements-no-deps.txt).
+        "PufferLib Serial",
+        "PufferLib Multiprocessing (1 worker)",
     ):
         assert name in rates, f"{name} did not run: {skipped}"
         assert rates[name] > 0
