@@ -21,7 +21,7 @@ from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
-from ding_env.errors import EnvError, EnvTimeoutError
+from ding_env.errors import EnvDataError, EnvError, EnvTimeoutError
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
 # ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
@@ -30,6 +30,10 @@ from ding_env.errors import EnvError, EnvTimeoutError
 # auto-reset (or renewal), or None. A failed auto-reset keeps the step's fields: the true final
 # transition is never lost.
 StepRecord = tuple[StepFields | None, Any, EnvError | None, EnvError | None]
+
+
+# Reward spaces the managers hold: one array per env (arrays.reward_layout).
+REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -45,7 +49,14 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
     if any(space is None for space in spaces):  # unset, or None until the first reset
         env.reset()
         spaces = (env.observation_space, env.action_space, env.reward_space)
-    return tuple(to_gymnasium_space(space) for space in spaces)
+    spaces = tuple(to_gymnasium_space(space) for space in spaces)
+    if not isinstance(spaces[2], REWARD_SPACES):
+        raise EnvDataError(
+            f"{env!r}: reward_space is {spaces[2]}, which the managers cannot hold (one reward array per env): "
+            "declare a Box ((1,), or (n_agents,)), Discrete, MultiDiscrete or MultiBinary, and put a structured "
+            "reward's parts in info"
+        )
+    return spaces
 
 
 def spaces_of_fn(env_fn: Callable[[], Any]) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
