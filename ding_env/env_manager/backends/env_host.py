@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium as gym
 
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.timestep import StepFields
+from ding_env.env.timestep import StepFields, reported_truncation
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
@@ -91,7 +91,7 @@ def step_fields_of(env: Any, action: Any) -> StepFields:
     timestep = env.step(action)
     done = bool(timestep.done)
     info = timestep.info
-    truncated = done and bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
+    truncated = done and reported_truncation(info)
     if done and "truncated" not in info:
         info = dict(info, truncated=truncated)
     return StepFields(timestep.obs, timestep.reward, done, truncated, info)
