@@ -12,7 +12,8 @@ single ``config`` dict; see ``configs/cartpole.py``. Top-level keys:
 DI-engine's configs carry more sections (``policy``, ``world_model``, ...): every dict-valued
 section beside ``env`` is left alone, and :func:`unused_sections` names them for a note. An env
 class that declares no class ``config`` (most of DI-engine's) gets its env section as DI-engine
-gives it; a class that declares one has its env section checked key by key.
+gives it; a class that declares one has its env section checked key by key. Either way the env
+section is merged over the class's ``default_config()``, as DI-engine's ``compile_config`` does.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import PIPELINE_KEYS, load_config_file, set_by_path, unknown_key_message
+from ding_env.config import PIPELINE_KEYS, deep_merge_dicts, load_config_file, set_by_path, unknown_key_message
 from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import manager_config
@@ -72,7 +73,8 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     for key, value in ENV_DEFAULTS.items():
         env.setdefault(key, value)
     env_cls = get_env_cls(env)
-    valid = set(env_cls.default_config()) | PIPELINE_KEYS
+    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    valid = set(default) | PIPELINE_KEYS
     for key in env if declares_config(env_cls) else ():
         if key not in valid:
             raise ConfigError(
@@ -81,6 +83,8 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
                 f"env reads {key!r}, declare it there with its default (DI-engine's envs may read keys they "
                 f"do not declare)"
             )
+    # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
+    env = cfg.env = deep_merge_dicts(default, env)
     for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
         if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
             raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")

@@ -13,6 +13,7 @@ from ding_env.checker.report import ERROR, Finding
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import leaves
 from ding_env.env_manager import arrays
+from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 
 
 @dataclass
@@ -78,7 +79,7 @@ def sample(space: Any, ctx: CheckContext) -> Any:
     """
     action = space.sample()
     try:
-        layout = arrays.layout_of(space)
+        layout = arrays.layout_of(to_gymnasium_space(space))  # DI-engine's envs may declare gym's spaces
     except TypeError:  # Text, Graph, Sequence: the managers pass such actions on as given
         return action
     return arrays.conform(layout, action)

@@ -132,6 +132,13 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def port(args: argparse.Namespace) -> int:
+    """`ding-env port`: DI-engine env code renamed, scanned and (with --try) run; prints the report."""
+    from ding_env.porting.command import run_port
+
+    return run_port(args)
+
+
 def keygen(args: argparse.Namespace) -> int:
     """`ding-env keygen`: a server and a client key pair for encrypted connections."""
     try:

@@ -110,6 +110,11 @@ class BaseEnv(abc.ABC):
             self._np_random = np.random.default_rng(self.__dict__.get("_np_random_seed"))
         return self._np_random
 
+    @np_random.setter
+    def np_random(self, generator: np.random.Generator) -> None:
+        # DI-engine's envs (and gym's seeding idiom) assign their own: self.np_random, _ = seeding.np_random(seed).
+        self._np_random = generator
+
     # ---- the contract --------------------------------------------------
 
     @abc.abstractmethod

@@ -8,6 +8,7 @@ and the output checks behave the same in every manager.
 
 from __future__ import annotations
 
+import inspect
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -132,11 +133,17 @@ ENV_METHODS = ("reset", "step", "seed", "close")
 def _is_gym_env(env: Any) -> bool:
     """Whether ``env`` is a Gymnasium or legacy gym env rather than a ``BaseEnv``.
 
-    DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space``, which gym's do not.
+    DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space`` (which gym's do
+    not), or at least DI-engine's ``seed(seed, dynamic_seed)`` (some set their spaces in ``reset``).
     """
+    try:
+        di_engine_seed = "dynamic_seed" in inspect.signature(type(env).seed).parameters
+    except (AttributeError, TypeError, ValueError):  # no seed, or one without a signature
+        di_engine_seed = False
     return (
         not isinstance(env, BaseEnv)
         and not hasattr(type(env), "reward_space")
+        and not di_engine_seed
         and any(
             cls.__name__ == "Env" and cls.__module__.split(".")[0] in ("gym", "gymnasium") for cls in type(env).__mro__
         )
