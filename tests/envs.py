@@ -409,6 +409,32 @@ class DIEngineStyleEnv:
         return self._reward_space
 
 
+class DIEngineGymSubclassEnv(gym.Env):
+    """DI-engine's envs that subclass gym.Env (dizoo's Maze): DI-engine's seed(seed, dynamic_seed), and spaces that
+    are instance attributes set by reset() (no reward_space on the class)."""
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        self._env = DIEngineStyleEnv(cfg)
+
+    def seed(self, seed: int, dynamic_seed: bool = True) -> None:
+        self._env.seed(seed, dynamic_seed)
+
+    def reset(self) -> np.ndarray:
+        obs = self._env.reset()
+        self.observation_space, self.action_space = self._env.observation_space, self._env.action_space
+        self.reward_space = self._env.reward_space
+        return obs
+
+    def step(self, action: Any) -> DIEngineTimestep:
+        return self._env.step(action)
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "DIEngineGymSubclassEnv()"
+
+
 def episode_observations(env: Any, actions: Any) -> list:
     """The reset observation and the observation of each step with ``actions``, until the episode ends."""
     observations = [env.reset()]

@@ -312,3 +312,20 @@ def test_an_env_that_declares_its_config_keeps_its_env_section_checked(tmp_path)
     (tmp_path / "cfg.py").write_text("config = dict(env=dict(type='cartpole', n_bits=3), policy=dict(cuda=False))\n")
     result = ding_env_command("run", "cfg.py", "--steps", "40", cwd=tmp_path)
     assert result.returncode == 2 and "unknown key 'n_bits'" in result.stderr
+
+
+def test_run_gives_an_env_its_section_over_its_class_config_as_di_engine_does(tmp_path):
+    # A class that declares its config and reads its defaults from cfg, without BaseEnv.__init__ (DI-engine's way).
+    module = DI_ENGINE_STYLE_ENV.replace(
+        '@ENV_REGISTRY.register("flips")', '@ENV_REGISTRY.register("flips_with_config")'
+    )
+    module = module.replace(
+        "    def __init__(self, cfg):",
+        "    config = dict(n_bits=3, max_episode_steps=5)\n\n    def __init__(self, cfg):",
+    )
+    (tmp_path / "flips_env.py").write_text(module)
+    (tmp_path / "cfg.py").write_text("config = dict(env=dict(type='flips_with_config', import_names=['flips_env']))\n")
+    result = ding_env_command(
+        "run", "cfg.py", "--steps", "40", "--eval-episodes", "1", "--manager", "base", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
