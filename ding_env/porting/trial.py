@@ -109,17 +109,31 @@ def _inside(file: str, base: Path) -> bool:
 
 
 def declared_space(env_cls: type, field: str, folder: Path) -> str | None:
-    """``file:line`` where ``env_cls`` declares the space of ``field`` ('obs' or 'reward'), if found."""
-    try:
-        file = Path(inspect.getsourcefile(env_cls))
-        source = file.read_text()
-    except (TypeError, OSError):
-        return None
+    """``file:line`` where ``env_cls`` (or the first base class of the port that does) declares ``field``'s space.
+
+    ``field`` is 'obs' or 'reward'. A space constructor assigned (or returned by the property) wins over
+    another assignment, such as a copy of a simulator's space.
+    """
     names = ("observation_space", "obs_space") if field == "obs" else ("reward_space", "rew_space")
-    tree = ast.parse(source)
-    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == env_cls.__name__]
-    found = []  # (not a space constructor, line): the first constructor call wins, else the first assignment
-    for node in ast.walk(classes[0] if classes else tree):
+    for klass in env_cls.__mro__:
+        try:
+            file = Path(inspect.getsourcefile(klass))
+            tree = ast.parse(file.read_text())
+        except (TypeError, OSError, SyntaxError):
+            continue
+        if not _inside(str(file), folder if folder.is_dir() else folder.parent):
+            continue
+        node = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == klass.__name__), None)
+        found = sorted(_space_declarations(node, names)) if node is not None else []
+        if found:
+            return _relative(file, folder, found[0][1])
+    return None
+
+
+def _space_declarations(klass: ast.ClassDef, names: tuple[str, ...]) -> list[tuple[bool, int]]:
+    """``(not a space constructor, line)`` of each assignment to (or property returning) one of ``names``."""
+    found = []
+    for node in ast.walk(klass):
         value = None
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -130,7 +144,7 @@ def declared_space(env_cls: type, field: str, folder: Path) -> str | None:
             value = returned[0].value if returned and isinstance(returned[0].value, ast.Call) else None
         if value is not None and not (isinstance(value, ast.Constant) and value.value is None):
             found.append((not isinstance(value, ast.Call), value.lineno))
-    return _relative(file, folder, min(found)[1]) if found else None
+    return found
 
 
 def _relative(file: Path, folder: Path, line: int) -> str:
