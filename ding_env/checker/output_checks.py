@@ -219,6 +219,9 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
 
     def body() -> list[Finding]:
         env = ctx.make_env()
+        if not callable(getattr(env, "random_action", None)):  # optional: DI-engine's gym.Env-based envs lack it
+            env.close()
+            return []
         env.seed(ctx.seed)
         if getattr(env, "action_space", None) is None:  # known only after the first reset (DI-engine's envs)
             env.reset()

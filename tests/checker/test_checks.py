@@ -109,3 +109,10 @@ def test_contract_mixin_fails_a_broken_env():
 
     with pytest.raises(AssertionError, match="share memory"):
         Broken().test_obs_memory()
+
+
+def test_an_env_without_random_action_passes_its_check():
+    """random_action() is optional: DI-engine's envs that subclass gym.Env have none, and the managers never call it."""
+    from tests.envs import DIEngineGymSubclassEnv
+
+    assert _run("check_random_action", DIEngineGymSubclassEnv) == []
