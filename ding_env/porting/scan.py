@@ -43,11 +43,12 @@ def scan_names(path: str, tree: ast.AST) -> list[Item]:
     """One item per import statement and kind of problem with the DI-engine names it imports."""
     groups: dict[tuple[int, str, str], list[str]] = {}
     items = []
+    spelled = {_dotted(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)} - {None}
     for node, module, name in imported_ding_names(tree):
         resolution = resolve(module, name)
         if resolution.status != RENAMED:
             groups.setdefault((node.lineno, resolution.status, resolution.fix), []).append(resolution.name)
-        elif name is None and not any(alias.asname for alias in node.names if alias.name == module):
+        elif name is None and any(dotted.startswith(module + ".") for dotted in spelled):
             items.append(
                 Item(
                     path,

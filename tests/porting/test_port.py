@@ -247,3 +247,11 @@ def test_the_port_of_a_folder_that_imports_itself_elsewhere_says_so(tmp_path, fl
     assert code == 0 and report["failures"] == []
     if flag == "--try":
         assert "port it to a folder whose path ends in walk_pkg" in report["trial"]["note"]
+
+
+def test_a_plain_import_of_a_renamed_module_names_the_spellings_it_leaves(tmp_path):
+    (tmp_path / "uses.py").write_text("import ding.envs\nimport ding.utils\nenv_cls = ding.envs.BaseEnv\n")
+    _, report = port_json("uses.py", "--out", "port/uses.py", cwd=tmp_path)
+    assert [(item["where"], item["fix"]) for item in report["items"]] == [
+        ("uses.py:1", "write `ding_env.` where the file uses `ding.envs.`")
+    ]
