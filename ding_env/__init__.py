@@ -17,6 +17,7 @@ from ding_env.config import deep_merge_dicts
 # checker, whose modules import ding_env.env.base_env while ding_env.env is still being initialised.
 from ding_env.env import (  # isort: skip
     BaseEnv,
+    BaseEnvInfo,
     BaseEnvTimestep,
     DingEnvWrapper,
     EnvCheckError,
@@ -83,6 +84,7 @@ from ding_env.version import __version__
 __all__ = [
     # the env contract
     "BaseEnv",
+    "BaseEnvInfo",
     "BaseEnvTimestep",
     "DingEnvWrapper",
     "ENV_REGISTRY",

@@ -8,6 +8,12 @@ single ``config`` dict; see ``configs/cartpole.py``. Top-level keys:
 * ``env``: the env type, its settings, counts and manager settings (``manager``; ``evaluator_manager``
   overrides some of them for the evaluator, e.g. its own ``servers`` for a remote manager);
 * ``policy``: free-form settings for the user's learner (not read here).
+
+DI-engine's configs carry more sections (``policy``, ``world_model``, ...): every dict-valued
+section beside ``env`` is left alone, and :func:`unused_sections` names them for a note. An env
+class that declares no class ``config`` (most of DI-engine's) gets its env section as DI-engine
+gives it; a class that declares one has its env section checked key by key. Either way the env
+section is merged over the class's ``default_config()``, as DI-engine's ``compile_config`` does.
 """
 
 from __future__ import annotations
@@ -19,13 +25,14 @@ from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import PIPELINE_KEYS, load_config_file, set_by_path, unknown_key_message
+from ding_env.config import PIPELINE_KEYS, deep_merge_dicts, load_config_file, set_by_path, unknown_key_message
+from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import manager_config
 from ding_env.errors import ConfigError
 from ding_env.registry import get_env_cls, get_vec_env_setting
 
-TOP_LEVEL_KEYS = ("exp_name", "seed", "env", "policy")
+TOP_LEVEL_KEYS = ("exp_name", "seed", "env")
 ENV_DEFAULTS = dict(collector_env_num=8, evaluator_env_num=5, n_evaluator_episode=5, stop_value=None)
 
 
@@ -52,8 +59,10 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     """
     cfg = EasyDict(cfg)
     for key in cfg:
-        if key not in TOP_LEVEL_KEYS:
-            raise ConfigError(unknown_key_message(where, key, TOP_LEVEL_KEYS))
+        if key not in TOP_LEVEL_KEYS and not isinstance(cfg[key], dict):
+            raise ConfigError(
+                unknown_key_message(where, key, TOP_LEVEL_KEYS) + " (and sections for other parts, such as policy)"
+            )
     if "env" not in cfg:
         raise ConfigError(f"{where} has no 'env' section")
     cfg.setdefault("exp_name", Path(where).stem)
@@ -64,8 +73,9 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     for key, value in ENV_DEFAULTS.items():
         env.setdefault(key, value)
     env_cls = get_env_cls(env)
-    valid = set(env_cls.default_config()) | PIPELINE_KEYS
-    for key in env:
+    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    valid = set(default) | PIPELINE_KEYS
+    for key in env if declares_config(env_cls) else ():
         if key not in valid:
             raise ConfigError(
                 unknown_key_message(f"{where} env section (type {env.type!r})", key, valid)
@@ -73,6 +83,8 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
                 f"env reads {key!r}, declare it there with its default (DI-engine's envs may read keys they "
                 f"do not declare)"
             )
+    # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
+    env = cfg.env = deep_merge_dicts(default, env)
     for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
         if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
             raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")
@@ -87,6 +99,20 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
         )
     manager_config({**(env.get("manager") or {}), **evaluator_manager}, env.evaluator_env_num)
     return cfg
+
+
+def unused_sections(cfg: dict) -> list[str]:
+    """The top-level sections of a run config that ``ding-env run`` does not read (DI-engine's ``policy``, ...)."""
+    return [key for key in cfg if key not in TOP_LEVEL_KEYS]
+
+
+def declares_config(env_cls: type) -> bool:
+    """Whether ``env_cls`` (or a base class of its own) sets a class ``config`` of the keys it takes.
+
+    DI-engine's envs mostly declare none and read what their env section holds; such a class gets
+    its section as it is, as DI-engine hands it.
+    """
+    return any("config" in vars(klass) for klass in env_cls.__mro__ if klass not in (BaseEnv, object))
 
 
 def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvManager, BaseEnvManager]:

@@ -409,6 +409,32 @@ class DIEngineStyleEnv:
         return self._reward_space
 
 
+class DIEngineGymSubclassEnv(gym.Env):
+    """DI-engine's envs that subclass gym.Env (dizoo's Maze): DI-engine's seed(seed, dynamic_seed), and spaces that
+    are instance attributes set by reset() (no reward_space on the class)."""
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        self._env = DIEngineStyleEnv(cfg)
+
+    def seed(self, seed: int, dynamic_seed: bool = True) -> None:
+        self._env.seed(seed, dynamic_seed)
+
+    def reset(self) -> np.ndarray:
+        obs = self._env.reset()
+        self.observation_space, self.action_space = self._env.observation_space, self._env.action_space
+        self.reward_space = self._env.reward_space
+        return obs
+
+    def step(self, action: Any) -> DIEngineTimestep:
+        return self._env.step(action)
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "DIEngineGymSubclassEnv()"
+
+
 def episode_observations(env: Any, actions: Any) -> list:
     """The reset observation and the observation of each step with ``actions``, until the episode ends."""
     observations = [env.reset()]
@@ -452,3 +478,49 @@ class ImageEnv(gym.Env):
     def step(self, action):
         self.t += 1
         return self.observation_space.sample(), float(self.t) - 2.0, self.t >= 5, False, {}
+
+
+class OwnGymMakeEnv(BaseEnv):
+    """A DI-engine-style env that makes its own legacy gym 0.26 CartPole (passive env checker included)."""
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self._env = None
+
+    def reset(self) -> np.ndarray:
+        import warnings
+
+        with warnings.catch_warnings():  # gym 0.26 warns about itself on import
+            warnings.simplefilter("ignore")
+            import gym
+
+        if self._env is None:
+            self._env = gym.make("CartPole-v1")  # the checker stays: disable_env_checker is not given
+        obs, _ = self._env.reset(seed=self._next_episode_seed())
+        return obs.astype(np.float32)
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        obs, reward, terminated, truncated, _ = self._env.step(int(action))
+        obs = obs.astype(np.float32)
+        if terminated:
+            return termination(obs, reward, 0.0)
+        return truncation(obs, reward, 0.0) if truncated else transition(obs, reward)
+
+    def close(self) -> None:
+        if self._env is not None:
+            self._env.close()
+
+    def __repr__(self) -> str:
+        return "OwnGymMakeEnv()"
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-np.inf, np.inf, (4,), np.float32)
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return gym.spaces.Discrete(2)
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)

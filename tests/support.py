@@ -6,12 +6,24 @@ import os
 import subprocess
 import time
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
 from ding_env import create_env_manager
 from tests.conftest import manager_cfg
 from tests.envs import CountingEnv
+
+REPO = Path(__file__).resolve().parents[1]
+# DI-engine 0.5.3 lives in a venv of its own, which `make test` builds; DING_ENV_DI_ENGINE_VENV names another one.
+DI_ENGINE_VENV = Path(os.environ.get("DING_ENV_DI_ENGINE_VENV", REPO / ".venv-di-engine"))
+
+
+def di_engine_dizoo() -> Path:
+    """The ``dizoo`` folder of DI-engine's installed wheel (its env packages' sources)."""
+    found = sorted(DI_ENGINE_VENV.glob("lib/python3*/site-packages/dizoo"))
+    assert found, f"DI-engine's venv is missing at {DI_ENGINE_VENV}: `make test` builds .venv-di-engine"
+    return found[0]
 
 
 def counting_fns(count: int, **cfg):

@@ -140,3 +140,12 @@ def test_an_env_closes_at_the_end_of_a_with_block():
         env.reset()
         assert env._env is not None
     assert env._env is None  # closed
+
+
+def test_an_env_may_assign_its_own_np_random():
+    """DI-engine's envs seed in gym's idiom: self.np_random, _ = seeding.np_random(seed)."""
+    from gymnasium.utils import seeding
+
+    env = CountingEnv()
+    env.np_random, _ = seeding.np_random(3)
+    assert env.np_random.integers(1000) == np.random.default_rng(3).integers(1000)

@@ -241,3 +241,91 @@ def test_run_takes_the_v2_managers(manager):
     result = ding_env_command("run", "configs/cartpole.py", "--steps", "200", "--manager", manager, cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert "eval return" in result.stdout
+
+
+DI_ENGINE_STYLE_ENV = """
+import gymnasium as gym
+import numpy as np
+from ding_env import BaseEnv, BaseEnvTimestep
+from ding_env.utils import ENV_REGISTRY
+
+
+@ENV_REGISTRY.register("flips")
+class FlipsEnv(BaseEnv):  # declares no class config: reads what its env section holds, as DI-engine's envs do
+    def __init__(self, cfg):
+        self._cfg = cfg
+        self._n_bits = cfg.n_bits
+        self._t = 0
+
+    def seed(self, seed, dynamic_seed=True):
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self):
+        self._t = 0
+        return np.zeros(self._n_bits, np.float32)
+
+    def step(self, action):
+        self._t += 1
+        done = self._t >= self._cfg.max_episode_steps
+        info = {"eval_episode_return": float(self._t), "truncated": done} if done else {}
+        return BaseEnvTimestep(np.full(self._n_bits, self._t, np.float32), np.ones(1, np.float32), done, info)
+
+    def close(self):
+        pass
+
+    def __repr__(self):
+        return "FlipsEnv"
+
+    observation_space = property(lambda self: gym.spaces.Box(0, np.inf, (self._n_bits,), np.float32))
+    action_space = property(lambda self: gym.spaces.Discrete(self._n_bits))
+    reward_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+"""
+
+DI_ENGINE_CONFIG = """
+from easydict import EasyDict
+
+main_config = EasyDict(dict(
+    exp_name='flips_dqn',
+    env=dict(collector_env_num=2, evaluator_env_num=1, n_evaluator_episode=1, n_bits=3, max_episode_steps=5),
+    policy=dict(cuda=False, model=dict(obs_shape=3, action_shape=3)),
+    world_model=dict(lr=0.001),
+))
+create_config = EasyDict(dict(
+    env=dict(type='flips', import_names=['flips_env']),
+    env_manager=dict(type='subprocess'),
+    policy=dict(type='dqn'),
+    replay_buffer=dict(type='episode'),
+))
+"""
+
+
+def test_run_takes_a_di_engine_config_of_an_env_that_declares_no_config(tmp_path):
+    (tmp_path / "flips_env.py").write_text(DI_ENGINE_STYLE_ENV)
+    (tmp_path / "flips_dqn_config.py").write_text(DI_ENGINE_CONFIG)
+    result = ding_env_command("run", "flips_dqn_config.py", "--steps", "40", "--eval-episodes", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "not used here: policy, world_model" in result.stderr
+    assert "eval episodes" in result.stdout
+
+
+def test_an_env_that_declares_its_config_keeps_its_env_section_checked(tmp_path):
+    (tmp_path / "cfg.py").write_text("config = dict(env=dict(type='cartpole', n_bits=3), policy=dict(cuda=False))\n")
+    result = ding_env_command("run", "cfg.py", "--steps", "40", cwd=tmp_path)
+    assert result.returncode == 2 and "unknown key 'n_bits'" in result.stderr
+
+
+def test_run_gives_an_env_its_section_over_its_class_config_as_di_engine_does(tmp_path):
+    # A class that declares its config and reads its defaults from cfg, without BaseEnv.__init__ (DI-engine's way).
+    module = DI_ENGINE_STYLE_ENV.replace(
+        '@ENV_REGISTRY.register("flips")', '@ENV_REGISTRY.register("flips_with_config")'
+    )
+    module = module.replace(
+        "    def __init__(self, cfg):",
+        "    config = dict(n_bits=3, max_episode_steps=5)\n\n    def __init__(self, cfg):",
+    )
+    (tmp_path / "flips_env.py").write_text(module)
+    (tmp_path / "cfg.py").write_text("config = dict(env=dict(type='flips_with_config', import_names=['flips_env']))\n")
+    result = ding_env_command(
+        "run", "cfg.py", "--steps", "40", "--eval-episodes", "1", "--manager", "base", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr

@@ -16,9 +16,11 @@ from pathlib import Path
 
 import tomllib
 
+from tests.support import DI_ENGINE_VENV
+
 REPO = Path(__file__).resolve().parent.parent
 SUITE = REPO / "tests" / "di_engine"
-DI_ENGINE_PYTHON = REPO / ".venv-di-engine" / "bin" / "python"
+DI_ENGINE_PYTHON = DI_ENGINE_VENV / "bin" / "python"
 REASON_KINDS = {"private_attribute", "fixed_in_ding_env"}
 
 sys.path.insert(0, str(SUITE))

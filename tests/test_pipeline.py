@@ -8,7 +8,7 @@ from ding_env.collector import collect
 from ding_env.errors import ConfigError
 from ding_env.evaluator import episode_quota, evaluate
 from ding_env.policies import RandomPolicy
-from ding_env.run_config import build_managers, load_run_config, validate_run_config
+from ding_env.run_config import build_managers, load_run_config, unused_sections, validate_run_config
 from tests.conftest import balance_action
 
 CONFIGS = ["configs/cartpole.py", "configs/pendulum.py", "configs/card_game.py"]
@@ -32,8 +32,11 @@ def test_overrides_and_typos():
     assert cfg.env.cfg_type == "CartPoleEnvDict"
     with pytest.raises(ConfigError, match="env.replay_path must be a folder path or None, got 3"):
         load_run_config("configs/cartpole.py", ["env.replay_path=3"])
-    with pytest.raises(ConfigError, match=r"unknown key 'polcy'.*did you mean 'policy'"):
-        validate_run_config({"polcy": {}, "env": {"type": "cartpole"}})
+    with pytest.raises(ConfigError, match=r"unknown key 'seeed'.*did you mean 'seed'"):
+        validate_run_config({"seeed": 1, "env": {"type": "cartpole"}})
+    # sections for other parts (DI-engine's policy, world_model, ...) are left alone and named for a note
+    cfg = validate_run_config({"polcy": {}, "world_model": {"lr": 1}, "env": {"type": "cartpole"}})
+    assert unused_sections(cfg) == ["polcy", "world_model"]
     with pytest.raises(ConfigError, match="collector_env_num must be an int >= 1, got 0"):
         load_run_config("configs/cartpole.py", ["env.collector_env_num=0"])
 

@@ -11,6 +11,7 @@ from ding_env.checker.report import ERROR, WARNING, Finding
 from ding_env.checker.rollout import CheckContext, guard, rollout, sample, type_name
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import dtype_problems, leaves, value_problems
+from ding_env.env.timestep import reported_truncation
 
 SPACES = ("observation_space", "action_space", "reward_space")
 
@@ -65,6 +66,20 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
     return guard(name, "building the env or reading its spaces", body)
 
 
+def obs_hint(problem: str) -> str:
+    """The fix for an observation that does not fit ``observation_space``.
+
+    Values outside the bounds are the env's to clip (or the bounds too narrow); a shape or dtype that
+    differs is as often the declared space that is wrong as the observation.
+    """
+    if " is outside " in problem or " holds " in problem:
+        return "clip the observations into the declared bounds, or declare the bounds they really take"
+    return (
+        "the observation and observation_space disagree: declare the space as the env returns it (its shape and "
+        "dtype: float32, int64 or uint8 for images), or return what the space declares"
+    )
+
+
 def check_reset_obs(ctx: CheckContext) -> list[Finding]:
     """``reset()`` returns an observation inside ``observation_space``, exactly (shape, dtype, bounds)."""
     name = "check_reset_obs"
@@ -75,10 +90,7 @@ def check_reset_obs(ctx: CheckContext) -> list[Finding]:
         obs = env.reset()
         problems = value_problems(obs, env.observation_space, "reset obs")
         env.close()
-        return [
-            Finding(name, ERROR, p, "convert observations to the space's dtype and clip to its bounds")
-            for p in problems
-        ]
+        return [Finding(name, ERROR, p, obs_hint(p)) for p in problems]
 
     return guard(name, "reset()", body)
 
@@ -108,7 +120,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
             for timestep in episode.timesteps:
                 steps_done += 1
                 for problem in value_problems(timestep.obs, env.observation_space, "step obs"):
-                    report(problem, "convert observations to the space's dtype and clip to its bounds")
+                    report(problem, obs_hint(problem))
                 reward = timestep.reward
                 if not isinstance(reward, np.ndarray) or reward.shape != reward_shape:
                     got = (
@@ -143,10 +155,16 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                 elif timestep.done:
                     episode_return = timestep.info.get("eval_episode_return")
                     if type(episode_return) is not float:
-                        got = type(episode_return).__name__
+                        # Every manager and `ding-env run` take any real number (float(x) of it): a warning.
+                        number = isinstance(episode_return, (int, np.integer, np.floating)) and not isinstance(
+                            episode_return, (bool, np.bool_)
+                        )
+                        got = type_name(episode_return)
                         report(
                             f"info['eval_episode_return'] on done must be a Python float, got {got}",
-                            "sum the raw rewards of the episode and put float(total) in info on the last step",
+                            "sum the raw rewards of the episode and put float(total) in info on the last step"
+                            + (" (the managers take this number as it is)" if number else ""),
+                            WARNING if number else ERROR,
                         )
                     if type(timestep.info.get("truncated")) is not bool:
                         report(
@@ -201,6 +219,9 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
 
     def body() -> list[Finding]:
         env = ctx.make_env()
+        if not callable(getattr(env, "random_action", None)):  # optional: DI-engine's gym.Env-based envs lack it
+            env.close()
+            return []
         env.seed(ctx.seed)
         if getattr(env, "action_space", None) is None:  # known only after the first reset (DI-engine's envs)
             env.reset()
@@ -235,7 +256,7 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
             last = episode.timesteps[-1] if episode.timesteps else None
             if last is None or not episode.ended or not isinstance(last.info, dict):
                 continue
-            if limit is not None and len(episode.timesteps) == limit and not last.info.get("truncated"):
+            if limit is not None and len(episode.timesteps) == limit and not reported_truncation(last.info):
                 findings.append(
                     Finding(
                         name,

@@ -12,6 +12,8 @@ import numpy as np
 from ding_env.checker.report import ERROR, Finding
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import leaves
+from ding_env.env_manager import arrays
+from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 
 
 @dataclass
@@ -70,9 +72,17 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
 
 
 def sample(space: Any, ctx: CheckContext) -> Any:
-    """A random action; in DI-engine mode always an array, as DI-engine's policies hand them (some envs assert it)."""
+    """A random action, handed as every manager hands actions to envs (``arrays.conform``).
+
+    Each leaf is a fresh array of its space's dtype, 0-d for a scalar (``Discrete``), and a ``Dict``
+    action is a dict of them; an action of a space without an array form is passed as sampled.
+    """
     action = space.sample()
-    return np.asarray(action) if ctx.di_engine and not isinstance(action, np.ndarray) else action
+    try:
+        layout = arrays.layout_of(to_gymnasium_space(space))  # DI-engine's envs may declare gym's spaces
+    except TypeError:  # Text, Graph, Sequence: the managers pass such actions on as given
+        return action
+    return arrays.conform(layout, action)
 
 
 def type_name(value: Any) -> str:

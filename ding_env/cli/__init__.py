@@ -11,6 +11,7 @@ Usage::
     ding-env serve TARGET [--config FILE] [--envs N] [--workers N] [--bind ENDPOINT] [--keys DIR]
                           [--insecure] [--max-message-mb M] [--lease-timeout S]
     ding-env keygen DIR
+    ding-env port SRC (--out DST | --in-place) [--fix] [--try] [--steps N] [--quiet]
     ding-env list [--import MODULE ...]
     ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
 
@@ -213,6 +214,12 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds of silence after which the client loses its envs to a new one (default 10)",
     )
     serve.set_defaults(handler=handlers.serve)
+
+    from ding_env.porting.command import PORT_EXAMPLES, SUMMARY, add_port_arguments
+
+    port = _add_command(commands, "port", SUMMARY, PORT_EXAMPLES)
+    add_port_arguments(port)
+    port.set_defaults(handler=handlers.port)
 
     keygen = _add_command(
         commands,

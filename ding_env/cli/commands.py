@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     """`ding-env run`: a config's collector and evaluator with a policy; prints the summary."""
     from ding_env.errors import ConfigError, RegistryError
     from ding_env.run import format_summary, run_job
-    from ding_env.run_config import load_run_config
+    from ding_env.run_config import load_run_config, unused_sections
 
     overrides = list(args.set) + ([f"seed={args.seed}"] if args.seed is not None else [])
     try:
@@ -31,6 +31,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"ding-env run: {error}", file=sys.stderr)
         return USAGE_ERROR
     print(f"ding-env run {args.config}: env type {cfg.env.type!r}, seed {cfg.seed}", file=sys.stderr)
+    if unused_sections(cfg):
+        print(
+            f"ding-env run: not used here: {', '.join(unused_sections(cfg))} (ding-env run reads exp_name, seed and "
+            "env; the policy steps the envs as --policy says)",
+            file=sys.stderr,
+        )
     try:
         summary = run_job(cfg, args.policy, args.steps, args.eval_episodes, args.manager, args.replay, sys.stderr)
     except (ConfigError, RegistryError, NotImplementedError) as error:
@@ -124,6 +130,13 @@ def serve(args: argparse.Namespace) -> int:
         print("ding-env serve: ready (Ctrl-C stops and closes every env)", flush=True)
         server.serve()
     return 0
+
+
+def port(args: argparse.Namespace) -> int:
+    """`ding-env port`: DI-engine env code renamed, scanned and (with --try) run; prints the report."""
+    from ding_env.porting.command import run_port
+
+    return run_port(args)
 
 
 def keygen(args: argparse.Namespace) -> int:

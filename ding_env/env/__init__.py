@@ -19,7 +19,7 @@ from ding_env.checker.compat import (
     check_step,
     demonstrate_correct_procedure,
 )
-from ding_env.env.base_env import BaseEnv
+from ding_env.env.base_env import BaseEnv, BaseEnvInfo
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env.timestep import BaseEnvTimestep
 from ding_env.env_wrappers.presets import get_default_wrappers
@@ -27,6 +27,7 @@ from ding_env.registry import get_env_cls, get_vec_env_setting
 
 __all__ = [
     "BaseEnv",
+    "BaseEnvInfo",
     "BaseEnvTimestep",
     "DingEnvWrapper",
     "EnvCheckError",

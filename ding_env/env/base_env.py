@@ -23,12 +23,14 @@ import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
 
+from ding_env.common.env_element import BaseEnvInfo
 from ding_env.config import deep_merge_dicts
+from ding_env.env.legacy_gym_checker import harmless_passive_checker
 from ding_env.env.seeding import EpisodeSeeder
 from ding_env.env.timestep import BaseEnvTimestep
 
-# DI-engine's code imports BaseEnvTimestep from ding.envs.env.base_env too.
-__all__ = ["BaseEnv", "BaseEnvTimestep"]
+# DI-engine's code imports BaseEnvTimestep (and, in its older envs, BaseEnvInfo) from ding.envs.env.base_env too.
+__all__ = ["BaseEnv", "BaseEnvInfo", "BaseEnvTimestep"]
 
 
 class BaseEnv(abc.ABC):
@@ -42,6 +44,16 @@ class BaseEnv(abc.ABC):
     """
 
     config: ClassVar[dict] = {}
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> BaseEnv:
+        """A new env; legacy gym's passive env checker is made to run on numpy 2 first.
+
+        DI-engine's envs call ``gym.make`` themselves (in ``__init__`` or ``reset``), in the caller
+        and in worker processes alike, and gym 0.26's checker fails on numpy 2 (see
+        ``legacy_gym_checker``); every env, wherever it is built, passes here.
+        """
+        harmless_passive_checker()
+        return super().__new__(cls)
 
     def __init__(self, cfg: dict | None = None) -> None:
         """Store the config, merged over :meth:`default_config`.
@@ -97,6 +109,11 @@ class BaseEnv(abc.ABC):
         if "_np_random" not in self.__dict__:
             self._np_random = np.random.default_rng(self.__dict__.get("_np_random_seed"))
         return self._np_random
+
+    @np_random.setter
+    def np_random(self, generator: np.random.Generator) -> None:
+        # DI-engine's envs (and gym's seeding idiom) assign their own: self.np_random, _ = seeding.np_random(seed).
+        self._np_random = generator
 
     # ---- the contract --------------------------------------------------
 

@@ -108,6 +108,15 @@ def final_step(
     return _final(obs, reward, episode_return, info, truncated=truncated)
 
 
+def reported_truncation(info: dict) -> bool:
+    """Whether a done step's ``info`` reports a time limit, as every manager reads it.
+
+    ``info['truncated']``, else gym's ``info['TimeLimit.truncated']`` (DI-engine's own envs report a
+    time limit so), else no: the end is a termination.
+    """
+    return bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
+
+
 def final_info(info: dict | None, episode_return: float, truncated: bool) -> dict:
     """``info`` (a new dict if None) with the keys every done step carries: ``truncated``, ``eval_episode_return``."""
     info = {} if info is None else info

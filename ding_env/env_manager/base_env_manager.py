@@ -10,6 +10,7 @@ from typing import Any
 
 from ding_env.env_manager.backends.base import Backend
 from ding_env.env_manager.backends.in_process import InProcessBackend
+from ding_env.env_manager.config import check_manager_type
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.treetensor_managers import TreetensorManager
@@ -46,8 +47,7 @@ def get_env_manager_cls(manager_type: str) -> type:
     """
     from ding_env.env_manager import MANAGER_CLASSES  # the table of every type, this module's classes among them
 
-    if manager_type not in MANAGER_CLASSES:
-        raise ConfigError(f"env manager config 'type': expected one of {tuple(MANAGER_CLASSES)}, got {manager_type!r}")
+    check_manager_type(manager_type)
     return MANAGER_CLASSES[manager_type]
 
 

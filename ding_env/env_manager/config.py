@@ -86,6 +86,18 @@ DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
 MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote", "async_remote")
 CONTEXTS = ("fork", "spawn", "forkserver")
+# DI-engine's batch-native manager types, which ding-env does not have yet.
+NOT_YET_TYPES = ("env_pool", "gym_vector")
+
+
+def check_manager_type(manager_type: Any) -> None:
+    """Raise ``ConfigError`` unless ``manager_type`` is one of ``MANAGER_TYPES``."""
+    if manager_type in NOT_YET_TYPES:
+        raise ConfigError(
+            f"env manager config 'type': DI-engine's {manager_type!r} manager is not in ding-env yet; use 'subprocess' "
+            f"or 'async_subprocess' (every env in worker processes), or one of {MANAGER_TYPES}"
+        )
+    _expect(manager_type in MANAGER_TYPES, "type", f"one of {MANAGER_TYPES}", manager_type)
 
 
 def manager_config(user: dict | None, env_num: int) -> EasyDict:
@@ -103,7 +115,7 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         reset_inplace = di_engine_only["reset_inplace"]
         _expect(isinstance(reset_inplace, bool), "reset_inplace", "True or False", reset_inplace)
         _expect(cfg.auto_reset or not reset_inplace, "reset_inplace", "False when auto_reset is False", reset_inplace)
-    _expect(cfg.type in MANAGER_TYPES, "type", f"one of {MANAGER_TYPES}", cfg.type)
+    check_manager_type(cfg.type)
     _expect(cfg.context in CONTEXTS, "context", f"one of {CONTEXTS}", cfg.context)
     _expect(cfg.retry_type in ("reset", "renew"), "retry_type", "'reset' or 'renew'", cfg.retry_type)
     _expect(cfg.step_error in ("raise", "abnormal"), "step_error", "'raise' or 'abnormal'", cfg.step_error)

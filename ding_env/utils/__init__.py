@@ -9,5 +9,6 @@ ding_env's managers and ``ding-env run`` look for it, never into DI-engine's.
 from ding_env.config import deep_merge_dicts
 from ding_env.registry import ENV_REGISTRY
 from ding_env.utils.data import to_list, to_ndarray, to_tensor
+from ding_env.utils.import_helper import import_module
 
-__all__ = ["ENV_REGISTRY", "deep_merge_dicts", "to_list", "to_ndarray", "to_tensor"]
+__all__ = ["ENV_REGISTRY", "deep_merge_dicts", "import_module", "to_list", "to_ndarray", "to_tensor"]

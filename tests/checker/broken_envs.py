@@ -192,3 +192,37 @@ class ReadsUndeclaredKeyEnv(GoodEnv):
     def __init__(self, cfg: dict) -> None:
         super().__init__(cfg)
         self._max_step = self._cfg.max_step
+
+
+class IntReturnEnv(GoodEnv):
+    """An int episode return on done, which every manager takes (the contract asks for a float)."""
+
+    def step(self, action):
+        timestep = super().step(action)
+        if timestep.done:
+            timestep.info["eval_episode_return"] = int(timestep.info["eval_episode_return"])
+        return timestep
+
+
+class GymTimeLimitEnv(GoodEnv):
+    """Reports its time limit as gym did (info['TimeLimit.truncated']), which every manager reads as truncation."""
+
+    def step(self, action):
+        timestep = super().step(action)
+        if timestep.done:
+            truncated = timestep.info.pop("truncated")
+            timestep.info["TimeLimit.truncated"] = truncated
+        return timestep
+
+
+class DictActionAssertingEnv(GoodEnv):
+    """A Dict action space; its step takes the action as the managers hand it: a dict of arrays of the leaf dtypes."""
+
+    def step(self, action):
+        assert isinstance(action, dict) and action["move"].shape == () and action["move"].dtype == np.int64, action
+        assert action["scale"].shape == (1,) and action["scale"].dtype == np.float32, action
+        return super().step(float(action["move"]) * float(action["scale"][0]))
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return gym.spaces.Dict({"move": gym.spaces.Discrete(2), "scale": gym.spaces.Box(0.0, 1.0, (1,), np.float32)})

@@ -26,6 +26,7 @@ CAUGHT = [
     ("check_lazy_init", gallery.UnpicklableEnv, "error", "pickling"),
     ("check_lazy_init", gallery.EagerEnv, "error", "_init_flag"),
     ("check_time_limit", gallery.TimeLimitAsTerminationEnv, "error", "as a termination"),
+    ("check_step_output", gallery.IntReturnEnv, "warning", "must be a Python float, got int"),
 ]
 
 
@@ -44,6 +45,34 @@ def test_check_catches_its_broken_env(check_name, env_cls, severity, text):
 @pytest.mark.parametrize("check_name", sorted(CHECK_BY_NAME))
 def test_good_env_passes_every_check(check_name):
     assert _run(check_name, gallery.GoodEnv) == []
+
+
+def test_a_time_limit_reported_as_gym_did_is_a_truncation_as_in_the_managers():
+    assert _run("check_time_limit", gallery.GymTimeLimitEnv) == []
+
+
+def test_an_obs_that_differs_from_its_space_points_at_the_declared_space_too():
+    (finding,) = _run("check_reset_obs", gallery.Float64ObsEnv)
+    assert (
+        "declare the space as the env returns it" in finding.hint
+        and "or return what the space declares" in finding.hint
+    )
+    (finding,) = _run("check_reset_obs", gallery.OutOfBoundsObsEnv)
+    assert "clip the observations into the declared bounds" in finding.hint
+
+
+@pytest.mark.parametrize("di_engine", [False, True])
+def test_the_checker_hands_actions_as_the_managers_do(di_engine):
+    from ding_env import BaseEnvManager
+
+    report = check_env(gallery.DictActionAssertingEnv, episodes=2, max_steps=40, di_engine=di_engine)
+    assert report.passed, report.format()
+    with BaseEnvManager([gallery.DictActionAssertingEnv] * 2, {}) as manager:  # the same env runs in a manager
+        manager.seed(0)
+        manager.launch()
+        space = manager.action_space
+        for _ in range(40):
+            manager.step({env_id: space.sample() for env_id in manager.ready_obs_id})
 
 
 def test_report_and_step_cap():
@@ -80,3 +109,10 @@ def test_contract_mixin_fails_a_broken_env():
 
     with pytest.raises(AssertionError, match="share memory"):
         Broken().test_obs_memory()
+
+
+def test_an_env_without_random_action_passes_its_check():
+    """random_action() is optional: DI-engine's envs that subclass gym.Env have none, and the managers never call it."""
+    from tests.envs import DIEngineGymSubclassEnv
+
+    assert _run("check_random_action", DIEngineGymSubclassEnv) == []

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import DI_ENGINE_VENV
+
 REPO = Path(__file__).resolve().parents[2]
-DI_ENGINE_PYTHON = REPO / ".venv-di-engine" / "bin" / "python"
+DI_ENGINE_PYTHON = DI_ENGINE_VENV / "bin" / "python"
 FAMILIES = ["cartpole", "pendulum", "lunarlander", "minigrid", "atari", "mujoco"]
 # The families whose ported env runs in the managers of that venv. Not minigrid: DI-engine's env reads
 # reward_range, which Gymnasium 1.x wrappers no longer have; not atari: legacy gym has no ALE ids with ale-py 0.12.

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ding_env import DingEnvWrapper, create_env_manager
-from ding_env.errors import ConfigError, DingEnvError, EnvError
+from ding_env.errors import ConfigError, DingEnvError, EnvDataError, EnvError
 from tests.conftest import manager_cfg
 from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv
 
@@ -269,3 +269,23 @@ def test_envs_that_cannot_be_built_are_named_at_launch(manager_type, env_fn, nee
     manager.close()
     assert_clear(raised.value, needle)
     assert raised.value.env_id in (0, 1)
+
+
+class DictRewardEnv(CountingEnv):
+    """Declares a Dict reward space, which the managers' one reward array per env cannot hold."""
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Dict({"goal": gym.spaces.Box(-1.0, 1.0, (1,), np.float32)})
+
+    def __repr__(self) -> str:
+        return "DictRewardEnv()"
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_a_reward_space_the_managers_cannot_hold_is_refused_at_launch_naming_the_env(manager_type):
+    manager = create_env_manager(manager_cfg(manager_type), [DictRewardEnv] * 2)
+    with pytest.raises((EnvDataError, EnvError)) as raised:  # an EnvError from the env's process
+        manager.launch()
+    manager.close()
+    assert_clear(raised.value, "DictRewardEnv()", "reward_space is Dict('goal': Box(", "declare a Box")

@@ -24,6 +24,7 @@ from tests.conftest import manager_cfg
 from tests.envs import (
     CountingEnv,
     DictActionEnv,
+    DIEngineGymSubclassEnv,
     DIEngineStyleEnv,
     InfoEnv,
     ScriptedInfoEnv,
@@ -98,11 +99,12 @@ def test_dict_action_spaces_step_identically_in_every_manager(shared_memory):
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn"])
-def test_envs_written_for_di_engine_run_in_every_manager(context):
-    """Not a BaseEnv, gym's spaces known only after a reset, 4-field timesteps: DI-engine's own envs."""
+@pytest.mark.parametrize("env_cls", [DIEngineStyleEnv, DIEngineGymSubclassEnv])
+def test_envs_written_for_di_engine_run_in_every_manager(context, env_cls):
+    """Not a BaseEnv (or a gym.Env), gym's spaces known only after a reset, 4-field timesteps: DI-engine's envs."""
     traces = []
     for manager_type in ("base", "subprocess", "async_subprocess"):
-        with create_env_manager(manager_cfg(manager_type, context=context), [DIEngineStyleEnv] * 3) as manager:
+        with create_env_manager(manager_cfg(manager_type, context=context), [env_cls] * 3) as manager:
             manager.seed(5)
             manager.launch()
             assert isinstance(manager.observation_space, gym.spaces.Box)  # gym's space, converted

@@ -16,6 +16,7 @@ import pytest
 from ding_env import BaseEnvManager, DingEnvWrapper, create_env_manager, setup_ding_env_manager
 from ding_env.errors import ConfigError
 from tests.envs import CountingEnv, DictActionEnv, DottedInfoEnv, InfoEnv, cartpole_fn
+from tests.support import DI_ENGINE_VENV
 
 with warnings.catch_warnings():  # treevalue registers itself with torch through a deprecated call
     warnings.simplefilter("ignore")
@@ -24,7 +25,7 @@ with warnings.catch_warnings():  # treevalue registers itself with torch through
 
 V2_TYPES = ["base_v2", "subprocess_v2"]
 REPO = Path(__file__).resolve().parents[2]
-DI_ENGINE_PYTHON = REPO / ".venv-di-engine" / "bin" / "python"
+DI_ENGINE_PYTHON = DI_ENGINE_VENV / "bin" / "python"
 
 
 @pytest.fixture(params=V2_TYPES)

@@ -152,13 +152,20 @@ def _gym_026_cartpole():
 
 
 @pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
-def test_gym_026_envs_run_on_numpy_2_in_every_manager(manager_type):
-    """gym 0.26's passive env checker calls np.bool8, which numpy 2 removed: DingEnvWrapper takes it out."""
+@pytest.mark.parametrize("maker", ["DingEnvWrapper", "the env itself"])
+def test_gym_026_envs_run_on_numpy_2_in_every_manager(manager_type, maker):
+    """gym 0.26's passive env checker calls np.bool8, which numpy 2 removed.
+
+    DingEnvWrapper takes the checker out of the envs it wraps; DI-engine's envs call gym.make themselves,
+    and the checker they keep must not fail their first step either.
+    """
     pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
     from ding_env import create_env_manager
     from tests.conftest import manager_cfg
+    from tests.envs import OwnGymMakeEnv
 
-    with create_env_manager(manager_cfg(manager_type), [_gym_026_cartpole] * 2) as manager:
+    env_fn = _gym_026_cartpole if maker == "DingEnvWrapper" else OwnGymMakeEnv
+    with create_env_manager(manager_cfg(manager_type), [env_fn] * 2) as manager:
         manager.seed(0)
         manager.launch()
         episodes = 0
@@ -186,3 +193,24 @@ def test_our_wrappers_given_a_legacy_env_speak_gyms_api_back():
     assert steps == 20 and info["TimeLimit.truncated"] is True and info["eval_episode_return"] == 20.0
     assert env.reward_range == (-float("inf"), float("inf"))  # read by DI-engine's envs; Gymnasium 1.x dropped it
     assert isinstance(DingEnvWrapper(env).reset(), np.ndarray)  # the chain reads back into Gymnasium's API
+
+
+def test_gym_026_checker_runs_its_checks_and_numpy_keeps_its_removals():
+    """Only gym's checker module gets np.bool8 back once an env is built: its checks run, numpy is unchanged."""
+    pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
+    import warnings
+
+    from tests.envs import OwnGymMakeEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import gym
+        from gym.utils.passive_env_checker import env_step_passive_checker
+
+    OwnGymMakeEnv()
+    env = gym.make("CartPole-v1", disable_env_checker=True)
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="not within the observation space"):  # still reported by the checker
+        env.unwrapped.state = np.array([np.nan, 0.0, 0.0, 0.0])
+        env_step_passive_checker(env, 0)
+    assert not hasattr(np, "bool8")

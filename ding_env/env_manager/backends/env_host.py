@@ -8,6 +8,7 @@ and the output checks behave the same in every manager.
 
 from __future__ import annotations
 
+import inspect
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -17,11 +18,11 @@ from typing import Any
 import gymnasium as gym
 
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.timestep import StepFields
+from ding_env.env.timestep import StepFields, reported_truncation
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
-from ding_env.errors import EnvError, EnvTimeoutError
+from ding_env.errors import EnvDataError, EnvError, EnvTimeoutError
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
 # ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
@@ -30,6 +31,10 @@ from ding_env.errors import EnvError, EnvTimeoutError
 # auto-reset (or renewal), or None. A failed auto-reset keeps the step's fields: the true final
 # transition is never lost.
 StepRecord = tuple[StepFields | None, Any, EnvError | None, EnvError | None]
+
+
+# Reward spaces the managers hold: one array per env (arrays.reward_layout).
+REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -45,7 +50,14 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
     if any(space is None for space in spaces):  # unset, or None until the first reset
         env.reset()
         spaces = (env.observation_space, env.action_space, env.reward_space)
-    return tuple(to_gymnasium_space(space) for space in spaces)
+    spaces = tuple(to_gymnasium_space(space) for space in spaces)
+    if not isinstance(spaces[2], REWARD_SPACES):
+        raise EnvDataError(
+            f"{env!r}: reward_space is {spaces[2]}, which the managers cannot hold (one reward array per env): "
+            "declare a Box ((1,), or (n_agents,)), Discrete, MultiDiscrete or MultiBinary, and put a structured "
+            "reward's parts in info"
+        )
+    return spaces
 
 
 def spaces_of_fn(env_fn: Callable[[], Any]) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -80,7 +92,7 @@ def step_fields_of(env: Any, action: Any) -> StepFields:
     timestep = env.step(action)
     done = bool(timestep.done)
     info = timestep.info
-    truncated = done and bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
+    truncated = done and reported_truncation(info)
     if done and "truncated" not in info:
         info = dict(info, truncated=truncated)
     return StepFields(timestep.obs, timestep.reward, done, truncated, info)
@@ -121,11 +133,17 @@ ENV_METHODS = ("reset", "step", "seed", "close")
 def _is_gym_env(env: Any) -> bool:
     """Whether ``env`` is a Gymnasium or legacy gym env rather than a ``BaseEnv``.
 
-    DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space``, which gym's do not.
+    DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space`` (which gym's do
+    not), or at least DI-engine's ``seed(seed, dynamic_seed)`` (some set their spaces in ``reset``).
     """
+    try:
+        di_engine_seed = "dynamic_seed" in inspect.signature(type(env).seed).parameters
+    except (AttributeError, TypeError, ValueError):  # no seed, or one without a signature
+        di_engine_seed = False
     return (
         not isinstance(env, BaseEnv)
         and not hasattr(type(env), "reward_space")
+        and not di_engine_seed
         and any(
             cls.__name__ == "Env" and cls.__module__.split(".")[0] in ("gym", "gymnasium") for cls in type(env).__mro__
         )

@@ -1,0 +1,134 @@
+"""The port report: printed by ``ding-env port`` and written as ``PORTING.md`` beside the port (Markdown)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ding_env.porting.findings import ERROR, NOTE, WARNING, Item
+from ding_env.porting.scan import HAZARDS, NAMES
+from ding_env.porting.tool import PortResult
+from ding_env.version import __version__
+
+
+def format_report(result: PortResult) -> str:
+    """The whole report as Markdown."""
+    lines = [
+        "# Porting report",
+        "",
+        f"`{result.src}` -> `{result.dst}` (ding-env port, ding-env {__version__})",
+        "",
+        *_summary(result),
+        "",
+        *_items("DI-engine names the rename does not bring", [i for i in result.items if i.kind == NAMES]),
+        *_items("Hazards found by the static scan", [i for i in result.items if i.kind == HAZARDS]),
+        *_changes("Fixes applied (--fix)", result.fixed),
+        *_trial(result.trial),
+        *_changes("Import lines renamed", result.renamed),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def report_dict(result: PortResult) -> dict:
+    """The report as plain data (``ding-env port --json``): every finding with ``where``, and the failures."""
+    return {
+        "src": str(result.src),
+        "dst": str(result.dst),
+        "files": result.files,
+        "renamed": _change_dicts(result.renamed),
+        "fixed": _change_dicts(result.fixed),
+        "items": [{**dataclasses.asdict(item), "where": item.where} for item in result.items],
+        "trial": result.trial,
+        "failures": result.failures,
+    }
+
+
+def _change_dicts(changes: list) -> list[dict]:
+    return [{"where": f"{path}:{change.line}", "old": change.old, "new": change.new} for path, change in changes]
+
+
+def _summary(result: PortResult) -> list[str]:
+    python = sum(name.endswith(".py") for name in result.files)
+    failures = result.failures
+    rows = [
+        ("files", f"{len(result.files)} ({python} Python)"),
+        ("import lines renamed", str(len(result.renamed))),
+        ("names the rename does not bring", _count([i for i in result.items if i.kind == NAMES])),
+        ("hazards", _count([i for i in result.items if i.kind == HAZARDS])),
+        ("lines fixed (--fix)", str(len(result.fixed))),
+    ]
+    if result.trial is not None:
+        envs = result.trial.get("envs", [])
+        ran = sum(all("error" not in env.get(key, {"error": 1}) for key in ("base", "subprocess")) for env in envs)
+        rows.append(("tried (--try)", f"{len(envs)} env types registered, {ran} ran in both managers"))
+    rows.append(("result", f"FAILED: {len(failures)} failures" if failures else "nothing failed"))
+    return ["| | |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
+
+
+def _count(items: list[Item]) -> str:
+    counts = [(sum(item.severity == severity for item in items), severity) for severity in (ERROR, WARNING, NOTE)]
+    parts = [f"{count} {severity}{'s' if count > 1 else ''}" for count, severity in counts if count]
+    return f"{len(items)}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _items(title: str, items: list[Item]) -> list[str]:
+    if not items:
+        return []
+    lines = [f"## {title}", ""]
+    for item in sorted(items, key=lambda item: (item.path, item.line)):
+        lines.append(f"- `{item.where}` **{item.severity}** {item.what}. Fix: {item.fix}")
+    return [*lines, ""]
+
+
+def _changes(title: str, changes: list) -> list[str]:
+    if not changes:
+        return []
+    lines = [f"## {title}", ""]
+    lines += [f"- `{path}:{change.line}`: `{change.old.strip()}` -> `{change.new.strip()}`" for path, change in changes]
+    return [*lines, ""]
+
+
+def _trial(trial: dict | None) -> list[str]:
+    if trial is None:
+        return []
+    lines = ["## What happened when it ran (--try)", ""]
+    if trial.get("note"):
+        lines += [f"Note: {trial['note']}.", ""]
+    if "error" in trial:
+        return [*lines, f"The trial stopped: {trial['error']}", ""]
+    failed = {module: result for module, result in trial["imports"].items() if not result.get("ok")}
+    lines.append(f"Imported {len(trial['imports']) - len(failed)} of {len(trial['imports'])} modules.")
+    for module, result in failed.items():
+        kind = "imports DI-engine beyond the env layer (not a failure)" if result.get("outside") else "FAILED"
+        lines.append(f"- `{module}` {kind}: {_traced(result)}")
+    if not trial["envs"]:
+        lines.append("No env type was registered.")
+    for env in trial["envs"]:
+        lines += ["", f"### env type `{env['type']}`", ""]
+        config = f"`{env['config']}`" if env["config"] else "none found (tried with its default config)"
+        lines.append(f"- DI-engine config: {config}")
+        if env.get("run_accepts_config"):
+            lines.append("- `ding-env run` accepts the config")
+        else:
+            lines.append(f"- `ding-env run` refuses the config: {env.get('config_error')}")
+        if "build" in env:
+            lines.append(f"- building the envs FAILED: {_traced(env['build'])}")
+            continue
+        for key, name in (("base", "base manager"), ("subprocess", "subprocess manager")):
+            outcome = env[key]
+            if "error" in outcome:
+                lines.append(f"- {name}: FAILED: {_traced(outcome)}")
+            else:
+                lines.append(f"- {name}: {outcome['steps']} random steps, {outcome['episodes']} episodes ended")
+        check = env["check"]
+        lines.append(f"- `ding-env check --di-engine`: {len(check['errors'])} errors, {check['warnings']} warnings")
+        lines += [f"  - {error}" for error in check["errors"]]
+    return [*lines, ""]
+
+
+def _traced(result: dict) -> str:
+    text = f"{result['error']}"
+    if result.get("where"):
+        text += f" (at `{result['where']}`)"
+    if result.get("fix"):
+        text += f". Fix: {result['fix']}"
+    return text

@@ -1,0 +1,280 @@
+"""The static scan of ported code: DI-engine names the rename does not bring, and known hazards.
+
+Hazards are what today's numpy, Gymnasium, legacy gym and PettingZoo do differently from what
+DI-engine's env code was written against: numpy 1.x aliases, ``float()``/``int()`` of arrays,
+gym 0.26's ``reset``/``step``/``seed``, Gymnasium 1.x removals (``reward_range``), PettingZoo's
+MPE move to ``mpe2``. A hazard that ``--fix`` can apply carries its ``replacement``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ding_env.porting import numpy2
+from ding_env.porting.findings import ERROR, NOTE, WARNING, Item
+from ding_env.porting.names import NOT_YET_FIX, OUTSIDE, RENAMED, imported_ding_names, resolve
+
+NAMES, HAZARDS = "names", "hazards"
+MOVED_MODULES = {"pettingzoo.mpe": "mpe2"}  # PettingZoo 1.25 moved MPE into the mpe2 package
+_ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "empty", "concatenate", "stack", "hstack", "vstack"}
+_ARRAY_METHODS = {"astype", "reshape", "copy", "flatten", "ravel"}
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """A hazard at ``line``.
+
+    A fixable one says what to replace: the code ``old`` at columns ``col:end_col`` of the line's
+    UTF-8 bytes (or, when ``end_col`` is 0, a module name ``old`` on an import line) becomes ``replacement``.
+    """
+
+    line: int
+    severity: str
+    what: str
+    fix: str
+    col: int = 0
+    end_col: int = 0
+    old: str = ""
+    replacement: str | None = None
+
+
+def scan_names(path: str, tree: ast.AST) -> list[Item]:
+    """One item per import statement and kind of problem with the DI-engine names it imports."""
+    groups: dict[tuple[int, str, str], list[str]] = {}
+    items = []
+    spelled = {_dotted(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)} - {None}
+    for node, module, name in imported_ding_names(tree):
+        resolution = resolve(module, name)
+        if resolution.status != RENAMED:
+            groups.setdefault((node.lineno, resolution.status, resolution.fix), []).append(resolution.name)
+        elif name is None and any(dotted.startswith(module + ".") for dotted in spelled):
+            items.append(
+                Item(
+                    path,
+                    node.lineno,
+                    WARNING,
+                    f"`import {module}` is renamed, but the code still spells `{module}.`",
+                    f"write `{resolution.new}.` where the file uses `{module}.`",
+                    NAMES,
+                )
+            )
+    for (line, status, fix), names in groups.items():
+        items.append(
+            Item(path, line, NOTE if status == OUTSIDE else ERROR, f"{', '.join(names)}: {status}", fix, NAMES)
+        )
+    return items
+
+
+def scan_hazards(tree: ast.AST, text: str) -> list[Hazard]:
+    """The known hazards in the module ``tree`` parsed from ``text``, in line order."""
+    visitor = _HazardVisitor(tree, text)
+    visitor.visit(tree)
+    return sorted(visitor.hazards, key=lambda hazard: (hazard.line, hazard.col))
+
+
+def hazard_items(path: str, hazards: list[Hazard]) -> list[Item]:
+    """Hazards as report items, one per kind of hazard and line."""
+    items = [Item(path, hazard.line, hazard.severity, hazard.what, hazard.fix, HAZARDS) for hazard in hazards]
+    return list(dict.fromkeys(items))
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+class _HazardVisitor(ast.NodeVisitor):
+    """Walks one module, knowing the names it imports numpy, gym and Gymnasium as."""
+
+    def __init__(self, tree: ast.AST, text: str) -> None:
+        self.text = text
+        self.hazards: list[Hazard] = []
+        self.numpy, self.gym, self.gymnasium = {"numpy"}, set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    if alias.name == "numpy":
+                        self.numpy.add(bound)
+                    elif alias.name in ("gym", "gymnasium"):
+                        self.gym.add(bound)
+                    if alias.name == "gymnasium":
+                        self.gymnasium.add(bound)
+        self.array_names: set[str] = set()  # names (and self.attrs) bound to arrays of ndim >= 1
+        self.other_names: set[str] = set()  # names bound to something else somewhere in the module
+        self.gym_envs: set[str] = set()  # names (and self.attrs) bound to gym.make(...) envs
+        self.gymnasium_envs: set[str] = set()  # those made by Gymnasium's make: no reward_range in Gymnasium 1.x
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in (_dotted(target) for target in targets):
+                    if target and self._array_like(node.value):
+                        self.array_names.add(target)
+                    elif target:
+                        self.other_names.add(target)
+                    if target and self._makes_gym_env(node.value, self.gym):
+                        self.gym_envs.add(target)
+                    if target and self._makes_gym_env(node.value, self.gymnasium):
+                        self.gymnasium_envs.add(target)
+            elif isinstance(node, (ast.For, ast.comprehension)):  # loop variables are bound to anything
+                self.other_names.update(_dotted(sub) or "" for sub in ast.walk(node.target))
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                self.other_names.update(_dotted(sub) or "" for sub in ast.walk(node.optional_vars))
+            elif isinstance(node, ast.arg):  # parameters are bound to whatever the caller passes
+                self.other_names.add(node.arg)
+
+    # ---- what values are ------------------------------------------------
+
+    def _array_like(self, node: ast.AST) -> bool:
+        """Whether ``node`` surely makes an array of ndim >= 1 (a literal list, a shape, a stack, ...)."""
+        if isinstance(node, ast.BinOp):
+            return self._array_like(node.left) or self._array_like(node.right)
+        if not isinstance(node, ast.Call):
+            return False
+        name = _dotted(node.func) or ""
+        root, _, attr = name.rpartition(".")
+        literal = bool(node.args) and isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp))
+        if root in self.numpy and attr in _ARRAY_MAKERS:
+            return literal if attr in ("array", "asarray") else True
+        if name.rpartition(".")[2] == "to_ndarray":
+            return literal
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _ARRAY_METHODS:
+            return self._array_like(node.func.value) or _dotted(node.func.value) in self.array_names
+        return False
+
+    @staticmethod
+    def _makes_gym_env(node: ast.AST, modules: set[str]) -> bool:
+        return any(
+            isinstance(call, ast.Call)
+            and (_dotted(call.func) or "").rpartition(".")[0] in modules
+            and (_dotted(call.func) or "").endswith(".make")
+            for call in ast.walk(node)
+        )
+
+    def _add(self, node: ast.AST, severity: str, what: str, fix: str) -> None:
+        self.hazards.append(Hazard(node.lineno, severity, what, fix))
+
+    # ---- the visits -----------------------------------------------------
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._check_module(node, alias.name)
+            if alias.name == "gym":
+                self._add(
+                    node,
+                    NOTE,
+                    "legacy gym: gym 0.26's passive env checker fails on numpy 2",
+                    "nothing to do: ding-env makes that checker run on numpy 2 when a BaseEnv is built; "
+                    "see the gym 0.26 API findings below, if any",
+                )
+            if alias.name == "imp":
+                self._add(node, WARNING, "`import imp`: removed in Python 3.12", "use importlib")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.module and node.level == 0:
+            self._check_module(node, node.module)
+        if node.module == "numpy":
+            for alias in node.names:
+                if alias.name in numpy2.REMOVED:
+                    self._add(node, ERROR, f"numpy.{alias.name}: removed in numpy 2", numpy2.fix_text(alias.name, "np"))
+
+    def _check_module(self, node: ast.AST, module: str) -> None:
+        for old, new in MOVED_MODULES.items():
+            if module == old or module.startswith(old + "."):
+                moved = f"{new}{module[len(old) :]}"
+                what = f"{module}: PettingZoo 1.25 moved MPE to the mpe2 package"
+                fix = f"import {moved} (ding-env port --fix does it)"
+                self.hazards.append(Hazard(node.lineno, ERROR, what, fix, old=module, replacement=moved))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.value, ast.Name) and node.value.id in self.numpy and node.attr in numpy2.REMOVED:
+            alias, span = node.value.id, (node.col_offset, node.end_col_offset or 0)
+            what, fix = f"{alias}.{node.attr}: removed in numpy 2", numpy2.fix_text(node.attr, alias)
+            replacement = numpy2.replacement(node.attr, alias) if node.end_lineno == node.lineno else None
+            self.hazards.append(Hazard(node.lineno, ERROR, what, fix, *span, f"{alias}.{node.attr}", replacement))
+        elif node.attr == "reward_range" and isinstance(node.ctx, ast.Load):
+            # Sure for an env Gymnasium made: Gymnasium 1.x has no reward_range, and (-inf, inf) was its default.
+            owner = _dotted(node.value)
+            sure = owner in self.gymnasium_envs and node.lineno == node.end_lineno
+            what = "`.reward_range`: Gymnasium 1.x envs and wrappers no longer have it"
+            fix = "use (-float('inf'), float('inf')), Gymnasium's old default, or the reward space's bounds" + (
+                " (ding-env port --fix writes the first)" if sure else " (legacy gym envs still have it)"
+            )
+            span = (node.col_offset, node.end_col_offset or 0)
+            old = ast.get_source_segment(self.text, node) or ""
+            replacement = '(-float("inf"), float("inf"))' if sure else None
+            self.hazards.append(Hazard(node.lineno, WARNING, what, fix, *span, old, replacement))
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _dotted(node.func) or ""
+        if name in ("float", "int") and len(node.args) == 1 and not node.keywords:
+            argument = node.args[0]
+            if self._array_like(argument) or _dotted(argument) in self.array_names:
+                # Sure when the argument is only ever bound to such arrays: then --fix takes the element.
+                sure = node.lineno == node.end_lineno and _dotted(argument) not in self.other_names
+                segment = ast.get_source_segment(self.text, argument) or ast.unparse(argument)
+                fixed = f"{name}({segment}.item())"
+                what = f"`{ast.unparse(node)}`: {name}() of an array with ndim > 0 is a TypeError in numpy 2"
+                fix = f"take its element: {fixed}" + (" (ding-env port --fix does it)" if sure else "")
+                old = ast.get_source_segment(self.text, node) or ""
+                span = (node.col_offset, node.end_col_offset or 0)
+                self.hazards.append(Hazard(node.lineno, WARNING, what, fix, *span, old, fixed if sure else None))
+        owner, _, method = name.rpartition(".")
+        if owner in self.gym_envs and method == "seed":
+            self._add(
+                node,
+                WARNING,
+                f"`{name}()`: gym >= 0.26 and Gymnasium envs have no seed()",
+                f"seed the next reset instead: {owner}.reset(seed=...)",
+            )
+        if method == "render" and any(keyword.arg == "mode" for keyword in node.keywords):
+            self._add(
+                node,
+                WARNING,
+                f"`{name}(mode=...)`: gym >= 0.26 and Gymnasium take no render mode here",
+                "give render_mode to make() and call render() without it",
+            )
+        if name in ("np.random.seed", "numpy.random.seed", "random.seed"):
+            self._add(
+                node,
+                NOTE,
+                f"`{name}()` seeds the global generator, which every env in the process shares",
+                "seed a generator of the env's own (np.random.default_rng(seed)); `ding-env check` reports it",
+            )
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            owner, method = _dotted(value.func.value), value.func.attr
+            target = node.targets[0]
+            if owner in self.gym_envs and method == "reset" and isinstance(target, (ast.Name, ast.Attribute)):
+                self._add(
+                    node,
+                    WARNING,
+                    f"`{ast.unparse(node)}`: reset() returns (obs, info) in gym >= 0.26 and Gymnasium",
+                    f"{ast.unparse(target)}, info = {ast.unparse(value)}",
+                )
+            if owner in self.gym_envs and method == "step" and isinstance(target, ast.Tuple) and len(target.elts) == 4:
+                self._add(
+                    node,
+                    WARNING,
+                    f"`{ast.unparse(target)} = ...step()`: step() returns 5 values in gym >= 0.26 and Gymnasium",
+                    "obs, reward, terminated, truncated, info = ...step(action); done = terminated or truncated "
+                    "(keep truncated: info['truncated'] = truncated)",
+                )
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if node.value in ("env_pool", "gym_vector"):
+            self._add(node, WARNING, f"manager type {node.value!r}: {NOT_YET_FIX.split(':')[0]}", NOT_YET_FIX)
+        elif isinstance(node.value, str) and node.value.startswith("pettingzoo.mpe"):
+            self._add(node, WARNING, f"{node.value!r}: PettingZoo 1.25 moved MPE to the mpe2 package", "name mpe2")

@@ -1,0 +1,257 @@
+"""`ding-env port`: imports renamed and every other byte kept, the report, --in-place, --fix and --try."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ding_env.porting import rename_imports
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def ding_env_port(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "ding_env", "port", *args], cwd=cwd, env=env, capture_output=True, timeout=300
+    )
+
+
+def port_json(*args: str, cwd: Path) -> tuple[int, dict]:
+    done = ding_env_port(*args, "--json", cwd=cwd)
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return done.returncode, json.loads(done.stdout)
+
+
+ENV_MODULE = b'''"""An env written for DI-engine. from ding.envs import BaseEnv stays in this docstring."""\r
+import numpy as np\r
+from ding.envs import BaseEnv, BaseEnvTimestep\r
+from ding.utils import (\r
+    ENV_REGISTRY,\r
+)\r
+name = "caf\xe9"  # a Latin-1 byte, not UTF-8\r
+x = 1'''
+
+
+def test_only_import_lines_change_and_every_other_byte_stays(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "my_env.py").write_bytes(ENV_MODULE)
+    (tmp_path / "src" / "data.bin").write_bytes(b"\x00\xff\r\n")
+    done = ding_env_port("src", "--out", "port", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    expected = ENV_MODULE.replace(b"\r\nfrom ding.envs import", b"\r\nfrom ding_env import").replace(
+        b"from ding.utils import", b"from ding_env.utils import"
+    )
+    assert b"DI-engine. from ding.envs import BaseEnv stays" in expected  # the docstring's mention stays
+    assert (tmp_path / "port" / "my_env.py").read_bytes() == expected
+    assert (tmp_path / "port" / "data.bin").read_bytes() == b"\x00\xff\r\n"
+    report = (tmp_path / "port" / "PORTING.md").read_text()
+    assert "`my_env.py:3`: `from ding.envs import BaseEnv, BaseEnvTimestep`" in report
+    assert report in done.stdout.decode()
+
+
+def test_rename_imports_keeps_line_endings():
+    source = "from ding.envs import BaseEnv\r\nimport ding.torch_utils as tu\rfrom dingo import x\n"
+    assert (
+        rename_imports(source) == "from ding_env import BaseEnv\r\nimport ding_env.utils as tu\rfrom dingo import x\n"
+    )
+
+
+def test_in_place_keeps_the_first_original(tmp_path):
+    module = tmp_path / "my_env.py"
+    module.write_bytes(ENV_MODULE)
+    assert ding_env_port("my_env.py", "--in-place", cwd=tmp_path).returncode == 0
+    assert b"from ding_env import" in module.read_bytes()
+    assert (tmp_path / "my_env.py.orig").read_bytes() == ENV_MODULE
+    assert ding_env_port("my_env.py", "--in-place", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "my_env.py.orig").read_bytes() == ENV_MODULE
+    assert (tmp_path / "PORTING.md").exists()
+
+
+def test_help_and_usage_errors(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    usage = subprocess.run(
+        [sys.executable, "-m", "ding_env.porting", "--help"], env=env, capture_output=True, text=True
+    )
+    assert usage.returncode == 0 and "--in-place" in usage.stdout and "--try" in usage.stdout
+    assert "examples:" in usage.stdout
+    missing = ding_env_port("nowhere", "--out", "x", cwd=tmp_path)
+    assert missing.returncode == 2 and b"'nowhere' does not exist" in missing.stderr
+    (tmp_path / "a.py").write_text("x = 1\n")
+    neither = ding_env_port("a.py", cwd=tmp_path)
+    assert neither.returncode == 2 and b"--out DST" in neither.stderr
+    (tmp_path / "src").mkdir()
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep me\n")
+    taken = ding_env_port("src", "--out", "taken", cwd=tmp_path)
+    assert taken.returncode == 2 and b"holds files a port did not write" in taken.stderr
+
+
+NAMES_AND_HAZARDS = """import gym
+import gymnasium
+import numpy as np
+from ding.envs import BaseEnv, PoolEnvManager
+from ding.envs.common import NoSuchHelper
+from ding.policy import DQNPolicy
+from ding.utils import POLICY_REGISTRY
+from pettingzoo.mpe import simple_spread_v3
+
+
+class MyEnv(BaseEnv):
+    def __init__(self, cfg):
+        self._env = gym.make("CartPole-v1")
+        self._sim = gymnasium.make("CartPole-v1")
+        self._low = self._sim.reward_range[0]
+
+    def reset(self):
+        self._env.seed(0)
+        obs = self._env.reset()
+        return obs.astype(np.float_)
+
+    def step(self, action):
+        obs, reward, done, info = self._env.step(action)
+        rew = np.array([reward]).astype(np.float32)
+        self._return = float(rew) + np.NINF * 0
+        return obs, rew, done, info
+
+
+manager = dict(type="env_pool")
+"""
+
+
+def test_the_report_names_each_gap_and_hazard_with_its_line_and_fix(tmp_path):
+    (tmp_path / "my_env.py").write_text(NAMES_AND_HAZARDS)
+    code, report = port_json("my_env.py", "--out", "port/my_env.py", cwd=tmp_path)
+    assert code == 1  # a name the rename does not bring, and numpy names numpy 2 removed
+    found = {(item["where"], item["severity"], item["what"].split(":")[0]) for item in report["items"]}
+    assert ("my_env.py:4", "error", "ding.envs.PoolEnvManager") in found  # not in ding-env yet
+    assert ("my_env.py:5", "error", "ding.envs.common.NoSuchHelper") in found  # an env-layer name ding_env lacks
+    assert ("my_env.py:6", "note", "ding.policy.DQNPolicy") in found  # outside the env layer
+    assert ("my_env.py:7", "note", "ding.utils.POLICY_REGISTRY") in found
+    assert ("my_env.py:8", "error", "pettingzoo.mpe") in found
+    assert ("my_env.py:15", "warning", "`.reward_range`") in found
+    assert ("my_env.py:18", "warning", "`self._env.seed()`") in found
+    assert ("my_env.py:19", "warning", "`obs = self._env.reset()`") in found
+    assert ("my_env.py:20", "error", "np.float_") in found
+    assert ("my_env.py:23", "warning", "`(obs, reward, done, info) = ...step()`") in found
+    assert ("my_env.py:25", "warning", "`float(rew)`") in found
+    assert ("my_env.py:25", "error", "np.NINF") in found
+    assert ("my_env.py:29", "warning", "manager type 'env_pool'") in found
+    assert all(item["fix"] for item in report["items"])
+    assert report["fixed"] == []
+
+
+def test_fix_applies_what_is_sure_and_lists_each_change(tmp_path):
+    (tmp_path / "my_env.py").write_text(NAMES_AND_HAZARDS)
+    _, report = port_json("my_env.py", "--out", "port/my_env.py", "--fix", cwd=tmp_path)
+    ported = (tmp_path / "port" / "my_env.py").read_text().splitlines()
+    assert ported[7] == "from mpe2 import simple_spread_v3"
+    assert ported[14] == '        self._low = (-float("inf"), float("inf"))[0]'  # made by Gymnasium: no reward_range
+    assert ported[19] == "        return obs.astype(np.float64)"
+    assert ported[24] == "        self._return = float(rew.item()) + (-np.inf) * 0"
+    assert [change["where"] for change in report["fixed"]] == [
+        "my_env.py:8",
+        "my_env.py:15",
+        "my_env.py:20",
+        "my_env.py:25",
+    ]
+    left = {item["what"].split(":")[0] for item in report["items"]}
+    assert not left & {"np.float_", "np.NINF", "pettingzoo.mpe", "`float(rew)`", "`.reward_range`"}
+    assert "`self._env.seed()`" in left  # not mechanical: reported, not changed
+    assert ported[17] == "        self._env.seed(0)"
+
+
+BROKEN_PACKAGE = {
+    "__init__.py": "from .walk_env import WalkEnv\n",
+    "walk_env.py": """import gymnasium as gym
+import numpy as np
+from ding.envs import BaseEnv, BaseEnvTimestep
+from ding.utils import ENV_REGISTRY
+
+
+@ENV_REGISTRY.register("porting_walk")
+class WalkEnv(BaseEnv):
+    def __init__(self, cfg):
+        self._cfg = cfg
+        self._size = cfg.size
+
+    def seed(self, seed, dynamic_seed=True):
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self):
+        self._t = 0
+        return np.zeros(self._size, np.float32)
+
+    def step(self, action):
+        self._t += 1
+        reward = np.array([1.0], np.float32)
+        done = self._t >= 5
+        info = {"eval_episode_return": float(self._t)} if done else {}
+        return BaseEnvTimestep(np.zeros(self._size, np.float64), reward, done, info)
+
+    def close(self):
+        pass
+
+    def __repr__(self):
+        return "WalkEnv"
+
+    @property
+    def observation_space(self):
+        return gym.spaces.Box(0.0, 1.0, (self._size,), np.float32)
+
+    @property
+    def action_space(self):
+        return gym.spaces.Discrete(2)
+
+    @property
+    def reward_space(self):
+        return gym.spaces.Box(0.0, 1.0, (1,), np.float32)
+""",
+    "config/walk_config.py": """main_config = dict(
+    env=dict(collector_env_num=2, evaluator_env_num=1, size=3), policy=dict(cuda=False)
+)
+create_config = dict(env=dict(type='porting_walk', import_names=['walk_pkg.walk_env']), policy=dict(type='dqn'))
+""",
+}
+
+
+def test_try_runs_each_env_and_traces_a_refused_observation_to_the_declared_space(tmp_path):
+    for name, text in BROKEN_PACKAGE.items():
+        (tmp_path / "walk_pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "walk_pkg" / name).write_text(text)
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "20", cwd=tmp_path)
+    assert code == 1
+    (env,) = report["trial"]["envs"]
+    assert env["type"] == "porting_walk" and env["config"] == "config/walk_config.py" and env["run_accepts_config"]
+    for manager in ("base", "subprocess"):  # step obs float64 against a float32 space: the managers refuse it
+        assert "step obs must have dtype float32, got float64" in env[manager]["error"]
+        assert env[manager]["where"] == "walk_env.py:35"  # the declaration, the line to change
+    assert any("float64" in error for error in env["check"]["errors"])
+    fixed = (tmp_path / "ported" / "walk_pkg" / "walk_env.py").read_text().replace("np.float64", "np.float32")
+    (tmp_path / "ported" / "walk_pkg" / "walk_env.py").write_text(fixed)
+    code, report = port_json("ported/walk_pkg", "--in-place", "--try", "--steps", "20", cwd=tmp_path)
+    (env,) = report["trial"]["envs"]
+    assert code == 0 and env["base"] == {"steps": 20, "episodes": 4} and env["subprocess"] == env["base"]
+
+
+@pytest.mark.parametrize("flag", ["--try", "--fix"])
+def test_the_port_of_a_folder_that_imports_itself_elsewhere_says_so(tmp_path, flag):
+    (tmp_path / "walk_pkg").mkdir()
+    (tmp_path / "walk_pkg" / "__init__.py").write_text("")
+    code, report = port_json("walk_pkg", "--out", "elsewhere", flag, cwd=tmp_path)
+    assert code == 0 and report["failures"] == []
+    if flag == "--try":
+        assert "port it to a folder whose path ends in walk_pkg" in report["trial"]["note"]
+
+
+def test_a_plain_import_of_a_renamed_module_names_the_spellings_it_leaves(tmp_path):
+    (tmp_path / "uses.py").write_text("import ding.envs\nimport ding.utils\nenv_cls = ding.envs.BaseEnv\n")
+    _, report = port_json("uses.py", "--out", "port/uses.py", cwd=tmp_path)
+    assert [(item["where"], item["fix"]) for item in report["items"]] == [
+        ("uses.py:1", "write `ding_env.` where the file uses `ding.envs.`")
+    ]
