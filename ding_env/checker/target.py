@@ -21,7 +21,9 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
 
     ``gym:CartPole-v1`` is that Gymnasium (or legacy gym) id in ``DingEnvWrapper``; a config file
     whose env section has an ``env_id`` and no ``type``, or ``ding_env:DingEnvWrapper`` with
-    ``--config``, is a ``DingEnvWrapper`` built from that env section.
+    ``--config``, is a ``DingEnvWrapper`` built from that env section. A registered type built on
+    ``DingEnvWrapper`` (``cartpole``, ``atari``, ...) runs its own default ``env_id`` unless the
+    config gives one.
 
     Raises:
         RegistryError: If the class cannot be imported or the type is unknown.
@@ -56,9 +58,10 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
     from ding_env.env import DingEnvWrapper
 
     if issubclass(env_cls, DingEnvWrapper):
-        if cfg is None:
+        # A registered type such as 'cartpole' fixes its Gymnasium id in its class config; the base class needs one.
+        if cfg is None and not env_cls.config.get("env_id"):
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
-        return _wrapper_factory(EasyDict(cfg), env_cls), None
+        return _wrapper_factory(EasyDict(cfg or {}), env_cls), None
     return env_cls, cfg
 
 
@@ -69,5 +72,5 @@ def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None) -> Callable
     def make_env() -> BaseEnv:
         return wrapper_cls(cfg=EasyDict(cfg))
 
-    make_env.__qualname__ = f"{wrapper_cls.__name__}({cfg.get('env_id')!r})"
+    make_env.__qualname__ = f"{wrapper_cls.__name__}({cfg.get('env_id') or wrapper_cls.config.get('env_id')!r})"
     return make_env

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ding_env.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -13,6 +15,13 @@ def test_clean_target_exits_zero(capsys):
     assert main(["check", "card_game"]) == 0
     out = capsys.readouterr()
     assert "passed: 12 checks, 0 errors" in out.out and out.err == ""  # no progress redraws off a terminal
+
+
+@pytest.mark.parametrize(("env_type", "env_id"), [("cartpole", "CartPole-v1"), ("pendulum", "Pendulum-v1")])
+def test_a_registered_type_that_fixes_its_gymnasium_id_needs_no_config(capsys, env_type, env_id):
+    assert main(["check", env_type, "--episodes", "1", "--max-steps", "50"]) == 0
+    out = capsys.readouterr().out
+    assert f"('{env_id}')" in out and "0 errors" in out
 
 
 def test_broken_target_exits_one_with_fix_hints(capsys):

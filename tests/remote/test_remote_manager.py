@@ -77,6 +77,13 @@ def test_the_dict_api_env_calls_and_episode_num_work_as_locally():
     assert results["base"][1][2] == 10.0  # the reset param reached the env
 
 
+def test_a_registered_type_is_served_with_no_config():
+    fns = env_fns_for(*resolve_target("cartpole"), 2)
+    with serving("cartpole", 2) as (address, _):
+        remote = trajectory("remote", fns, steps=30, servers=[address])
+    assert_same(remote, trajectory("base", fns, steps=30))
+
+
 def test_a_server_must_host_exactly_its_share():
     fns = env_fns_for(*resolve_target(CARTPOLE), 4)
     with serving(CARTPOLE, 3) as (address, _):
