@@ -209,12 +209,21 @@ def get_env_cls(cfg: dict) -> type:
     """
     if "type" not in cfg:
         raise RegistryError("env config has no 'type'; set env.type to a registered env type")
+    import_env_modules(cfg)
+    return ENV_REGISTRY.get(cfg["type"])
+
+
+def import_env_modules(cfg: dict) -> None:
+    """Import the modules ``cfg.import_names`` lists, so the env types they register are known.
+
+    Raises:
+        RegistryError: Naming the module that cannot be imported and why.
+    """
     for module_name in cfg.get("import_names", []) or []:
         try:
             importlib.import_module(module_name)
         except ImportError as error:
             raise RegistryError(f"cannot import {module_name!r} listed in env.import_names: {error}") from error
-    return ENV_REGISTRY.get(cfg["type"])
 
 
 def get_vec_env_setting(cfg: dict, collect: bool = True, eval_: bool = True) -> tuple[Callable, list, list]:

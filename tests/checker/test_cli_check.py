@@ -24,6 +24,17 @@ def test_a_registered_type_that_fixes_its_gymnasium_id_needs_no_config(capsys, e
     assert f"('{env_id}')" in out and "0 errors" in out
 
 
+def test_a_type_registered_by_the_configs_import_names_is_a_target(tmp_path):
+    (tmp_path / "my_envs.py").write_text(
+        "from ding_env import ENV_REGISTRY\nfrom tests.envs import CountingEnv\n\n"
+        "ENV_REGISTRY.register('my_type', CountingEnv)\n"
+    )
+    (tmp_path / "my_config.py").write_text("config = dict(env=dict(type='my_type', import_names=['my_envs']))\n")
+    result = check_command("my_type", "--config", "my_config.py", "--episodes", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "tests.envs:CountingEnv" in result.stdout and "0 errors" in result.stdout
+
+
 def test_broken_target_exits_one_with_fix_hints(capsys):
     assert main(["check", "tests.checker.broken_envs:Float64ObsEnv"]) == 1
     out = capsys.readouterr().out
