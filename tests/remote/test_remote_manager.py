@@ -84,6 +84,18 @@ def test_a_registered_type_is_served_with_no_config():
     assert_same(remote, trajectory("base", fns, steps=30))
 
 
+def test_an_empty_step_steps_no_env_and_returns_nothing():
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 2)
+    with serving("tests.envs:CountingEnv", 2) as (address, _):
+        for manager_type in ("remote", "async_remote"):
+            with create_env_manager({"type": manager_type, "servers": [address]}, fns) as manager:
+                manager.seed(0)
+                manager.launch()
+                assert manager.step({}) == {}
+                assert manager.step_batch([], np.zeros(0, dtype=np.int64)).env_id.tolist() == []
+                assert manager.step_batch([0, 1], np.zeros(2, dtype=np.int64)).obs[:, 0].tolist() == [1, 1]
+
+
 def test_a_server_must_host_exactly_its_share():
     fns = env_fns_for(*resolve_target(CARTPOLE), 4)
     with serving(CARTPOLE, 3) as (address, _):
