@@ -50,7 +50,8 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     # Async managers: seconds to wait for wait_num results before returning what is ready (None: no limit).
     step_wait_timeout=0.01,
     # Subprocess managers: seconds a worker may take to start and report its spaces; remote managers: seconds
-    # a server may take to answer the handshake and start its workers.
+    # a server may take to answer the handshake and start its workers (an address where nothing listens is
+    # given up within 5 s, or this many seconds if fewer).
     connect_timeout=60.0,
     # Subprocess managers: worker processes (None: min(env_num, cpu count)).
     num_workers=None,
@@ -85,6 +86,7 @@ DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
 BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
 MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote", "async_remote")
+REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
 CONTEXTS = ("fork", "spawn", "forkserver")
 
 
@@ -150,7 +152,7 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         "None or a non-empty list of endpoints such as 'tcp://127.0.0.1:5555'",
         servers,
     )
-    remote = cfg.type in ("remote", "async_remote")
+    remote = cfg.type in REMOTE_TYPES
     _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
     _expect(cfg.keys_dir is None or isinstance(cfg.keys_dir, str), "keys_dir", "None or a folder path", cfg.keys_dir)
