@@ -8,9 +8,12 @@ from setuptools import find_packages, setup
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ding_env" / "version.py").read_text()).group(1)
 
+# Episode replays (`ding-env run --replay DIR`, enable_save_replay) are MP4s written by imageio's ffmpeg plugin.
+REPLAY = ["imageio>=2.30", "imageio-ffmpeg>=0.4"]
 EXTRAS = {
-    "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
-    "mujoco": ["mujoco>=3.0", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
+    "replay": REPLAY,
+    "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", *REPLAY],
+    "mujoco": ["mujoco>=3.0", *REPLAY],
     # Gymnasium's LunarLander and BipedalWalker; box2d 2.3.10 ships wheels (box2d-py needs a compiler and SWIG).
     "box2d": ["box2d>=2.3.10"],
     "minigrid": ["minigrid>=2.3"],

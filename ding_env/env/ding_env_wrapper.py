@@ -38,6 +38,7 @@ from ding_env.env_wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
 from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
+from ding_env.extras import FAMILY_EXTRAS, needs_extra
 
 
 class DingEnvWrapper(BaseEnv):
@@ -182,7 +183,10 @@ class DingEnvWrapper(BaseEnv):
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id
         if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
-            importlib.import_module("minigrid")  # registers its ids on import (the `minigrid` extra)
+            try:
+                importlib.import_module("minigrid")  # registers its ids on import
+            except ImportError as error:
+                raise ImportError(needs_extra(repr(env_id), "minigrid", error)) from error
         # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
         if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
             _register_ale(env_id)
@@ -198,7 +202,14 @@ class DingEnvWrapper(BaseEnv):
                 os.environ.setdefault("MUJOCO_GL", "egl")
         if family == MUJOCO:
             route_mujoco_warnings()
-        return gym.make(env_id, **kwargs), family
+        try:
+            return gym.make(env_id, **kwargs), family
+        except gym.error.DependencyNotInstalled as error:
+            if family not in FAMILY_EXTRAS:
+                raise
+            # Gymnasium's own advice (`pip install swig` for Box2D) is not what the extra installs.
+            missing = getattr(error.__cause__, "name", None) or "its simulator"
+            raise gym.error.DependencyNotInstalled(needs_extra(repr(env_id), family, f"no module {missing}")) from error
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
@@ -335,5 +346,5 @@ def _register_ale(env_id: str) -> None:
     try:
         import ale_py
     except ImportError as error:
-        raise ImportError(f"{env_id!r} needs ale-py: pip install 'ding-env[atari]'") from error
+        raise ImportError(needs_extra(repr(env_id), "atari", error)) from error
     gym.register_envs(ale_py)
