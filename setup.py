@@ -40,6 +40,9 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.10",
+    # The packages sit at the project root, and saying so makes an editable install (`make`) one .pth entry
+    # for the root: without it setuptools installs an import hook and warns about it on every install.
+    package_dir={"": "."},
     packages=find_packages(include=["ding_env", "ding_env.*", "dizoo", "dizoo.*"]),
     # tqdm (pure Python, no dependencies) draws `ding-env run`'s progress bars; imported only by the CLI.
     install_requires=["numpy>=1.24", "gymnasium>=1.0", "easydict>=1.10", "tqdm>=4.60"],
