@@ -41,6 +41,22 @@ def test_broken_target_exits_one_with_fix_hints(capsys):
     assert "[FAIL] check_reset_obs" in out and "fix:" in out
 
 
+def test_a_step_returning_a_plain_tuple_is_one_finding_pointing_at_the_envs_step():
+    result = check_command("tests.checker.broken_envs:PlainTupleStepEnv", "--episodes", "1")
+    assert result.returncode == 1
+    step_line = (
+        next(
+            number
+            for number, line in enumerate((REPO / "tests/checker/broken_envs.py").read_text().splitlines(), 1)
+            if line.startswith("class PlainTupleStepEnv")
+        )
+        + 1
+    )
+    assert result.stdout.count("error:") == 1 and "AttributeError" not in result.stdout
+    assert "PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep" in result.stdout
+    assert f"tests/checker/broken_envs.py:{step_line}" in result.stdout
+
+
 def test_json_output(capsys):
     assert main(["check", "configs/card_game.py", "--json", "--episodes", "1"]) == 0
     data = json.loads(capsys.readouterr().out)

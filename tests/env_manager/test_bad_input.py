@@ -269,3 +269,18 @@ def test_envs_that_cannot_be_built_are_named_at_launch(manager_type, env_fn, nee
     manager.close()
     assert_clear(raised.value, needle)
     assert raised.value.env_id in (0, 1)
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_a_step_returning_a_plain_tuple_is_named_with_the_fix(manager_type):
+    from tests.checker.broken_envs import GoodEnv, PlainTupleStepEnv
+
+    with create_env_manager(manager_cfg(manager_type), [GoodEnv, PlainTupleStepEnv]) as manager:
+        manager.seed(0)
+        manager.launch()
+        with pytest.raises(EnvError) as raised:
+            manager.step({0: 0, 1: 0})
+    assert raised.value.env_id == 1
+    assert_clear(
+        raised.value, "PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep", "transition("
+    )

@@ -17,11 +17,11 @@ from typing import Any
 import gymnasium as gym
 
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.timestep import StepFields
+from ding_env.env.timestep import StepFields, is_timestep
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
-from ding_env.errors import EnvError, EnvTimeoutError
+from ding_env.errors import EnvError, EnvTimeoutError, NotATimestepError
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
 # ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
@@ -78,8 +78,13 @@ def step_fields_of(env: Any, action: Any) -> StepFields:
     a time limit as gym's ``TimeLimit.truncated``).
     """
     timestep = env.step(action)
-    done = bool(timestep.done)
-    info = timestep.info
+    try:
+        done = bool(timestep.done)
+        info = timestep.info
+    except AttributeError:
+        if is_timestep(timestep):
+            raise
+        raise NotATimestepError.of(env, timestep) from None
     truncated = done and bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
     if done and "truncated" not in info:
         info = dict(info, truncated=truncated)
