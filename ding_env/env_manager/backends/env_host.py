@@ -102,7 +102,7 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
         env = env_fn()
     except Exception as error:  # noqa: BLE001 - re-raised with the env it belongs to
         raise EnvError.of(error, env_id, "launch") from error
-    if _is_gym_env(env):
+    if is_gym_env(env):
         raise EnvError(
             env_id,
             "launch",
@@ -123,7 +123,7 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
 ENV_METHODS = ("reset", "step", "seed", "close")
 
 
-def _is_gym_env(env: Any) -> bool:
+def is_gym_env(env: Any) -> bool:
     """Whether ``env`` is a Gymnasium or legacy gym env rather than a ``BaseEnv``.
 
     DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space``, which gym's do not.
