@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
+from ding_env.config import PIPELINE_KEYS, check_caller, check_config_dict, unknown_key_message
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
@@ -59,7 +59,8 @@ class DingEnvWrapper(BaseEnv):
             legacy gym when it is installed.
 
     Raises:
-        ConfigError: For an unknown config key or caller, or neither ``env`` nor ``env_id``.
+        ConfigError: For a ``cfg`` that is not a dict, an unknown config key or caller, or neither ``env``
+            nor ``env_id``.
         TypeError: For a PettingZoo env, which ``PettingZooEnv`` wraps.
     """
 
@@ -110,6 +111,7 @@ class DingEnvWrapper(BaseEnv):
                 "multi-agent env: wrap it with ding_env.PettingZooEnv(env) (observations with agent_state, "
                 "global_state and action_mask; one action and one reward per agent)"
             )
+        check_config_dict(cfg, "DingEnvWrapper cfg")
         cfg = dict(cfg or {})
         self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
         for key in cfg:

@@ -5,7 +5,7 @@ Also DI-engine's factories of this module's name: ``create_env_manager`` and ``g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ding_env.env_manager.backends.base import Backend
@@ -56,12 +56,9 @@ def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], A
 
     ``manager_cfg`` is merged over that manager's ``default_config()``.
     """
-    from ding_env.config import deep_merge_dicts
+    from ding_env.config import check_config_dict, deep_merge_dicts
 
-    if manager_cfg is not None and not isinstance(manager_cfg, Mapping):
-        raise ConfigError(
-            f"env manager config: expected a dict (or None), got {type(manager_cfg).__name__} {manager_cfg!r:.80}"
-        )
+    check_config_dict(manager_cfg, "env manager config")
     manager_cfg = dict(manager_cfg or {})
     manager_cls = get_env_manager_cls(manager_cfg.get("type", "base"))
     return manager_cls(env_fn, deep_merge_dicts(manager_cls.default_config(), manager_cfg))

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
 from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import merge_known_keys
+from ding_env.config import check_config_dict, merge_known_keys
 from ding_env.errors import ConfigError
 
 MANAGER_CONFIG: dict[str, Any] = dict(
@@ -96,8 +95,7 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     Raises:
         ConfigError: Naming the key, what was expected and what arrived.
     """
-    if user is not None and not isinstance(user, Mapping):
-        raise ConfigError(f"env manager config: expected a dict (or None), got {type(user).__name__} {user!r:.80}")
+    check_config_dict(user, "env manager config")
     user = dict(user or {})
     di_engine_only = {key: user.pop(key) for key in DI_ENGINE_ONLY_KEYS if key in user}
     cfg = merge_known_keys(MANAGER_CONFIG, user, "the env manager config")
