@@ -8,9 +8,12 @@ from setuptools import find_packages, setup
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "ding_env" / "version.py").read_text()).group(1)
 
+# Episode replays (`ding-env run --replay DIR`, enable_save_replay) are MP4s written by imageio's ffmpeg plugin.
+REPLAY = ["imageio>=2.30", "imageio-ffmpeg>=0.4"]
 EXTRAS = {
-    "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
-    "mujoco": ["mujoco>=3.0", "imageio>=2.30", "imageio-ffmpeg>=0.4"],
+    "replay": REPLAY,
+    "atari": ["ale-py>=0.11", "opencv-python-headless>=4.8", *REPLAY],
+    "mujoco": ["mujoco>=3.0", *REPLAY],
     # Gymnasium's LunarLander and BipedalWalker; box2d 2.3.10 ships wheels (box2d-py needs a compiler and SWIG).
     "box2d": ["box2d>=2.3.10"],
     "minigrid": ["minigrid>=2.3"],
@@ -40,6 +43,9 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.10",
+    # The packages sit at the project root, and saying so makes an editable install (`make`) one .pth entry
+    # for the root: without it setuptools installs an import hook and warns about it on every install.
+    package_dir={"": "."},
     packages=find_packages(include=["ding_env", "ding_env.*", "dizoo", "dizoo.*"]),
     # tqdm (pure Python, no dependencies) draws `ding-env run`'s progress bars; imported only by the CLI.
     install_requires=["numpy>=1.24", "gymnasium>=1.0", "easydict>=1.10", "tqdm>=4.60"],

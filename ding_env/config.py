@@ -16,6 +16,7 @@ from typing import Any
 from easydict import EasyDict
 
 from ding_env.errors import ConfigError
+from ding_env.summary import describe_value
 
 # Keys that DI-engine-shaped env configs carry for the managers and the
 # pipeline; every env accepts them besides its own. ``cfg_type`` is the class
@@ -35,6 +36,14 @@ PIPELINE_KEYS = frozenset(
         "replay_path",
     }
 )
+
+
+def check_config_dict(cfg: Any, where: str) -> None:
+    """Raise ``ConfigError`` naming ``where`` unless ``cfg`` is a dict of config keys (any ``Mapping``) or None."""
+    if cfg is not None and not isinstance(cfg, Mapping):
+        raise ConfigError(
+            f"{where}: expected a dict of config keys (or None), got {type(cfg).__name__} {describe_value(cfg)}"
+        )
 
 
 def deep_merge_dicts(original: Mapping, new: Mapping | None) -> EasyDict:

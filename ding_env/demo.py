@@ -13,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import create_env_manager
+from ding_env.extras import missing_extra
 from ding_env.registry import ENV_REGISTRY
 
 
@@ -43,7 +44,7 @@ def run_demo(
     rows = []
     for env_type in env_types:
         env_cls = ENV_REGISTRY.get(env_type)
-        missing = _missing_dependency(env_cls)
+        missing = _missing_dependency(env_type, env_cls)
         if missing is not None:
             if progress is not None:
                 progress(f"{env_type}: skipped ({missing})")
@@ -69,8 +70,11 @@ def run_demo(
     return rows
 
 
-def _missing_dependency(env_cls: type) -> str | None:
+def _missing_dependency(env_type: str, env_cls: type) -> str | None:
     """Why an env type cannot run here (an optional extra not installed), or None."""
+    missing = missing_extra(f"{env_cls.__module__}:{env_cls.__qualname__}", f"env type {env_type!r}")
+    if missing is not None:
+        return missing
     env = env_cls()
     try:
         env.observation_space  # noqa: B018 - builds the simulator, importing what it needs

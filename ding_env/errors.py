@@ -7,6 +7,7 @@ against DI-engine, which raises the builtins, keeps catching them; the state err
 
 from __future__ import annotations
 
+import inspect
 import traceback
 
 
@@ -36,6 +37,34 @@ class RegistryError(KeyError):
 
 class EnvDataError(ValueError):
     """An env produced data (obs, reward, done) outside its declared spaces."""
+
+
+class NotATimestepError(EnvDataError):
+    """An env's ``step()`` returned something other than a timestep (a plain tuple, say).
+
+    Attributes:
+        where: ``file:line`` of the env class's ``step`` ('' when unknown).
+    """
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+
+    @classmethod
+    def of(cls, env: object, value: object) -> NotATimestepError:
+        """The error for ``value``, which ``env.step`` returned."""
+        step = type(env).step
+        try:
+            where = f"{inspect.getsourcefile(step)}:{inspect.getsourcelines(step)[1]}"
+        except (TypeError, OSError):  # a step without Python source
+            where = ""
+        what = f"a {type(value).__name__} of {len(value)} items" if isinstance(value, (tuple, list)) else type(value)
+        return cls(
+            f"{type(env).__name__}.step() returned {what}, not a BaseEnvTimestep (obs, reward, done, info by "
+            "name): return transition(obs, reward), termination(obs, reward, episode_return) or "
+            "truncation(obs, reward, episode_return) from ding_env.env.timestep",
+            where,
+        )
 
 
 class EnvError(DingEnvError):

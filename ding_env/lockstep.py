@@ -19,12 +19,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
+from ding_env.env_manager import arrays
 from ding_env.errors import ClosedEnvError, EnvStateError
 
 
 @dataclass
 class LockstepResult:
-    """One step of every env, row ``i`` belonging to env ``i``; every array is the caller's.
+    """One step of every env (or of those asked for), row ``k`` for the ``k``-th; every array is the caller's.
 
     Attributes:
         obs: The observations to act on next: the reset observation where ``done``.
@@ -98,8 +99,12 @@ class Lockstep:
             self.manager.launch(reset_param)
             self._launched = True
 
-    def step(self, actions: Any) -> LockstepResult:
-        """Step every env with its row of ``actions`` (a batch of the action space) and wait for all.
+    def step(self, actions: Any, env_ids: np.ndarray | None = None) -> LockstepResult:
+        """Step every env (or those of ``env_ids``) with its row of ``actions`` and wait for all of them.
+
+        Args:
+            actions: A batch of the action space (or a list with one action per env stepped).
+            env_ids: The envs to step, increasing (default: every env); the others stay as they are.
 
         Raises:
             EnvStateError: Before ``reset()``, or when an env is not ready after its step.
@@ -107,19 +112,20 @@ class Lockstep:
         self._check_open()
         if not self._launched:
             raise EnvStateError("step() before reset(): reset the envs first")
-        if isinstance(self.single_action_space, gym.spaces.Tuple):
+        env_ids = self.env_ids if env_ids is None else env_ids
+        if isinstance(self.single_action_space, gym.spaces.Tuple) and not isinstance(actions, list):
             actions = list(iterate(self.action_space, actions))  # the managers take one tuple per env
-        batch = self.manager.step_batch(self.env_ids, actions)
-        if len(batch.env_id) == self.num_envs:
+        batch = self.manager.step_batch(env_ids, actions)
+        if len(batch.env_id) == len(env_ids):
             step_obs = _owned_tree(batch.obs)
             reward, done, truncated, infos = batch.reward, batch.done, batch.truncated, batch.info
         else:  # an async manager returned early: collect the rest
-            step_obs, reward, done, truncated, infos = self._gather(batch)
-        reward = np.asarray(reward, dtype=np.float64).reshape(self.num_envs)
+            step_obs, reward, done, truncated, infos = self._gather(batch, env_ids)
+        reward = np.asarray(reward, dtype=np.float64).reshape(len(env_ids))
         done = np.array(done, dtype=bool)
         truncated = np.array(truncated, dtype=bool)
         # Where no episode ended, the observations to act on are the step's: no need to read them again.
-        obs = self._ready_obs() if done.any() else step_obs
+        obs = self._ready_obs(env_ids) if done.any() else step_obs
         return LockstepResult(obs, step_obs, reward, done & ~truncated, truncated, list(infos))
 
     def env_attribute(self, name: str) -> Any:
@@ -155,24 +161,25 @@ class Lockstep:
         self._closed = True
         self.manager.close()
 
-    def _gather(self, batch: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    def _gather(self, batch: Any, env_ids: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         rows: dict[int, tuple] = {}
         batch_obs_space = batch_space(self.single_observation_space, len(batch.env_id))
         for k, obs in enumerate(iterate(batch_obs_space, batch.obs)):
             env_id = int(batch.env_id[k])
             rows[env_id] = (obs, batch.reward[k], batch.done[k], batch.truncated[k], batch.info[k])
-        while len(rows) < self.num_envs:
+        while len(rows) < len(env_ids):
             for env_id, timestep in self.manager.step({}).items():  # collects results, steps nothing
                 rows[env_id] = (timestep.obs, timestep.reward, timestep.done, timestep.truncated, timestep.info)
-        ordered = [rows[env_id] for env_id in range(self.num_envs)]
-        out = create_empty_array(self.single_observation_space, self.num_envs)
+        ordered = [rows[env_id] for env_id in env_ids.tolist()]
+        out = create_empty_array(self.single_observation_space, len(env_ids))
         step_obs = concatenate(self.single_observation_space, [row[0] for row in ordered], out)  # a new array
         reward = np.array([np.asarray(row[1]).reshape(()) for row in ordered])
         done = np.array([row[2] for row in ordered], dtype=bool)
         truncated = np.array([row[3] for row in ordered], dtype=bool)
         return step_obs, reward, done, truncated, [row[4] for row in ordered]
 
-    def _ready_obs(self) -> Any:
+    def _ready_obs(self, env_ids: np.ndarray | None = None) -> Any:
+        """The ready observations of every env (or of ``env_ids``): every env must be ready."""
         ready = self.manager.ready_obs_batch
         if len(ready.env_id) != self.num_envs:
             not_ready = sorted(set(range(self.num_envs)) - set(ready.env_id.tolist()))
@@ -180,6 +187,8 @@ class Lockstep:
                 f"envs {not_ready} of {type(self.manager).__name__} are not ready after their step; "
                 "a vectorised env needs every env to auto-reset (manager config auto_reset=True, episode_num=inf)"
             )
+        if env_ids is not None and len(env_ids) != self.num_envs:  # rows are env ids: every env is ready
+            return arrays.take(ready.obs, env_ids)  # copies: an index array
         return _owned_tree(ready.obs)
 
     def _seeds_by_env(self, seed: int | Sequence[int | None]) -> int | dict[int, int]:

@@ -8,9 +8,11 @@ Types are registered three ways:
   registers its envs this way), also imported on first use.
 
 A name registered twice is an error naming both places, whatever the import order, with one
-exception: ding-env's own built-in types (``cartpole``, ``atari``, ...) give way to a type that user
-code registers under the same name (a DI-engine env ported by renaming its imports registers
-``'cartpole'`` too), with a warning naming both, and stay replaced if their module is imported later.
+exception: ding-env's own built-in types (``cartpole``, ``atari``, ...: the classes the installed
+``ding-env`` package names in its entry points) give way to a type that user code registers under
+the same name (a DI-engine env ported by renaming its imports registers ``'cartpole'`` too), with a
+warning naming both, and stay replaced if their module is imported later. Registering needs only a
+name: an env of your own is registered with ``@ENV_REGISTRY.register('my_env')``.
 """
 
 from __future__ import annotations
@@ -65,34 +67,43 @@ class Registry:
         # name -> where it was registered (a place string, or the object, whose source is read only for an error)
         self._places: dict[str, Any] = {}
         self._builtins: set[str] = set()  # names whose entry is still ding-env's own built-in type
+        # name -> 'module:Name' of ding-env's own type of that name (from the ding-env package's entry points)
+        self._builtin_paths: dict[str, str] = {}
         self._entry_point_group = entry_point_group
         self._entry_points_loaded = entry_point_group is None
 
-    def register(self, name: str, obj: Any = None, force_overwrite: bool = False, builtin: bool = False) -> Any:
+    def register(self, name: str, obj: Any = None, force_overwrite: bool = False) -> Any:
         """Register ``obj`` under ``name``; with no ``obj``, return a class decorator.
+
+        Example::
+
+            @ENV_REGISTRY.register("my_env")
+            class MyEnv(BaseEnv): ...
 
         Args:
             name: The type name used in configs (``env.type``).
             obj: The object, or an import path ``'module:Name'`` resolved lazily.
             force_overwrite: Replace an existing entry instead of raising.
-            builtin: ding-env's own types register so: they give way to a user's type of that name.
 
         Raises:
             RegistryError: If ``name`` is taken by another object (the entry points of installed
-                packages count, whatever the import order); the message names both places.
+                packages count, whatever the import order); the message names both places. A
+                built-in type of ding-env's is replaced instead, with a warning.
         """
         if obj is None:
 
             def decorator(target: Any) -> Any:
-                self.register(name, target, force_overwrite, builtin)
+                self.register(name, target, force_overwrite)
                 return target
 
             return decorator
         self._load_entry_points()
+        # ding-env's own type: the class its package's entry point names (imported, or registered again).
+        builtin = self._builtin_paths.get(name) == (obj if isinstance(obj, str) else _path_of(obj))
         if name in self._entries and not self._same_entry(name, obj):
-            if builtin and name not in self._builtins:
+            if builtin:
                 return obj  # a user's type of this name replaced the built-in one already
-            if name in self._builtins and not builtin:
+            if name in self._builtins:
                 warnings.warn(
                     f"{self.kind} type {name!r}: {_place_of(obj)} replaces ding-env's built-in {self.place(name)}",
                     stacklevel=3,
@@ -103,8 +114,6 @@ class Registry:
                     f"again by {_place_of(obj)}. Register one of them under another name "
                     f"(or pass force_overwrite=True to replace the first on purpose)"
                 )
-        elif name in self._entries and name not in self._builtins:
-            builtin = False  # the same class again: it keeps the standing it has
         self._entries[name] = obj
         self._places[name] = obj
         if builtin:
@@ -174,6 +183,7 @@ class Registry:
             self._places[entry_point.name] = place
             if _distribution_of(entry_point) == BUILTIN_DISTRIBUTION:
                 self._builtins.add(entry_point.name)
+                self._builtin_paths[entry_point.name] = entry_point.value
 
 
 def _path_of(obj: Any) -> str:
@@ -209,12 +219,21 @@ def get_env_cls(cfg: dict) -> type:
     """
     if "type" not in cfg:
         raise RegistryError("env config has no 'type'; set env.type to a registered env type")
+    import_env_modules(cfg)
+    return ENV_REGISTRY.get(cfg["type"])
+
+
+def import_env_modules(cfg: dict) -> None:
+    """Import the modules ``cfg.import_names`` lists, so the env types they register are known.
+
+    Raises:
+        RegistryError: Naming the module that cannot be imported and why.
+    """
     for module_name in cfg.get("import_names", []) or []:
         try:
             importlib.import_module(module_name)
         except ImportError as error:
             raise RegistryError(f"cannot import {module_name!r} listed in env.import_names: {error}") from error
-    return ENV_REGISTRY.get(cfg["type"])
 
 
 def get_vec_env_setting(cfg: dict, collect: bool = True, eval_: bool = True) -> tuple[Callable, list, list]:

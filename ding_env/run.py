@@ -18,6 +18,7 @@ from ding_env.run_config import build_managers
 
 # The progress line's mean return covers this many of the latest episodes.
 RECENT_EPISODES = 100
+RANDOM_POLICY_NOTE = "random (uniform actions, no learning: --policy MODULE:CALLABLE runs yours)"
 
 
 @dataclass
@@ -33,6 +34,7 @@ class RunSummary:
     truncated_episodes: int
     evaluation: EvalResult
     stop_value: float | None
+    policy: str = "random"
 
     @property
     def steps_per_second(self) -> float:
@@ -106,6 +108,7 @@ def run_job(
             truncated,
             result,
             cfg.env.stop_value,
+            policy_spec,
         )
 
 
@@ -115,10 +118,15 @@ def format_summary(summary: RunSummary) -> str:
     collect_mean = f"{np.mean(summary.collect_returns):.2f}" if summary.collect_returns else "n/a"
     if summary.stop_value is None:
         reached = "no stop value"
+    elif summary.policy == "random" and not evaluation.stop_reached:
+        # Not a failure: random actions are the baseline a learner's returns are read against.
+        reached = f"no (stop value {summary.stop_value}; a random policy is not expected to reach it)"
     else:
         reached = f"{'yes' if evaluation.stop_reached else 'no'} (stop value {summary.stop_value})"
+    policy = RANDOM_POLICY_NOTE if summary.policy == "random" else summary.policy
     rows = [
         ("run", summary.exp_name),
+        ("policy", policy),
         ("manager", summary.manager),
         ("collect steps", f"{summary.collect_steps}"),
         ("collect throughput", f"{summary.steps_per_second:,.0f} steps/s"),

@@ -28,7 +28,7 @@ from easydict import EasyDict
 from ding_env.config import PIPELINE_KEYS, deep_merge_dicts, load_config_file, set_by_path, unknown_key_message
 from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import BaseEnvManager, create_env_manager
-from ding_env.env_manager.config import manager_config
+from ding_env.env_manager.config import REMOTE_TYPES, manager_config
 from ding_env.errors import ConfigError
 from ding_env.registry import get_env_cls, get_vec_env_setting
 
@@ -131,12 +131,32 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
     manager_cfg = dict(cfg.env.get("manager") or {})
     if manager_type is not None:
         manager_cfg["type"] = manager_type
-    collector = create_env_manager(manager_cfg, [partial(env_fn, env_cfg) for env_cfg in collector_cfgs])
     evaluator_cfg = {**manager_cfg, **(cfg.env.get("evaluator_manager") or {})}
+    _check_own_servers(manager_cfg, evaluator_cfg, len(evaluator_cfgs))
+    collector = create_env_manager(manager_cfg, [partial(env_fn, env_cfg) for env_cfg in collector_cfgs])
     evaluator = create_env_manager(evaluator_cfg, [partial(env_fn, env_cfg) for env_cfg in evaluator_cfgs])
     collector.seed(cfg.seed, dynamic_seed=True)
     evaluator.seed(cfg.seed, dynamic_seed=False)
     return collector, evaluator
+
+
+def _check_own_servers(collector_cfg: dict, evaluator_cfg: dict, evaluator_env_num: int) -> None:
+    """Raise ``ConfigError`` when the evaluator would use the collector's env servers.
+
+    A server serves one client at a time, so the second manager would be refused as busy; the
+    evaluator's ``servers`` come from ``env.manager`` unless ``env.evaluator_manager`` sets its own.
+    """
+    if collector_cfg.get("type") not in REMOTE_TYPES or evaluator_cfg.get("type") not in REMOTE_TYPES:
+        return
+    collector_servers = collector_cfg.get("servers") or []
+    shared = [address for address in evaluator_cfg.get("servers") or [] if address in collector_servers]
+    if shared:
+        raise ConfigError(
+            f"env.evaluator_manager.servers: the evaluator needs env servers of its own, got the collector's "
+            f"{shared} (a server serves one client at a time; env.manager.servers alone serves only the "
+            f"collector). Start servers for the {evaluator_env_num} evaluator envs (ding-env serve TARGET --envs "
+            f"{evaluator_env_num}) and set env.evaluator_manager.servers=['tcp://HOST:PORT']"
+        )
 
 
 def _parse_value(text: str) -> Any:

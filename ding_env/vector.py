@@ -1,54 +1,103 @@
 """A ``gymnasium.vector.VectorEnv`` over any env manager, for code written against Gymnasium's vector API.
 
-The managers reset a finished env within the step that ended its episode, which is
-Gymnasium 1.x's ``AutoresetMode.SAME_STEP``: ``step`` returns the reset observation
-of a finished env, and its true final observation and final info are in
-``infos["final_obs"]`` and ``infos["final_info"]`` (masked by ``infos["_final_obs"]``
-and ``infos["_final_info"]``), exactly where ``gymnasium.vector.SyncVectorEnv`` puts them.
+It takes what ``gymnasium.vector.SyncVectorEnv`` takes, functions returning Gymnasium envs (or
+``BaseEnv`` s), so swapping it in is one line, or a manager of any type. Both of Gymnasium 1.x's
+autoreset modes are offered (``metadata["autoreset_mode"]`` says which):
+
+* ``AutoresetMode.NEXT_STEP`` (the default, as ``SyncVectorEnv``'s): the step that ends an episode
+  returns its true final observation; the next ``step`` ignores that env's action and returns its
+  reset observation, with reward 0 and neither terminated nor truncated.
+* ``AutoresetMode.SAME_STEP``: the step that ends an episode returns the reset observation, and the
+  true final observation and final info are in ``infos["final_obs"]`` and ``infos["final_info"]``
+  (masked by ``infos["_final_obs"]`` and ``infos["_final_info"]``), where ``SyncVectorEnv`` puts them.
+
+The managers reset a finished env within the step that ended its episode; in ``NEXT_STEP`` mode the
+reset observation is held until the env's next step.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import iterate
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.ding_env_wrapper import DingEnvWrapper
+from ding_env.env_manager import create_env_manager, validation
+from ding_env.env_manager.backends.env_host import is_gym_env
 from ding_env.lockstep import Lockstep
+
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
 
 class ManagerVectorEnv(VectorEnv):
-    """Gymnasium's vector API over an env manager (``BaseEnvManager``, the subprocess ones, V2).
+    """Gymnasium's vector API over an env manager (``BaseEnvManager``, the subprocess ones, V2, remote).
 
     Args:
-        manager: The manager, launched or not; ``reset()`` launches it. ``close()`` closes it.
+        envs: Env factories as ``SyncVectorEnv`` takes them (functions returning a Gymnasium env or a
+            ``BaseEnv``), run by a manager made from ``manager_cfg``; or a manager, launched or not.
+            ``reset()`` launches it, ``close()`` closes it.
+        autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default) or ``SAME_STEP``, or their names
+            (``"NextStep"``, ``"SameStep"``).
+        manager_cfg: The manager's config when ``envs`` are factories (default ``{"type": "base"}``: the
+            envs run in this process, as in ``SyncVectorEnv``; ``{"type": "subprocess"}`` for workers).
 
     Example::
 
-        cartpole = lambda: DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
-        envs = ManagerVectorEnv(create_env_manager({"type": "subprocess"}, [cartpole] * 4))
+        envs = ManagerVectorEnv([make_env(i) for i in range(4)])  # in place of gym.vector.SyncVectorEnv
         obs, infos = envs.reset(seed=0)
         obs, rewards, terminations, truncations, infos = envs.step(envs.action_space.sample())
 
-    Seeds: ``reset(seed=s)`` seeds env ``i`` with ``s + i`` as ``SyncVectorEnv`` does; the
-    envs' later episodes draw their seeds reproducibly from it (the managers' dynamic seeds).
-    Rewards are ``float64``, as Gymnasium's vector envs return them; the step infos keep the
-    managers' keys (``truncated`` and ``eval_episode_return`` on done steps).
+    A Gymnasium env runs inside ``DingEnvWrapper`` with no preprocessing (observations in the
+    float32 / int64 / uint8 convention, infos with ``truncated`` and ``eval_episode_return`` on
+    done steps) and is seeded as ``SyncVectorEnv`` seeds it: ``reset(seed=s)`` resets env ``i``
+    with seed ``s + i`` and its later episodes continue its own generator, so the same seeds
+    give ``SyncVectorEnv``'s trajectories. A ``BaseEnv`` is seeded ``s + i`` too, and its later
+    episodes draw their seeds reproducibly from it (the managers' dynamic seeds). Rewards are
+    ``float64``, as Gymnasium's vector envs return them. A step that reaches a terminal state at
+    the time limit is terminated and not truncated (``SyncVectorEnv`` passes on both flags).
+
+    Raises:
+        ValueError: For an autoreset mode other than these two.
     """
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, manager: Any) -> None:
-        self._lockstep = Lockstep(manager)
-        self.manager = manager
+    def __init__(
+        self,
+        envs: Any,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        manager_cfg: dict | None = None,
+    ) -> None:
+        if autoreset_mode not in [*AUTORESET_MODES, *(mode.value for mode in AUTORESET_MODES)]:
+            raise ValueError(
+                f"ManagerVectorEnv autoreset_mode: expected one of {[mode.value for mode in AUTORESET_MODES]}, "
+                f"got {autoreset_mode!r}"
+            )
+        if hasattr(envs, "step_batch"):  # a manager
+            if manager_cfg is not None:
+                raise ValueError(
+                    "ManagerVectorEnv: manager_cfg configures a manager for env factories, not a given one"
+                )
+        else:
+            env_fns = [partial(as_base_env, env_fn) for env_fn in validation.check_env_fns(envs)]
+            envs = create_env_manager(dict(manager_cfg or {}), env_fns)
+        self._lockstep = Lockstep(envs)
+        self.manager = envs
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.num_envs = self._lockstep.num_envs
         self.single_observation_space = self._lockstep.single_observation_space
         self.single_action_space = self._lockstep.single_action_space
         self.observation_space = self._lockstep.observation_space
         self.action_space = self._lockstep.action_space
-        self.metadata = dict(self.metadata)
+        self.metadata = dict(self.metadata, autoreset_mode=self.autoreset_mode)
+        # NEXT_STEP: the envs whose episode ended in the last step, and their reset observations (held till then).
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._reset_obs: dict[int, Any] = {}
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -56,7 +105,8 @@ class ManagerVectorEnv(VectorEnv):
         """Reset every env (or those of ``options["reset_mask"]``) and return their observations.
 
         Args:
-            seed: None, an int (env ``i`` gets ``seed + i``) or one seed (or None) per env.
+            seed: None, an int (env ``i`` gets ``seed + i``) or one seed (or None) per env; with a
+                ``reset_mask``, only the envs reset are seeded.
             options: ``reset_mask``, a ``(num_envs,)`` bool array, resets only those envs; any other
                 keys are passed to those envs' ``reset`` (and kept for their later resets, as the
                 managers keep reset params).
@@ -76,29 +126,76 @@ class ManagerVectorEnv(VectorEnv):
                     f"got {reset_mask.dtype} {reset_mask.shape}"
                 )
             env_ids = np.flatnonzero(reset_mask).tolist()
+            if isinstance(seed, int):
+                seed = [seed + env_id for env_id in range(self.num_envs)]
+            if seed is not None:  # an env not reset keeps its seeding, as in SyncVectorEnv
+                seed = [value if reset_mask[env_id] else None for env_id, value in enumerate(seed)]
         reset_param = None if reset_mask is None and not options else {env_id: options for env_id in env_ids}
         obs = self._lockstep.reset(seed, reset_param)
+        for env_id in env_ids:  # a reset env takes its next action at once
+            self._autoreset[env_id] = False
+            self._reset_obs.pop(env_id, None)
         return obs, {}
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every env; a finished env is reset in the same step (``AutoresetMode.SAME_STEP``).
+        """Step every env; where an episode ended, the env is reset as ``autoreset_mode`` says.
 
         Returns:
-            ``(obs, rewards, terminations, truncations, infos)``. Where an episode ended, ``obs`` holds
-            the reset observation and ``infos["final_obs"]`` / ``infos["final_info"]`` the step's.
+            ``(obs, rewards, terminations, truncations, infos)``.
         """
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            return self._step_same_step(actions)
+        return self._step_next_step(actions)
+
+    def _step_same_step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The managers' own order: a finished env's reset observation now, its final one in the infos."""
         result = self._lockstep.step(actions)
         infos: dict[str, Any] = {}
         done_rows = np.flatnonzero(result.done).tolist()
         if done_rows:
-            batch_obs_space = self.observation_space
-            final_obs = list(iterate(batch_obs_space, result.step_obs))
+            final_obs = list(iterate(self.observation_space, result.step_obs))
             for row in done_rows:
                 infos = self._add_info(infos, {"final_obs": final_obs[row], "final_info": result.infos[row]}, row)
         for row, info in enumerate(result.infos):
             if row not in done_rows:
                 infos = self._add_info(infos, info, row)
         return result.obs, result.reward, result.terminated, result.truncated, infos
+
+    def _step_next_step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The final observation now; an env that finished last step is not stepped but hands out its reset one."""
+        if not self._autoreset.any():
+            result = self._lockstep.step(actions)
+            stepped = list(range(self.num_envs))
+            obs, reward, terminated, truncated = result.step_obs, result.reward, result.terminated, result.truncated
+        else:
+            stepped = np.flatnonzero(~self._autoreset).tolist()
+            per_env = list(iterate(self.action_space, actions))
+            result = self._lockstep.step([per_env[env_id] for env_id in stepped], np.array(stepped, dtype=np.int64))
+            obs = self._with_reset_obs(stepped, result.step_obs)
+            reward = np.zeros(self.num_envs, dtype=np.float64)
+            terminated = np.zeros(self.num_envs, dtype=bool)
+            truncated = np.zeros(self.num_envs, dtype=bool)
+            reward[stepped] = result.reward
+            terminated[stepped] = result.terminated
+            truncated[stepped] = result.truncated
+        self._autoreset = terminated | truncated
+        if self._autoreset.any():  # hold the reset observations for the next step
+            ready = iterate(batch_space(self.single_observation_space, len(stepped)), result.obs)
+            ended = self._autoreset
+            self._reset_obs.update((env_id, row) for env_id, row in zip(stepped, ready, strict=True) if ended[env_id])
+        infos: dict[str, Any] = {}
+        for env_id, info in zip(stepped, result.infos, strict=True):  # a reset env has no info: none is kept
+            infos = self._add_info(infos, info, env_id)
+        return obs, reward, terminated, truncated, infos
+
+    def _with_reset_obs(self, stepped: list[int], step_obs: Any) -> Any:
+        """Every env's observation: the step's for ``stepped``, the held reset one for the others."""
+        rows = [self._reset_obs.pop(env_id, None) for env_id in range(self.num_envs)]
+        step_rows = iterate(batch_space(self.single_observation_space, len(stepped)), step_obs)
+        for env_id, row in zip(stepped, step_rows, strict=True):
+            rows[env_id] = row
+        space = self.single_observation_space
+        return concatenate(space, rows, create_empty_array(space, self.num_envs))
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Call the method ``name`` of every env (or read the attribute ``name``) and return the results.
@@ -126,3 +223,33 @@ class ManagerVectorEnv(VectorEnv):
 
     def __repr__(self) -> str:
         return f"ManagerVectorEnv({type(self.manager).__name__}, num_envs={self.num_envs})"
+
+
+class GymnasiumVectorSlot(DingEnvWrapper):
+    """A Gymnasium env in ``DingEnvWrapper`` (no preprocessing), seeded as ``SyncVectorEnv`` seeds its envs.
+
+    ``seed(s)`` seeds the next reset only; the resets after it pass no seed, so the env's own
+    generator continues, as after ``SyncVectorEnv.reset(seed=...)``.
+
+    Args:
+        env: The Gymnasium (or legacy gym) env.
+    """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env, {"env_wrapper": []})
+        self._pending_seed: int | None = None
+
+    def seed(self, seed: int, dynamic_seed: bool = True) -> None:
+        """Seed the next reset with ``seed`` (``dynamic_seed`` is ignored: later resets continue the env's RNG)."""
+        super().seed(seed, dynamic_seed)
+        self._pending_seed = seed
+
+    def _next_episode_seed(self) -> int | None:
+        seed, self._pending_seed = self._pending_seed, None
+        return seed
+
+
+def as_base_env(env_fn: Callable[[], Any]) -> BaseEnv:
+    """``env_fn()``, a Gymnasium (or legacy gym) env put in a :class:`GymnasiumVectorSlot`, a ``BaseEnv`` as it is."""
+    env = env_fn()
+    return GymnasiumVectorSlot(env) if is_gym_env(env) else env

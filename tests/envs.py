@@ -132,6 +132,17 @@ class DictActionEnv(CountingEnv):
         return gym.spaces.Dict({"push": gym.spaces.Discrete(3), "scale": gym.spaces.Box(0.0, 2.0, (1,), np.float32)})
 
 
+class TupleActionEnv(CountingEnv):
+    """A CountingEnv steered by a Tuple action ``(push, scale)``: its reward adds ``push * scale``."""
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        return super().step(float(action[0]) * float(action[1][0]))
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return gym.spaces.Tuple((gym.spaces.Discrete(3), gym.spaces.Box(0.0, 2.0, (1,), np.float32)))
+
+
 class FigureEnv(CountingEnv):
     """A CountingEnv with DI-engine's optional per-env methods: render, reward_shaping, enable_save_figure."""
 

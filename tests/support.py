@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from functools import partial
 from pathlib import Path
@@ -118,3 +119,18 @@ def process_running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def run_without_modules(modules, code, cwd=None):
+    """Run Python ``code`` in a fresh interpreter (this checkout first on its path) in which ``modules``
+    cannot be imported, as if their packages were not installed; the completed process, output captured."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    blocked = "".join(f"sys.modules[{module!r}] = None\n" for module in modules)
+    return subprocess.run(
+        [sys.executable, "-c", f"import sys\n{blocked}{code}"],
+        cwd=cwd or repo,
+        env={**os.environ, "PYTHONPATH": repo},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ding_env.cli import main
+from tests.support import run_without_modules
 
 
 def test_list_shows_types_and_modules(capsys):
@@ -186,6 +187,39 @@ def test_list_shows_user_registered_types_and_extras_status(tmp_path):
     assert "tests.envs:CountingEnv" in lines["my_counting"]
     assert "atari: installed" in lines["atari"] and "mujoco: installed" in lines["mujoco"]
     assert "entry point of the installed package 'ding-env'" in lines["cartpole"]
+
+
+def test_list_names_the_pettingzoo_extra_when_pettingzoo_is_missing():
+    result = run_without_modules(["pettingzoo"], "from ding_env.cli import main\nsys.exit(main(['list']))")
+    assert result.returncode == 0, result.stderr
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
+    assert "pettingzoo: missing pettingzoo" in lines["petting_zoo"]
+
+
+def test_demo_skips_types_without_their_extra_naming_the_extra_to_install():
+    types = ["lunarlander", "minigrid", "cartpole"]
+    code = f"from ding_env.demo import run_demo\nrun_demo({types!r}, 1, 1, 'base', 0, print)"
+    result = run_without_modules(["Box2D", "minigrid"], code)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        "lunarlander: skipped (env type 'lunarlander' needs the box2d extra (no module Box2D); "
+        "install it with: pip install 'ding-env[box2d]')"
+    )
+    assert lines[1] == (
+        "minigrid: skipped (env type 'minigrid' needs the minigrid extra (no module minigrid); "
+        "install it with: pip install 'ding-env[minigrid]')"
+    )
+    assert lines[2].startswith("cartpole: 1 episodes")
+
+
+def test_run_replay_without_imageio_names_the_replay_extra(tmp_path):
+    args = ["run", "configs/cartpole.py", "--steps", "50", "--eval-episodes", "1", "--manager", "base"]
+    code = f"from ding_env.cli import main\nsys.exit(main({[*args, '--replay', str(tmp_path)]!r}))"
+    result = run_without_modules(["imageio", "imageio_ffmpeg"], code)
+    assert result.returncode == 1
+    needs = "saving replays needs the replay extra (no module imageio, imageio_ffmpeg); install it with: "
+    assert needs + "pip install 'ding-env[replay]'" in result.stderr
 
 
 def test_progress_bars_fit_80_columns_show_eta_and_cover_evaluation():

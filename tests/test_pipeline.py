@@ -1,5 +1,7 @@
 """Config-driven collector and evaluator envs, the collection loop, the evaluator and `ding-env run`."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -163,6 +165,14 @@ def test_cli_run_prints_a_summary(path, capsys):
     assert main(["run", path, "--steps", "300", "--eval-episodes", "2", "--manager", "base"]) == 0
     out = capsys.readouterr().out
     assert "collect throughput" in out and "eval return" in out and "stop value reached" in out
+
+
+def test_the_summary_says_the_policy_is_random_and_not_expected_to_reach_the_stop_value(capsys):
+    assert main(["run", "configs/cartpole.py", "--steps", "300", "--eval-episodes", "2", "--manager", "base"]) == 0
+    out = capsys.readouterr().out
+    rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in out.splitlines())
+    assert rows["policy"] == "random (uniform actions, no learning: --policy MODULE:CALLABLE runs yours)"
+    assert rows["stop value reached"] == "no (stop value 195; a random policy is not expected to reach it)"
 
 
 def test_cli_run_subprocess_manager(capsys):

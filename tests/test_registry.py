@@ -70,33 +70,55 @@ def test_get_vec_env_setting_builds_independent_cfgs():
     assert evaluator == []
 
 
-@pytest.mark.parametrize("builtin_first", [False, True])
-def test_a_users_type_replaces_the_builtin_one_of_its_name_whatever_the_import_order(tmp_path, builtin_first):
-    # A fresh interpreter, so nothing is registered yet; a DI-engine env ported by renames registers 'cartpole'.
-    module = tmp_path / "ported_cartpole.py"
-    module.write_text(
-        "from ding_env.utils import ENV_REGISTRY\n"
-        "from ding_env import BaseEnv\n\n\n"
-        "@ENV_REGISTRY.register('cartpole')\n"
-        "class CartPoleEnv(BaseEnv):\n"
-        "    pass\n"
-    )
-    builtin = "import dizoo.classic_control.cartpole.envs.cartpole_env\n"
-    script = (builtin if builtin_first else "") + "import ported_cartpole\n" + builtin
-    script += "from ding_env import ENV_REGISTRY\nprint(ENV_REGISTRY.get('cartpole').__module__)\n"
-    result = subprocess.run(
+def run_python(script, cwd):
+    """``script`` in a fresh interpreter, so nothing is registered yet; warnings shown."""
+    return subprocess.run(
         [sys.executable, "-W", "always", "-c", script],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])},
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), str(REPO)])},
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.split() == ["ported_cartpole"]
-    assert (
-        f"env type 'cartpole': ported_cartpole:CartPoleEnv ({module}:5) replaces ding-env's built-in" in result.stderr
+
+
+@pytest.mark.parametrize("builtin_first", [False, True])
+@pytest.mark.parametrize(
+    ("name", "builtin_module"),
+    [("cartpole", "dizoo.classic_control.cartpole.envs.cartpole_env"), ("petting_zoo", "dizoo.petting_zoo.envs")],
+)
+def test_a_users_type_replaces_the_builtin_one_of_its_name_whatever_the_import_order(
+    tmp_path, builtin_first, name, builtin_module
+):
+    # A DI-engine env ported by renames registers 'cartpole'; the built-in types' modules register them by name only.
+    module = tmp_path / "ported_env.py"
+    module.write_text(
+        "from ding_env.utils import ENV_REGISTRY\n"
+        "from ding_env import BaseEnv\n\n\n"
+        f"@ENV_REGISTRY.register({name!r})\n"
+        "class PortedEnv(BaseEnv):\n"
+        "    pass\n"
     )
+    builtin = f"import {builtin_module}\n"
+    script = (builtin if builtin_first else "") + "import ported_env\n" + builtin
+    script += f"from ding_env import ENV_REGISTRY\nprint(ENV_REGISTRY.get({name!r}).__module__)\n"
+    result = run_python(script, tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["ported_env"]
+    assert f"env type {name!r}: ported_env:PortedEnv ({module}:5) replaces ding-env's built-in" in result.stderr
+
+
+def test_the_env_the_readme_says_to_copy_registers_a_type_of_the_users_own(tmp_path):
+    # Copied under a new name, it is a user's type: a second type of that name is an error, not a quiet replacement.
+    source = (REPO / "dizoo" / "card_game" / "envs" / "card_game_env.py").read_text()
+    (tmp_path / "my_game.py").write_text(source.replace('register("card_game"', 'register("my_game"'))
+    script = (
+        "import my_game\nfrom ding_env import ENV_REGISTRY\n\n\nclass Other(my_game.CardGameEnv):\n    pass\n\n\n"
+        "ENV_REGISTRY.register('my_game', Other)\n"
+    )
+    result = run_python(script, tmp_path)
+    assert result.returncode == 1
+    assert "RegistryError" in result.stderr and "env type 'my_game' is registered twice" in result.stderr
 
 
 def test_two_user_types_of_one_name_are_an_error_naming_both_places():

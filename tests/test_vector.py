@@ -1,9 +1,10 @@
-"""ManagerVectorEnv: Gymnasium's vector API over every manager, step for step as SyncVectorEnv in SAME_STEP mode."""
+"""ManagerVectorEnv: Gymnasium's vector API over every manager, step for step as SyncVectorEnv in both modes."""
 
 from __future__ import annotations
 
 from functools import partial
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
@@ -13,22 +14,25 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 from ding_env import create_env_manager
 from ding_env.errors import ClosedEnvError
 from ding_env.vector import ManagerVectorEnv
+from tests.conftest import manager_cfg
 from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, DictActionEnv, cartpole_fn
 
+SameStepVectorEnv = partial(ManagerVectorEnv, autoreset_mode=AutoresetMode.SAME_STEP)
+ENV_FNS = [
+    partial(CountingEnv, {"limit": 5}),  # episodes of 3..7 steps cut at 5: terminations and truncations
+    partial(CountingEnv, {"limit": 4, "nested": True}),  # Dict observation with a Tuple inside
+    partial(DictActionEnv, {"limit": 5}),
+    cartpole_fn,
+]
+ENV_IDS = ["counting", "nested_obs", "dict_action", "cartpole"]
+# Episodes cut at 2 steps: every env ends in the same step, and the next step steps none of them.
+ALL_END_TOGETHER = partial(CountingEnv, {"limit": 2})
 
-@pytest.mark.parametrize(
-    "env_fn",
-    [
-        partial(CountingEnv, {"limit": 5}),  # episodes of 3..7 steps cut at 5: terminations and truncations
-        partial(CountingEnv, {"limit": 4, "nested": True}),  # Dict observation with a Tuple inside
-        partial(DictActionEnv, {"limit": 5}),
-        cartpole_fn,
-    ],
-    ids=["counting", "nested_obs", "dict_action", "cartpole"],
-)
+
+@pytest.mark.parametrize("env_fn", ENV_FNS, ids=ENV_IDS)
 def test_same_trajectory_as_sync_vector_env_in_same_step_mode(make_adapted, env_fn):
     env_fns = [env_fn] * 3
-    ours = make_adapted(ManagerVectorEnv, env_fns)
+    ours = make_adapted(SameStepVectorEnv, env_fns)
     reference = SyncVectorEnv([partial(BaseEnvAsGymnasiumEnv, fn) for fn in env_fns], autoreset_mode="SameStep")
     assert ours.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert ours.single_observation_space == reference.single_observation_space
@@ -54,8 +58,72 @@ def test_same_trajectory_as_sync_vector_env_in_same_step_mode(make_adapted, env_
         reference.close()
 
 
+@pytest.mark.parametrize("env_fn", [*ENV_FNS, ALL_END_TOGETHER], ids=[*ENV_IDS, "all_end_together"])
+def test_same_trajectory_as_sync_vector_env_in_next_step_mode(make_adapted, env_fn):
+    env_fns = [env_fn] * 3
+    ours = make_adapted(ManagerVectorEnv, env_fns)
+    reference = SyncVectorEnv([partial(BaseEnvAsGymnasiumEnv, fn) for fn in env_fns])  # NEXT_STEP, its default
+    assert ours.metadata["autoreset_mode"] == reference.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    ours.action_space.seed(1)
+    try:
+        assert data_equivalence(ours.reset(seed=7), reference.reset(seed=7))
+        episode_ends = 0
+        for _ in range(40):
+            actions = ours.action_space.sample()  # ignored for an env whose episode ended in the last step
+            step, expected = ours.step(actions), reference.step(actions)
+            assert data_equivalence(step, expected, exact=True), (step, expected)
+            assert "final_obs" not in step[4] and ours.observation_space.contains(step[0])
+            episode_ends += int(np.sum(step[2] | step[3]))
+        assert episode_ends > 0
+        assert data_equivalence(ours.reset(seed=7), reference.reset(seed=7))  # and the autoreset marks are cleared
+        assert data_equivalence(ours.step(actions), reference.step(actions), exact=True)
+    finally:
+        reference.close()
+
+
+def short_cartpole():
+    # A Gymnasium factory as CleanRL's make_env returns them: episodes cut at 30 steps give truncations too.
+    return gym.wrappers.RecordEpisodeStatistics(gym.make("CartPole-v1", max_episode_steps=30))
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_gymnasium_env_factories_swap_in_for_sync_vector_env(manager_type):
+    """The factories SyncVectorEnv takes, the same seeds: the same observations, rewards, ends and episode stats."""
+    env_fns = [short_cartpole] * 3
+    if manager_type == "base":
+        ours = ManagerVectorEnv(env_fns)  # the one-line swap: its default manager runs the envs in this process
+    else:
+        ours = ManagerVectorEnv(env_fns, manager_cfg=manager_cfg(manager_type))
+    reference = SyncVectorEnv(env_fns)
+    assert ours.single_observation_space == reference.single_observation_space
+    assert ours.single_action_space == reference.single_action_space
+    ours.action_space.seed(3)
+    try:
+        obs, _ = ours.reset(seed=11)
+        np.testing.assert_array_equal(obs, reference.reset(seed=11)[0])
+        ends = {"terminated": 0, "truncated": 0}
+        for _ in range(120):
+            actions = ours.action_space.sample()
+            obs, rewards, terminations, truncations, infos = ours.step(actions)
+            expected = reference.step(actions)
+            for got, want in zip((obs, rewards, terminations), expected[:3], strict=True):
+                np.testing.assert_array_equal(got, want)
+            # A terminal state at the time limit is a termination only (SyncVectorEnv raises both flags).
+            np.testing.assert_array_equal(truncations, expected[3] & ~expected[2])
+            assert "final_info" not in infos
+            if "episode" in infos:  # CleanRL's loop reads the episode statistics so
+                np.testing.assert_array_equal(infos["_episode"], expected[4]["_episode"])
+                np.testing.assert_array_equal(infos["episode"]["r"], expected[4]["episode"]["r"])
+            ends["terminated"] += int(terminations.sum())
+            ends["truncated"] += int(truncations.sum())
+        assert ends["terminated"] > 0 and ends["truncated"] > 0
+    finally:
+        ours.close()
+        reference.close()
+
+
 def test_final_obs_and_info_where_gymnasium_puts_them(make_adapted):
-    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 4})] * 2)
+    envs = make_adapted(SameStepVectorEnv, [partial(CountingEnv, {"limit": 4})] * 2)
     envs.reset(seed=0)
     obs = None
     for _ in range(8):
@@ -128,7 +196,7 @@ def test_async_manager_returning_early_still_steps_every_env():
     # wait_num=1 with a zero wait: the async manager returns the first env to finish; the adapter collects the rest.
     cfg = {"type": "async_subprocess", "wait_num": 1, "step_wait_timeout": 0.0, "num_workers": 3}
     env_fns = [partial(CountingEnv, {"limit": 5, "step_sleep": 0.002 * k}) for k in range(3)]
-    envs = ManagerVectorEnv(create_env_manager(cfg, env_fns))
+    envs = SameStepVectorEnv(create_env_manager(cfg, env_fns))
     reference = SyncVectorEnv([partial(BaseEnvAsGymnasiumEnv, fn) for fn in env_fns], autoreset_mode="SameStep")
     try:
         assert data_equivalence(envs.reset(seed=1), reference.reset(seed=1))
@@ -140,9 +208,11 @@ def test_async_manager_returning_early_still_steps_every_env():
         reference.close()
 
 
+@pytest.mark.parametrize("autoreset_mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
 @pytest.mark.parametrize("copy_on_get", [True, False])
-def test_returned_arrays_never_change_under_their_holder(make_adapted, copy_on_get):
-    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 4})] * 2, copy_on_get=copy_on_get)
+def test_returned_arrays_never_change_under_their_holder(make_adapted, copy_on_get, autoreset_mode):
+    vector_env = partial(ManagerVectorEnv, autoreset_mode=autoreset_mode)
+    envs = make_adapted(vector_env, [partial(CountingEnv, {"limit": 4})] * 2, copy_on_get=copy_on_get)
     obs, _ = envs.reset(seed=0)
     held = [(obs, obs.copy())]
     for _ in range(8):  # through episode ends, where the reset observations are read back
@@ -151,3 +221,11 @@ def test_returned_arrays_never_change_under_their_holder(make_adapted, copy_on_g
         held += [(final, final.copy()) for final in infos.get("final_obs", []) if final is not None]
     for array, copy in held:
         np.testing.assert_array_equal(array, copy)
+
+
+def test_unsupported_arguments_are_named():
+    env_fns = [partial(CountingEnv, {})] * 2
+    with pytest.raises(ValueError, match=r"autoreset_mode: expected one of \['NextStep', 'SameStep'\], got 'Disabled'"):
+        ManagerVectorEnv(env_fns, autoreset_mode="Disabled")
+    with create_env_manager({}, env_fns) as manager, pytest.raises(ValueError, match="manager_cfg configures"):
+        ManagerVectorEnv(manager, manager_cfg={"type": "subprocess"})

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.checker.report import ERROR, WARNING, Finding
-from ding_env.checker.rollout import CheckContext, guard, rollout, sample, type_name
+from ding_env.checker.rollout import CheckContext, guard, rollout, sample, step_env, type_name
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import dtype_problems, leaves, value_problems
 from ding_env.env.timestep import reported_truncation
@@ -192,7 +192,7 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
         previous = env.reset()
         env.action_space.seed(ctx.seed)  # after reset: some DI-engine envs only know their spaces then
         for _ in range(min(ctx.max_steps, 20)):
-            timestep = env.step(sample(env.action_space, ctx))
+            timestep = step_env(env, sample(env.action_space, ctx))
             for old, new in zip(leaves(previous), leaves(timestep.obs), strict=False):
                 if np.shares_memory(old, new):
                     env.close()

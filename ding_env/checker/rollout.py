@@ -12,8 +12,10 @@ import numpy as np
 from ding_env.checker.report import ERROR, Finding
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import leaves
+from ding_env.env.timestep import is_timestep
 from ding_env.env_manager import arrays
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
+from ding_env.errors import NotATimestepError
 
 
 @dataclass
@@ -61,7 +63,7 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
         for step in range(ctx.max_steps):
             replaying = actions is not None and index < len(actions) and step < len(actions[index])
             action = actions[index][step] if replaying else sample(sampler, ctx)
-            timestep = env.step(action)
+            timestep = step_env(env, action)
             taken.append(action)
             timesteps.append(timestep)
             if timestep.done:
@@ -69,6 +71,14 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
                 break
         episodes.append(Episode(reset_obs, taken, timesteps, ended))
     return episodes
+
+
+def step_env(env: BaseEnv, action: Any) -> Any:
+    """``env.step(action)``, which must return a timestep (``NotATimestepError`` for a plain tuple, say)."""
+    timestep = env.step(action)
+    if not is_timestep(timestep):
+        raise NotATimestepError.of(env, timestep)
+    return timestep
 
 
 def sample(space: Any, ctx: CheckContext) -> Any:
@@ -95,9 +105,16 @@ def raised(check: str, what: str, error: BaseException, hint: str = "") -> Findi
     """An error finding for an exception the env raised, with where it was raised."""
     frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     where = f" at {frame.filename}:{frame.lineno}" if frame else ""
+    if isinstance(error, NotATimestepError):  # raised by the checker about the env's step: point there
+        where = f" at {error.where}" if error.where else ""
+        hint = NOT_A_TIMESTEP_HINT
     return Finding(check, ERROR, f"{what} raised {type(error).__name__}: {error}{where}", hint)
 
 
+NOT_A_TIMESTEP_HINT = (
+    "the managers read timestep.obs, .reward, .done and .info by name: build the return value with the "
+    "named constructors (or BaseEnvTimestep(obs, reward, done, info))"
+)
 RAISED_HINT = "fix the exception; the check calls the env as a manager does: construct, seed, reset, step, close"
 
 

@@ -11,7 +11,7 @@ from easydict import EasyDict
 from ding_env.config import load_config_file
 from ding_env.env.base_env import BaseEnv
 from ding_env.errors import ConfigError, RegistryError
-from ding_env.registry import ENV_REGISTRY, get_env_cls, import_object
+from ding_env.registry import ENV_REGISTRY, get_env_cls, import_env_modules, import_object
 
 GYM_PREFIXES = ("gym:", "gymnasium:")
 
@@ -21,7 +21,10 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
 
     ``gym:CartPole-v1`` is that Gymnasium (or legacy gym) id in ``DingEnvWrapper``; a config file
     whose env section has an ``env_id`` and no ``type``, or ``ding_env:DingEnvWrapper`` with
-    ``--config``, is a ``DingEnvWrapper`` built from that env section.
+    ``--config``, is a ``DingEnvWrapper`` built from that env section. A registered type built on
+    ``DingEnvWrapper`` (``cartpole``, ``atari``, ...) runs its own default ``env_id`` unless the
+    config gives one. The modules in the config's ``import_names`` are imported first, so a type
+    they register can be named.
 
     Raises:
         RegistryError: If the class cannot be imported or the type is unknown.
@@ -32,6 +35,7 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
         cfg = load_config_file(config_path).get("env")
         if cfg is None:
             raise ConfigError(f"config file {config_path!r} has no 'env' section")
+        import_env_modules(cfg)  # the types the config's modules register can be targets
     if target.startswith(GYM_PREFIXES):
         env_id = target.split(":", 1)[1]
         return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": env_id})), None
@@ -56,9 +60,10 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
     from ding_env.env import DingEnvWrapper
 
     if issubclass(env_cls, DingEnvWrapper):
-        if cfg is None:
+        # A registered type such as 'cartpole' fixes its Gymnasium id in its class config; the base class needs one.
+        if cfg is None and not env_cls.config.get("env_id"):
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
-        return _wrapper_factory(EasyDict(cfg), env_cls), None
+        return _wrapper_factory(EasyDict(cfg or {}), env_cls), None
     return env_cls, cfg
 
 
@@ -69,5 +74,5 @@ def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None) -> Callable
     def make_env() -> BaseEnv:
         return wrapper_cls(cfg=EasyDict(cfg))
 
-    make_env.__qualname__ = f"{wrapper_cls.__name__}({cfg.get('env_id')!r})"
+    make_env.__qualname__ = f"{wrapper_cls.__name__}({cfg.get('env_id') or wrapper_cls.config.get('env_id')!r})"
     return make_env

@@ -160,6 +160,7 @@ def list_types(args: argparse.Namespace) -> int:
     import importlib
 
     from ding_env.errors import RegistryError
+    from ding_env.extras import extras_status
 
     for module in args.imports:
         try:
@@ -177,26 +178,6 @@ def list_types(args: argparse.Namespace) -> int:
             extras = f"broken: {error}"
         print(f"{name:<{width}}  {extras:<28}  {ENV_REGISTRY.place(name)}")
     return 0
-
-
-# Module prefix of an env type -> (pip extra, the modules it needs), for `ding-env list`.
-EXTRAS_OF = {
-    "dizoo.atari.": ("atari", ("ale_py", "cv2")),
-    "dizoo.mujoco.": ("mujoco", ("mujoco",)),
-    "dizoo.box2d.": ("box2d", ("Box2D",)),
-    "dizoo.minigrid.": ("minigrid", ("minigrid",)),
-}
-
-
-def extras_status(source: str) -> str:
-    """``'-'`` for a type that needs no extra, else the extra and whether its modules are installed."""
-    import importlib.util
-
-    for prefix, (extra, modules) in EXTRAS_OF.items():
-        if source.startswith(prefix):
-            missing = [module for module in modules if importlib.util.find_spec(module) is None]
-            return f"{extra}: missing {', '.join(missing)}" if missing else f"{extra}: installed"
-    return "-"
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')

@@ -25,6 +25,7 @@ from ding_env.common.encoding import (
     reorder_one_hot_array,
     sqrt_one_hot,
 )
+from ding_env.extras import needs_extra
 
 __all__ = [
     "affine_transform",
@@ -87,10 +88,10 @@ def save_frames_as_gif(frames: Sequence[np.ndarray], path: str, fps: float = 20)
     """Write ``frames`` (``(H, W, 3)`` ``uint8`` images) to a looping GIF at ``path``.
 
     Raises:
-        ImportError: Without imageio (the ``atari`` and ``mujoco`` extras install it).
+        ImportError: Without imageio (the ``replay`` extra installs it, and so do ``atari`` and ``mujoco``).
     """
     try:
         import imageio
     except ImportError as error:
-        raise ImportError(f"save_frames_as_gif needs imageio ({error}): pip install imageio") from error
+        raise ImportError(needs_extra("save_frames_as_gif", "replay", error)) from error
     imageio.mimsave(path, list(frames), duration=1000 / fps, loop=0)

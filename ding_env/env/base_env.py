@@ -24,7 +24,7 @@ import numpy as np
 from easydict import EasyDict
 
 from ding_env.common.env_element import BaseEnvInfo
-from ding_env.config import deep_merge_dicts
+from ding_env.config import check_config_dict, deep_merge_dicts
 from ding_env.env.legacy_gym_checker import harmless_passive_checker
 from ding_env.env.seeding import EpisodeSeeder
 from ding_env.env.timestep import BaseEnvTimestep
@@ -61,7 +61,11 @@ class BaseEnv(abc.ABC):
         Args:
             cfg: User settings; keys the env does not define are kept (env
                 configs travel with manager keys such as ``collector_env_num``).
+
+        Raises:
+            ConfigError: If ``cfg`` is neither a dict nor None.
         """
+        check_config_dict(cfg, f"{type(self).__name__} cfg")
         self._cfg = deep_merge_dicts(self.default_config(), cfg)
         self._init_flag = False
 

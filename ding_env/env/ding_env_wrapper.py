@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
+from ding_env.config import PIPELINE_KEYS, check_caller, check_config_dict, unknown_key_message
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
@@ -38,6 +38,7 @@ from ding_env.env_wrappers.presets import uses_atari_preset, wrapper_specs
 from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
 from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
+from ding_env.extras import FAMILY_EXTRAS, needs_extra
 
 
 class DingEnvWrapper(BaseEnv):
@@ -58,7 +59,8 @@ class DingEnvWrapper(BaseEnv):
             legacy gym when it is installed.
 
     Raises:
-        ConfigError: For an unknown config key or caller, or neither ``env`` nor ``env_id``.
+        ConfigError: For a ``cfg`` that is not a dict, an unknown config key or caller, or neither ``env``
+            nor ``env_id``.
         TypeError: For a PettingZoo env, which ``PettingZooEnv`` wraps.
     """
 
@@ -109,6 +111,7 @@ class DingEnvWrapper(BaseEnv):
                 "multi-agent env: wrap it with ding_env.PettingZooEnv(env) (observations with agent_state, "
                 "global_state and action_mask; one action and one reward per agent)"
             )
+        check_config_dict(cfg, "DingEnvWrapper cfg")
         cfg = dict(cfg or {})
         self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
         for key in cfg:
@@ -182,7 +185,10 @@ class DingEnvWrapper(BaseEnv):
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id
         if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
-            importlib.import_module("minigrid")  # registers its ids on import (the `minigrid` extra)
+            try:
+                importlib.import_module("minigrid")  # registers its ids on import
+            except ImportError as error:
+                raise ImportError(needs_extra(repr(env_id), "minigrid", error)) from error
         # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
         if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
             _register_ale(env_id)
@@ -198,7 +204,14 @@ class DingEnvWrapper(BaseEnv):
                 os.environ.setdefault("MUJOCO_GL", "egl")
         if family == MUJOCO:
             route_mujoco_warnings()
-        return gym.make(env_id, **kwargs), family
+        try:
+            return gym.make(env_id, **kwargs), family
+        except gym.error.DependencyNotInstalled as error:
+            if family not in FAMILY_EXTRAS:
+                raise
+            # Gymnasium's own advice (`pip install swig` for Box2D) is not what the extra installs.
+            missing = getattr(error.__cause__, "name", None) or "its simulator"
+            raise gym.error.DependencyNotInstalled(needs_extra(repr(env_id), family, f"no module {missing}")) from error
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
@@ -274,7 +287,8 @@ class DingEnvWrapper(BaseEnv):
             self._needs_reset = True
             # An inner EvalEpisodeReturnWrapper reports the raw game return (before clipping, across lives).
             episode_return = info.pop("eval_episode_return", self._eval_episode_return)
-            truncated = bool(truncated)
+            # A terminal state reached at the time limit is a termination: nothing to bootstrap from.
+            truncated = bool(truncated) and not terminated
             return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
         return StepFields(obs, reward, False, False, info)
 
@@ -335,5 +349,5 @@ def _register_ale(env_id: str) -> None:
     try:
         import ale_py
     except ImportError as error:
-        raise ImportError(f"{env_id!r} needs ale-py: pip install 'ding-env[atari]'") from error
+        raise ImportError(needs_extra(repr(env_id), "atari", error)) from error
     gym.register_envs(ale_py)

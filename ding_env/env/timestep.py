@@ -72,6 +72,14 @@ class StepFields(NamedTuple):
     info: dict
 
 
+def is_timestep(value: Any) -> bool:
+    """Whether ``value`` reads as a timestep: it has the fields ``obs``, ``reward``, ``done`` and ``info``.
+
+    ``BaseEnvTimestep`` does, and so does DI-engine's namedtuple of the same fields; a plain tuple does not.
+    """
+    return all(hasattr(value, field) for field in BaseEnvTimestep._fields)
+
+
 def as_reward(reward: Any, dtype: np.dtype | type = np.float32) -> np.ndarray:
     """Return ``reward`` as an array of shape ``(1,)`` with ``dtype``.
 

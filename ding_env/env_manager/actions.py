@@ -15,6 +15,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.env.spaces import space_tree
 from ding_env.env_manager import arrays
 from ding_env.summary import describe_value
 
@@ -43,6 +44,7 @@ class ActionChecker:
         # Dict/Tuple spaces of array spaces: each action is conformed to the leaves' dtypes, as shared
         # memory holds it. None for array spaces and for spaces without an array form (passed on as given).
         self.layout = None
+        self.tree = None if self.array_form else space_tree(space)  # Dict/Tuple parts as dicts and tuples
         if not self.array_form:
             try:
                 self.layout = arrays.layout_of(space)
@@ -75,6 +77,7 @@ class ActionChecker:
                 return checked
         if not self.array_form:
             if isinstance(actions, Mapping) and isinstance(self.space, gym.spaces.Dict):
+                self._check_rows(env_ids, actions)
                 actions = arrays.unstack(actions)  # Dict actions stacked in one tree: one row per env
             if not isinstance(actions, (list, tuple)):
                 raise ValueError(
@@ -86,6 +89,10 @@ class ActionChecker:
             for env_id, action in zip(env_ids.tolist(), actions, strict=True):
                 if not self.space.contains(action):
                     self._fail(env_id, action, "is not in the action space")
+                # space.contains takes True for a Discrete; the array spaces' own checks refuse bools too.
+                path = _bool_leaf(self.tree, action, "action")
+                if path is not None:
+                    self._fail(env_id, action, f"holds a bool at {path}")
             if self.layout is None:
                 return actions
             return [arrays.conform(self.layout, action) for action in actions]
@@ -209,11 +216,44 @@ class ActionChecker:
             self._fail(int(env_ids[row]), array[row], "is out of range")
         return array.astype(self.dtype, copy=False)
 
+    def _check_rows(self, env_ids: np.ndarray, actions: Mapping) -> None:
+        """Stacked ``Dict`` actions hold one row per env in every key: name the first key that does not."""
+        for path, leaf in _leaf_paths(actions, "actions"):
+            rows = np.shape(leaf)[0] if np.ndim(leaf) else None
+            if rows != len(env_ids):
+                raise ValueError(
+                    f"{self.owner}: stacked Dict actions for envs {env_ids.tolist()} need one row per env in every "
+                    f"key: expected {len(env_ids)} rows in {path}, got {describe_value(leaf)}"
+                )
+
     def _fail(self, env_id: int, action: Any, problem: str) -> None:
         raise ValueError(
             f"{self.owner}: action for env {env_id} {problem}: expected a value in {self.space}, "
             f"got {describe_value(action)}"
         )
+
+
+def _bool_leaf(tree: Any, value: Any, path: str) -> str | None:
+    """Where ``value`` (inside the space ``tree``) holds a bool for a Discrete, Box or MultiDiscrete part, or None."""
+    if isinstance(tree, (dict, tuple)):
+        keys = tree.keys() if isinstance(tree, dict) else range(len(tree))
+        for key in keys:
+            found = _bool_leaf(tree[key], value[key], f"{path}[{key!r}]")
+            if found is not None:
+                return found
+        return None
+    if isinstance(tree, (gym.spaces.Discrete, gym.spaces.Box, gym.spaces.MultiDiscrete)):
+        return path if np.asarray(value).dtype == np.bool_ else None
+    return None
+
+
+def _leaf_paths(tree: Any, path: str) -> list[tuple[str, Any]]:
+    """``(path, leaf)`` of every leaf of a tree of dicts and tuples, e.g. ``("actions['push']", array)``."""
+    if isinstance(tree, Mapping):
+        return [pair for key, sub in tree.items() for pair in _leaf_paths(sub, f"{path}[{key!r}]")]
+    if isinstance(tree, tuple):
+        return [pair for i, sub in enumerate(tree) for pair in _leaf_paths(sub, f"{path}[{i}]")]
+    return [(path, tree)]
 
 
 # Python types whose values stack into an array of one kind without promotion (bool is not int here).

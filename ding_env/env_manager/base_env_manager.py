@@ -5,7 +5,7 @@ Also DI-engine's factories of this module's name: ``create_env_manager`` and ``g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ding_env.env_manager.backends.base import Backend
@@ -14,7 +14,6 @@ from ding_env.env_manager.config import check_manager_type
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.treetensor_managers import TreetensorManager
-from ding_env.errors import ConfigError
 
 __all__ = ["BaseEnvManager", "BaseEnvManagerV2", "EnvState", "create_env_manager", "get_env_manager_cls"]
 
@@ -56,12 +55,9 @@ def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], A
 
     ``manager_cfg`` is merged over that manager's ``default_config()``.
     """
-    from ding_env.config import deep_merge_dicts
+    from ding_env.config import check_config_dict, deep_merge_dicts
 
-    if manager_cfg is not None and not isinstance(manager_cfg, Mapping):
-        raise ConfigError(
-            f"env manager config: expected a dict (or None), got {type(manager_cfg).__name__} {manager_cfg!r:.80}"
-        )
+    check_config_dict(manager_cfg, "env manager config")
     manager_cfg = dict(manager_cfg or {})
     manager_cls = get_env_manager_cls(manager_cfg.get("type", "base"))
     return manager_cls(env_fn, deep_merge_dicts(manager_cls.default_config(), manager_cfg))

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
 from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import merge_known_keys
+from ding_env.config import check_config_dict, merge_known_keys
 from ding_env.errors import ConfigError
 
 MANAGER_CONFIG: dict[str, Any] = dict(
@@ -50,7 +49,8 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     # Async managers: seconds to wait for wait_num results before returning what is ready (None: no limit).
     step_wait_timeout=0.01,
     # Subprocess managers: seconds a worker may take to start and report its spaces; remote managers: seconds
-    # a server may take to answer the handshake and start its workers.
+    # a server may take to answer the handshake and start its workers (an address where nothing listens is
+    # given up within 5 s, or this many seconds if fewer).
     connect_timeout=60.0,
     # Subprocess managers: worker processes (None: min(env_num, cpu count)).
     num_workers=None,
@@ -85,6 +85,7 @@ DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
 BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
 MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote", "async_remote")
+REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
 CONTEXTS = ("fork", "spawn", "forkserver")
 # DI-engine's batch-native manager types, which ding-env does not have yet.
 NOT_YET_TYPES = ("env_pool", "gym_vector")
@@ -106,8 +107,7 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     Raises:
         ConfigError: Naming the key, what was expected and what arrived.
     """
-    if user is not None and not isinstance(user, Mapping):
-        raise ConfigError(f"env manager config: expected a dict (or None), got {type(user).__name__} {user!r:.80}")
+    check_config_dict(user, "env manager config")
     user = dict(user or {})
     di_engine_only = {key: user.pop(key) for key in DI_ENGINE_ONLY_KEYS if key in user}
     cfg = merge_known_keys(MANAGER_CONFIG, user, "the env manager config")
@@ -162,7 +162,7 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         "None or a non-empty list of endpoints such as 'tcp://127.0.0.1:5555'",
         servers,
     )
-    remote = cfg.type in ("remote", "async_remote")
+    remote = cfg.type in REMOTE_TYPES
     _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
     _expect(cfg.keys_dir is None or isinstance(cfg.keys_dir, str), "keys_dir", "None or a folder path", cfg.keys_dir)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ding_env.env_manager import validation
 from ding_env.env_manager.base_env_manager import create_env_manager
 from ding_env.env_manager.config import MANAGER_CONFIG
 from ding_env.env_manager.di_engine_calls import EnvState
@@ -114,7 +115,7 @@ class EnvSupervisor:
         if unknown:
             raise ConfigError(f"EnvSupervisor: unknown keys {unknown}; valid extra keys: {sorted(MANAGER_CONFIG)}")
         self._type = _child_type(type_)
-        self._env_fn = list(env_fn or [])
+        self._env_fn = [] if env_fn is None else validation.check_env_fns(env_fn)
         self._tnp = treetensor_numpy(type(self).__name__)
         cfg = {key: value for key, value in kwargs.items() if key not in _OWN_KEYS}
         cfg.update(

@@ -40,7 +40,7 @@ from ding_env.env_manager.di_engine_calls import DIEngineCalls
 from ding_env.env_manager.env_calls import EnvCalls
 from ding_env.env_manager.failures import raise_close_failures, raise_step_errors
 from ding_env.env_manager.ledger import EnvLedger
-from ding_env.env_manager.shares import Shares
+from ding_env.env_manager.shares import Shares, no_outcome
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, EnvStatus
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
 from ding_env.summary import describe_value
@@ -228,7 +228,9 @@ class EnvManager(EnvCalls, DIEngineCalls):
         Returns:
             ``{env_id: timestep}``. The synchronous managers return every env
             in ``actions``; the async one may return fewer (and results of
-            envs stepped earlier).
+            envs stepped earlier). An empty ``actions`` steps no env: the
+            synchronous managers return ``{}``, the async one the results of
+            envs still stepping, if any.
 
         Raises:
             ValueError: For an env id that is unknown or not ready.
@@ -361,7 +363,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
             wait_num = min(cfg.wait_num or self._env_num, ledger.count(STEPPING))
             outcome = shares.collect_until(wait_num, cfg.step_wait_timeout, self._spaces)
         else:
-            outcome = shares.collect(True, env_ids)
+            outcome = shares.collect(True, env_ids) or no_outcome(self._spaces)  # None: no env was stepped
         ledger.apply(outcome)
         return outcome
 

@@ -21,6 +21,11 @@ class RemoteEnvManager(EnvManager):
     seconds: its envs come back as abnormal results with ``EnvCrashedError`` naming the server
     (raised with ``step_error='raise'``, with the other servers' results on it), and need a reset,
     which connects to the server again.
+
+    ``launch()`` (and a reset that reconnects) waits ``connect_timeout`` seconds for a server's
+    answer, but gives up within 5 s on an address where nothing listens, with a
+    ``ServerLostError`` naming the address and what to check. A server serves one manager at a
+    time: a collector and an evaluator need servers of their own.
     """
 
     manager_type = "remote"

@@ -50,8 +50,13 @@ def check_env_fns(env_fn: Any) -> list:
 
     Raises:
         ValueError: For an empty one.
-        TypeError: For an entry that is not callable.
+        TypeError: For one constructor instead of a list, or an entry that is not callable.
     """
+    if callable(env_fn) or isinstance(env_fn, (str, bytes, Mapping)) or not isinstance(env_fn, Iterable):
+        raise TypeError(
+            f"env_fn must be a list with one env constructor per env (e.g. [make_env] * 4), got "
+            f"{type(env_fn).__name__} {describe_value(env_fn)}"
+        )
     env_fn = list(env_fn)
     if not env_fn:
         raise ValueError("env_fn must hold at least one env constructor, got an empty list")

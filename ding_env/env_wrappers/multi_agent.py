@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.config import PIPELINE_KEYS, unknown_key_message
+from ding_env.config import PIPELINE_KEYS, check_config_dict, unknown_key_message
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, final_info
 from ding_env.env_wrappers.dtypes import convention_space
@@ -74,6 +74,7 @@ class PettingZooEnv(BaseEnv):
     )
 
     def __init__(self, env: Any = None, cfg: dict | None = None) -> None:
+        check_config_dict(cfg, f"{type(self).__name__} cfg")
         cfg = dict(cfg or {})
         for key in cfg:
             if key not in self.config and key not in PIPELINE_KEYS:

@@ -2,7 +2,7 @@
 
 Frames come from ``env.render()`` (the env must be made with
 ``render_mode='rgb_array'``) and are written with imageio's ffmpeg plugin
-(the ``atari`` and ``mujoco`` extras install it). MuJoCo renders headless
+(the ``replay`` extra installs it, and so do ``atari`` and ``mujoco``). MuJoCo renders headless
 through ``MUJOCO_GL=egl`` (set when unset) or ``osmesa``.
 """
 
@@ -16,6 +16,8 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from ding_env.extras import check_replay_modules
 
 
 def replay_prefix(env_name: str) -> str:
@@ -40,7 +42,7 @@ class EpisodeVideoWrapper(gym.Wrapper):
                 f"saving replays needs render_mode='rgb_array', but {env.spec.id if env.spec else env} "
                 f"has render_mode={env.render_mode!r}"
             )
-        import imageio  # noqa: F401 - fail now, not at the end of the first episode
+        check_replay_modules()  # fail now, not at the end of the first episode
 
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,10 @@
 A server that dies or a network that drops is noticed within ``heartbeat_timeout`` seconds, even
 during a long step: ZeroMQ's own heartbeats (answered by the server's I/O thread, whatever its
 envs are doing) drop a silent connection, and the connection's monitor reports the drop.
+
+An address where nothing listens is given up after ``NO_LISTENER_TIMEOUT`` seconds (a running
+server accepts at once; the grace covers one started at the same moment), whatever the request's
+own time limit; the error says what was waited for and what to check.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT: Any = object()  # a request's timeout when none is given: the connection's
 DEFAULT_HEARTBEAT_TIMEOUT = 1.5
 HEARTBEATS_PER_TIMEOUT = 3  # pings sent within one heartbeat timeout
+# Seconds of refused connections (nothing listens at the address) after which a request is given up.
+NO_LISTENER_TIMEOUT = 5.0
+# What the connection's monitor reports: drops, and whether the server's port ever accepted.
+MONITORED_EVENTS = zmq.EVENT_DISCONNECTED | zmq.EVENT_CONNECTED | zmq.EVENT_CONNECT_RETRIED
 
 
 class ServerConnection:
@@ -33,7 +41,8 @@ class ServerConnection:
         keys: A folder with ``client.key_secret`` and ``server.key`` for a server started with keys.
 
     Raises:
-        ServerLostError: If the server does not answer the handshake within ``timeout``.
+        ServerLostError: If the server does not answer the handshake within ``timeout`` (within
+            ``NO_LISTENER_TIMEOUT`` if nothing listens at ``address``), naming what to check.
         ProtocolMismatchError: If it speaks another protocol version.
     """
 
@@ -61,7 +70,9 @@ class ServerConnection:
                 raise
         self._socket.setsockopt(zmq.HEARTBEAT_IVL, max(1, int(heartbeat_timeout * 1000 / HEARTBEATS_PER_TIMEOUT)))
         self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, max(1, int(heartbeat_timeout * 1000)))
-        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        self._monitor = self._socket.get_monitor_socket(MONITORED_EVENTS)
+        self._connected = False  # the server's port accepted the connection once
+        self._refused_since: float | None = None  # when a connection was first refused (nothing listening)
         self._poller = zmq.Poller()
         self._poller.register(self._socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)
@@ -103,20 +114,55 @@ class ServerConnection:
         timeout = self.timeout if timeout is DEFAULT else timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            left_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+            wait_until = self._give_up_at(deadline)
+            left_ms = None if wait_until is None else max(0, int((wait_until - time.monotonic()) * 1000))
             ready = dict(self._poller.poll(left_ms))
-            if self._monitor in ready and recv_monitor_message(self._monitor)["event"] == zmq.EVENT_DISCONNECTED:
+            if self._monitor in ready and self._read_event() == zmq.EVENT_DISCONNECTED:
                 raise ServerLostError(self.address, kind, timeout, "the connection dropped")
             if self._socket not in ready:
-                if deadline is None or time.monotonic() < deadline:
+                if wait_until is None or time.monotonic() < wait_until:
                     continue
-                raise ServerLostError(self.address, kind, timeout)
+                raise ServerLostError(self.address, kind, timeout, self._silence(timeout))
             reply_seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
             if reply_seq != seq:
                 continue  # the late reply of a request that timed out
             if error is not None:
                 raise error
             return reply
+
+    def _read_event(self) -> int:
+        """The next event of the connection's monitor, noting whether the server's port accepts."""
+        event = recv_monitor_message(self._monitor)["event"]
+        if event == zmq.EVENT_CONNECTED:
+            self._connected = True
+        elif event == zmq.EVENT_CONNECT_RETRIED and not self._connected and self._refused_since is None:
+            self._refused_since = time.monotonic()
+        return event
+
+    def _give_up_at(self, deadline: float | None) -> float | None:
+        """When to stop waiting for a reply: ``deadline``, or sooner while nothing listens at the address."""
+        if self._connected or self._refused_since is None:
+            return deadline
+        no_listener = self._refused_since + NO_LISTENER_TIMEOUT
+        return no_listener if deadline is None else min(deadline, no_listener)
+
+    def _silence(self, timeout: float | None) -> str:
+        """Why a request got no reply, and what to check."""
+        if self._connected:
+            return (
+                f"no reply within {timeout} s, though the connection was accepted: check that a `ding-env serve` "
+                "server listens there (one started with --keys answers only a client given its keys: keys_dir)"
+            )
+        if self._refused_since is not None:
+            return (
+                f"nothing listens there (connection refused for {time.monotonic() - self._refused_since:.1f} s): "
+                f"check that `ding-env serve TARGET --envs N --bind {self.address}` runs on that machine and "
+                "that the manager config's `servers` names its address"
+            )
+        return (
+            f"no connection within {timeout} s: check that the host is reachable and the port open "
+            "(a firewall, or an SSH tunnel that is not up)"
+        )
 
     def close(self) -> None:
         """Close the socket (the server's envs stay until a ``close`` request or the lease ends); idempotent."""

@@ -157,7 +157,12 @@ class EnvServer:
         lease_over = now - self._last_seen > self._lease_timeout
         if client != self._owner:
             if self._owner is not None and not lease_over:
-                raise ServerError(kind, "Busy", "the server is serving another client (one client at a time)")
+                raise ServerError(
+                    kind,
+                    "Busy",
+                    f"the server at {self.address} is serving another client (one client at a time): give each "
+                    "manager servers of its own (in a run config, env.evaluator_manager.servers for the evaluator)",
+                )
             if kind != "hello":
                 raise ServerError(kind, "NoSession", "send hello first")
             self._release()

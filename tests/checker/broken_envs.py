@@ -104,6 +104,11 @@ class MissingReturnEnv(GoodEnv):
         return timestep
 
 
+class PlainTupleStepEnv(GoodEnv):
+    def step(self, action):
+        return tuple(super().step(action))  # (obs, reward, done, info) by position
+
+
 class SharedBufferEnv(GoodEnv):
     def make_obs(self):
         buffer = self.__dict__.setdefault("_buffer", np.zeros(2, dtype=np.float32))

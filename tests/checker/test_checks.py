@@ -18,6 +18,8 @@ CAUGHT = [
     ("check_step_output", gallery.NumpyBoolDoneEnv, "error", "done must be a Python bool, got numpy.bool"),
     ("check_step_output", gallery.MissingReturnEnv, "error", "eval_episode_return"),
     ("check_step_output", gallery.NeverEndsEnv, "warning", "did not end within"),
+    ("check_step_output", gallery.PlainTupleStepEnv, "error", "PlainTupleStepEnv.step() returned a tuple of 4"),
+    ("check_obs_memory", gallery.PlainTupleStepEnv, "error", "not a BaseEnvTimestep"),
     ("check_obs_memory", gallery.SharedBufferEnv, "error", "share memory"),
     ("check_random_action", gallery.RandomActionNEnv, "error", "outside Discrete(n=2, start=0): [0, 1]"),
     ("check_static_seed", gallery.UnseededRngEnv, "error", "different"),

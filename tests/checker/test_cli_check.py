@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ding_env.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -15,10 +17,44 @@ def test_clean_target_exits_zero(capsys):
     assert "passed: 12 checks, 0 errors" in out.out and out.err == ""  # no progress redraws off a terminal
 
 
+@pytest.mark.parametrize(("env_type", "env_id"), [("cartpole", "CartPole-v1"), ("pendulum", "Pendulum-v1")])
+def test_a_registered_type_that_fixes_its_gymnasium_id_needs_no_config(capsys, env_type, env_id):
+    assert main(["check", env_type, "--episodes", "1", "--max-steps", "50"]) == 0
+    out = capsys.readouterr().out
+    assert f"('{env_id}')" in out and "0 errors" in out
+
+
+def test_a_type_registered_by_the_configs_import_names_is_a_target(tmp_path):
+    (tmp_path / "my_envs.py").write_text(
+        "from ding_env import ENV_REGISTRY\nfrom tests.envs import CountingEnv\n\n"
+        "ENV_REGISTRY.register('my_type', CountingEnv)\n"
+    )
+    (tmp_path / "my_config.py").write_text("config = dict(env=dict(type='my_type', import_names=['my_envs']))\n")
+    result = check_command("my_type", "--config", "my_config.py", "--episodes", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "tests.envs:CountingEnv" in result.stdout and "0 errors" in result.stdout
+
+
 def test_broken_target_exits_one_with_fix_hints(capsys):
     assert main(["check", "tests.checker.broken_envs:Float64ObsEnv"]) == 1
     out = capsys.readouterr().out
     assert "[FAIL] check_reset_obs" in out and "fix:" in out
+
+
+def test_a_step_returning_a_plain_tuple_is_one_finding_pointing_at_the_envs_step():
+    result = check_command("tests.checker.broken_envs:PlainTupleStepEnv", "--episodes", "1")
+    assert result.returncode == 1
+    step_line = (
+        next(
+            number
+            for number, line in enumerate((REPO / "tests/checker/broken_envs.py").read_text().splitlines(), 1)
+            if line.startswith("class PlainTupleStepEnv")
+        )
+        + 1
+    )
+    assert result.stdout.count("error:") == 1 and "AttributeError" not in result.stdout
+    assert "PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep" in result.stdout
+    assert f"tests/checker/broken_envs.py:{step_line}" in result.stdout
 
 
 def test_json_output(capsys):

@@ -16,7 +16,7 @@ import pytest
 from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.errors import ConfigError, DingEnvError, EnvDataError, EnvError
 from tests.conftest import manager_cfg
-from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv
+from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv, TupleActionEnv
 
 MANAGERS = ["base", "subprocess", "async_subprocess"]
 MAX_MESSAGE = 500
@@ -162,6 +162,73 @@ def test_bad_dict_actions_name_the_env(manager_type):
         assert sorted(manager.step({0: {"push": 1, "scale": [0.5]}, 1: {"push": 2, "scale": [1.0]}})) == [0, 1]
 
 
+@pytest.mark.parametrize("manager_type", MANAGERS)
+@pytest.mark.parametrize(
+    ("env_cls", "with_push", "where"),
+    [
+        (DictActionEnv, lambda push: {"push": push, "scale": np.ones(1, np.float32)}, "action['push']"),
+        (TupleActionEnv, lambda push: (push, np.ones(1, np.float32)), "action[0]"),
+    ],
+    ids=["dict", "tuple"],
+)
+def test_a_bool_for_a_discrete_part_of_a_dict_or_tuple_action_names_the_env_and_key(
+    manager_type, env_cls, with_push, where
+):
+    with create_env_manager(manager_cfg(manager_type), [partial(env_cls, {"limit": 10**6})] * 2) as manager:
+        manager.launch()
+        with pytest.raises(ValueError) as raised:
+            manager.step({0: with_push(1), 1: with_push(True)})  # Gymnasium's Discrete.contains takes it
+        assert_clear(raised.value, f"action for env 1 holds a bool at {where}", "True")
+        with pytest.raises(ValueError) as raised:
+            manager.step({0: with_push(1), 1: with_push(np.bool_(True))})
+        assert_clear(raised.value, "action for env 1", "np.True_")
+        assert sorted(manager.step({0: with_push(1), 1: with_push(2)})) == [0, 1]  # no harm done
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_stacked_dict_actions_with_ragged_rows_name_the_key(manager_type):
+    with create_env_manager(manager_cfg(manager_type), [partial(DictActionEnv, {"limit": 10**6})] * 2) as manager:
+        manager.launch()
+        for push, scale, key, rows in (
+            (np.ones(3, np.int64), np.ones((2, 1), np.float32), "push", "shape=(3,)"),
+            (np.ones(2, np.int64), np.ones((1, 1), np.float32), "scale", "shape=(1, 1)"),
+            (np.int64(1), np.ones((2, 1), np.float32), "push", "1"),
+        ):
+            with pytest.raises(ValueError) as raised:
+                manager.step_batch([0, 1], {"push": push, "scale": scale})
+            assert_clear(raised.value, "envs [0, 1]", f"expected 2 rows in actions[{key!r}], got", rows)
+        batch = manager.step_batch([0, 1], {"push": np.ones(2, np.int64), "scale": np.ones((2, 1), np.float32)})
+        assert batch.env_id.tolist() == [0, 1]
+
+
+NOT_A_LIST = [CountingEnv, partial(CountingEnv, {}), "CountingEnv", {0: CountingEnv}, 3]
+
+
+@pytest.mark.parametrize("env_fn", NOT_A_LIST, ids=["class", "partial", "str", "dict", "int"])
+@pytest.mark.parametrize("manager_type", [*MANAGERS, "base_v2", "subprocess_v2", "remote", "async_remote"])
+def test_an_env_fn_that_is_not_a_list_of_constructors_is_named(manager_type, env_fn):
+    cfg = {"type": manager_type, "servers": ["tcp://127.0.0.1:5555"]} if "remote" in manager_type else manager_type
+    with pytest.raises(TypeError) as raised:
+        create_env_manager(manager_cfg(cfg) if isinstance(cfg, str) else cfg, env_fn)
+    assert_clear(raised.value, "env_fn must be a list with one env constructor per env", type(env_fn).__name__)
+
+
+def test_an_env_supervisor_env_fn_that_is_not_a_list_is_named():
+    from ding_env import EnvSupervisor
+
+    with pytest.raises(TypeError) as raised:
+        EnvSupervisor(env_fn=partial(CountingEnv, {}))
+    assert_clear(raised.value, "env_fn must be a list with one env constructor per env", "got partial")
+
+
+@pytest.mark.parametrize("cfg", ["abc", ["env_id", "CartPole-v1"], 3])
+def test_an_env_cfg_that_is_not_a_dict_is_named(cfg):
+    for make in (partial(DingEnvWrapper, cfg=cfg), partial(CountingEnv, cfg)):
+        with pytest.raises(ConfigError) as raised:
+            make()
+        assert_clear(raised.value, "cfg: expected a dict of config keys (or None)", type(cfg).__name__)
+
+
 # (key, bad value, what the message must say is expected)
 BAD_MANAGER_KEYS = [
     ("type", "threads", "one of"),
@@ -289,3 +356,18 @@ def test_a_reward_space_the_managers_cannot_hold_is_refused_at_launch_naming_the
         manager.launch()
     manager.close()
     assert_clear(raised.value, "DictRewardEnv()", "reward_space is Dict('goal': Box(", "declare a Box")
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_a_step_returning_a_plain_tuple_is_named_with_the_fix(manager_type):
+    from tests.checker.broken_envs import GoodEnv, PlainTupleStepEnv
+
+    with create_env_manager(manager_cfg(manager_type), [GoodEnv, PlainTupleStepEnv]) as manager:
+        manager.seed(0)
+        manager.launch()
+        with pytest.raises(EnvError) as raised:
+            manager.step({0: 0, 1: 0})
+    assert raised.value.env_id == 1
+    assert_clear(
+        raised.value, "PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep", "transition("
+    )

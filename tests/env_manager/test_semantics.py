@@ -380,6 +380,19 @@ def test_subsets_and_all_envs_step_exactly_the_envs_named(make_manager):
         assert batch.obs[:, 0].tolist() == steps[env_ids].tolist()
 
 
+def test_an_empty_step_steps_no_env_and_returns_nothing(make_manager):
+    """What a loop over the ready envs sends when none is ready: {} back, and no env takes a step."""
+    manager = make_manager(counting_fns(3))
+    manager.seed(0)
+    manager.launch()
+    assert manager.step({}) == {}
+    empty = manager.step_batch([], np.zeros(0, dtype=np.int64))
+    assert empty.env_id.tolist() == [] and empty.obs.shape == (0, 2) and empty.done.shape == (0,)
+    assert manager.ready_obs_id == [0, 1, 2]
+    batch = manager.step_batch([0, 1, 2], np.zeros(3, dtype=np.int64))
+    assert batch.obs[:, 0].tolist() == [1, 1, 1]  # the first step each env took
+
+
 def test_di_engine_per_env_calls(make_manager):
     from tests.envs import FigureEnv
 

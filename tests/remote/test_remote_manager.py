@@ -77,6 +77,25 @@ def test_the_dict_api_env_calls_and_episode_num_work_as_locally():
     assert results["base"][1][2] == 10.0  # the reset param reached the env
 
 
+def test_a_registered_type_is_served_with_no_config():
+    fns = env_fns_for(*resolve_target("cartpole"), 2)
+    with serving("cartpole", 2) as (address, _):
+        remote = trajectory("remote", fns, steps=30, servers=[address])
+    assert_same(remote, trajectory("base", fns, steps=30))
+
+
+def test_an_empty_step_steps_no_env_and_returns_nothing():
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 2)
+    with serving("tests.envs:CountingEnv", 2) as (address, _):
+        for manager_type in ("remote", "async_remote"):
+            with create_env_manager({"type": manager_type, "servers": [address]}, fns) as manager:
+                manager.seed(0)
+                manager.launch()
+                assert manager.step({}) == {}
+                assert manager.step_batch([], np.zeros(0, dtype=np.int64)).env_id.tolist() == []
+                assert manager.step_batch([0, 1], np.zeros(2, dtype=np.int64)).obs[:, 0].tolist() == [1, 1]
+
+
 def test_a_server_must_host_exactly_its_share():
     fns = env_fns_for(*resolve_target(CARTPOLE), 4)
     with serving(CARTPOLE, 3) as (address, _):
@@ -196,13 +215,35 @@ def test_the_async_remote_manager_returns_the_fast_servers_envs_first(tmp_path):
             assert manager.ready_obs_id == [0, 1, 2, 3]
 
 
-def test_launch_against_no_server_fails_within_connect_timeout_naming_the_address():
+@pytest.mark.parametrize("connect_timeout", [0.5, None], ids=["connect_timeout=0.5", "default"])
+def test_launch_against_no_server_fails_soon_naming_the_address_and_what_to_check(connect_timeout):
     address = f"tcp://127.0.0.1:{free_port()}"
-    manager = create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 0.5}, [lambda: None])
+    cfg = {"type": "remote", "servers": [address]}
+    if connect_timeout is not None:
+        cfg["connect_timeout"] = connect_timeout
+    manager = create_env_manager(cfg, [lambda: None])
     start = time.monotonic()
-    with pytest.raises(
-        ServerLostError, match=f"server {re.escape(address)} did not answer hello: no reply within 0.5 s"
-    ):
+    with pytest.raises(ServerLostError) as raised:
         manager.launch()
-    assert time.monotonic() - start < 2
+    elapsed = time.monotonic() - start
     manager.close()
+    # Nothing listens: a few seconds (the default connect_timeout, 60 s, is for a server that answers), or less.
+    assert elapsed < (2 if connect_timeout else 10), elapsed
+    message = str(raised.value)
+    assert message.startswith(f"server {address} did not answer hello: nothing listens there"), message
+    assert f"ding-env serve TARGET --envs N --bind {address}" in message and "`servers`" in message
+
+
+def test_run_refuses_an_evaluator_on_the_collectors_server_naming_the_key_to_set(capsys):
+    with serving(CARTPOLE, 2) as (collector, _):
+        code = main(
+            [
+                "run", CARTPOLE, "--steps", "50", "--eval-episodes", "1", "--manager", "remote",
+                "--set", "env.collector_env_num=2", "--set", "env.evaluator_env_num=2",
+                "--set", f"env.manager.servers=['{collector}']",
+            ]
+        )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "env.evaluator_manager.servers: the evaluator needs env servers of its own" in err
+    assert f"['{collector}']" in err and "ding-env serve TARGET --envs 2" in err

@@ -17,6 +17,7 @@ from dizoo.box2d.lunarlander.envs import LunarLanderEnv  # noqa: E402
 from dizoo.minigrid.envs import MiniGridEnv  # noqa: E402
 from tests.conftest import manager_cfg  # noqa: E402
 from tests.envs import episode_observations  # noqa: E402
+from tests.support import run_without_modules  # noqa: E402
 
 MANAGER_TYPES = ["base", "subprocess", "async_subprocess"]
 ENVS = {
@@ -105,3 +106,19 @@ def test_bipedalwalker_replays_a_static_seed_exactly_every_episode():
     actions = np.random.default_rng(0).uniform(-1, 1, (60, 4)).astype(np.float32)
     episodes = [np.array(episode_observations(env, actions)) for _ in range(4)]
     assert all(np.array_equal(episode, episodes[0]) for episode in episodes[1:])
+
+
+@pytest.mark.parametrize(
+    ("env_id", "module", "error"),
+    [("LunarLander-v3", "Box2D", "DependencyNotInstalled"), ("MiniGrid-Empty-5x5-v0", "minigrid", "ImportError")],
+)
+def test_a_gymnasium_id_without_its_extra_names_the_extra_to_install(env_id, module, error):
+    code = (
+        "from ding_env import DingEnvWrapper\n"
+        f"try:\n    DingEnvWrapper(cfg={{'env_id': {env_id!r}}}).reset()\n"
+        "except Exception as error:\n    print(type(error).__name__, error)\n"
+    )
+    result = run_without_modules([module], code)
+    extra = "box2d" if module == "Box2D" else "minigrid"
+    assert result.stdout.startswith(f"{error} {env_id!r} needs the {extra} extra ("), result.stdout + result.stderr
+    assert f"install it with: pip install 'ding-env[{extra}]'" in result.stdout and "swig" not in result.stdout

@@ -77,6 +77,18 @@ def test_time_limit_is_truncation_and_a_falling_pole_is_termination():
     assert type(timestep.info["eval_episode_return"]) is float and timestep.info["eval_episode_return"] == steps
 
 
+def test_a_step_that_terminates_at_the_time_limit_is_a_termination():
+    """The pole falls on the last allowed step: a terminal state, not bootstrapped from (as Gymnasium's vector envs)."""
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.seed(0, dynamic_seed=False)
+    _, falls_at = run_episode(env, lambda obs: 0)
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", "make_kwargs": {"max_episode_steps": falls_at}})
+    env.seed(0, dynamic_seed=False)
+    timestep, steps = run_episode(env, lambda obs: 0)
+    assert steps == falls_at and timestep.done
+    assert timestep.terminated and not timestep.truncated and timestep.info["truncated"] is False
+
+
 @pytest.mark.parametrize("action", [1, np.int64(1), np.int32(1), np.array(1), np.array([1])])
 def test_discrete_action_forms(action):
     env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})

@@ -18,11 +18,11 @@ from typing import Any
 import gymnasium as gym
 
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.timestep import StepFields, reported_truncation
+from ding_env.env.timestep import StepFields, is_timestep, reported_truncation
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
-from ding_env.errors import EnvDataError, EnvError, EnvTimeoutError
+from ding_env.errors import EnvDataError, EnvError, EnvTimeoutError, NotATimestepError
 
 # What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
 # ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
@@ -90,8 +90,13 @@ def step_fields_of(env: Any, action: Any) -> StepFields:
     a time limit as gym's ``TimeLimit.truncated``).
     """
     timestep = env.step(action)
-    done = bool(timestep.done)
-    info = timestep.info
+    try:
+        done = bool(timestep.done)
+        info = timestep.info
+    except AttributeError:
+        if is_timestep(timestep):
+            raise
+        raise NotATimestepError.of(env, timestep) from None
     truncated = done and reported_truncation(info)
     if done and "truncated" not in info:
         info = dict(info, truncated=truncated)
@@ -109,7 +114,7 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
         env = env_fn()
     except Exception as error:  # noqa: BLE001 - re-raised with the env it belongs to
         raise EnvError.of(error, env_id, "launch") from error
-    if _is_gym_env(env):
+    if is_gym_env(env):
         raise EnvError(
             env_id,
             "launch",
@@ -130,7 +135,7 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
 ENV_METHODS = ("reset", "step", "seed", "close")
 
 
-def _is_gym_env(env: Any) -> bool:
+def is_gym_env(env: Any) -> bool:
     """Whether ``env`` is a Gymnasium or legacy gym env rather than a ``BaseEnv``.
 
     DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space`` (which gym's do

@@ -14,7 +14,7 @@ from ding_env import ENV_REGISTRY, DingEnvWrapper
 from dizoo.di_engine_keys import DIEngineKeys
 
 
-@ENV_REGISTRY.register("atari", builtin=True)
+@ENV_REGISTRY.register("atari")
 class AtariEnv(DIEngineKeys, DingEnvWrapper):
     """An ALE game; ``env_id`` picks it (``'ALE/Pong-v5'`` by default)."""
 

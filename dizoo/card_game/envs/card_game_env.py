@@ -26,7 +26,7 @@ DRAW, STOP = 0, 1
 TARGET = 21
 
 
-@ENV_REGISTRY.register("card_game", builtin=True)
+@ENV_REGISTRY.register("card_game")
 class CardGameEnv(BaseEnv):
     """The card game as a ``BaseEnv``.
 

@@ -15,7 +15,7 @@ from ding_env import ENV_REGISTRY
 from dizoo.classic_control.gym_env import GymIdEnv
 
 
-@ENV_REGISTRY.register("minigrid", builtin=True)
+@ENV_REGISTRY.register("minigrid")
 class MiniGridEnv(GymIdEnv):
     """A MiniGrid env with flat float32 observations; ``max_step`` (None: the env's own) limits an episode."""
 

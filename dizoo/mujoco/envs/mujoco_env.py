@@ -14,7 +14,7 @@ from ding_env.errors import ConfigError
 from dizoo.di_engine_keys import DIEngineKeys
 
 
-@ENV_REGISTRY.register("mujoco", builtin=True)
+@ENV_REGISTRY.register("mujoco")
 class MujocoEnv(DIEngineKeys, DingEnvWrapper):
     """A MuJoCo env; ``env_id`` picks it (``'HalfCheetah-v5'`` by default)."""
 

@@ -29,7 +29,7 @@ class FreshWorldOnReset(gym.Wrapper):
         return self.env.reset(**kwargs)
 
 
-@ENV_REGISTRY.register("bipedalwalker", builtin=True)
+@ENV_REGISTRY.register("bipedalwalker")
 class BipedalWalkerEnv(GymIdEnv):
     """BipedalWalker-v3 (``env_id='BipedalWalkerHardcore-v3'`` for the hardcore course)."""
 

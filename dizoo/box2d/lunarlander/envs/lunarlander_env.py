@@ -6,7 +6,7 @@ from ding_env import ENV_REGISTRY
 from dizoo.classic_control.gym_env import GymIdEnv
 
 
-@ENV_REGISTRY.register("lunarlander", builtin=True)
+@ENV_REGISTRY.register("lunarlander")
 class LunarLanderEnv(GymIdEnv):
     """LunarLander-v3, discrete; continuous with ``env_id='LunarLanderContinuous-v3'`` (or ``continuous=True``)."""
 

@@ -6,7 +6,7 @@ from ding_env import ENV_REGISTRY
 from dizoo.classic_control.gym_env import GymIdEnv
 
 
-@ENV_REGISTRY.register("mountain_car", builtin=True)
+@ENV_REGISTRY.register("mountain_car")
 class MountainCarEnv(GymIdEnv):
     """MountainCar-v0 with float32 observations and the ding_env timestep contract."""
 
