@@ -205,6 +205,9 @@ def test_setup_ding_env_manager_runs_clones_of_one_wrapper(debug):
         setup_ding_env_manager(template, 2, caller="learner")
 
 
+# Each case imports torch and DI-engine in a fresh interpreter and trains 40 pipeline steps: on a loaded
+# two-core machine that passes the suite's 60 s default, so the case gets the subprocess's own bound.
+@pytest.mark.timeout(330)
 @pytest.mark.parametrize(
     "example, manager",
     [
