@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import iterate
 
-from ding_env.lockstep import Lockstep
+from ding_env.lockstep import Lockstep, rewards_of
 
 
 class ManagerVectorEnv(VectorEnv):
@@ -87,18 +87,18 @@ class ManagerVectorEnv(VectorEnv):
             ``(obs, rewards, terminations, truncations, infos)``. Where an episode ended, ``obs`` holds
             the reset observation and ``infos["final_obs"]`` / ``infos["final_info"]`` the step's.
         """
-        result = self._lockstep.step(actions)
+        obs, batch = self._lockstep.step(actions)
         infos: dict[str, Any] = {}
-        done_rows = np.flatnonzero(result.done).tolist()
+        done_rows = np.flatnonzero(batch.done).tolist()
         if done_rows:
             batch_obs_space = self.observation_space
-            final_obs = list(iterate(batch_obs_space, result.step_obs))
+            final_obs = list(iterate(batch_obs_space, batch.obs))
             for row in done_rows:
-                infos = self._add_info(infos, {"final_obs": final_obs[row], "final_info": result.infos[row]}, row)
-        for row, info in enumerate(result.infos):
+                infos = self._add_info(infos, {"final_obs": final_obs[row], "final_info": batch.info[row]}, row)
+        for row, info in enumerate(batch.info):
             if row not in done_rows:
                 infos = self._add_info(infos, info, row)
-        return result.obs, result.reward, result.terminated, result.truncated, infos
+        return obs, rewards_of(batch), batch.terminated, batch.truncated, infos
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Call the method ``name`` of every env (or read the attribute ``name``) and return the results.

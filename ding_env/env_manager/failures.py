@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ding_env.env_manager.backends.base import StepOutcome
+from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import DingEnvError, EnvError
 
 
@@ -21,7 +21,7 @@ def raise_close_failures(failures: list[tuple[int, str]]) -> None:
         raise EnvError(env_id, "close", f"{text} (also {also})" if also else text)
 
 
-def raise_step_errors(outcome: StepOutcome, results: Any, step_error: str) -> None:
+def raise_step_errors(outcome: TimestepBatch, results: Any, step_error: str) -> None:
     """Raise the step's first error that must be raised, with every env's result and every error on it.
 
     Step errors are raised with ``step_error='raise'``; a failed auto-reset always is (the env

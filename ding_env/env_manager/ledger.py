@@ -10,8 +10,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ding_env.env_manager.backends.base import StepOutcome
 from ding_env.env_manager.failures import is_reset_error
+from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.env_manager.status import FINISHED, NEEDS_RESET, READY, STEPPING, EnvStatus
 
 
@@ -93,7 +93,7 @@ class EnvLedger:
         """Forget every env's episode count (a full ``reset()``)."""
         self.episode_count[:] = 0
 
-    def apply(self, outcome: StepOutcome) -> None:
+    def apply(self, outcome: TimestepBatch) -> None:
         """Move the envs of a step's ``outcome`` on: ready, needing a reset, or finished.
 
         A failed step with ``step_error='raise'`` does not end an episode; a failed auto-reset

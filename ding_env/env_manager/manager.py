@@ -30,16 +30,16 @@ from easydict import EasyDict
 
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import BaseEnvTimestep
-from ding_env.env_manager import arrays, validation
+from ding_env.env_manager import validation
 from ding_env.env_manager.actions import ActionChecker
-from ding_env.env_manager.backends.base import Backend, StepOutcome, WorkerView
+from ding_env.env_manager.backends.base import Backend, WorkerView
 from ding_env.env_manager.backends.env_host import spaces_of_fn
-from ding_env.env_manager.batch import ObsBatch, TimestepBatch, timesteps_of
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls
 from ding_env.env_manager.env_calls import EnvCalls
 from ding_env.env_manager.failures import raise_close_failures, raise_step_errors
 from ding_env.env_manager.ledger import EnvLedger
+from ding_env.env_manager.outcome import ObsBatch, TimestepBatch, owned, timesteps_of
 from ding_env.env_manager.shares import Shares
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, EnvStatus
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
@@ -243,9 +243,8 @@ class EnvManager(EnvCalls, DIEngineCalls):
             )
         env_ids = validation.parse_env_ids(self._name, self._env_num, actions)
         self._check_ready(env_ids)
-        checked, _ = self._action_checker().check_mapping(env_ids, actions)  # a list unless stacked
-        outcome = self._step(env_ids, checked)
-        timesteps = timesteps_of(outcome, self._cfg.copy_on_get)
+        outcome = self._step(env_ids, self._action_checker().check_mapping(env_ids, actions))
+        timesteps = timesteps_of(outcome, self._cfg.copy_on_get and self._shares.views)
         raise_step_errors(outcome, timesteps, self._cfg.step_error)
         return timesteps
 
@@ -271,16 +270,11 @@ class EnvManager(EnvCalls, DIEngineCalls):
         env_ids = env_id if env_id is self._offered_ids else validation.parse_env_ids(self._name, self._env_num, env_id)
         self._check_ready(env_ids)
         action = self._action_checker().check_batch(env_ids, action)
-        outcome = self._step(env_ids, action)
-        obs, reward, done, truncated = outcome.obs, outcome.reward, outcome.done, outcome.truncated
-        if isinstance(obs, list):
-            obs = arrays.stack(obs)  # new arrays, the caller's
-        elif self._cfg.copy_on_get and self._shares.views:
-            obs, reward = arrays.copy_tree(obs), reward.copy()
-            done, truncated = done.copy(), truncated.copy()
-        batch = TimestepBatch(outcome.env_id, obs, reward, done, truncated, outcome.info)
-        if outcome.errors:
-            raise_step_errors(outcome, batch, self._cfg.step_error)
+        batch = self._step(env_ids, action)
+        if self._cfg.copy_on_get and self._shares.views:
+            batch = owned(batch)
+        if batch.errors:
+            raise_step_errors(batch, batch, self._cfg.step_error)
         return batch
 
     # ---- state ---------------------------------------------------------
@@ -348,7 +342,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
 
     # ---- stepping ------------------------------------------------------
 
-    def _step(self, env_ids: np.ndarray, actions: Any) -> StepOutcome:
+    def _step(self, env_ids: np.ndarray, actions: Any) -> TimestepBatch:
         """Step ``env_ids`` in their backends and settle their statuses from the results."""
         self._offered_ids = None
         ledger, shares = self._ledger, self._shares

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.base import Backend, Spaces, StepOutcome
+from ding_env.env_manager.backends.base import Backend, Spaces
 from ding_env.env_manager.failures import raise_close_failures
+from ding_env.env_manager.outcome import TimestepBatch, empty_batch, in_id_order, joined, reordered
 from ding_env.errors import DingEnvError
 
 # How long an early-returning manager sleeps at most between looks at its backends (seconds).
@@ -87,7 +88,7 @@ class Shares:
         if self.single is not None:
             obs = self.single.ready_obs(env_ids)
             return arrays.copy_tree(obs) if self.single.views and copy else obs
-        return concatenated([backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)])
+        return arrays.concatenate([backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)])
 
     def backend_of(self, env_id: int) -> Backend:
         """The backend hosting ``env_id``."""
@@ -114,10 +115,9 @@ class Shares:
             self.single.send(env_ids, actions, reset_on_done)
             return
         for backend, rows in self.split(env_ids):
-            share = [actions[row] for row in rows.tolist()] if isinstance(actions, list) else arrays.take(actions, rows)
-            backend.send(env_ids[rows], share, reset_on_done[rows])
+            backend.send(env_ids[rows], arrays.take(actions, rows), reset_on_done[rows])
 
-    def collect(self, wait: bool, order: np.ndarray | None = None) -> StepOutcome | None:
+    def collect(self, wait: bool, order: np.ndarray | None = None) -> TimestepBatch | None:
         """The results of every backend (see ``Backend.collect``), merged.
 
         Args:
@@ -128,7 +128,7 @@ class Shares:
             return self.single.collect(wait)
         # Backends that step in this process run first, while the others step in theirs; the others
         # are collected even if one raises, so none is left with a step in flight.
-        collected: dict[int, StepOutcome | None] = {}
+        collected: dict[int, TimestepBatch | None] = {}
         try:
             for backend in self.collect_order:
                 collected[id(backend)] = backend.collect(wait)
@@ -139,14 +139,14 @@ class Shares:
         outcomes = [outcome for backend in self.backends if (outcome := collected[id(backend)]) is not None]
         if not outcomes:
             return None
-        merged = merge(outcomes)
+        merged = joined(outcomes)
         if order is not None and not np.array_equal(order, merged.env_id):
             # Envs a backend added (the idle envs of a lost worker) come after the ones asked for.
             extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
-            merged = reorder(merged, np.concatenate([order, extra]) if len(extra) else order)
+            merged = reordered(merged, np.concatenate([order, extra]) if len(extra) else order)
         return merged
 
-    def collect_until(self, wait_num: int, timeout: float | None, spaces: tuple) -> StepOutcome:
+    def collect_until(self, wait_num: int, timeout: float | None, spaces: tuple) -> TimestepBatch:
         """Results once ``wait_num`` envs have them, or ``timeout`` seconds passed with some in (async managers).
 
         Args:
@@ -162,71 +162,9 @@ class Shares:
                 break
             left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
             self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
-        return in_id_order(self.collect(False) or no_outcome(spaces))
+        return in_id_order(self.collect(False) or empty_batch(spaces))
 
     def wait(self, timeout: float) -> None:
         """Sleep until some backend may have results, at most about ``timeout`` seconds."""
         for backend in self.backends:
             backend.wait(timeout / len(self.backends))
-
-
-def no_outcome(spaces: tuple) -> StepOutcome:
-    """The outcome of a step that returned no env."""
-    flags = np.zeros(0, dtype=bool)
-    obs = arrays.allocate(arrays.layout_of(spaces[0]), 0)
-    reward = arrays.allocate(arrays.reward_layout(spaces[2]), 0)
-    return StepOutcome(np.zeros(0, dtype=np.int64), obs, reward, flags, flags.copy(), [], {}, flags.copy())
-
-
-def concatenated(trees: list[Any]) -> Any:
-    """Trees of stacked arrays joined row-wise, leaf by leaf (new arrays, the caller's)."""
-    return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *trees)
-
-
-def in_id_order(outcome: StepOutcome) -> StepOutcome:
-    """``outcome`` with its rows in increasing env id order (itself when they are)."""
-    if len(outcome.env_id) > 1 and np.any(np.diff(outcome.env_id) < 0):
-        return reorder(outcome, np.sort(outcome.env_id))
-    return outcome
-
-
-def stacked(outcome: StepOutcome) -> Any:
-    """The outcome's observations as one stacked tree."""
-    return arrays.stack(outcome.obs) if isinstance(outcome.obs, list) else outcome.obs
-
-
-def merge(outcomes: list[StepOutcome]) -> StepOutcome:
-    """One outcome with the rows of ``outcomes`` one after another."""
-    if len(outcomes) == 1:
-        return outcomes[0]
-    errors, offset = {}, 0
-    for outcome in outcomes:
-        errors.update({offset + row: error for row, error in outcome.errors.items()})
-        offset += len(outcome.env_id)
-    return StepOutcome(
-        np.concatenate([outcome.env_id for outcome in outcomes]),
-        concatenated([stacked(outcome) for outcome in outcomes]),
-        np.concatenate([outcome.reward for outcome in outcomes]),
-        np.concatenate([outcome.done for outcome in outcomes]),
-        np.concatenate([outcome.truncated for outcome in outcomes]),
-        [info for outcome in outcomes for info in outcome.info],
-        errors,
-        np.concatenate([outcome.reset_on_done for outcome in outcomes]),
-    )
-
-
-def reorder(outcome: StepOutcome, order: np.ndarray) -> StepOutcome:
-    """``outcome`` with its rows in the order of the env ids ``order`` (envs not in it are left out)."""
-    row_of = {env_id: row for row, env_id in enumerate(outcome.env_id.tolist())}
-    rows = np.array([row_of[env_id] for env_id in order.tolist()], dtype=np.int64)
-    new_row = {int(old): new for new, old in enumerate(rows.tolist())}
-    return StepOutcome(
-        outcome.env_id[rows],
-        arrays.take(stacked(outcome), rows),
-        outcome.reward[rows],
-        outcome.done[rows],
-        outcome.truncated[rows],
-        [outcome.info[row] for row in rows.tolist()],
-        {new_row[row]: error for row, error in outcome.errors.items() if row in new_row},
-        outcome.reset_on_done[rows],
-    )

@@ -110,14 +110,17 @@ class ServedEnvs:
             raise ValueError(f"envs {not_ready.tolist()[:20]} are not ready for an action: reset them first")
         self._mirror.mark(env_ids, STEPPING)
         self._reset_on_done[env_ids] = reset_on_done
+        if isinstance(actions, list):  # actions of a space without an array form, one value each
+            actions = arrays.object_rows(actions)
         backend.send(env_ids, actions, reset_on_done)
         outcome = backend.collect(True)
         self._mirror.apply(outcome)
         body = outcome._asdict()
         # Copies: the worker buffers change at the next step, and replies are sent without copying.
-        body["obs"] = arrays.stack(outcome.obs) if isinstance(outcome.obs, list) else arrays.copy_tree(outcome.obs)
+        body["obs"] = arrays.copy_tree(outcome.obs)
         for name in ("reward", "done", "truncated", "reset_on_done"):
             body[name] = np.array(body[name])
+        body["errors"] = dict(outcome.errors)
         body["info"] = dict(zip(outcome.env_id.tolist(), outcome.info, strict=True))  # errors name the env's info
         # The ready observations that are not the step's: of envs that ended (and restarted) in it.
         body["restart_obs"] = self._ready_obs_copy(outcome.env_id[outcome.done].tolist())

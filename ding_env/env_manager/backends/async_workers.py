@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 from typing_extensions import override
 
-from ding_env.env_manager.backends.base import StepOutcome
+from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.workers import WorkerBackend
+from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 
 
@@ -48,7 +49,7 @@ class AsyncWorkerBackend(WorkerBackend):
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
-        self.write_actions(env_ids, env_ids, actions)
+        arrays.write(self.action_buf, env_ids, actions)
         self.queued_reset[env_ids] = reset_on_done
         for env_id in env_ids.tolist():
             self.queued[self.worker_of_env[env_id]].append(env_id)
@@ -71,7 +72,7 @@ class AsyncWorkerBackend(WorkerBackend):
             self.pool.dispatch(index)
 
     @override
-    def collect(self, wait: bool) -> StepOutcome | None:
+    def collect(self, wait: bool) -> TimestepBatch | None:
         """The results collected so far (with ``wait``, once every env sent has one)."""
         self.take_finished()
         while wait and (any(self.busy) or any(self.queued)):
@@ -161,7 +162,7 @@ class AsyncWorkerBackend(WorkerBackend):
             self.result_errors[env_id] = reset_errors.get(env_id, error)
             self.result_resets[env_id] = reset[env_id]
 
-    def outcome(self) -> StepOutcome:
+    def outcome(self) -> TimestepBatch:
         """The results kept so far, in env id order; they are returned once."""
         infos_of, self.result_infos = self.result_infos, {}
         resets_of, self.result_resets = self.result_resets, {}

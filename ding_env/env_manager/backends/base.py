@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env_manager import arrays
+from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import DingEnvError
 
 Spaces = tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]
@@ -33,31 +34,6 @@ class WorkerView(NamedTuple):
 
     pid: int
     env_ids: list[int]
-
-
-class StepOutcome(NamedTuple):
-    """The results of stepped envs, row ``k`` for ``env_id[k]`` (increasing ids).
-
-    Attributes:
-        env_id: int64 array of env ids.
-        obs: Stacked observations (a tree of arrays), or a list with one observation per env
-            (the in-process backend, which never stacks what the dict API would split again).
-        reward: ``(n, *reward shape)`` array.
-        done: ``(n,)`` bool array.
-        truncated: ``(n,)`` bool array.
-        info: ``n`` info dicts.
-        errors: ``{row: error}`` of the envs whose step, auto-reset or worker failed.
-        reset_on_done: ``(n,)`` bool array: whether each env was to restart at once if its episode ended.
-    """
-
-    env_id: np.ndarray
-    obs: Any
-    reward: np.ndarray
-    done: np.ndarray
-    truncated: np.ndarray
-    info: list
-    errors: dict[int, DingEnvError]
-    reset_on_done: np.ndarray
 
 
 class Ledger(Protocol):
@@ -126,7 +102,7 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def collect(self, wait: bool) -> StepOutcome | None:
+    def collect(self, wait: bool) -> TimestepBatch | None:
         """Results of sent envs: with ``wait``, of every env sent so far; else of those finished (or None)."""
 
     @abc.abstractmethod

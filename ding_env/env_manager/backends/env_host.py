@@ -1,9 +1,9 @@
 """``EnvHost``: the envs one process runs, with retries, renewal and error capture.
 
-The serial manager hosts every env in the caller's process; each subprocess
-worker hosts its share. Both use this class, so resetting with
-``max_retry``/``retry_type``, renewing an env after an abnormal step, auto-reset
-and the output checks behave the same in every manager.
+The in-process backend hosts its envs in the caller's process; each worker process hosts its
+share. Both run them through this class, and both step them with :meth:`EnvHost.step` into
+:class:`StepRows`, so stepping, resetting with ``max_retry``/``retry_type``, renewing an env
+after an abnormal step, auto-reset and the output checks are written once for every manager.
 """
 
 from __future__ import annotations
@@ -15,21 +15,15 @@ from functools import partial
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
+from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvError, EnvTimeoutError
-
-# What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
-# ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
-# raised); the observation the env shows next (the reset one after an auto-reset), or None when it
-# needs a reset; the ``EnvError`` the step raised, or None; and the ``EnvError`` of a failed
-# auto-reset (or renewal), or None. A failed auto-reset keeps the step's fields: the true final
-# transition is never lost.
-StepRecord = tuple[StepFields | None, Any, EnvError | None, EnvError | None]
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -217,37 +211,97 @@ class EnvHost:
                     self.renew(env_id)
         raise AssertionError("unreachable")
 
-    def step(self, env_id: int, action: Any, reset_on_done: bool) -> StepRecord:
-        """Step one env; auto-reset it when its episode ends and ``reset_on_done``.
+    def step(
+        self,
+        env_ids: list[int],
+        actions: list[Any],
+        resets: list[bool],
+        rows: StepRows,
+        put_info: Callable[[int, dict], bool] | None = None,
+    ) -> tuple[dict[int, dict], dict[int, EnvError]]:
+        """Step each of ``env_ids`` with its action, writing the results into ``rows``.
 
-        Never raises for the env's sake: an exception in ``env.step`` is captured in the record
-        (with ``step_error='abnormal'`` the env is then renewed, and reset when ``reset_on_done``),
-        and so is a failed auto-reset or renewal, which leaves the env needing a reset.
+        An env whose episode ends is reset at once where its flag in ``resets`` is set; its next ready
+        observation is then the reset one. Never raises for an env's sake: an exception in ``env.step``
+        becomes an abnormal row (the last ready observation, reward 0, done) and an error (with
+        ``step_error='abnormal'`` the env is renewed, and reset when due), and a failed auto-reset or
+        renewal an error that leaves the env needing a reset, beside the step's own results.
+
+        Args:
+            env_ids: The envs to step.
+            actions: One action per env.
+            resets: Whether each env restarts at once if its episode ends.
+            rows: Where the results go.
+            put_info: Stores a non-empty info elsewhere (the workers' shared info table); False when it
+                cannot, and the info is returned.
+
+        Returns:
+            ``({env_id: info}, {env_id: error})``: the non-empty infos not stored by ``put_info``, and
+            the errors of envs whose step or auto-reset failed.
         """
-        try:
-            if self._step_timeout is None:
-                fields = self._steppers[env_id](action)
-            else:
-                with time_limit(self._step_timeout, env_id, "step"):
-                    fields = self._steppers[env_id](action)
-            self._check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
-        except EnvTimeoutError as timeout:
-            # As when a worker is replaced: the env is renewed, and reset at once with 'abnormal'.
-            ready, reset_error = self._restart(env_id, self.cfg["step_error"] == "abnormal" and reset_on_done, True)
-            return None, ready, timeout, reset_error
-        except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
-            env_error = EnvError.of(error, env_id, "step")
-            env_error.__cause__ = error
-            if self.cfg["step_error"] != "abnormal":
-                return None, None, env_error, None
-            ready, reset_error = self._restart(env_id, reset_on_done, renew=True)
-            return None, ready, env_error, reset_error
-        if fields.done:
-            if not reset_on_done:
-                return fields, None, None, None
-            ready, reset_error = self._restart(env_id, True, renew=False)
-            return fields, ready, None, reset_error
-        return fields, fields.obs, None, None
+        infos: dict[int, dict] = {}
+        errors: dict[int, EnvError] = {}
+        steppers, check, timeout = self._steppers, self._check, self._step_timeout
+        write_step_obs, write_ready_obs, write_reward = rows.write_step_obs, rows.write_ready_obs, rows.write_reward
+        done, truncated, first = rows.done, rows.truncated, rows.first
+        for env_id, action, reset in zip(env_ids, actions, resets, strict=True):
+            row = env_id - first
+            try:
+                if timeout is None:
+                    fields = steppers[env_id](action)
+                else:
+                    with time_limit(timeout, env_id, "step"):
+                        fields = steppers[env_id](action)
+                check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
+            except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
+                self._fail_step(env_id, row, error, reset, rows, infos, errors)
+                continue
+            obs, reward, ended, truncated[row], info = fields
+            done[row] = ended
+            write_step_obs(row, obs)
+            write_reward(row, reward)
+            if info and (put_info is None or not put_info(env_id, info)):
+                infos[env_id] = info
+            if not ended:
+                write_ready_obs(row, obs)
+            elif reset:
+                ready, reset_error = self._restart(env_id, reset=True, renew=False)
+                if reset_error is None:
+                    write_ready_obs(row, ready)
+                else:  # the step's results stand; the env needs a reset
+                    errors[env_id] = reset_error
+        return infos, errors
+
+    def _fail_step(
+        self,
+        env_id: int,
+        row: int,
+        error: Exception,
+        reset: bool,
+        rows: StepRows,
+        infos: dict[int, dict],
+        errors: dict[int, EnvError],
+    ) -> None:
+        """Write the abnormal row of a step that raised or timed out, and restart the env as ``step_error`` says."""
+        abnormal = self.cfg["step_error"] == "abnormal"
+        if isinstance(error, EnvTimeoutError):
+            # Cut short, the env is in no known state: renewed, as when a worker is replaced.
+            step_error, renew, reset = error, True, abnormal and reset
+        else:
+            step_error = EnvError.of(error, env_id, "step")
+            step_error.__cause__ = error
+            renew = abnormal
+        rows.write_step_obs(row, arrays.row(rows.ready_obs, row, copy=True))
+        rows.write_reward(row, 0)
+        rows.done[row], rows.truncated[row] = True, False
+        infos[env_id] = abnormal_info(step_error)
+        errors[env_id] = step_error
+        if renew:
+            ready, reset_error = self._restart(env_id, reset, renew=True)
+            if reset_error is not None:  # decides the env's status: it needs a reset
+                errors[env_id] = reset_error
+            elif ready is not None:
+                rows.write_ready_obs(row, ready)
 
     def _restart(self, env_id: int, reset: bool, renew: bool) -> tuple[Any, EnvError | None]:
         """Renew (when ``renew``) and reset (when ``reset``) one env after its episode ended.
@@ -276,6 +330,28 @@ class EnvHost:
         except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
             warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
 
+    def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
+        """Call method ``name`` of each env; one result per env (an env's exception raises ``EnvError``)."""
+        results = []
+        for env_id in env_ids:
+            try:
+                results.append(getattr(self.envs[env_id], name)(*args, **kwargs))
+            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
+                raise EnvError.of(error, env_id, name) from error
+        return results
+
+    def get_attr(self, env_ids: list[int], name: str) -> list:
+        """Attribute ``name`` of each env, as ``status.read_attribute`` gives it."""
+        return [read_attribute(self.envs[env_id], name) for env_id in env_ids]
+
+    def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
+        """Set attribute ``name`` of each env to its value (an env's exception raises ``EnvError``)."""
+        for env_id, value in zip(env_ids, values, strict=True):
+            try:
+                setattr(self.envs[env_id], name, value)
+            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
+                raise EnvError.of(error, env_id, name) from error
+
     def check_obs(self, env_id: int, obs: Any, field: str) -> None:
         """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
         self._check(obs, env_id, field)
@@ -294,3 +370,54 @@ class EnvHost:
 
 def _no_check(obs: Any, env_id: int, field: str) -> None:
     """The observation check when no layout is set."""
+
+
+def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
+    """A ``write(row, reward)`` for the reward rows.
+
+    A Python float into one-value float rows (the common reward) goes through a flat memoryview,
+    which skips numpy's indexing (the zero-cost and CartPole rows of RESULTS.md, run 23); any
+    other reward is written by numpy, which rounds a float the same way.
+    """
+    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
+        return rewards.__setitem__
+    flat = memoryview(rewards.reshape(-1))
+
+    def write(row: int, value: Any) -> None:
+        if type(value) is float:
+            flat[row] = value
+        else:
+            rewards[row] = value
+
+    return write
+
+
+class StepRows:
+    """Where a host writes its envs' step results: row ``env_id - first`` of each array.
+
+    The workers' rows are views of the shared segment (``first=0``: rows by env id); the in-process
+    backend's are arrays of its own. Single flags and rewards are written through memoryviews, which
+    index single items with less overhead than numpy (the zero-cost row of RESULTS.md).
+
+    Args:
+        ready_obs: The observations each env shows next (a tree of arrays).
+        step_obs: The observations a step produced (the true final one where done).
+        reward: ``(rows, *reward shape)`` rewards.
+        done: ``(rows,)`` bool flags.
+        truncated: ``(rows,)`` bool flags.
+        first: The env id of row 0.
+    """
+
+    def __init__(
+        self, ready_obs: Any, step_obs: Any, reward: np.ndarray, done: np.ndarray, truncated: np.ndarray, first: int
+    ) -> None:
+        self.ready_obs, self.step_obs, self.first = ready_obs, step_obs, first
+        self.write_ready_obs = arrays.compile_writer(ready_obs)
+        self.write_step_obs = arrays.compile_writer(step_obs)
+        self.write_reward = reward_writer(reward)
+        self.done, self.truncated = memoryview(done), memoryview(truncated)
+
+    def release(self) -> None:
+        """Drop every view (before the memory they view is released)."""
+        self.ready_obs = self.step_obs = self.done = self.truncated = None
+        self.write_ready_obs = self.write_step_obs = self.write_reward = None

@@ -21,8 +21,8 @@ import numpy as np
 from typing_extensions import override
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, StepOutcome
-from ding_env.env_manager.shares import in_id_order, merge, reorder
+from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
+from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reordered
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.remote.errors import ServerError, ServerLostError
@@ -71,7 +71,7 @@ class RemoteBackend(Backend):
         self.lost: ServerLostCrash | None = None
         # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
         self.pending: list[tuple[tuple[int, str] | None, np.ndarray, np.ndarray]] = []
-        self.held: StepOutcome | None = None  # results taken in before another request, for the next collect
+        self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
         # What a reconnection gives the server's envs again: their seeds and reset params.
         self.seeds: dict[int, tuple[int, bool | None]] = {}
         self.reset_params: dict[int, dict] = {}
@@ -193,20 +193,22 @@ class RemoteBackend(Backend):
         ticket = None
         if self.lost is None:
             local = np.asarray(env_ids, dtype=np.int64) - self.offset
+            if isinstance(actions, np.ndarray) and actions.dtype.hasobject:  # actions without an array form
+                actions = actions.tolist()  # travel as a list of values (``arrays.object_rows`` on the server)
             ticket = self.connection.send("step", env_ids=local, actions=actions, reset_on_done=reset_on_done)
         self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
 
     @override
-    def collect(self, wait: bool) -> StepOutcome | None:
+    def collect(self, wait: bool) -> TimestepBatch | None:
         outcomes = [self.held] if self.held is not None else []
         self.held = None
         while self.pending and (wait or self.pending[0][0] is None or self.connection.has_reply()):
             outcomes.append(self.take_step())
         if not outcomes:
             return None
-        return in_id_order(merge(outcomes))
+        return in_id_order(joined(outcomes))
 
-    def take_step(self) -> StepOutcome:
+    def take_step(self) -> TimestepBatch:
         """The outcome of the oldest step in flight (the server answers steps in the order they were sent)."""
         ticket, env_ids, reset_on_done = self.pending.pop(0)
         if self.lost is not None:
@@ -234,7 +236,7 @@ class RemoteBackend(Backend):
         self.finish_steps()
         if self.held is not None:
             kept = np.setdiff1d(self.held.env_id, env_ids)
-            self.held = reorder(self.held, kept) if len(kept) else None
+            self.held = reordered(self.held, kept) if len(kept) else None
 
     @override
     def finished(self) -> int:
@@ -256,7 +258,7 @@ class RemoteBackend(Backend):
         if done.any():
             arrays.write(self.ready, local[done], reply["restart_obs"])
 
-    def outcome_of(self, reply: dict, sent: np.ndarray) -> StepOutcome:
+    def outcome_of(self, reply: dict, sent: np.ndarray) -> TimestepBatch:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
         env_id = reply["env_id"].astype(np.int64) + self.offset
         keep = np.isin(env_id, sent)
@@ -268,16 +270,16 @@ class RemoteBackend(Backend):
         row_of = {int(row): new for new, row in enumerate(rows.tolist())}
         errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
         if len(rows) == len(env_id):
-            return StepOutcome(
+            return TimestepBatch(
                 env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
                 reply["reset_on_done"],
             )  # fmt: skip
-        return StepOutcome(
+        return TimestepBatch(
             env_id[rows], arrays.take(reply["obs"], rows), reply["reward"][rows], reply["done"][rows],
             reply["truncated"][rows], infos, errors, reply["reset_on_done"][rows],
         )  # fmt: skip
 
-    def lost_outcome(self, sent: np.ndarray, reset_on_done: np.ndarray, error: ServerLostCrash) -> StepOutcome:
+    def lost_outcome(self, sent: np.ndarray, reset_on_done: np.ndarray, error: ServerLostCrash) -> TimestepBatch:
         """Abnormal results for the sent envs and the server's idle ones: zero observations, done, the error.
 
         None of them can restart: the server is gone, so each needs a reset (which connects again).
@@ -293,7 +295,7 @@ class RemoteBackend(Backend):
         done, truncated = np.ones(count, dtype=bool), np.zeros(count, dtype=bool)
         infos = [abnormal_info(error) for _ in range(count)]
         reset_flags = np.array([flags[env_id] for env_id in env_ids.tolist()], dtype=bool)
-        return StepOutcome(env_ids, obs, reward, done, truncated, infos, errors, reset_flags)
+        return TimestepBatch(env_ids, obs, reward, done, truncated, infos, errors, reset_flags)
 
     @override
     def ready_obs(self, env_ids: np.ndarray) -> Any:

@@ -20,8 +20,9 @@ import numpy as np
 from typing_extensions import override
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, StepOutcome, WorkerView
+from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
 from ding_env.env_manager.backends.worker_pool import WorkerPool
+from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
 from ding_env.env_manager.protocol import CallEnvs, Request, Reset, Seed, SetEnvAttr, SetResetParam
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
@@ -215,7 +216,7 @@ class WorkerBackend(Backend):
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
         every = len(env_ids) == self.env_num  # distinct ids: every env, in some order
         rows = self.rows_of(env_ids, every)
-        self.write_actions(env_ids, rows, actions)
+        arrays.write(self.action_buf, rows, actions)
         if not every:
             self.mask_buf[:] = False
             self.mask_buf[rows] = True
@@ -229,20 +230,12 @@ class WorkerBackend(Backend):
             self.pool.dispatch(index)
         self.sent = (env_ids, rows, reset_on_done, workers)
 
-    def write_actions(self, env_ids: np.ndarray, rows: slice | np.ndarray, actions: Any) -> None:
-        """Copy the actions of ``env_ids`` (stacked, or a list of per-env actions) into the action rows."""
-        if isinstance(actions, list):  # one action per env: trees for Dict/Tuple action spaces
-            for env_id, action in zip(env_ids.tolist(), actions, strict=True):
-                arrays.write(self.action_buf, env_id, action)
-        else:
-            arrays.write(self.action_buf, rows, actions)
-
     @override
     def finished(self) -> int:
         return 0 if self.sent is None else len(self.sent[0])  # collect waits for them
 
     @override
-    def collect(self, wait: bool) -> StepOutcome | None:
+    def collect(self, wait: bool) -> TimestepBatch | None:
         """The results of the envs sent (a synchronous backend always waits for them)."""
         if self.sent is None:
             return None
@@ -288,10 +281,10 @@ class WorkerBackend(Backend):
 
     def outcome_of(
         self, env_ids: np.ndarray, rows: slice | np.ndarray, infos: list, errors: dict, reset_on_done: np.ndarray
-    ) -> StepOutcome:
+    ) -> TimestepBatch:
         """The outcome of ``env_ids`` read from the result buffers (views when ``rows`` is a slice)."""
         obs, reward, done, truncated = self.every_result if self.is_every(rows) else self.result_views(rows)
-        return StepOutcome(env_ids, obs, reward, done, truncated, infos, errors, reset_on_done)
+        return TimestepBatch(env_ids, obs, reward, done, truncated, infos, errors or NO_ERRORS, reset_on_done)
 
     def result_views(self, rows: slice | np.ndarray) -> tuple:
         """The step observations, rewards, done and truncated flags of ``rows``."""
@@ -340,10 +333,7 @@ class WorkerBackend(Backend):
         for env_id, info in worker_infos.items():
             infos[row_of[env_id]] = info
         for env_id, failure in failures.items():
-            error = failure.error()
-            errors[row_of[env_id]] = error
-            if failure.command != "reset":  # a failed auto-reset keeps the info of the step that ended the episode
-                infos[row_of[env_id]] = abnormal_info(error)
+            errors[row_of[env_id]] = failure.error()
 
     @override
     def ready_obs(self, env_ids: np.ndarray) -> Any:
