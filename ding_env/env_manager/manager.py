@@ -313,7 +313,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         """
         if self.closed:
             return []
-        return [worker for backend in self._shares.backends for worker in backend.workers()]
+        return [worker for backend in self._shares.backends for worker in backend.worker_views()]
 
     @property
     def config(self) -> EasyDict:
@@ -353,7 +353,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         if self.returns_early:
             cfg = self._cfg
             wait_num = min(cfg.wait_num or self._env_num, ledger.count(STEPPING))
-            outcome = shares.collect_until(wait_num, cfg.step_wait_timeout, self._spaces)
+            outcome = shares.collect_early(wait_num, cfg.step_wait_timeout, self._spaces)
         else:
             outcome = shares.collect(True, env_ids)
         ledger.apply(outcome)

@@ -7,9 +7,8 @@ size; each server must host exactly its run (``ding-env serve TARGET --envs N``)
 
 from __future__ import annotations
 
-from ding_env.env_manager.backends.base import Backend
+from ding_env.env_manager.backends.base import Backend, consecutive_shares
 from ding_env.env_manager.backends.remote import RemoteBackend
-from ding_env.env_manager.backends.workers import worker_shares
 from ding_env.env_manager.manager import EnvManager
 
 
@@ -26,7 +25,7 @@ class RemoteEnvManager(EnvManager):
     manager_type = "remote"
 
     def _backends(self) -> list[Backend]:
-        shares = worker_shares(list(range(self._env_num)), len(self._cfg.servers))
+        shares = consecutive_shares(list(range(self._env_num)), len(self._cfg.servers))
         return [
             RemoteBackend(
                 {env_id: self._env_fn[env_id] for env_id in share}, self._cfg, self._name, self._ledger, address

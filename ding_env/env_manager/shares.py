@@ -33,15 +33,14 @@ class Shares:
         # returns its outcome as it is).
         self.views = any(backend.views for backend in backends)
         self.collect_order = sorted(backends, key=lambda backend: not backend.steps_when_collected)
-        # The backends that take in results in the background (the others' poll does nothing).
-        self.polling = [backend for backend in backends if type(backend).poll is not Backend.poll]
         # The index of the backend hosting each env id.
         self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
 
-    def poll(self) -> None:
-        """Let the backends that step in the background take in what finished."""
-        for backend in self.polling:
-            backend.poll()
+    def poll(self) -> int:
+        """Let every backend take in the results that arrived; how many envs have results to hand over."""
+        if self.single is not None:
+            return self.single.poll()
+        return sum(backend.poll() for backend in self.backends)
 
     @classmethod
     def launch(cls, backends: list[Backend]) -> tuple[Shares, Spaces]:
@@ -146,25 +145,27 @@ class Shares:
             merged = reordered(merged, np.concatenate([order, extra]) if len(extra) else order)
         return merged
 
-    def collect_until(self, wait_num: int, timeout: float | None, spaces: tuple) -> TimestepBatch:
-        """Results once ``wait_num`` envs have them, or ``timeout`` seconds passed with some in (async managers).
+    def collect_early(self, wait_num: int, timeout: float | None, spaces: tuple) -> TimestepBatch:
+        """The managers' one wait loop: results once ``wait_num`` envs have them, or some after ``timeout`` seconds.
+
+        Every manager that returns early (the async ones) waits here; backends only take in what
+        arrived (``poll``) and sleep until more may have (``wait``).
 
         Args:
             wait_num: Envs whose results to wait for.
             timeout: Seconds after which any results are enough (None: wait for ``wait_num``).
             spaces: The envs' spaces, to shape a step that returns no env.
+
+        Returns:
+            The results in increasing env id order.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            self.poll()
-            count = sum(backend.finished() for backend in self.backends)
+            count = self.poll()
             if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
                 break
             left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
-            self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
+            share = (min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS) / len(self.backends)
+            for backend in self.backends:
+                backend.wait(share)
         return in_id_order(self.collect(False) or empty_batch(spaces))
-
-    def wait(self, timeout: float) -> None:
-        """Sleep until some backend may have results, at most about ``timeout`` seconds."""
-        for backend in self.backends:
-            backend.wait(timeout / len(self.backends))

@@ -24,6 +24,12 @@ from ding_env.errors import DingEnvError
 Spaces = tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]
 
 
+def consecutive_shares(env_ids: list[int], count: int) -> list[list[int]]:
+    """``env_ids`` cut into ``count`` consecutive runs whose sizes differ by at most one (for backends or workers)."""
+    bounds = np.linspace(0, len(env_ids), count + 1).round().astype(int)
+    return [env_ids[bounds[share] : bounds[share + 1]] for share in range(count)]
+
+
 class WorkerView(NamedTuple):
     """One worker process of a manager, as the ``workers`` diagnostic shows it.
 
@@ -102,18 +108,15 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    def collect(self, wait: bool) -> TimestepBatch | None:
-        """Results of sent envs: with ``wait``, of every env sent so far; else of those finished (or None)."""
+    def poll(self) -> int:
+        """Take in the results that arrived; how many envs ``collect(wait=False)`` would hand over now."""
+
+    def wait(self, timeout: float) -> None:  # noqa: B027 - optional: backends whose results are ready at once
+        """Sleep until some result may have arrived, at most ``timeout`` seconds."""
 
     @abc.abstractmethod
-    def finished(self) -> int:
-        """How many sent envs ``collect(wait=False)`` would return now."""
-
-    def wait(self, timeout: float) -> None:  # noqa: B027 - optional: a no-op for most backends
-        """Sleep until some result may have arrived, at most ``timeout`` seconds (backends that step at once return)."""
-
-    def poll(self) -> None:  # noqa: B027 - optional: a no-op for most backends
-        """Take in what finished since the last call (for backends that step in the background)."""
+    def collect(self, wait: bool) -> TimestepBatch | None:
+        """Hand over results: with ``wait``, of every env sent so far; else of those finished (or None)."""
 
     @abc.abstractmethod
     def ready_obs(self, env_ids: np.ndarray) -> Any:
@@ -137,7 +140,7 @@ class Backend(abc.ABC):
     def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
         """Set attribute ``name`` of each env to its value."""
 
-    def workers(self) -> list[WorkerView]:
+    def worker_views(self) -> list[WorkerView]:
         """The worker processes of this backend (none for envs in the calling process)."""
         return []
 

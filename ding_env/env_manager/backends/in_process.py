@@ -75,7 +75,7 @@ class InProcessBackend(Backend):
         self.sent = (env_ids, actions, reset_on_done)
 
     @override
-    def finished(self) -> int:
+    def poll(self) -> int:
         return 0 if self.sent is None else len(self.sent[0])  # stepped when collected
 
     @override

@@ -199,14 +199,24 @@ class RemoteBackend(Backend):
         self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
 
     @override
+    def poll(self) -> int:
+        self.take_arrived(wait=False)
+        return 0 if self.held is None else len(self.held.env_id)
+
+    @override
     def collect(self, wait: bool) -> TimestepBatch | None:
+        self.take_arrived(wait)
+        held, self.held = self.held, None
+        return held
+
+    def take_arrived(self, wait: bool) -> None:
+        """Take in the replies that arrived (with ``wait``, to every step in flight), holding them for ``collect``."""
         outcomes = [self.held] if self.held is not None else []
-        self.held = None
-        while self.pending and (wait or self.pending[0][0] is None or self.connection.has_reply()):
+        while self.pending and (
+            wait or self.lost is not None or self.pending[0][0] is None or self.connection.has_reply()
+        ):
             outcomes.append(self.take_step())
-        if not outcomes:
-            return None
-        return in_id_order(joined(outcomes))
+        self.held = in_id_order(joined(outcomes)) if outcomes else None
 
     def take_step(self) -> TimestepBatch:
         """The outcome of the oldest step in flight (the server answers steps in the order they were sent)."""
@@ -228,7 +238,7 @@ class RemoteBackend(Backend):
     def finish_steps(self) -> None:
         """Take in every step in flight, holding the results for the next ``collect`` (before another request)."""
         if self.pending:
-            self.held = self.collect(True)
+            self.take_arrived(wait=True)
 
     @override
     def cancel(self, env_ids: list[int]) -> None:
@@ -237,14 +247,6 @@ class RemoteBackend(Backend):
         if self.held is not None:
             kept = np.setdiff1d(self.held.env_id, env_ids)
             self.held = reordered(self.held, kept) if len(kept) else None
-
-    @override
-    def finished(self) -> int:
-        """Envs whose results are in: held ones, and the oldest step's once the server's reply is readable."""
-        count = 0 if self.held is None else len(self.held.env_id)
-        if self.pending and (self.pending[0][0] is None or self.connection.has_reply()):
-            count += len(self.pending[0][1])
-        return count
 
     @override
     def wait(self, timeout: float) -> None:
