@@ -17,7 +17,7 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Spaces
 from ding_env.env_manager.failures import raise_close_failures
 from ding_env.env_manager.outcome import TimestepBatch, empty_batch, in_id_order, joined, reordered
-from ding_env.errors import DingEnvError
+from ding_env.errors import DingEnvError, EnvError
 
 # How long an early-returning manager sleeps at most between looks at its backends (seconds).
 WAIT_SLICE_SECONDS = 0.05
@@ -63,13 +63,13 @@ class Shares:
             raise
         return cls(launched), spaces
 
-    def close(self) -> list[tuple[int, str]]:
+    def close(self) -> list[EnvError]:
         """Close every backend, whatever another reports or raises; the failures of all.
 
         Raises:
             The first backend's exception, once every backend was closed.
         """
-        failures: list[tuple[int, str]] = []
+        failures: list[EnvError] = []
         raised: list[BaseException] = []
         for backend in self.backends:
             try:

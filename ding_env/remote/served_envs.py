@@ -81,15 +81,15 @@ class ServedEnvs:
         self._running().seed(self._check([env_id])[0], seed, dynamic_seed)
         return {}
 
-    def set_reset_param(self, env_id: int, param: dict) -> dict:
-        """Keep ``param`` as the ``env.reset`` kwargs of one env."""
-        self._running().set_reset_param(self._check([env_id])[0], param)
-        return {}
+    def reset(self, env_ids: list[int], params: dict[int, dict] | None = None) -> dict:
+        """Reset ``env_ids`` (with new ``env.reset`` kwargs for those in ``params``, kept for their later resets).
 
-    def reset(self, env_ids: list[int]) -> dict:
-        """Reset ``env_ids``: the ids now ready and the errors of those that are not."""
+        Returns the ids now ready and the errors of those that are not.
+        """
         backend = self._running()
         self._check(env_ids)
+        for env_id, param in (params or {}).items():
+            backend.set_reset_param(env_id, param)
         backend.cancel(env_ids)
         self._mirror.mark(env_ids, NEEDS_RESET)
         ready, errors = backend.reset(env_ids)
@@ -154,9 +154,9 @@ class ServedEnvs:
         return {}
 
     def close(self) -> dict:
-        """Close every env and worker: the ``[env_id, error text]`` of envs that failed to close."""
+        """Close every env and worker: an ``EnvError`` for each env that failed to close."""
         backend, self._backend = self._backend, None
-        return {"failures": [] if backend is None else [list(failure) for failure in backend.close()]}
+        return {"failures": [] if backend is None else backend.close()}
 
     def take_lost(self) -> list[int]:
         """The envs that lost their episodes with a replaced worker since the last call."""

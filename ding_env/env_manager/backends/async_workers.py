@@ -25,6 +25,7 @@ from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.worker_set import WorkerSet
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.ops import Op
 
 
 class AsyncWorkerBackend(Backend):
@@ -155,11 +156,11 @@ class AsyncWorkerBackend(Backend):
                 self.take_results(index)
             elif check_health and not pool.processes[index].is_alive():
                 if not pool.poll_done(index):
-                    self.take_failure(index, pool.crashed(index, "step"))
+                    self.take_failure(index, pool.crashed(index, Op.STEP))
                 else:
                     self.take_results(index)
             elif timeout is not None and now - self.dispatched_at[index] > timeout:
-                self.take_failure(index, EnvTimeoutError(self.workers.worker_envs[index], "step", timeout))
+                self.take_failure(index, EnvTimeoutError(self.workers.worker_envs[index], Op.STEP, timeout))
         self.dispatch_queued()
 
     def take_results(self, index: int) -> None:
@@ -237,7 +238,7 @@ class AsyncWorkerBackend(Backend):
         while any(self.busy[index] for index in workers):
             if deadline is not None and time.monotonic() >= deadline:
                 for index in [index for index in workers if self.busy[index]]:
-                    self.take_failure(index, EnvTimeoutError(self.workers.worker_envs[index], "step", timeout))
+                    self.take_failure(index, EnvTimeoutError(self.workers.worker_envs[index], Op.STEP, timeout))
                 return
             left = LIVENESS_INTERVAL if deadline is None else max(0.0, deadline - time.monotonic())
             self.workers.pool.wait_any_done(min(LIVENESS_INTERVAL, left))
@@ -252,9 +253,9 @@ class AsyncWorkerBackend(Backend):
         return self.workers.views()
 
     @override
-    def close(self) -> list[tuple[int, str]]:
+    def close(self) -> list[EnvError]:
         deadline = time.monotonic() + 1.0
-        failures: list[tuple[int, str]] = []
+        failures: list[EnvError] = []
         try:
             while any(self.busy) and time.monotonic() < deadline:
                 self.workers.pool.wait_any_done(LIVENESS_INTERVAL)
@@ -262,6 +263,6 @@ class AsyncWorkerBackend(Backend):
         except (EnvCrashedError, EnvTimeoutError):
             pass  # a worker lost while closing: the pool's close joins or kills every worker anyway
         except EnvError as error:  # a lost worker's replacement failed: reported with the envs' close failures
-            failures.append((error.env_id, str(error).splitlines()[0]))
+            failures.append(EnvError(error.env_id, Op.CLOSE, f"its lost worker's replacement failed: {error.summary}"))
         # A worker still stepping now is hung: it would not answer a close request either.
         return failures + self.workers.close([index for index, busy in enumerate(self.busy) if busy])

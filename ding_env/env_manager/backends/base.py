@@ -19,7 +19,7 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.outcome import TimestepBatch
-from ding_env.errors import DingEnvError
+from ding_env.errors import DingEnvError, EnvError
 
 Spaces = tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]
 
@@ -145,5 +145,5 @@ class Backend(abc.ABC):
         return []
 
     @abc.abstractmethod
-    def close(self) -> list[tuple[int, str]]:
-        """Close every env (and worker); return ``(env_id, error text)`` for each env that failed to close."""
+    def close(self) -> list[EnvError]:
+        """Close every env (and worker); an ``EnvError`` (command ``close``) for each env that failed to close."""

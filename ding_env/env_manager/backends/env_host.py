@@ -24,6 +24,7 @@ from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvError, EnvTimeoutError
+from ding_env.ops import Op
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -90,11 +91,11 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
     try:
         env = env_fn()
     except Exception as error:  # noqa: BLE001 - re-raised with the env it belongs to
-        raise EnvError.of(error, env_id, "launch") from error
+        raise EnvError.of(error, env_id, Op.LAUNCH) from error
     if _is_gym_env(env):
         raise EnvError(
             env_id,
-            "launch",
+            Op.LAUNCH,
             f"env_fn returned a {type(env).__module__.split('.')[0]} env ({type(env).__name__}), expected a "
             "BaseEnv: wrap it, e.g. lambda: DingEnvWrapper(gymnasium.make(...))",
         )
@@ -102,7 +103,7 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
     if missing:
         raise EnvError(
             env_id,
-            "launch",
+            Op.LAUNCH,
             f"env_fn returned {type(env).__name__} {env!r:.80}, which has no {', '.join(missing)}; expected a BaseEnv",
         )
     return env
@@ -196,7 +197,7 @@ class EnvHost:
         attempts = self.cfg["max_retry"]
         for attempt in range(1, attempts + 1):
             try:
-                with time_limit(self._reset_timeout, env_id, "reset"):
+                with time_limit(self._reset_timeout, env_id, Op.RESET):
                     obs = self.envs[env_id].reset(**self.reset_params[env_id])
                 self.check_obs(env_id, obs, "reset obs")
                 return obs
@@ -205,7 +206,7 @@ class EnvHost:
                 raise
             except Exception as error:  # noqa: BLE001 - retried, then re-raised with the env's context
                 if attempt == attempts:
-                    raise EnvError.of(error, env_id, "reset") from error
+                    raise EnvError.of(error, env_id, Op.RESET) from error
                 time.sleep(self.cfg["retry_waiting_time"])
                 if self.cfg["retry_type"] == "renew":
                     self.renew(env_id)
@@ -250,7 +251,7 @@ class EnvHost:
                 if timeout is None:
                     fields = steppers[env_id](action)
                 else:
-                    with time_limit(timeout, env_id, "step"):
+                    with time_limit(timeout, env_id, Op.STEP):
                         fields = steppers[env_id](action)
                 check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
             except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
@@ -288,7 +289,7 @@ class EnvHost:
             # Cut short, the env is in no known state: renewed, as when a worker is replaced.
             step_error, renew, reset = error, True, abnormal and reset
         else:
-            step_error = EnvError.of(error, env_id, "step")
+            step_error = EnvError.of(error, env_id, Op.STEP)
             step_error.__cause__ = error
             renew = abnormal
         rows.write_step_obs(row, arrays.row(rows.ready_obs, row, copy=True))
@@ -316,7 +317,7 @@ class EnvHost:
         except EnvError as error:
             return None, error
         except Exception as error:  # noqa: BLE001 - an env_fn that fails to build the env again
-            return None, EnvError.of(error, env_id, "reset")
+            return None, EnvError.of(error, env_id, Op.RESET)
 
     def renew(self, env_id: int) -> None:
         """Replace one env with a fresh one from its constructor, keeping its seed."""
@@ -337,7 +338,7 @@ class EnvHost:
             try:
                 results.append(getattr(self.envs[env_id], name)(*args, **kwargs))
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError.of(error, env_id, name) from error
+                raise EnvError.of(error, env_id, Op.CALL, name) from error
         return results
 
     def get_attr(self, env_ids: list[int], name: str) -> list:
@@ -350,20 +351,20 @@ class EnvHost:
             try:
                 setattr(self.envs[env_id], name, value)
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError.of(error, env_id, name) from error
+                raise EnvError.of(error, env_id, Op.SET_ATTR, name) from error
 
     def check_obs(self, env_id: int, obs: Any, field: str) -> None:
         """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
         self._check(obs, env_id, field)
 
-    def close(self) -> list[tuple[int, str]]:
-        """Close every env; return ``(env_id, error text)`` for each failure (all envs are attempted)."""
+    def close(self) -> list[EnvError]:
+        """Close every env; return an ``EnvError`` for each failure (all envs are attempted)."""
         failures = []
         for env_id, env in self.envs.items():
             try:
                 env.close()
             except Exception as error:  # noqa: BLE001 - close them all, then report
-                failures.append((env_id, f"{type(error).__name__}: {error}"))
+                failures.append(EnvError(env_id, Op.CLOSE, f"{type(error).__name__}: {error}"))
         self.envs = {}
         return failures
 

@@ -20,6 +20,7 @@ from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
 from ding_env.env_manager.backends.env_host import EnvHost, StepRows, env_spaces
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
 from ding_env.errors import DingEnvError, EnvError
+from ding_env.ops import Op
 
 
 class InProcessBackend(Backend):
@@ -42,7 +43,7 @@ class InProcessBackend(Backend):
             obs_layout = arrays.layout_of(spaces[0])
         except Exception as error:  # noqa: BLE001 - named with the env, as the workers report it
             self.host.close()
-            raise EnvError.of(error, self.first, "launch") from error
+            raise EnvError.of(error, self.first, Op.LAUNCH) from error
         self.host.set_obs_layout(obs_layout)
         count = len(self.env_ids)
         self.ready_rows, self.step_rows = arrays.allocate(obs_layout, count), arrays.allocate(obs_layout, count)
@@ -121,5 +122,5 @@ class InProcessBackend(Backend):
         self.host.set_attr(env_ids, name, values)
 
     @override
-    def close(self) -> list[tuple[int, str]]:
+    def close(self) -> list[EnvError]:
         return self.host.close()

@@ -25,8 +25,9 @@ from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
 from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reordered
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostError
-from ding_env.remote.messages import CLIENT_SETTINGS
+from ding_env.remote.messages import CLIENT_SETTINGS, READY_OBS
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -38,11 +39,12 @@ class ServerLostCrash(EnvCrashedError):
 
     Attributes:
         address: The server's endpoint.
+        why: What was noticed (no reply in time, a dropped connection).
     """
 
-    def __init__(self, address: str, env_ids: list[int], command: str, why: str) -> None:
+    def __init__(self, address: str, env_ids: list[int], command: Op, why: str) -> None:
         super().__init__(env_ids, None, command)
-        self.address = address
+        self.address, self.why = address, why
         self.args = (f"server {address} hosting envs {self.env_ids} was lost during {command}: {why}",)
 
     def __str__(self) -> str:
@@ -99,7 +101,7 @@ class RemoteBackend(Backend):
                     f"--envs {len(self.env_ids)}, or change env_num or servers"
                 )
             settings = {key: cfg[key] for key in CLIENT_SETTINGS}
-            spaces = tuple(connection.request("launch", cfg["connect_timeout"], settings=settings)["spaces"])
+            spaces = tuple(connection.request(Op.LAUNCH, cfg["connect_timeout"], settings=settings)["spaces"])
             if self.spaces is not None and spaces != self.spaces:
                 raise ConfigError(f"{self.name}: server {self.address} came back with other spaces: {spaces}")
         except BaseException:
@@ -107,14 +109,13 @@ class RemoteBackend(Backend):
             raise
         self.connection, self.spaces, self.lost = connection, spaces, None
         # The envs' ready observations, as the step and reset replies bring them (row k: env offset + k).
+        # Reset kwargs come with every reset; seeds are given again to a server connected again.
         self.ready = arrays.allocate(arrays.layout_of(spaces[0]), len(self.env_ids))
         self.stale = np.zeros(len(self.env_ids), dtype=bool)  # rows an env call may have changed
         for env_id, seed in self.seeds.items():
-            self.request("seed", env_id=env_id - self.offset, seed=seed[0], dynamic_seed=seed[1])
-        for env_id, param in self.reset_params.items():
-            self.request("set_reset_param", env_id=env_id - self.offset, param=param)
+            self.request(Op.SEED, env_id=env_id - self.offset, seed=seed[0], dynamic_seed=seed[1])
 
-    def request(self, kind: str, timeout: float | None = None, **body: Any) -> dict:
+    def request(self, kind: Op, timeout: float | None = None, **body: Any) -> dict:
         """The reply to request ``kind``, its env ids global; a lost server raises ``ServerLostCrash``."""
         if self.lost is not None:
             raise self.lost
@@ -139,10 +140,9 @@ class RemoteBackend(Backend):
         """How long to wait for a reply to a request the server limits by ``cfg[key]`` (None: no limit)."""
         return None if self.cfg[key] is None else self.cfg[key] + REPLY_MARGIN
 
-    def lose_server(self, command: str, error: ServerLostError) -> ServerLostCrash:
+    def lose_server(self, command: Op, error: ServerLostError) -> ServerLostCrash:
         """Give up the connection: every env of the server is lost until a reset connects again."""
-        why = str(error).split(": ", 1)[-1]
-        self.lost = ServerLostCrash(self.address, self.env_ids, command, why)
+        self.lost = ServerLostCrash(self.address, self.env_ids, command, error.why)
         self.connection.close()
         return self.lost
 
@@ -155,7 +155,7 @@ class RemoteBackend(Backend):
         """``error`` with the server's env ids turned into this manager's."""
         offset = self.offset
         if isinstance(error, EnvError):
-            return EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback)
+            return EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback, error.op)
         if isinstance(error, EnvCrashedError):
             return EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
         if isinstance(error, EnvTimeoutError):
@@ -167,24 +167,22 @@ class RemoteBackend(Backend):
     @override
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
         self.seeds[env_id] = (seed, dynamic_seed)
-        self.request("seed", env_id=env_id - self.offset, seed=seed, dynamic_seed=dynamic_seed)
+        self.request(Op.SEED, env_id=env_id - self.offset, seed=seed, dynamic_seed=dynamic_seed)
 
     @override
     def set_reset_param(self, env_id: int, param: dict) -> None:
-        self.reset_params[env_id] = param
-        self.request("set_reset_param", env_id=env_id - self.offset, param=param)
+        self.reset_params[env_id] = param  # sent with every reset of the env
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
         try:
             if self.lost is not None:
                 self.connect()
-            reply = self.request("reset", env_ids=[env_id - self.offset for env_id in env_ids])
+            params = {env_id - self.offset: self.reset_params.get(env_id, {}) for env_id in env_ids}
+            reply = self.request(Op.RESET, env_ids=list(params), params=params)
         except (ServerLostCrash, ServerLostError, ServerError, ConfigError) as error:
             return [], [error]
-        if reply["ready"]:
-            arrays.write(self.ready, np.array(reply["ready"]), reply["obs"])
-            self.stale[reply["ready"]] = False
+        self.keep_ready(reply)
         ready = [env_id + self.offset for env_id in reply["ready"]]
         return ready, [self.globalised(error) for error in reply["errors"]]
 
@@ -195,7 +193,7 @@ class RemoteBackend(Backend):
             local = np.asarray(env_ids, dtype=np.int64) - self.offset
             if isinstance(actions, np.ndarray) and actions.dtype.hasobject:  # actions without an array form
                 actions = actions.tolist()  # travel as a list of values (``arrays.object_rows`` on the server)
-            ticket = self.connection.send("step", env_ids=local, actions=actions, reset_on_done=reset_on_done)
+            ticket = self.connection.send(Op.STEP, env_ids=local, actions=actions, reset_on_done=reset_on_done)
         self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
 
     @override
@@ -226,7 +224,7 @@ class RemoteBackend(Backend):
         try:
             reply = self.connection.receive(ticket, self.limit("step_timeout"))
         except ServerLostError as error:
-            return self.lost_outcome(env_ids, reset_on_done, self.lose_server("step", error))
+            return self.lost_outcome(env_ids, reset_on_done, self.lose_server(Op.STEP, error))
         except ServerError as error:
             error.add_note(f"(server {self.address}, hosting envs {self.env_ids})")
             raise
@@ -290,7 +288,7 @@ class RemoteBackend(Backend):
         flags |= self.ledger.claim_idle([env_id for env_id in self.env_ids if env_id not in flags])
         env_ids = np.array(sorted(flags), dtype=np.int64)
         count = len(env_ids)
-        restart_error = ServerLostCrash(self.address, self.env_ids, "reset", str(error).split(": ", 1)[-1])
+        restart_error = ServerLostCrash(self.address, self.env_ids, Op.RESET, error.why)
         errors = {row: restart_error if flags[env_id] else error for row, env_id in enumerate(env_ids.tolist())}
         obs = arrays.allocate(arrays.layout_of(self.spaces[0]), count)
         reward = arrays.allocate(arrays.reward_layout(self.spaces[2]), count)
@@ -308,34 +306,43 @@ class RemoteBackend(Backend):
         local = np.asarray(env_ids, dtype=np.int64) - self.offset
         stale = local[self.stale[local]]
         if len(stale):
-            arrays.write(self.ready, stale, self.request("ready_obs", env_ids=stale)["obs"])
+            arrays.write(self.ready, stale, self.request(READY_OBS, env_ids=stale)["obs"])
             self.stale[stale] = False
         return arrays.take(self.ready, local)  # an index array: a copy, the caller's
+
+    def keep_ready(self, reply: dict) -> None:
+        """Keep the ready observations a reset reply brings."""
+        if reply["ready"]:
+            arrays.write(self.ready, np.array(reply["ready"]), reply["obs"])
+            self.stale[reply["ready"]] = False
 
     @override
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
         local = [env_id - self.offset for env_id in env_ids]
         self.stale[local] = True  # a method may change what the env observes
-        return self.request("call", env_ids=local, name=name, args=list(args), kwargs=dict(kwargs))["values"]
+        return self.request(Op.CALL, env_ids=local, name=name, args=list(args), kwargs=dict(kwargs))["values"]
 
     @override
     def get_attr(self, env_ids: list[int], name: str) -> list:
-        return self.request("get_attr", env_ids=[env_id - self.offset for env_id in env_ids], name=name)["values"]
+        return self.request(Op.GET_ATTR, env_ids=[env_id - self.offset for env_id in env_ids], name=name)["values"]
 
     @override
     def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
         local = [env_id - self.offset for env_id in env_ids]
         self.stale[local] = True
-        self.request("set_attr", env_ids=local, name=name, values=list(values))
+        self.request(Op.SET_ATTR, env_ids=local, name=name, values=list(values))
 
     @override
-    def close(self) -> list[tuple[int, str]]:
+    def close(self) -> list[EnvError]:
         if self.connection is None or self.lost is not None:
             return []  # a lost server's envs went with it (reported when it was lost)
         try:
-            reply = self.connection.request("close", CLOSE_TIMEOUT + (self.cfg["reset_timeout"] or 0.0))
+            reply = self.connection.request(Op.CLOSE, CLOSE_TIMEOUT + (self.cfg["reset_timeout"] or 0.0))
         except (ServerLostError, ServerError) as error:
-            return [(env_id, f"closing on server {self.address} failed: {error}") for env_id in self.env_ids]
+            return [
+                EnvError(env_id, Op.CLOSE, f"closing on server {self.address} failed: {error}")
+                for env_id in self.env_ids
+            ]
         finally:
             self.connection.close()
-        return [(env_id + self.offset, text) for env_id, text in reply["failures"]]
+        return [self.globalised(failure) for failure in reply["failures"]]

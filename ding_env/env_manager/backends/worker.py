@@ -25,24 +25,25 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.env_host import EnvHost, StepRows, env_spaces
 from ding_env.env_manager.backends.info_table import InfoWriter
 from ding_env.env_manager.backends.manager_watch import ManagerWatch
-from ding_env.env_manager.protocol import (
+from ding_env.env_manager.backends.protocol import (
     CMD_STEP,
     INFOS_IN_TABLE,
     REPORT_ON_PIPE,
     Attach,
-    CallEnvs,
+    Call,
     Close,
     Failure,
+    GetAttr,
     Reply,
     Request,
     Reset,
     Seed,
-    SetEnvAttr,
-    SetResetParam,
+    SetAttr,
     StepReport,
     first_env,
 )
 from ding_env.env_manager.shared_memory import SharedArrays
+from ding_env.ops import Op
 
 # A worker whose manager died and who has not shut down by then (its env hangs) ends (seconds).
 ORPHAN_GRACE_SECONDS = 2.0
@@ -124,7 +125,7 @@ class _Worker:
             spaces = env_spaces(self.host.envs[self.env_ids[0]])
             self.conn.send(Reply(cloudpickle.dumps(spaces)))
         except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
-            self.conn.send(Failure.of(error, self.env_ids[0], "launch"))
+            self.conn.send(Failure.of(error, self.env_ids[0], Op.LAUNCH))
             return
         # Until shared memory is attached, commands arrive on the pipe alone.
         while self.running and self.shared is None:
@@ -159,7 +160,8 @@ class _Worker:
         try:
             result = HANDLERS[type(request)](self, request)
         except Exception as error:  # noqa: BLE001 - every env error goes back to the parent
-            self.conn.send(Failure.of(error, first_env(request, self.env_ids), request.command))
+            name = getattr(request, "name", "")
+            self.conn.send(Failure.of(error, first_env(request, self.env_ids), request.op, name))
             return
         self.conn.send(Reply(result))
 
@@ -181,25 +183,23 @@ class _Worker:
     def on_seed(self, request: Seed) -> None:
         self.host.seed(request.env_id, request.seed, request.dynamic_seed)
 
-    def on_reset_param(self, request: SetResetParam) -> None:
-        self.host.reset_params[request.env_id] = request.param
-
     def on_reset(self, request: Reset) -> None:
+        self.host.reset_params.update(request.params)
         for env_id in request.env_ids:
             self.rows.write_ready_obs(env_id, self.host.reset(env_id))
 
-    def on_call_envs(self, request: CallEnvs) -> list[Any]:
-        """Attribute ``name`` of each env (``call=False``) or what calling it returns; a failure names its env."""
-        if request.call:
-            return self.host.call(request.env_ids, request.name, request.args, request.kwargs)
+    def on_call(self, request: Call) -> list[Any]:
+        return self.host.call(request.env_ids, request.name, request.args, request.kwargs)
+
+    def on_get_attr(self, request: GetAttr) -> list[Any]:
         return self.host.get_attr(request.env_ids, request.name)
 
-    def on_set_env_attr(self, request: SetEnvAttr) -> None:
+    def on_set_attr(self, request: SetAttr) -> None:
         self.host.set_attr(request.env_ids, request.name, request.values)
 
-    def on_close(self, request: Close) -> list[tuple[int, str]]:
+    def on_close(self, request: Close) -> list[Failure]:
         self.running = False
-        return self.host.close()
+        return [Failure.of(error, error.env_id, Op.CLOSE) for error in self.host.close()]
 
     # ---- the hot path -------------------------------------------------
 
@@ -225,7 +225,7 @@ class _Worker:
         if self.any_done is not None:
             self.any_done.release()
         if has_report:
-            failures = {env_id: Failure.of(error, env_id, "step") for env_id, error in errors.items()}
+            failures = {env_id: Failure.of(error, env_id, Op.STEP) for env_id, error in errors.items()}
             self.conn.send(StepReport(infos, failures, info_writer.take_announced()))
 
     def shutdown(self) -> None:
@@ -245,9 +245,9 @@ class _Worker:
 HANDLERS = {
     Attach: _Worker.on_attach,
     Seed: _Worker.on_seed,
-    SetResetParam: _Worker.on_reset_param,
     Reset: _Worker.on_reset,
-    CallEnvs: _Worker.on_call_envs,
-    SetEnvAttr: _Worker.on_set_env_attr,
+    Call: _Worker.on_call,
+    GetAttr: _Worker.on_get_attr,
+    SetAttr: _Worker.on_set_attr,
     Close: _Worker.on_close,
 }

@@ -24,8 +24,7 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.info_table import INFO_SLOTS, InfoReader
-from ding_env.env_manager.backends.worker import wait_semaphore, worker_main
-from ding_env.env_manager.protocol import (
+from ding_env.env_manager.backends.protocol import (
     CMD_PIPE,
     CMD_STEP,
     INFOS_IN_TABLE,
@@ -36,11 +35,12 @@ from ding_env.env_manager.protocol import (
     Request,
     Reset,
     Seed,
-    SetResetParam,
     StepReport,
 )
+from ding_env.env_manager.backends.worker import wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.ops import Op
 
 # Workers spin this long for their next command before blocking (when they fit on the cores, see
 # WorkerPool.__init__), the parent this long for results. Every spin poll yields the core.
@@ -103,7 +103,7 @@ class WorkerPool:
         try:
             for index in range(self.size):
                 self._spawn(index)
-            replies = [self.receive(index, "launch", self.cfg["connect_timeout"]) for index in range(self.size)]
+            replies = [self.receive(index, Op.LAUNCH, self.cfg["connect_timeout"]) for index in range(self.size)]
             return cloudpickle.loads(replies[0])
         except BaseException:
             self.close_processes()
@@ -176,50 +176,47 @@ class WorkerPool:
     def _attach(self, index: int) -> None:
         self.request(index, Attach(self.shared.name, self.entries), self.cfg["connect_timeout"])
 
-    def reset(self, index: int, env_ids: list[int], timeout: float | None) -> None:
-        """Reset ``env_ids`` of worker ``index`` (observations land in ``ready_obs``)."""
-        self.send(index, Reset(env_ids))
-        self.receive_reset(index, timeout)
+    def reset(self, index: int, env_ids: list[int], params: dict[int, dict], timeout: float | None) -> None:
+        """Reset ``env_ids`` of worker ``index`` with their reset kwargs (observations land in ``ready_obs``)."""
+        self.request(index, Reset(env_ids, params), timeout)
 
-    def receive_reset(self, index: int, timeout: float | None) -> None:
-        """Wait for a reset reply (the observations are in the ready rows)."""
-        self.receive(index, "reset", timeout)
+    def restart(self, index: int, seeds: Mapping[int, tuple]) -> None:
+        """Replace worker ``index`` (dead, hung or not) with a fresh one hosting the same envs, seeded as before.
 
-    def restart(self, index: int, seeds: Mapping[int, tuple], reset_params: Mapping[int, dict]) -> None:
-        """Replace worker ``index`` (dead, hung or not) with a fresh one hosting the same envs."""
+        Its envs need a reset, which brings their reset kwargs.
+        """
         self._stop(index, kill=True)
         self._spawn(index)
-        self.receive(index, "launch", self.cfg["connect_timeout"])
+        self.receive(index, Op.LAUNCH, self.cfg["connect_timeout"])
         self._attach(index)
         for env_id in self.worker_envs[index]:
             if env_id in seeds:
                 self.request(index, Seed(env_id, *seeds[env_id]), self.cfg["reset_timeout"])
-            if reset_params.get(env_id):
-                self.request(index, SetResetParam(env_id, reset_params[env_id]), self.cfg["reset_timeout"])
 
-    def close(self, stuck: Collection[int] = ()) -> list[tuple[int, str]]:
+    def close(self, stuck: Collection[int] = ()) -> list[EnvError]:
         """Ask every live worker to close its envs, then join them all and free shared memory.
 
         Args:
             stuck: Workers still stepping (hung): they are stopped without asking, and reported.
 
         Returns:
-            ``(env_id, error text)`` for every failure: an env's close error, or a worker that
-            did not close (named by its first env).
+            An ``EnvError`` (command ``close``) for every failure: an env's close error, or a worker
+            that did not close (named by its first env).
         """
-        failures = []
+        failures: list[EnvError] = []
         try:
             for index, process in enumerate(self.processes):
                 if process is None or not process.is_alive():
                     continue
+                first = self.worker_envs[index][0]
                 if index in stuck:
-                    envs = self.worker_envs[index]
-                    failures.append((envs[0], f"its worker (envs {envs}) was still stepping and was stopped"))
+                    stopped = f"its worker (envs {self.worker_envs[index]}) was still stepping and was stopped"
+                    failures.append(EnvError(first, Op.CLOSE, stopped))
                     continue
                 try:
-                    failures += self.request(index, Close(), CLOSE_TIMEOUT_SECONDS)
-                except (EnvError, EnvCrashedError, EnvTimeoutError, OSError) as error:
-                    failures.append((self.worker_envs[index][0], str(error).splitlines()[0]))
+                    failures += [failure.error() for failure in self.request(index, Close(), CLOSE_TIMEOUT_SECONDS)]
+                except (EnvCrashedError, EnvTimeoutError, OSError) as error:
+                    failures.append(EnvError(first, Op.CLOSE, f"{type(error).__name__}: {error}"))
         finally:
             # Also when the polite close is interrupted (a second Ctrl-C): no worker or segment outlives us.
             self.close_processes()
@@ -277,9 +274,9 @@ class WorkerPool:
             if not self.processes[index].is_alive():
                 if semaphore.acquire(False):  # finished just before dying
                     return
-                raise self.crashed(index, "step")
+                raise self.crashed(index, Op.STEP)
             if deadline is not None and time.monotonic() >= deadline:
-                raise EnvTimeoutError(self.worker_envs[index], "step", timeout)
+                raise EnvTimeoutError(self.worker_envs[index], Op.STEP, timeout)
             if semaphore.acquire(True, _slice(deadline)):
                 return
 
@@ -314,7 +311,7 @@ class WorkerPool:
     def request(self, index: int, request: Request, timeout: float | None) -> Any:
         """Send ``request`` to worker ``index`` and return its reply's value (raising its failure)."""
         self.send(index, request)
-        return self.receive(index, request.command, timeout)
+        return self.receive(index, request.op, timeout)
 
     def send(self, index: int, request: Request) -> None:
         """Send a pipe request, waking the worker unless it is still attaching."""
@@ -323,7 +320,7 @@ class WorkerPool:
             self.command_words[index] = CMD_PIPE
             self.cmd_sems[index].release()
 
-    def receive(self, index: int, command: str, timeout: float | None) -> Any:
+    def receive(self, index: int, command: Op, timeout: float | None) -> Any:
         """The worker's reply; never blocks forever on a dead worker.
 
         Raises:
@@ -356,7 +353,7 @@ class WorkerPool:
             self.info_reader.learn(report.schemas)
         return report.infos, report.failures
 
-    def crashed(self, index: int, command: str) -> EnvCrashedError:
+    def crashed(self, index: int, command: Op) -> EnvCrashedError:
         """The error for a dead worker, with its exit code."""
         process = self.processes[index]
         process.join(LIVENESS_INTERVAL)

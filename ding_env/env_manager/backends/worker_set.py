@@ -19,10 +19,11 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Ledger, Spaces, WorkerView, consecutive_shares
+from ding_env.env_manager.backends.protocol import Call, GetAttr, Request, Reset, Seed, SetAttr
 from ding_env.env_manager.backends.worker_pool import WorkerPool
-from ding_env.env_manager.protocol import CallEnvs, Request, Reset, Seed, SetEnvAttr, SetResetParam
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.ops import Op
 
 WORKER_FAILURES = (EnvCrashedError, EnvTimeoutError)
 
@@ -101,9 +102,12 @@ class WorkerSet:
         self.env_request(env_id, Seed(env_id, seed, dynamic_seed))
 
     def set_reset_param(self, env_id: int, param: dict) -> None:
-        """Keep one env's reset kwargs in its worker (and in a worker that replaces it)."""
+        """Keep one env's reset kwargs; every reset brings them to its worker."""
         self.reset_params[env_id] = param
-        self.env_request(env_id, SetResetParam(env_id, param))
+
+    def params_of(self, env_ids: list[int]) -> dict[int, dict]:
+        """The reset kwargs of ``env_ids``, as a ``Reset`` request brings them."""
+        return {env_id: self.reset_params.get(env_id, {}) for env_id in env_ids}
 
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
         """Reset ``env_ids`` in their workers at once: the ids now ready and the errors of the others."""
@@ -111,25 +115,25 @@ class WorkerSet:
         if self.settle is not None:
             self.settle(by_worker)
         for index, ids in by_worker.items():
-            self.pool.send(index, Reset(ids))
+            self.pool.send(index, Reset(ids, self.params_of(ids)))
         replies, errors = self.gather(
-            by_worker, lambda index: self.pool.receive_reset(index, self.cfg["reset_timeout"])
+            by_worker, lambda index: self.pool.receive(index, Op.RESET, self.cfg["reset_timeout"])
         )
         # The workers that reset their envs: those are ready, whoever else failed.
         return [env_id for index in replies for env_id in by_worker[index]], errors
 
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
         """Call method ``name`` of each env; one result per env."""
-        return self.ask_each(env_ids, lambda ids: CallEnvs(ids, name, True, args, kwargs))
+        return self.ask_each(env_ids, lambda ids: Call(ids, name, args, kwargs))
 
     def get_attr(self, env_ids: list[int], name: str) -> list:
         """Attribute ``name`` of each env, as ``status.read_attribute`` gives it."""
-        return self.ask_each(env_ids, lambda ids: CallEnvs(ids, name, False))
+        return self.ask_each(env_ids, lambda ids: GetAttr(ids, name))
 
     def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
         """Set attribute ``name`` of each env to its value."""
         value_of = dict(zip(env_ids, values, strict=True))
-        self.ask_each(env_ids, lambda ids: SetEnvAttr(ids, name, [value_of[env_id] for env_id in ids]))
+        self.ask_each(env_ids, lambda ids: SetAttr(ids, name, [value_of[env_id] for env_id in ids]))
 
     def by_worker(self, env_ids: list[int]) -> dict[int, list[int]]:
         """``env_ids`` grouped by the worker hosting them, in their order."""
@@ -170,7 +174,7 @@ class WorkerSet:
         for index, request in requests.items():
             self.pool.send(index, request)
         replies, errors = self.gather(
-            by_worker, lambda index: self.pool.receive(index, requests[index].command, self.cfg["reset_timeout"])
+            by_worker, lambda index: self.pool.receive(index, requests[index].op, self.cfg["reset_timeout"])
         )
         if errors:
             raise errors[0]
@@ -199,7 +203,7 @@ class WorkerSet:
         """
         env_ids = self.worker_envs[index]
         seeds = {env_id: self.seeds[env_id] for env_id in env_ids if env_id in self.seeds}
-        self.pool.restart(index, seeds, self.reset_params)
+        self.pool.restart(index, seeds)
         self.ledger.lose(env_ids)
 
     # ---- step results --------------------------------------------------
@@ -241,7 +245,7 @@ class WorkerSet:
         replacement_failed = None
         for env_id in due:
             try:
-                self.pool.reset(index, [env_id], self.cfg["reset_timeout"])
+                self.pool.reset(index, [env_id], self.params_of([env_id]), self.cfg["reset_timeout"])
             except EnvError as reset_error:
                 errors[env_id] = kept(reset_error)
             except WORKER_FAILURES as worker_error:
@@ -268,7 +272,7 @@ class WorkerSet:
             if process is not None
         ]
 
-    def close(self, stuck: Collection[int] = ()) -> list[tuple[int, str]]:
+    def close(self, stuck: Collection[int] = ()) -> list[EnvError]:
         """Drop the views of the shared segment, then close the pool (``stuck``: hung workers, stopped unasked).
 
         (Views a user still holds keep the segment mapped until they are gone.)

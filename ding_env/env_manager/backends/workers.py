@@ -25,7 +25,7 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
 from ding_env.env_manager.backends.worker_set import WORKER_FAILURES, WorkerSet, kept
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
-from ding_env.errors import DingEnvError
+from ding_env.errors import DingEnvError, EnvError
 
 
 class WorkerBackend(Backend):
@@ -186,6 +186,6 @@ class WorkerBackend(Backend):
         return self.workers.views()
 
     @override
-    def close(self) -> list[tuple[int, str]]:
+    def close(self) -> list[EnvError]:
         self.every_result = self.every_ready = None
         return self.workers.close()
