@@ -6,9 +6,11 @@ source tree timed; one env per worker (``num_workers=env_num``) hands back every
 has finished either way. Envs cost 100-400 us of CPU per step (``BusyEnv``), the policy
 ``--policy-us`` per call, ``wait_num=1``. Like ``paired.py``, each timing runs in a fresh process
 with one tree's ``ding_env`` and the trees alternate, so a loaded machine hits both alike; medians
-over the rounds::
+over the rounds. Commit 34e5d1f is the per-env hand-back (measured, then reverted): time it against
+the code that hands a worker's envs back together with::
 
-    python benchmarks/async_grouping.py --old /tmp/old --new . --rounds 9 --seconds 2 --policy-us 200
+    git worktree add /tmp/per-env 34e5d1f
+    python benchmarks/async_grouping.py --old . --new /tmp/per-env --rounds 7 --seconds 2 --policy-us 200
 """
 
 from __future__ import annotations

@@ -277,18 +277,6 @@ class FaultEnv(CountingEnv):
         super().close()
 
 
-class GatedEnv(CountingEnv):
-    """CountingEnv whose steps wait until the file ``gate_file`` exists (at most ``gate_seconds``)."""
-
-    config: ClassVar[dict] = dict(CountingEnv.config, gate_file="", gate_seconds=5.0)
-
-    def step(self, action: Any) -> BaseEnvTimestep:
-        deadline = time.monotonic() + self._cfg.gate_seconds
-        while not os.path.exists(self._cfg.gate_file) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return super().step(action)
-
-
 class KeyOrderEnv(CountingEnv):
     """A CountingEnv whose Dict observation comes in the order pos, goal, grid (the space sorts its keys)."""
 

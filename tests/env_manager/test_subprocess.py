@@ -25,7 +25,6 @@ from tests.envs import (
     CountingEnv,
     DictActionEnv,
     DIEngineStyleEnv,
-    GatedEnv,
     InfoEnv,
     ScriptedInfoEnv,
     cartpole_fn,
@@ -552,17 +551,3 @@ def test_caller_share_hosts_the_last_envs_in_this_process(manager_type, env_num,
     expected = trajectory("base", fns, steps=80)
     assert_same(trajectory(manager_type, fns, steps=80, caller_share=True, num_workers=num_workers), expected)
     assert_same(trajectory(manager_type, fns, steps=80, caller_share=True, copy_on_get=False), expected)
-
-
-def test_async_hands_back_an_env_before_its_slow_sibling_on_the_same_worker(tmp_path):
-    gate = tmp_path / "gate"
-    fns = [CountingEnv, partial(GatedEnv, {"gate_file": str(gate)})]
-    cfg = manager_cfg("async_subprocess", num_workers=1, wait_num=1)  # one worker steps env 0, then env 1
-    with create_env_manager(cfg, fns) as manager:
-        manager.launch()
-        first = manager.step({0: 0, 1: 0})
-        assert sorted(first) == [0]  # env 1 is still stepping, in the same worker
-        assert manager.ready_obs_id == [0]
-        gate.touch()
-        assert sorted(manager.step({})) == [1]
-        assert manager.ready_obs_id == [0, 1]

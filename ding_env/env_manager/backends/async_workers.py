@@ -1,13 +1,17 @@
-"""``AsyncWorkerBackend``: worker processes whose results are taken as they come, env by env.
+"""``AsyncWorkerBackend``: worker processes whose results are taken as they come.
 
-A step's actions go to each idle worker at once and are queued for a busy one. A worker steps the
-envs it hosts one after another and marks each env ``stepped`` as soon as that env is done, posting
-a shared "any done" semaphore (so waiting for "any env" is one semaphore); results are taken in env
-by env as they finish (``poll``), so the manager's wait loop (``Shares.collect_early``) can return
-once ``wait_num`` envs have results while slower envs keep running, on other workers or on the same
-one. An env whose info or error needs the worker's report on the pipe (an info of a new form, a
-failure) comes back once its worker has finished. A worker takes its next actions once it has
-finished every env it was sent: an env handed back early and stepped again waits for its siblings.
+A step's actions go to each idle worker at once and are queued for a busy one; results are taken
+in worker by worker as they finish (``poll``), so the manager's wait loop (``Shares.collect_early``)
+can return once ``wait_num`` envs have results while slower envs keep running. Workers post a
+shared "any done" semaphore after each step, so waiting for "any worker" is one semaphore.
+
+How envs are grouped: the env ids are cut into ``num_workers`` consecutive runs (default
+``num_workers``: one worker per core), and a worker steps the envs of its run one after another and
+reports them together, so an env comes back with the other envs of its worker that were sent with
+it: a fast env waits for its slower siblings. ``num_workers=env_num`` (one env per worker) hands back
+every env as soon as it has finished. Handing back each env of a shared worker as soon as it is done
+was measured and not kept: such an env still cannot step again before its siblings have, so it only
+buys more, smaller policy calls (``benchmarks/RESULTS.md``, "The async manager's grouping").
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
-from ding_env.env_manager.backends.protocol import STEPPED
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.worker_set import WorkerSet
@@ -119,7 +122,6 @@ class AsyncWorkerBackend(Backend):
             # Rows of envs not stepped now are ignored by the worker.
             workers.mask_buf[first:stop] = False
             workers.mask_buf[env_ids] = True
-            workers.stepped_buf[env_ids] = 0
             workers.reset_buf[first:stop] = self.queued_reset[first:stop]
             self.in_flight[index], self.queued[index] = env_ids, []
             self.busy[index] = True
@@ -171,23 +173,7 @@ class AsyncWorkerBackend(Backend):
                     self.take_results(index)
             elif timeout is not None and now - self.dispatched_at[index] > timeout:
                 self.take_failure(index, EnvTimeoutError(self.workers.worker_envs[index], Op.STEP, timeout))
-            else:
-                self.take_stepped(index)
         self.dispatch_queued()
-
-    def take_stepped(self, index: int) -> None:
-        """Take in the envs of busy worker ``index`` that finished their step (and need no report)."""
-        first, stop = self.spans[index]
-        marks = self.workers.stepped_buf[first:stop].tolist()
-        in_flight = self.in_flight[index]
-        if not any(marks[env_id - first] == STEPPED for env_id in in_flight):
-            return
-        stepped = [env_id for env_id in in_flight if marks[env_id - first] == STEPPED]
-        self.in_flight[index] = [env_id for env_id in in_flight if marks[env_id - first] != STEPPED]
-        reader = self.workers.pool.info_reader
-        for env_id in stepped:
-            self.result_resets[env_id] = bool(self.workers.reset_buf[env_id])
-            self.result_infos[env_id] = reader.read(env_id, env_id + 1).get(env_id, {})
 
     def take_results(self, index: int) -> None:
         """Keep the results of worker ``index``'s finished step."""

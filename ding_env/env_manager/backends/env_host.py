@@ -232,7 +232,6 @@ class EnvHost:
         resets: list[bool],
         rows: StepRows,
         put_info: Callable[[int, dict], bool] | None = None,
-        on_stepped: Callable[[int, bool], None] | None = None,
     ) -> tuple[dict[int, dict], dict[int, EnvError]]:
         """Step each of ``env_ids`` with its action, writing the results into ``rows``.
 
@@ -249,9 +248,6 @@ class EnvHost:
             rows: Where the results go.
             put_info: Stores a non-empty info elsewhere (the workers' shared info table); False when it
                 cannot, and the info is returned.
-            on_stepped: Told ``(env_id, reported)`` as soon as an env's rows are written: ``reported``
-                when its info or error is among the returned ones (an async worker hands the others
-                back at once).
 
         Returns:
             ``({env_id: info}, {env_id: error})``: the non-empty infos not stored by ``put_info``, and
@@ -273,8 +269,6 @@ class EnvHost:
                 check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
             except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
                 self._fail_step(env_id, row, error, reset, rows, infos, errors)
-                if on_stepped is not None:
-                    on_stepped(env_id, True)
                 continue
             obs, reward, ended, truncated[row], info = fields
             done[row] = ended
@@ -290,8 +284,6 @@ class EnvHost:
                     write_ready_obs(row, ready)
                 else:  # the step's results stand; the env needs a reset
                     errors[env_id] = reset_error
-            if on_stepped is not None:
-                on_stepped(env_id, env_id in infos or env_id in errors)
         return infos, errors
 
     def _fail_step(

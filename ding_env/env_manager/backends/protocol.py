@@ -11,9 +11,7 @@ mask and auto-reset flags, sets the worker's command word to ``CMD_STEP`` (``CMD
 request waits on the pipe) and posts its command semaphore. The worker steps, writes the
 results, sets its status word (``REPORT_ON_PIPE``: a :class:`StepReport` with infos or errors
 follows on the pipe; ``INFOS_IN_TABLE``: infos of a known form wait in the shared info table,
-``info_table.py``) and posts its done semaphore. A worker of the async backend also marks each env
-``stepped`` as soon as that env's step is done and posts the "any done" semaphore all workers
-share, so the backend can hand the env back before its siblings on the worker have finished.
+``info_table.py``) and posts its done semaphore.
 """
 
 from __future__ import annotations
@@ -31,9 +29,6 @@ CMD_PIPE = 2
 # Bits of a worker's status word after a step.
 REPORT_ON_PIPE = 1
 INFOS_IN_TABLE = 2
-# An env's mark in ``stepped`` once its step in an async worker is done (0 until then).
-STEPPED = 1
-STEPPED_REPORTED = 2
 
 
 @dataclass(frozen=True)
@@ -55,8 +50,6 @@ class SharedBuffers:
         action: Each env's action for its next step.
         step_mask: Whether each env takes part in the next step of its worker.
         reset_on_done: Whether each env restarts at once if its next step ends its episode.
-        stepped: Whether each env of an async worker's step has finished it (``STEPPED``: its results
-            are in the rows; ``STEPPED_REPORTED``: its info or error comes in the worker's report).
         command: Each worker's command word (``CMD_STEP`` or ``CMD_PIPE``).
         status: Each worker's status word after a step (``REPORT_ON_PIPE``, ``INFOS_IN_TABLE``).
     """
@@ -71,7 +64,6 @@ class SharedBuffers:
     action: Any
     step_mask: Any
     reset_on_done: Any
-    stepped: Any
     command: Any
     status: Any
 

@@ -29,8 +29,6 @@ from ding_env.env_manager.backends.protocol import (
     CMD_STEP,
     INFOS_IN_TABLE,
     REPORT_ON_PIPE,
-    STEPPED,
-    STEPPED_REPORTED,
     Attach,
     Call,
     Close,
@@ -183,7 +181,6 @@ class _Worker:
         self.commands, self.status = memoryview(buffers.command), memoryview(buffers.status)
         self.rows = StepRows(buffers.ready_obs, buffers.step_obs, buffers.reward, buffers.done, buffers.truncated, 0)
         self.step_mask, self.reset_on_done = buffers.step_mask, buffers.reset_on_done
-        self.stepped = memoryview(buffers.stepped)
         self.host.set_obs_layout(request.layouts.ready_obs)
         self.read_actions = action_reader(buffers.action)
         self.info_writer = InfoWriter(buffers.info_values, buffers.info_schema)
@@ -226,8 +223,7 @@ class _Worker:
             env_ids = [env_id for env_id, stepped in zip(env_ids, mask, strict=True) if stepped]
             actions = [action for action, stepped in zip(actions, mask, strict=True) if stepped]
             resets = [reset for reset, stepped in zip(resets, mask, strict=True) if stepped]
-        on_stepped = self.mark_stepped if self.any_done is not None else None
-        infos, errors = self.host.step(env_ids, actions, resets, self.rows, info_writer.put, on_stepped)
+        infos, errors = self.host.step(env_ids, actions, resets, self.rows, info_writer.put)
         has_report = bool(infos or errors)  # a new info schema comes with its info
         in_table = info_writer.wrote
         self.status[self.index] = (REPORT_ON_PIPE if has_report else 0) | (INFOS_IN_TABLE if in_table else 0)
@@ -238,17 +234,12 @@ class _Worker:
             failures = {env_id: Failure.of(error, env_id, Op.STEP) for env_id, error in errors.items()}
             self.conn.send(StepReport(infos, failures, info_writer.take_announced()))
 
-    def mark_stepped(self, env_id: int, reported: bool) -> None:
-        """Mark one env's step done and wake the parent, which hands the env back unless its report is to come."""
-        self.stepped[env_id] = STEPPED_REPORTED if reported else STEPPED
-        self.any_done.release()
-
     def shutdown(self) -> None:
         if self.host.envs:
             self.host.close()
         if self.shared is not None:
             # Views of the segment go before it (writers hold views too).
-            self.commands = self.status = self.stepped = None
+            self.commands = self.status = None
             self.rows.release()
             self.info_writer.release()
             self.shared.release()

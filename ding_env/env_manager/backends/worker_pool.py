@@ -177,7 +177,6 @@ class WorkerPool:
             action=action_layout,
             step_mask=scalar_flags(bool),
             reset_on_done=scalar_flags(bool),
-            stepped=scalar_flags(np.int8),
             command=scalar_flags(np.int64),
             status=scalar_flags(np.int64),
         )

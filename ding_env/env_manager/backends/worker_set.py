@@ -93,7 +93,6 @@ class WorkerSet:
         self.action_buf, self.reward_buf = buffers.action, buffers.reward
         self.done_buf, self.truncated_buf = buffers.done, buffers.truncated
         self.mask_buf, self.reset_buf = buffers.step_mask, buffers.reset_on_done
-        self.stepped_buf = buffers.stepped
         return spaces
 
     # ---- pipe requests -------------------------------------------------
@@ -265,7 +264,7 @@ class WorkerSet:
         (Views a user still holds keep the segment mapped until they are gone.)
         """
         self.ready_buf = self.step_buf = self.action_buf = self.reward_buf = None
-        self.done_buf = self.truncated_buf = self.mask_buf = self.reset_buf = self.stepped_buf = None
+        self.done_buf = self.truncated_buf = self.mask_buf = self.reset_buf = None
         failures = self.pool.close(stuck)
         self.pool = None
         return failures
