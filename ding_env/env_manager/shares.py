@@ -137,6 +137,8 @@ class Shares:
 
     def collect_each(self, wait: bool) -> TimestepBatch | None:
         """Every backend's ``collect(wait)``, joined in backend order (None when none had results)."""
+        if self.single is not None:
+            return self.single.collect(wait)
         # Backends that step in this process run first, while the others step in theirs; the others
         # are collected even if one raises, so none is left with a step in flight.
         collected: dict[int, TimestepBatch | None] = {}

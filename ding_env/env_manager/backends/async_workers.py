@@ -80,7 +80,9 @@ class AsyncWorkerBackend(Backend):
 
     @override
     def launch(self) -> Spaces:
-        return self.workers.launch()
+        spaces = self.workers.launch()
+        self.every_result = self.workers.results(slice(0, len(self.env_ids)))  # views made once
+        return spaces
 
     @override
     def seed(self, env_id: int) -> None:
@@ -219,7 +221,8 @@ class AsyncWorkerBackend(Backend):
         errors_of, self.result_errors = self.result_errors, {}
         ids = sorted(infos_of)
         env_ids = np.array(ids, dtype=np.int64)
-        obs, reward, done, truncated = self.workers.results(arrays.rows_of(env_ids))
+        every = len(ids) == len(self.env_ids)  # distinct and increasing: every env in order
+        obs, reward, done, truncated = self.every_result if every else self.workers.results(arrays.rows_of(env_ids))
         errors = {row: errors_of[env_id] for row, env_id in enumerate(ids) if env_id in errors_of}
         resets = np.array([resets_of[env_id] for env_id in ids], dtype=bool)
         info = [infos_of[env_id] for env_id in ids]
@@ -277,4 +280,5 @@ class AsyncWorkerBackend(Backend):
         except EnvError as error:  # a lost worker's replacement failed: reported with the envs' close failures
             failures.append(EnvError(error.env_id, Op.CLOSE, f"its lost worker's replacement failed: {error.summary}"))
         # A worker still stepping now is hung: it would not answer a close request either.
+        self.every_result = None
         return failures + self.workers.close([index for index, busy in enumerate(self.busy) if busy])

@@ -92,7 +92,7 @@ class InProcessBackend(Backend):
         ids = env_ids.tolist()
         # Each env gets arrays of its own, as the workers give them.
         infos, errors = self.host.step(ids, arrays.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows)
-        rows = arrays.rows_of(env_ids - self.first)
+        rows = self.rows_of(env_ids)
         info = [infos.get(env_id, {}) for env_id in ids] if infos else [{} for _ in ids]
         if errors:
             row_of = {env_id: row for row, env_id in enumerate(ids)}
@@ -112,7 +112,11 @@ class InProcessBackend(Backend):
     def ready_obs(self, env_ids: np.ndarray) -> Any:
         if not len(env_ids):
             return None
-        return arrays.take(self.ready_rows, arrays.rows_of(env_ids - self.first))
+        return arrays.take(self.ready_rows, self.rows_of(env_ids))
+
+    def rows_of(self, env_ids: np.ndarray) -> slice | np.ndarray:
+        """The rows of ``env_ids`` (increasing) in this backend's arrays: a slice when they are consecutive."""
+        return arrays.rows_of(env_ids - self.first if self.first else env_ids)
 
     @override
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
