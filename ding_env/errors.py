@@ -10,6 +10,8 @@ from __future__ import annotations
 import inspect
 import traceback
 
+from ding_env.ops import Op
+
 
 class DingEnvError(RuntimeError):
     """Base class of the runtime errors raised by ding_env."""
@@ -72,25 +74,36 @@ class EnvError(DingEnvError):
 
     Attributes:
         env_id: Index of the env in its manager.
-        command: What the manager asked the env to do ('reset', 'step', ...).
+        command: What the manager asked the env to do: the operation ('reset', 'step', ...), or for an
+            env call the attribute's name ('render', ...).
+        op: The operation, as an ``Op`` (``Op.CALL`` for a method call named by ``command``).
         message: What went wrong, without the env id, command and traceback around it.
         remote_traceback: The traceback text of the original exception.
     """
 
-    def __init__(self, env_id: int, command: str, message: str, remote_traceback: str = "") -> None:
+    def __init__(
+        self, env_id: int, command: str, message: str, remote_traceback: str = "", op: Op | str | None = None
+    ) -> None:
         self.env_id = env_id
-        self.command = command
+        self.command = str(command)
+        self.op = Op(command if op is None else op)
         self.message = message
         self.remote_traceback = remote_traceback
-        text = f"env {env_id} failed in {command}: {message}"
+        text = self.summary
         if remote_traceback:
             text += f"\n--- traceback in the env's process ---\n{remote_traceback}"
         super().__init__(text)
 
+    @property
+    def summary(self) -> str:
+        """The error in one line: the env, what it was asked and the message (no traceback)."""
+        return f"env {self.env_id} failed in {self.command}: {self.message}"
+
     @classmethod
-    def of(cls, error: BaseException, env_id: int, command: str) -> EnvError:
-        """``error``, raised while env ``env_id`` ran ``command``, as an ``EnvError`` with its traceback."""
-        return cls(env_id, command, f"{type(error).__name__}: {error}", "".join(traceback.format_exception(error)))
+    def of(cls, error: BaseException, env_id: int, command: Op, name: str = "") -> EnvError:
+        """``error``, raised while env ``env_id`` ran ``command`` (on its attribute ``name``), with its traceback."""
+        message, remote = f"{type(error).__name__}: {error}", "".join(traceback.format_exception(error))
+        return cls(env_id, name or command, message, remote, command)
 
 
 class EnvCrashedError(DingEnvError):
@@ -99,12 +112,13 @@ class EnvCrashedError(DingEnvError):
     Attributes:
         env_ids: The envs hosted by the dead worker.
         exitcode: The worker's exit code (negative: killed by that signal).
+        command: What the worker was doing (an ``Op``), or None.
     """
 
-    def __init__(self, env_ids: list[int], exitcode: int | None, command: str = "") -> None:
+    def __init__(self, env_ids: list[int], exitcode: int | None, command: Op | str | None = None) -> None:
         self.env_ids = list(env_ids)
         self.exitcode = exitcode
-        self.command = command
+        self.command = Op(command) if command else None
         during = f" during {command}" if command else ""
         super().__init__(f"worker hosting envs {self.env_ids} died{during} with exit code {exitcode}")
 
@@ -114,12 +128,12 @@ class EnvTimeoutError(DingEnvError):
 
     Attributes:
         env_ids: The envs that did not answer.
-        command: The command they were running.
+        command: The command they were running (an ``Op``).
         timeout: The limit in seconds.
     """
 
-    def __init__(self, env_ids: list[int], command: str, timeout: float) -> None:
+    def __init__(self, env_ids: list[int], command: Op | str, timeout: float) -> None:
         self.env_ids = list(env_ids)
-        self.command = command
+        self.command = Op(command)
         self.timeout = timeout
         super().__init__(f"envs {self.env_ids} did not finish {command} within {timeout} s")

@@ -12,7 +12,6 @@ public API only (``seed``, ``launch``/``reset``, ``ready_obs_batch``, ``step_bat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -20,34 +19,13 @@ import numpy as np
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 
 from ding_env.env_manager import arrays
+from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import ClosedEnvError, EnvStateError
 
 
-@dataclass
-class LockstepResult:
-    """One step of every env (or of those asked for), row ``k`` for the ``k``-th; every array is the caller's.
-
-    Attributes:
-        obs: The observations to act on next: the reset observation where ``done``.
-        step_obs: The observations the step produced: the true final one where ``done`` (the same
-            arrays as ``obs`` when no episode ended).
-        reward: ``(n,)`` float rewards.
-        terminated: ``(n,)`` bool, episode ended naturally.
-        truncated: ``(n,)`` bool, episode cut short (a time limit).
-        infos: One info dict per env, from the step.
-    """
-
-    obs: Any
-    step_obs: Any
-    reward: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    infos: list[dict]
-
-    @property
-    def done(self) -> np.ndarray:
-        """``terminated | truncated``."""
-        return self.terminated | self.truncated
+def rewards_of(batch: TimestepBatch) -> np.ndarray:
+    """The ``(n,)`` float64 rewards of a step of every env (one value per env), as vector-env APIs return them."""
+    return np.asarray(batch.reward, dtype=np.float64).reshape(len(batch.env_id))
 
 
 class Lockstep:
@@ -99,12 +77,17 @@ class Lockstep:
             self.manager.launch(reset_param)
             self._launched = True
 
-    def step(self, actions: Any, env_ids: np.ndarray | None = None) -> LockstepResult:
+    def step(self, actions: Any, env_ids: np.ndarray | None = None) -> tuple[Any, TimestepBatch]:
         """Step every env (or those of ``env_ids``) with its row of ``actions`` and wait for all of them.
 
         Args:
             actions: A batch of the action space (or a list with one action per env stepped).
             env_ids: The envs to step, increasing (default: every env); the others stay as they are.
+
+        Returns:
+            ``(obs, batch)``: the observations to act on next (the reset observation where an episode
+            ended), and the step of the envs stepped, row ``k`` for ``env_ids[k]``, whose ``obs`` are the
+            ones the step produced (the true final one where ``done``). Every array is the caller's.
 
         Raises:
             EnvStateError: Before ``reset()``, or when an env is not ready after its step.
@@ -117,16 +100,17 @@ class Lockstep:
             actions = list(iterate(self.action_space, actions))  # the managers take one tuple per env
         batch = self.manager.step_batch(env_ids, actions)
         if len(batch.env_id) == len(env_ids):
-            step_obs = _owned_tree(batch.obs)
-            reward, done, truncated, infos = batch.reward, batch.done, batch.truncated, batch.info
+            batch = batch._replace(
+                obs=_owned_tree(batch.obs),
+                reward=np.array(batch.reward),
+                done=np.array(batch.done, dtype=bool),
+                truncated=np.array(batch.truncated, dtype=bool),
+            )
         else:  # an async manager returned early: collect the rest
-            step_obs, reward, done, truncated, infos = self._gather(batch, env_ids)
-        reward = np.asarray(reward, dtype=np.float64).reshape(len(env_ids))
-        done = np.array(done, dtype=bool)
-        truncated = np.array(truncated, dtype=bool)
+            batch = self._gather(batch, env_ids)
         # Where no episode ended, the observations to act on are the step's: no need to read them again.
-        obs = self._ready_obs(env_ids) if done.any() else step_obs
-        return LockstepResult(obs, step_obs, reward, done & ~truncated, truncated, list(infos))
+        obs = self._ready_obs(env_ids) if batch.done.any() else batch.obs
+        return obs, batch
 
     def env_attribute(self, name: str) -> Any:
         """The envs' attribute ``name`` through the manager: a list, or a function calling the method on every env.
@@ -161,7 +145,7 @@ class Lockstep:
         self._closed = True
         self.manager.close()
 
-    def _gather(self, batch: Any, env_ids: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    def _gather(self, batch: TimestepBatch, env_ids: np.ndarray) -> TimestepBatch:
         rows: dict[int, tuple] = {}
         batch_obs_space = batch_space(self.single_observation_space, len(batch.env_id))
         for k, obs in enumerate(iterate(batch_obs_space, batch.obs)):
@@ -173,10 +157,14 @@ class Lockstep:
         ordered = [rows[env_id] for env_id in env_ids.tolist()]
         out = create_empty_array(self.single_observation_space, len(env_ids))
         step_obs = concatenate(self.single_observation_space, [row[0] for row in ordered], out)  # a new array
-        reward = np.array([np.asarray(row[1]).reshape(()) for row in ordered])
-        done = np.array([row[2] for row in ordered], dtype=bool)
-        truncated = np.array([row[3] for row in ordered], dtype=bool)
-        return step_obs, reward, done, truncated, [row[4] for row in ordered]
+        return TimestepBatch(
+            np.array(env_ids, dtype=np.int64),
+            step_obs,
+            np.stack([np.asarray(row[1]) for row in ordered]),
+            np.array([row[2] for row in ordered], dtype=bool),
+            np.array([row[3] for row in ordered], dtype=bool),
+            [row[4] for row in ordered],
+        )
 
     def _ready_obs(self, env_ids: np.ndarray | None = None) -> Any:
         """The ready observations of every env (or of ``env_ids``): every env must be ready."""

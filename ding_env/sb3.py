@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector.utils import iterate
 
-from ding_env.lockstep import Lockstep
+from ding_env.lockstep import Lockstep, rewards_of
 
 try:
     _vec_env = importlib.import_module("stable_baselines3.common.vec_env")
@@ -72,17 +72,16 @@ class ManagerVecEnv(_vec_env.VecEnv):
 
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict]]:
         """Step every env: ``(obs, rewards, dones, infos)`` as SB3's ``DummyVecEnv`` returns them."""
-        result = self._lockstep.step(self._actions)
-        infos = [dict(info) for info in result.infos]
-        done = result.done
-        done_rows = np.flatnonzero(done).tolist()
+        obs, batch = self._lockstep.step(self._actions)
+        infos = [dict(info) for info in batch.info]
+        done_rows = np.flatnonzero(batch.done).tolist()
         if done_rows:
-            step_obs = list(iterate(self._lockstep.observation_space, result.step_obs))
+            step_obs = list(iterate(self._lockstep.observation_space, batch.obs))
             for row in done_rows:
                 infos[row]["terminal_observation"] = step_obs[row]
-        for info, truncated in zip(infos, result.truncated.tolist(), strict=True):
+        for info, truncated in zip(infos, batch.truncated.tolist(), strict=True):
             info["TimeLimit.truncated"] = truncated
-        return result.obs, result.reward.astype(np.float32), done, infos
+        return obs, rewards_of(batch).astype(np.float32), batch.done, infos
 
     def close(self) -> None:
         """Close the manager and its envs."""

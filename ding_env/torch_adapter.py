@@ -122,13 +122,11 @@ class TorchEnvManager:
         """The manager's ``step_batch``; ``action`` may be a tensor (or a tree of them) on any device."""
         convert = self.converter
         batch = self.manager.step_batch(convert.to_numpy(env_id), convert.to_numpy(action))
-        return TimestepBatch(
-            batch.env_id,
-            convert.to_torch(batch.obs, ("step", "obs")),
-            convert.to_torch(batch.reward, ("step", "reward")),
-            convert.to_torch(batch.done, ("step", "done")),
-            convert.to_torch(batch.truncated, ("step", "truncated")),
-            batch.info,
+        return batch._replace(
+            obs=convert.to_torch(batch.obs, ("step", "obs")),
+            reward=convert.to_torch(batch.reward, ("step", "reward")),
+            done=convert.to_torch(batch.done, ("step", "done")),
+            truncated=convert.to_torch(batch.truncated, ("step", "truncated")),
         )
 
     @property

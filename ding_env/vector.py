@@ -29,7 +29,7 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env_manager import create_env_manager, validation
 from ding_env.env_manager.backends.env_host import is_gym_env
-from ding_env.lockstep import Lockstep
+from ding_env.lockstep import Lockstep, rewards_of
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -149,42 +149,44 @@ class ManagerVectorEnv(VectorEnv):
 
     def _step_same_step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The managers' own order: a finished env's reset observation now, its final one in the infos."""
-        result = self._lockstep.step(actions)
+        obs, batch = self._lockstep.step(actions)
         infos: dict[str, Any] = {}
-        done_rows = np.flatnonzero(result.done).tolist()
+        done_rows = np.flatnonzero(batch.done).tolist()
         if done_rows:
-            final_obs = list(iterate(self.observation_space, result.step_obs))
+            final_obs = list(iterate(self.observation_space, batch.obs))
             for row in done_rows:
-                infos = self._add_info(infos, {"final_obs": final_obs[row], "final_info": result.infos[row]}, row)
-        for row, info in enumerate(result.infos):
+                infos = self._add_info(infos, {"final_obs": final_obs[row], "final_info": batch.info[row]}, row)
+        for row, info in enumerate(batch.info):
             if row not in done_rows:
                 infos = self._add_info(infos, info, row)
-        return result.obs, result.reward, result.terminated, result.truncated, infos
+        return obs, rewards_of(batch), batch.terminated, batch.truncated, infos
 
     def _step_next_step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The final observation now; an env that finished last step is not stepped but hands out its reset one."""
         if not self._autoreset.any():
-            result = self._lockstep.step(actions)
+            ready_obs, batch = self._lockstep.step(actions)
             stepped = list(range(self.num_envs))
-            obs, reward, terminated, truncated = result.step_obs, result.reward, result.terminated, result.truncated
+            obs, reward, terminated, truncated = batch.obs, rewards_of(batch), batch.terminated, batch.truncated
         else:
             stepped = np.flatnonzero(~self._autoreset).tolist()
             per_env = list(iterate(self.action_space, actions))
-            result = self._lockstep.step([per_env[env_id] for env_id in stepped], np.array(stepped, dtype=np.int64))
-            obs = self._with_reset_obs(stepped, result.step_obs)
+            ready_obs, batch = self._lockstep.step(
+                [per_env[env_id] for env_id in stepped], np.array(stepped, dtype=np.int64)
+            )
+            obs = self._with_reset_obs(stepped, batch.obs)
             reward = np.zeros(self.num_envs, dtype=np.float64)
             terminated = np.zeros(self.num_envs, dtype=bool)
             truncated = np.zeros(self.num_envs, dtype=bool)
-            reward[stepped] = result.reward
-            terminated[stepped] = result.terminated
-            truncated[stepped] = result.truncated
+            reward[stepped] = rewards_of(batch)
+            terminated[stepped] = batch.terminated
+            truncated[stepped] = batch.truncated
         self._autoreset = terminated | truncated
         if self._autoreset.any():  # hold the reset observations for the next step
-            ready = iterate(batch_space(self.single_observation_space, len(stepped)), result.obs)
+            ready = iterate(batch_space(self.single_observation_space, len(stepped)), ready_obs)
             ended = self._autoreset
             self._reset_obs.update((env_id, row) for env_id, row in zip(stepped, ready, strict=True) if ended[env_id])
         infos: dict[str, Any] = {}
-        for env_id, info in zip(stepped, result.infos, strict=True):  # a reset env has no info: none is kept
+        for env_id, info in zip(stepped, batch.info, strict=True):  # a reset env has no info: none is kept
             infos = self._add_info(infos, info, env_id)
         return obs, reward, terminated, truncated, infos
 

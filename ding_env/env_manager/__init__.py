@@ -19,11 +19,11 @@ from ding_env.env_manager.base_env_manager import (
     create_env_manager,
     get_env_manager_cls,
 )
-from ding_env.env_manager.batch import ObsBatch, TimestepBatch
 from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.env_supervisor import EnvSupervisor
 from ding_env.env_manager.manager import EnvManager
+from ding_env.env_manager.outcome import ObsBatch, TimestepBatch
 from ding_env.env_manager.remote_env_manager import AsyncRemoteEnvManager, RemoteEnvManager
 from ding_env.env_manager.status import EnvStatus
 from ding_env.env_manager.subprocess_env_manager import (

@@ -2,8 +2,9 @@
 
 Checks are vectorised over the batch: dtype kind, shape, finiteness and
 bounds (``Box``), range (``Discrete``, ``MultiDiscrete``), 0/1 (``MultiBinary``).
-Valid actions come back as one array in the space's dtype, ready for shared memory; those of
-``Dict``/``Tuple`` spaces as one tree per env whose leaves have their subspace's dtype.
+Valid actions come back stacked, row ``k`` for the ``k``-th env: one array in the space's dtype,
+ready for shared memory; for ``Dict``/``Tuple`` spaces a tree of such arrays, one per leaf with
+its subspace's dtype; for spaces with no array form an object array of the values.
 """
 
 from __future__ import annotations
@@ -86,16 +87,9 @@ class ActionChecker:
                 )
             if len(actions) != len(env_ids):
                 raise ValueError(f"{self.owner}: got {len(actions)} actions for {len(env_ids)} env ids")
-            for env_id, action in zip(env_ids.tolist(), actions, strict=True):
-                if not self.space.contains(action):
-                    self._fail(env_id, action, "is not in the action space")
-                # space.contains takes True for a Discrete; the array spaces' own checks refuse bools too.
-                path = _bool_leaf(self.tree, action, "action")
-                if path is not None:
-                    self._fail(env_id, action, f"holds a bool at {path}")
-            if self.layout is None:
-                return actions
-            return [arrays.conform(self.layout, action) for action in actions]
+            return self._stacked(
+                [self._checked(env_id, action) for env_id, action in zip(env_ids.tolist(), actions, strict=True)]
+            )
         array = np.asarray(actions)
         expected = (len(env_ids), *self.shape)
         if array.shape != expected:
@@ -110,34 +104,54 @@ class ActionChecker:
             return self._check_box(env_ids, array)
         return self._check_integers(env_ids, array)
 
-    def check_mapping(self, env_ids: np.ndarray, actions: Any) -> tuple[Any, bool]:
-        """The dict API's ``{env_id: action}`` for ``env_ids``, validated.
+    def check_mapping(self, env_ids: np.ndarray, actions: Any) -> Any:
+        """The dict API's ``{env_id: action}`` for ``env_ids``, validated and stacked (row ``k`` for ``env_ids[k]``).
 
-        Returns:
-            ``(actions, batched)``: for array spaces one stacked array (``batched``), checked in
-            one vectorised pass when the actions have one type and stack without promotion (so a
-            bool or float among ints is not silently converted), else env by env; for other
-            spaces a list of per-env actions.
+        Actions of array spaces that have one type and stack without promotion (so a bool or float
+        among ints is not silently converted) are checked in one vectorised pass, others env by env.
         """
         values = [actions[env_id] for env_id in env_ids.tolist()]
-        if not self.array_form or not values:
-            return [
-                self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)
-            ], False
+        if not self.array_form:
+            return self._stacked(
+                [self._checked(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)]
+            )
+        if not values:
+            return np.zeros((0, *self.shape), dtype=self.dtype)
         stacked = _stack_uniform(values)
         if stacked is not None and stacked.size == len(values) * self.size:
-            return self.check_batch(env_ids, stacked), True
-        checked = [self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)]
-        return np.stack(checked), True
+            return self.check_batch(env_ids, stacked)
+        return np.stack([self.check_one(env_id, value) for env_id, value in zip(env_ids.tolist(), values, strict=True)])
 
     def check_one(self, env_id: int, action: Any) -> Any:
         """One env's action, validated (the dict API)."""
         if not self.array_form:
-            return self.check_batch(np.array([env_id]), [action])[0]
+            return self._checked(env_id, action)
         array = np.asarray(action)
         if array.size != self.size:
             self._fail(env_id, action, f"has shape {array.shape}, expected {self.shape}")
         return self.check_batch(np.array([env_id]), array[None])[0]
+
+    def _checked(self, env_id: int, action: Any) -> Any:
+        """One action of a space without a single array form, checked and (Dict/Tuple of arrays) conformed."""
+        if not self.space.contains(action):
+            self._fail(env_id, action, "is not in the action space")
+        # space.contains takes True for a Discrete; the array spaces' own checks refuse bools too.
+        path = _bool_leaf(self.tree, action, "action")
+        if path is not None:
+            self._fail(env_id, action, f"holds a bool at {path}")
+        return action if self.layout is None else arrays.conform(self.layout, action)
+
+    def _stacked(self, actions: list[Any]) -> Any:
+        """Checked actions of a space without a single array form, stacked as every batch of actions is.
+
+        Dict/Tuple spaces of array spaces give one tree of stacked arrays; spaces with no array form
+        at all (Text, Graph, Sequence) an object array with one value per row.
+        """
+        if self.layout is None:
+            return arrays.object_rows(actions)
+        if not actions:
+            return arrays.allocate(self.layout, 0)
+        return arrays.stack(actions)
 
     def _check_box(self, env_ids: np.ndarray, array: np.ndarray) -> np.ndarray:
         if array.dtype.kind not in "fiu":

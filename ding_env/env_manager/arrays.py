@@ -162,8 +162,22 @@ def action_rows(tree: Any, count: int) -> list[Any]:
 
 
 def _action_rows(batch: np.ndarray) -> list[np.ndarray]:
+    if batch.dtype.hasobject:  # actions of a space without an array form (``object_rows``): the values themselves
+        return list(batch)
     batch = batch.copy()  # the env's actions are its own, whatever the caller does with its array
     return [batch[index, ...] for index in range(len(batch))] if batch.ndim == 1 else list(batch)
+
+
+def object_rows(values: list[Any]) -> np.ndarray:
+    """``values`` as a 1-d object array, one value per row (tuples and lists stay whole values).
+
+    The stacked form of actions whose space has no array form (``Text``, ``Sequence``, ``Graph``),
+    so every batch of actions is indexed by rows the same way.
+    """
+    rows = np.empty(len(values), dtype=object)
+    for index, value in enumerate(values):
+        rows[index] = value
+    return rows
 
 
 def compile_order(layout: Any) -> Callable[[Any], Any]:
@@ -215,6 +229,11 @@ def stack(values: list[Any]) -> Any:
     if isinstance(first, tuple):
         return tuple([stack([value[index] for value in values]) for index in range(len(first))])
     return np.array(values)  # same result as np.stack for equal shapes, without its Python-level overhead
+
+
+def concatenate(trees: list[Any]) -> Any:
+    """Trees of stacked arrays joined row-wise, leaf by leaf (new arrays, the caller's)."""
+    return map_tree(lambda *leaves: np.concatenate(leaves), *trees)
 
 
 def rows_of(ids: np.ndarray) -> slice | np.ndarray:

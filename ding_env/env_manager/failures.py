@@ -4,24 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from ding_env.env_manager.backends.base import StepOutcome
+from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import DingEnvError, EnvError
+from ding_env.ops import Op
 
 
 def is_reset_error(error: DingEnvError) -> bool:
     """Whether ``error`` is a failed (auto-)reset, which always leaves its env needing a reset."""
-    return getattr(error, "command", None) == "reset"
+    return getattr(error, "op", getattr(error, "command", None)) is Op.RESET
 
 
-def raise_close_failures(failures: list[tuple[int, str]]) -> None:
+def raise_close_failures(failures: list[EnvError]) -> None:
     """Raise ``EnvError`` for the first env that failed to close, listing the others too."""
     if failures:
-        (env_id, text), others = failures[0], failures[1:]
-        also = "; ".join(f"env {other_id}: {other_text}" for other_id, other_text in others)
-        raise EnvError(env_id, "close", f"{text} (also {also})" if also else text)
+        first, others = failures[0], failures[1:]
+        also = "; ".join(f"env {other.env_id}: {other.message}" for other in others)
+        raise EnvError(first.env_id, Op.CLOSE, f"{first.message} (also {also})" if also else first.message)
 
 
-def raise_step_errors(outcome: StepOutcome, results: Any, step_error: str) -> None:
+def raise_step_errors(outcome: TimestepBatch, results: Any, step_error: str) -> None:
     """Raise the step's first error that must be raised, with every env's result and every error on it.
 
     Step errors are raised with ``step_error='raise'``; a failed auto-reset always is (the env

@@ -7,9 +7,9 @@ size; each server must host exactly its run (``ding-env serve TARGET --envs N``)
 
 from __future__ import annotations
 
-from ding_env.env_manager.backends.base import Backend
+from ding_env.env_manager.backends.base import Backend, consecutive_shares
 from ding_env.env_manager.backends.remote import RemoteBackend
-from ding_env.env_manager.backends.workers import worker_shares
+from ding_env.env_manager.backends.settings import RemoteSettings
 from ding_env.env_manager.manager import EnvManager
 
 
@@ -31,10 +31,16 @@ class RemoteEnvManager(EnvManager):
     manager_type = "remote"
 
     def _backends(self) -> list[Backend]:
-        shares = worker_shares(list(range(self._env_num)), len(self._cfg.servers))
+        shares = consecutive_shares(list(range(self._env_num)), len(self._cfg.servers))
+        settings = RemoteSettings.of(self._cfg)
         return [
             RemoteBackend(
-                {env_id: self._env_fn[env_id] for env_id in share}, self._cfg, self._name, self._ledger, address
+                {env_id: self._env_fn[env_id] for env_id in share},
+                settings,
+                self._name,
+                self._ledger,
+                self._setup,
+                address,
             )
             for share, address in zip(shares, self._cfg.servers, strict=True)
         ]

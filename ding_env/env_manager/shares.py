@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.base import Backend, Spaces, StepOutcome
+from ding_env.env_manager.backends.base import Backend, Spaces
 from ding_env.env_manager.failures import raise_close_failures
-from ding_env.errors import DingEnvError
+from ding_env.env_manager.outcome import TimestepBatch, empty_batch, in_id_order, joined, reordered
+from ding_env.errors import DingEnvError, EnvError
 
 # How long an early-returning manager sleeps at most between looks at its backends (seconds).
 WAIT_SLICE_SECONDS = 0.05
@@ -32,15 +33,14 @@ class Shares:
         # returns its outcome as it is).
         self.views = any(backend.views for backend in backends)
         self.collect_order = sorted(backends, key=lambda backend: not backend.steps_when_collected)
-        # The backends that take in results in the background (the others' poll does nothing).
-        self.polling = [backend for backend in backends if type(backend).poll is not Backend.poll]
         # The index of the backend hosting each env id.
         self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
 
-    def poll(self) -> None:
-        """Let the backends that step in the background take in what finished."""
-        for backend in self.polling:
-            backend.poll()
+    def poll(self) -> int:
+        """Let every backend take in the results that arrived; how many envs have results to hand over."""
+        if self.single is not None:
+            return self.single.poll()
+        return sum(backend.poll() for backend in self.backends)
 
     @classmethod
     def launch(cls, backends: list[Backend]) -> tuple[Shares, Spaces]:
@@ -63,13 +63,13 @@ class Shares:
             raise
         return cls(launched), spaces
 
-    def close(self) -> list[tuple[int, str]]:
+    def close(self) -> list[EnvError]:
         """Close every backend, whatever another reports or raises; the failures of all.
 
         Raises:
             The first backend's exception, once every backend was closed.
         """
-        failures: list[tuple[int, str]] = []
+        failures: list[EnvError] = []
         raised: list[BaseException] = []
         for backend in self.backends:
             try:
@@ -87,7 +87,13 @@ class Shares:
         if self.single is not None:
             obs = self.single.ready_obs(env_ids)
             return arrays.copy_tree(obs) if self.single.views and copy else obs
-        return concatenated([backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)])
+        return arrays.concatenate([backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)])
+
+    def ready_obs_rows(self, env_ids: np.ndarray, copy: bool) -> list[Any]:
+        """The ready observation of each of ``env_ids``, one tree per env (copies unless ``copy`` is False)."""
+        if not len(env_ids):
+            return []
+        return arrays.split_rows(self.ready_obs(env_ids, copy=False), len(env_ids), copy and self.views)
 
     def backend_of(self, env_id: int) -> Backend:
         """The backend hosting ``env_id``."""
@@ -114,21 +120,28 @@ class Shares:
             self.single.send(env_ids, actions, reset_on_done)
             return
         for backend, rows in self.split(env_ids):
-            share = [actions[row] for row in rows.tolist()] if isinstance(actions, list) else arrays.take(actions, rows)
-            backend.send(env_ids[rows], share, reset_on_done[rows])
+            backend.send(env_ids[rows], arrays.take(actions, rows), reset_on_done[rows])
 
-    def collect(self, wait: bool, order: np.ndarray | None = None) -> StepOutcome | None:
-        """The results of every backend (see ``Backend.collect``), merged.
+    def collect(self, order: np.ndarray) -> TimestepBatch | None:
+        """The results of every env sent, rows in the order of the env ids ``order`` (the synchronous step).
 
-        Args:
-            wait: Wait for every env sent so far.
-            order: The env ids in the order their rows should come (default: increasing).
+        Envs a backend adds (the idle envs of a lost worker) come after the ones asked for.
         """
+        if self.single is not None:
+            return self.single.collect(True)
+        merged = self.collect_each(True)
+        if merged is not None and not np.array_equal(order, merged.env_id):
+            extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
+            merged = reordered(merged, np.concatenate([order, extra]) if len(extra) else order)
+        return merged
+
+    def collect_each(self, wait: bool) -> TimestepBatch | None:
+        """Every backend's ``collect(wait)``, joined in backend order (None when none had results)."""
         if self.single is not None:
             return self.single.collect(wait)
         # Backends that step in this process run first, while the others step in theirs; the others
         # are collected even if one raises, so none is left with a step in flight.
-        collected: dict[int, StepOutcome | None] = {}
+        collected: dict[int, TimestepBatch | None] = {}
         try:
             for backend in self.collect_order:
                 collected[id(backend)] = backend.collect(wait)
@@ -137,96 +150,29 @@ class Shares:
                 if id(backend) not in collected:
                     collected[id(backend)] = backend.collect(wait)
         outcomes = [outcome for backend in self.backends if (outcome := collected[id(backend)]) is not None]
-        if not outcomes:
-            return None
-        merged = merge(outcomes)
-        if order is not None and not np.array_equal(order, merged.env_id):
-            # Envs a backend added (the idle envs of a lost worker) come after the ones asked for.
-            extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
-            merged = reorder(merged, np.concatenate([order, extra]) if len(extra) else order)
-        return merged
+        return joined(outcomes) if outcomes else None
 
-    def collect_until(self, wait_num: int, timeout: float | None, spaces: tuple) -> StepOutcome:
-        """Results once ``wait_num`` envs have them, or ``timeout`` seconds passed with some in (async managers).
+    def collect_early(self, wait_num: int, timeout: float | None, spaces: tuple) -> TimestepBatch:
+        """The managers' one wait loop: results once ``wait_num`` envs have them, or some after ``timeout`` seconds.
+
+        Every manager that returns early (the async ones) waits here; backends only take in what
+        arrived (``poll``) and sleep until more may have (``wait``).
 
         Args:
             wait_num: Envs whose results to wait for.
             timeout: Seconds after which any results are enough (None: wait for ``wait_num``).
             spaces: The envs' spaces, to shape a step that returns no env.
+
+        Returns:
+            The results in increasing env id order.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            self.poll()
-            count = sum(backend.finished() for backend in self.backends)
+            count = self.poll()
             if count >= wait_num or (count and deadline is not None and time.monotonic() >= deadline):
                 break
             left = WAIT_SLICE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
-            self.wait(min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS)
-        return in_id_order(self.collect(False) or no_outcome(spaces))
-
-    def wait(self, timeout: float) -> None:
-        """Sleep until some backend may have results, at most about ``timeout`` seconds."""
-        for backend in self.backends:
-            backend.wait(timeout / len(self.backends))
-
-
-def no_outcome(spaces: tuple) -> StepOutcome:
-    """The outcome of a step that returned no env."""
-    flags = np.zeros(0, dtype=bool)
-    obs = arrays.allocate(arrays.layout_of(spaces[0]), 0)
-    reward = arrays.allocate(arrays.reward_layout(spaces[2]), 0)
-    return StepOutcome(np.zeros(0, dtype=np.int64), obs, reward, flags, flags.copy(), [], {}, flags.copy())
-
-
-def concatenated(trees: list[Any]) -> Any:
-    """Trees of stacked arrays joined row-wise, leaf by leaf (new arrays, the caller's)."""
-    return arrays.map_tree(lambda *leaves: np.concatenate(leaves), *trees)
-
-
-def in_id_order(outcome: StepOutcome) -> StepOutcome:
-    """``outcome`` with its rows in increasing env id order (itself when they are)."""
-    if len(outcome.env_id) > 1 and np.any(np.diff(outcome.env_id) < 0):
-        return reorder(outcome, np.sort(outcome.env_id))
-    return outcome
-
-
-def stacked(outcome: StepOutcome) -> Any:
-    """The outcome's observations as one stacked tree."""
-    return arrays.stack(outcome.obs) if isinstance(outcome.obs, list) else outcome.obs
-
-
-def merge(outcomes: list[StepOutcome]) -> StepOutcome:
-    """One outcome with the rows of ``outcomes`` one after another."""
-    if len(outcomes) == 1:
-        return outcomes[0]
-    errors, offset = {}, 0
-    for outcome in outcomes:
-        errors.update({offset + row: error for row, error in outcome.errors.items()})
-        offset += len(outcome.env_id)
-    return StepOutcome(
-        np.concatenate([outcome.env_id for outcome in outcomes]),
-        concatenated([stacked(outcome) for outcome in outcomes]),
-        np.concatenate([outcome.reward for outcome in outcomes]),
-        np.concatenate([outcome.done for outcome in outcomes]),
-        np.concatenate([outcome.truncated for outcome in outcomes]),
-        [info for outcome in outcomes for info in outcome.info],
-        errors,
-        np.concatenate([outcome.reset_on_done for outcome in outcomes]),
-    )
-
-
-def reorder(outcome: StepOutcome, order: np.ndarray) -> StepOutcome:
-    """``outcome`` with its rows in the order of the env ids ``order`` (envs not in it are left out)."""
-    row_of = {env_id: row for row, env_id in enumerate(outcome.env_id.tolist())}
-    rows = np.array([row_of[env_id] for env_id in order.tolist()], dtype=np.int64)
-    new_row = {int(old): new for new, old in enumerate(rows.tolist())}
-    return StepOutcome(
-        outcome.env_id[rows],
-        arrays.take(stacked(outcome), rows),
-        outcome.reward[rows],
-        outcome.done[rows],
-        outcome.truncated[rows],
-        [outcome.info[row] for row in rows.tolist()],
-        {new_row[row]: error for row, error in outcome.errors.items() if row in new_row},
-        outcome.reset_on_done[rows],
-    )
+            share = (min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS) / len(self.backends)
+            for backend in self.backends:
+                backend.wait(share)
+        return in_id_order(self.collect_each(False) or empty_batch(spaces))

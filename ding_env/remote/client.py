@@ -18,7 +18,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from ding_env.remote.errors import ServerLostError
-from ding_env.remote.messages import read_reply, request_frames
+from ding_env.remote.messages import HELLO, read_reply, request_frames
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT: Any = object()  # a request's timeout when none is given: the connection's
@@ -79,7 +79,7 @@ class ServerConnection:
         self._socket.connect(address)
         self._seq = 0
         try:
-            self.env_num: int = self.request("hello")["env_num"]
+            self.env_num: int = self.request(HELLO)["env_num"]
         except BaseException:
             self.close()
             raise

@@ -62,16 +62,18 @@ class ServerLostError(DingEnvError):
         address: The server's endpoint.
         request: The request that got no answer.
         timeout: The request's time limit in seconds.
+        why: What was noticed: no reply within the time limit, or a dropped connection.
     """
 
     def __init__(self, address: str, request: str, timeout: float, why: str = "") -> None:
         self.address, self.request, self.timeout = address, request, timeout
-        super().__init__(f"server {address} did not answer {request}: {why or f'no reply within {timeout} s'}")
+        self.why = why or f"no reply within {timeout} s"
+        super().__init__(f"server {address} did not answer {request}: {self.why}")
 
 
 # The errors that cross the wire, each by the fields its constructor takes.
 ERROR_FIELDS: dict[type[DingEnvError], tuple[str, ...]] = {
-    EnvError: ("env_id", "command", "message", "remote_traceback"),
+    EnvError: ("env_id", "command", "message", "remote_traceback", "op"),
     EnvCrashedError: ("env_ids", "exitcode", "command"),
     EnvTimeoutError: ("env_ids", "command", "timeout"),
     ServerError: ("request", "error_type", "message", "remote_traceback"),

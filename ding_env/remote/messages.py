@@ -2,7 +2,9 @@
 
 Every message is :func:`ding_env.remote.wire.pack`'s frames with the header fields
 ``{"protocol": "ding-env", "version": PROTOCOL_VERSION, "kind": ..., "seq": ...}``: a request's
-``kind`` names a method of the served envs (:data:`REQUESTS`), a reply's is ``"ok"`` (the body holds
+``kind`` is one of the operations of ``ding_env.ops.Op`` (the vocabulary the worker protocol speaks
+too), the handshake ``"hello"`` or a read of ready observations, ``"ready_obs"``, and names the
+method of the served envs that answers it (:data:`REQUESTS`); a reply's is ``"ok"`` (the body holds
 the result) or ``"error"`` (the body holds one encoded error). ``seq`` numbers a client's requests;
 its reply carries the same number, so a client that gave up waiting can drop a late reply.
 
@@ -11,39 +13,48 @@ Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
+from ding_env.env_manager.backends.settings import HostSettings
 from ding_env.errors import DingEnvError
+from ding_env.ops import Op
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
 from ding_env.remote.wire import pack, unpack
 from ding_env.version import __version__
 
 PROTOCOL = "ding-env"
 # Raised whenever a message's meaning changes; client and server must speak the same one.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
-CLIENT_SETTINGS = ("step_timeout", "reset_timeout", "step_error", "max_retry", "retry_type", "retry_waiting_time")
+CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))
+
+# The two requests that are not operations on envs: the handshake, and a read of the ready observations
+# the server holds (after env calls, which may change them).
+HELLO = "hello"
+READY_OBS = "ready_obs"
 
 _ids = (list, "a list of env ids")
 _id_array = (np.ndarray, "an int64 array of env ids")
 _name = (str, "an attribute name")
 # kind -> {field: (types, what is expected)}: the requests a server answers, mirroring the env backends' methods.
 REQUESTS: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
-    "hello": {},
-    "launch": {"settings": (dict, "a dict of manager settings")},
-    "seed": {"env_id": (int, "an env id"), "seed": (int, "an int seed"), "dynamic_seed": ((bool, type(None)), "")},
-    "set_reset_param": {"env_id": (int, "an env id"), "param": (dict, "a dict of env.reset kwargs")},
-    "reset": {"env_ids": _ids},
-    "step": {"env_ids": _id_array, "actions": (object, ""), "reset_on_done": (np.ndarray, "a bool array")},
-    "ready_obs": {"env_ids": _id_array},
-    "call": {"env_ids": _ids, "name": _name, "args": ((list, tuple), "a list of arguments"), "kwargs": (dict, "")},
-    "get_attr": {"env_ids": _ids, "name": _name},
-    "set_attr": {"env_ids": _ids, "name": _name, "values": (list, "one value per env")},
-    "close": {},
+    HELLO: {},
+    Op.LAUNCH: {"settings": (dict, "a dict of manager settings")},
+    Op.SEED: {"env_id": (int, "an env id"), "seed": (int, "an int seed"), "dynamic_seed": ((bool, type(None)), "")},
+    Op.RESET: {"env_ids": _ids, "params": (dict, "{env id: dict of env.reset kwargs}")},
+    Op.STEP: {"env_ids": _id_array, "actions": (object, ""), "reset_on_done": (np.ndarray, "a bool array")},
+    READY_OBS: {"env_ids": _id_array},
+    Op.CALL: {"env_ids": _ids, "name": _name, "args": ((list, tuple), "a list of arguments"), "kwargs": (dict, "")},
+    Op.GET_ATTR: {"env_ids": _ids, "name": _name},
+    Op.SET_ATTR: {"env_ids": _ids, "name": _name, "values": (list, "one value per env")},
+    Op.CLOSE: {},
 }
+# Fields a request may leave out: a reset without params keeps each env's reset kwargs.
+OPTIONAL: dict[str, set[str]] = {Op.RESET: {"params"}}
 
 
 def header(kind: str, seq: int) -> dict:
@@ -77,10 +88,12 @@ def check_request(kind: Any, body: dict) -> None:
     """
     if kind not in REQUESTS:
         raise WireError(f"unknown request {str(kind)[:40]!r}; a server answers {', '.join(REQUESTS)}")
-    fields = REQUESTS[kind]
-    if set(body) != set(fields):
+    fields, optional = REQUESTS[kind], OPTIONAL.get(kind, set())
+    if not set(fields) - optional <= set(body) <= set(fields):
         raise WireError(f"request {kind!r} takes fields {sorted(fields)}, got {sorted(map(str, body))[:20]}")
     for name, (types, expected) in fields.items():
+        if name not in body:
+            continue
         value = body[name]
         if not isinstance(value, types) or (types is int and isinstance(value, bool)):
             raise WireError(f"request {kind!r}: {name} must be {expected or types}, got {type(value).__name__}")
@@ -94,10 +107,15 @@ def check_request(kind: Any, body: dict) -> None:
     if name is not None and (not name.isidentifier() or name.startswith("_")):
         # Private and dunder names would reach an env's internals (its class, its __dict__, ...).
         raise WireError(f"request {kind!r}: name must be a public attribute name, got {name[:40]!r}")
-    if kind == "step" and len(body["env_ids"]) != len(body["reset_on_done"]):
+    if kind == Op.STEP and len(body["env_ids"]) != len(body["reset_on_done"]):
         raise WireError(
             f"request 'step': {len(body['env_ids'])} env ids and {len(body['reset_on_done'])} reset_on_done flags"
         )
+    params = body.get("params") if kind == Op.RESET else None
+    if params is not None and (
+        not set(params) <= set(body["env_ids"]) or not all(type(param) is dict for param in params.values())
+    ):
+        raise WireError("request 'reset': params must map env ids of the reset to dicts of env.reset kwargs")
 
 
 def request_frames(kind: str, seq: int, body: dict) -> list:

@@ -5,7 +5,9 @@ workers, crash isolation, the manager's timeouts), or with ``num_workers=0`` in 
 itself (an ``InProcessBackend``: fewer processes, as ``BaseEnvManager``), with the server's env ids
 ``0..N-1``; each request is one of the backend's methods. The client's manager owns the envs' state; a mirror
 of it (an ``EnvLedger`` fed with every reset and step) answers the backend's two ledger calls
-for envs lost with a worker, and the ids it lost travel back in the reply's ``lost`` field.
+for envs lost with a worker, and the ids it lost travel back in the reply's ``lost`` field. The
+server's ``EnvSetup`` holds the seeds and reset kwargs the client's requests bring, for its backend
+to read as the client's backends read the manager's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
 from ding_env.config import deep_merge_dicts
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.in_process import InProcessBackend
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings, WorkerSettings
 from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.config import manager_config
 from ding_env.env_manager.ledger import EnvLedger
@@ -49,6 +52,7 @@ class ServedEnvs:
             self._server_cfg["num_workers"] = None
         self._backend: WorkerBackend | InProcessBackend | None = None
         self._mirror: EnvLedger | None = None
+        self._setup = EnvSetup()
         self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
         self._lost: set[int] = set()
 
@@ -64,12 +68,14 @@ class ServedEnvs:
         self.close()  # a client that launches again (after a failed launch) gets new workers
         cfg = manager_config({**self._server_cfg, **settings, "type": "subprocess"}, self.env_num)
         # The client decides each restart (reset_on_done) and counts episodes; the mirror only follows.
-        self._mirror = EnvLedger(self.env_num, {**cfg, "auto_reset": False, "episode_num": float("inf")})
+        self._mirror = EnvLedger(self.env_num, False, float("inf"), cfg.step_error)
+        self._setup = EnvSetup()  # the client's seeds and reset kwargs, as its requests bring them
         if self._in_server:
-            self._backend = InProcessBackend(self._env_fns, cfg, "served envs", self)
+            self._backend = InProcessBackend(self._env_fns, HostSettings.of(cfg), "served envs", self, self._setup)
         else:
             num_workers = cfg.num_workers or min(self.env_num, os.cpu_count() or 1)
-            self._backend = WorkerBackend(self._env_fns, cfg, "served envs", self, num_workers)
+            settings = WorkerSettings.of(cfg)
+            self._backend = WorkerBackend(self._env_fns, settings, "served envs", self, self._setup, num_workers)
         try:
             return {"spaces": list(self._backend.launch())}
         except BaseException:
@@ -78,18 +84,19 @@ class ServedEnvs:
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> dict:
         """Seed one env; it takes effect at its next reset."""
-        self._running().seed(self._check([env_id])[0], seed, dynamic_seed)
+        backend = self._running()
+        self._setup.seeds[self._check([env_id])[0]] = (seed, dynamic_seed)
+        backend.seed(env_id)
         return {}
 
-    def set_reset_param(self, env_id: int, param: dict) -> dict:
-        """Keep ``param`` as the ``env.reset`` kwargs of one env."""
-        self._running().set_reset_param(self._check([env_id])[0], param)
-        return {}
+    def reset(self, env_ids: list[int], params: dict[int, dict] | None = None) -> dict:
+        """Reset ``env_ids`` (with new ``env.reset`` kwargs for those in ``params``, kept for their later resets).
 
-    def reset(self, env_ids: list[int]) -> dict:
-        """Reset ``env_ids``: the ids now ready and the errors of those that are not."""
+        Returns the ids now ready and the errors of those that are not.
+        """
         backend = self._running()
         self._check(env_ids)
+        self._setup.reset_params.update(params or {})
         backend.cancel(env_ids)
         self._mirror.mark(env_ids, NEEDS_RESET)
         ready, errors = backend.reset(env_ids)
@@ -110,14 +117,17 @@ class ServedEnvs:
             raise ValueError(f"envs {not_ready.tolist()[:20]} are not ready for an action: reset them first")
         self._mirror.mark(env_ids, STEPPING)
         self._reset_on_done[env_ids] = reset_on_done
+        if isinstance(actions, list):  # actions of a space without an array form, one value each
+            actions = arrays.object_rows(actions)
         backend.send(env_ids, actions, reset_on_done)
         outcome = backend.collect(True)
         self._mirror.apply(outcome)
         body = outcome._asdict()
         # Copies: the worker buffers change at the next step, and replies are sent without copying.
-        body["obs"] = arrays.stack(outcome.obs) if isinstance(outcome.obs, list) else arrays.copy_tree(outcome.obs)
+        body["obs"] = arrays.copy_tree(outcome.obs)
         for name in ("reward", "done", "truncated", "reset_on_done"):
             body[name] = np.array(body[name])
+        body["errors"] = dict(outcome.errors)
         body["info"] = dict(zip(outcome.env_id.tolist(), outcome.info, strict=True))  # errors name the env's info
         # The ready observations that are not the step's: of envs that ended (and restarted) in it.
         body["restart_obs"] = self._ready_obs_copy(outcome.env_id[outcome.done].tolist())
@@ -151,9 +161,9 @@ class ServedEnvs:
         return {}
 
     def close(self) -> dict:
-        """Close every env and worker: the ``[env_id, error text]`` of envs that failed to close."""
+        """Close every env and worker: an ``EnvError`` for each env that failed to close."""
         backend, self._backend = self._backend, None
-        return {"failures": [] if backend is None else [list(failure) for failure in backend.close()]}
+        return {"failures": [] if backend is None else backend.close()}
 
     def take_lost(self) -> list[int]:
         """The envs that lost their episodes with a replaced worker since the last call."""

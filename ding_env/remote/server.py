@@ -29,8 +29,9 @@ from typing import Any
 import zmq
 
 from ding_env.errors import ConfigError
+from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, WireError
-from ding_env.remote.messages import check_header, check_request, reply_frames
+from ding_env.remote.messages import HELLO, check_header, check_request, reply_frames
 from ding_env.remote.served_envs import ServedEnvs
 from ding_env.remote.wire import unpack
 
@@ -163,19 +164,19 @@ class EnvServer:
                     f"the server at {self.address} is serving another client (one client at a time): give each "
                     "manager servers of its own (in a run config, env.evaluator_manager.servers for the evaluator)",
                 )
-            if kind != "hello":
+            if kind != HELLO:
                 raise ServerError(kind, "NoSession", "send hello first")
             self._release()
             self._owner = client
         self._last_seen = now
-        if kind == "hello":
+        if kind == HELLO:
             if self._envs is None:
                 self._envs = self._make_envs()
             return self._envs.hello()
         if self._envs is None:
             raise ServerError(kind, "NoSession", "the envs are closed; send hello to start again")
         result = getattr(self._envs, kind)(**body)
-        if kind == "close":
+        if kind == Op.CLOSE:
             self._envs, self._owner = None, None
             return result
         return {**result, "lost": self._envs.take_lost()}

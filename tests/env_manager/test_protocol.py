@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pickle
 
-from ding_env.env_manager.protocol import CallEnvs, Failure, Reset, Seed, first_env
+from ding_env.env_manager.backends.protocol import Call, Failure, Reset, Seed, first_env
 from ding_env.errors import EnvError
+from ding_env.ops import Op
 
 
 def test_an_env_error_crosses_as_its_fields():
@@ -34,6 +35,7 @@ def test_other_exceptions_are_named_with_the_request_they_failed():
 def test_each_request_names_the_env_its_failure_belongs_to():
     worker_envs = [4, 5, 6]
     assert first_env(Seed(6, 0, None), worker_envs) == 6
-    assert first_env(Reset([5, 6]), worker_envs) == 5
-    assert first_env(CallEnvs([], "render", True), worker_envs) == 4
-    assert CallEnvs([4], "render", True).command == "render"
+    assert first_env(Reset([5, 6], {}), worker_envs) == 5
+    assert first_env(Call([], "render"), worker_envs) == 4
+    failure = Failure.of(KeyError("gone"), 4, Call([4], "render").op, "render")
+    assert (failure.command, failure.op) == ("render", Op.CALL)

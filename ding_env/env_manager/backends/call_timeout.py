@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ding_env.errors import EnvTimeoutError
+from ding_env.ops import Op
 
 
 def can_limit_time() -> bool:
@@ -25,7 +26,7 @@ def can_limit_time() -> bool:
 
 
 @contextmanager
-def time_limit(seconds: float | None, env_id: int, command: str) -> Iterator[None]:
+def time_limit(seconds: float | None, env_id: int, command: Op) -> Iterator[None]:
     """Raise ``EnvTimeoutError([env_id], command, seconds)`` inside the block once ``seconds`` have passed.
 
     No limit when ``seconds`` is None or where :func:`can_limit_time` is False.

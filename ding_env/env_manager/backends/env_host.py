@@ -1,9 +1,9 @@
 """``EnvHost``: the envs one process runs, with retries, renewal and error capture.
 
-The serial manager hosts every env in the caller's process; each subprocess
-worker hosts its share. Both use this class, so resetting with
-``max_retry``/``retry_type``, renewing an env after an abnormal step, auto-reset
-and the output checks behave the same in every manager.
+The in-process backend hosts its envs in the caller's process; each worker process hosts its
+share. Both run them through this class, and both step them with :meth:`EnvHost.step` into
+:class:`StepRows`, so stepping, resetting with ``max_retry``/``retry_type``, renewing an env
+after an abnormal step, auto-reset and the output checks are written once for every manager.
 """
 
 from __future__ import annotations
@@ -21,17 +21,12 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import StepFields, is_timestep, reported_truncation
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
+from ding_env.env_manager.backends.step_rows import StepRows
+from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvDataError, EnvError, EnvTimeoutError, NotATimestepError
-
-# What stepping one env produced, as a plain tuple (built once per env step, so no NamedTuple):
-# ``(fields, ready_obs, step_error, reset_error)``: the step's ``StepFields`` (None when the step
-# raised); the observation the env shows next (the reset one after an auto-reset), or None when it
-# needs a reset; the ``EnvError`` the step raised, or None; and the ``EnvError`` of a failed
-# auto-reset (or renewal), or None. A failed auto-reset keeps the step's fields: the true final
-# transition is never lost.
-StepRecord = tuple[StepFields | None, Any, EnvError | None, EnvError | None]
-
+from ding_env.ops import Op
 
 # Reward spaces the managers hold: one array per env (arrays.reward_layout).
 REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
@@ -113,11 +108,11 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
     try:
         env = env_fn()
     except Exception as error:  # noqa: BLE001 - re-raised with the env it belongs to
-        raise EnvError.of(error, env_id, "launch") from error
+        raise EnvError.of(error, env_id, Op.LAUNCH) from error
     if is_gym_env(env):
         raise EnvError(
             env_id,
-            "launch",
+            Op.LAUNCH,
             f"env_fn returned a {type(env).__module__.split('.')[0]} env ({type(env).__name__}), expected a "
             "BaseEnv: wrap it, e.g. lambda: DingEnvWrapper(gymnasium.make(...))",
         )
@@ -125,7 +120,7 @@ def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
     if missing:
         raise EnvError(
             env_id,
-            "launch",
+            Op.LAUNCH,
             f"env_fn returned {type(env).__name__} {env!r:.80}, which has no {', '.join(missing)}; expected a BaseEnv",
         )
     return env
@@ -160,8 +155,9 @@ class EnvHost:
 
     Args:
         env_fn: ``{env_id: constructor}`` for the hosted envs.
-        cfg: The manager config (``max_retry``, ``retry_type``,
-            ``retry_waiting_time``, ``step_error`` are used).
+        settings: How the envs are retried, renewed and limited.
+        setup: The envs' seeds (applied at launch and renewal) and reset kwargs (at every reset): the
+            manager's own for the in-process backend, a worker's copy in a worker.
         obs_layout: Layout every observation must match, or None to skip the check.
         limit_time: Cut a reset or step that passes ``reset_timeout`` / ``step_timeout`` with
             ``EnvTimeoutError`` and renew that env (the serial managers; see ``call_timeout``);
@@ -171,19 +167,18 @@ class EnvHost:
     def __init__(
         self,
         env_fn: Mapping[int, Callable[[], BaseEnv]],
-        cfg: Mapping,
+        settings: HostSettings,
+        setup: EnvSetup,
         obs_layout: Any = None,
         limit_time: bool = False,
     ) -> None:
         self.env_fn = dict(env_fn)
-        self.cfg = cfg
-        self._reset_timeout = cfg["reset_timeout"] if limit_time else None
-        self._step_timeout = cfg["step_timeout"] if limit_time else None
+        self.settings, self.setup = settings, setup
+        self._reset_timeout = settings.reset_timeout if limit_time else None
+        self._step_timeout = settings.step_timeout if limit_time else None
         self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
-        self.seeds: dict[int, tuple[int, bool | None]] = {}
-        self.reset_params: dict[int, dict] = {env_id: {} for env_id in self.env_fn}
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
@@ -207,9 +202,21 @@ class EnvHost:
             raise
         self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
 
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        """Seed one env now and remember the seed for renewals."""
-        self.seeds[env_id] = (seed, dynamic_seed)
+    def spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+        """The envs' spaces (the first env's), then every env seeded as the setup says.
+
+        Seeding comes after reading the spaces: an env that knows its spaces only after a reset is
+        reset to read them, and that reset must not use up draws of its seeded generator.
+        """
+        spaces = env_spaces(self.envs[next(iter(self.envs))])
+        for env_id in self.envs:
+            if env_id in self.setup.seeds:
+                self.seed(env_id)
+        return spaces
+
+    def seed(self, env_id: int) -> None:
+        """Seed one env now with its seed in the setup (it takes effect at the env's next reset)."""
+        seed, dynamic_seed = self.setup.seeds[env_id]
         env = self.envs[env_id]
         if dynamic_seed is None:
             env.seed(seed)
@@ -222,11 +229,11 @@ class EnvHost:
         Raises:
             EnvError: With the last attempt's traceback when every attempt fails.
         """
-        attempts = self.cfg["max_retry"]
+        attempts = self.settings.max_retry
         for attempt in range(1, attempts + 1):
             try:
-                with time_limit(self._reset_timeout, env_id, "reset"):
-                    obs = self.envs[env_id].reset(**self.reset_params[env_id])
+                with time_limit(self._reset_timeout, env_id, Op.RESET):
+                    obs = self.envs[env_id].reset(**self.setup.reset_params.get(env_id, {}))
                 self.check_obs(env_id, obs, "reset obs")
                 return obs
             except EnvTimeoutError:
@@ -234,43 +241,103 @@ class EnvHost:
                 raise
             except Exception as error:  # noqa: BLE001 - retried, then re-raised with the env's context
                 if attempt == attempts:
-                    raise EnvError.of(error, env_id, "reset") from error
-                time.sleep(self.cfg["retry_waiting_time"])
-                if self.cfg["retry_type"] == "renew":
+                    raise EnvError.of(error, env_id, Op.RESET) from error
+                time.sleep(self.settings.retry_waiting_time)
+                if self.settings.retry_type == "renew":
                     self.renew(env_id)
         raise AssertionError("unreachable")
 
-    def step(self, env_id: int, action: Any, reset_on_done: bool) -> StepRecord:
-        """Step one env; auto-reset it when its episode ends and ``reset_on_done``.
+    def step(
+        self,
+        env_ids: list[int],
+        actions: list[Any],
+        resets: list[bool],
+        rows: StepRows,
+        put_info: Callable[[int, dict], bool] | None = None,
+    ) -> tuple[dict[int, dict], dict[int, EnvError]]:
+        """Step each of ``env_ids`` with its action, writing the results into ``rows``.
 
-        Never raises for the env's sake: an exception in ``env.step`` is captured in the record
-        (with ``step_error='abnormal'`` the env is then renewed, and reset when ``reset_on_done``),
-        and so is a failed auto-reset or renewal, which leaves the env needing a reset.
+        An env whose episode ends is reset at once where its flag in ``resets`` is set; its next ready
+        observation is then the reset one. Never raises for an env's sake: an exception in ``env.step``
+        becomes an abnormal row (the last ready observation, reward 0, done) and an error (with
+        ``step_error='abnormal'`` the env is renewed, and reset when due), and a failed auto-reset or
+        renewal an error that leaves the env needing a reset, beside the step's own results.
+
+        Args:
+            env_ids: The envs to step.
+            actions: One action per env.
+            resets: Whether each env restarts at once if its episode ends.
+            rows: Where the results go.
+            put_info: Stores a non-empty info elsewhere (the workers' shared info table); False when it
+                cannot, and the info is returned.
+
+        Returns:
+            ``({env_id: info}, {env_id: error})``: the non-empty infos not stored by ``put_info``, and
+            the errors of envs whose step or auto-reset failed.
         """
-        try:
-            if self._step_timeout is None:
-                fields = self._steppers[env_id](action)
-            else:
-                with time_limit(self._step_timeout, env_id, "step"):
-                    fields = self._steppers[env_id](action)
-            self._check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
-        except EnvTimeoutError as timeout:
-            # As when a worker is replaced: the env is renewed, and reset at once with 'abnormal'.
-            ready, reset_error = self._restart(env_id, self.cfg["step_error"] == "abnormal" and reset_on_done, True)
-            return None, ready, timeout, reset_error
-        except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
-            env_error = EnvError.of(error, env_id, "step")
-            env_error.__cause__ = error
-            if self.cfg["step_error"] != "abnormal":
-                return None, None, env_error, None
-            ready, reset_error = self._restart(env_id, reset_on_done, renew=True)
-            return None, ready, env_error, reset_error
-        if fields.done:
-            if not reset_on_done:
-                return fields, None, None, None
-            ready, reset_error = self._restart(env_id, True, renew=False)
-            return fields, ready, None, reset_error
-        return fields, fields.obs, None, None
+        infos: dict[int, dict] = {}
+        errors: dict[int, EnvError] = {}
+        steppers, check, timeout = self._steppers, self._check, self._step_timeout
+        write_step_obs, write_ready_obs, write_reward = rows.write_step_obs, rows.write_ready_obs, rows.write_reward
+        done, truncated, first = rows.done, rows.truncated, rows.first
+        for env_id, action, reset in zip(env_ids, actions, resets, strict=True):
+            row = env_id - first
+            try:
+                if timeout is None:
+                    fields = steppers[env_id](action)
+                else:
+                    with time_limit(timeout, env_id, Op.STEP):
+                        fields = steppers[env_id](action)
+                check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
+            except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
+                self._fail_step(env_id, row, error, reset, rows, infos, errors)
+                continue
+            obs, reward, ended, truncated[row], info = fields
+            done[row] = ended
+            write_step_obs(row, obs)
+            write_reward(row, reward)
+            if info and (put_info is None or not put_info(env_id, info)):
+                infos[env_id] = info
+            if not ended:
+                write_ready_obs(row, obs)
+            elif reset:
+                ready, reset_error = self._restart(env_id, reset=True, renew=False)
+                if reset_error is None:
+                    write_ready_obs(row, ready)
+                else:  # the step's results stand; the env needs a reset
+                    errors[env_id] = reset_error
+        return infos, errors
+
+    def _fail_step(
+        self,
+        env_id: int,
+        row: int,
+        error: Exception,
+        reset: bool,
+        rows: StepRows,
+        infos: dict[int, dict],
+        errors: dict[int, EnvError],
+    ) -> None:
+        """Write the abnormal row of a step that raised or timed out, and restart the env as ``step_error`` says."""
+        abnormal = self.settings.step_error == "abnormal"
+        if isinstance(error, EnvTimeoutError):
+            # Cut short, the env is in no known state: renewed, as when a worker is replaced.
+            step_error, renew, reset = error, True, abnormal and reset
+        else:
+            step_error = EnvError.of(error, env_id, Op.STEP)
+            step_error.__cause__ = error
+            renew = abnormal
+        rows.write_step_obs(row, arrays.row(rows.ready_obs, row, copy=True))
+        rows.write_reward(row, 0)
+        rows.done[row], rows.truncated[row] = True, False
+        infos[env_id] = abnormal_info(step_error)
+        errors[env_id] = step_error
+        if renew:
+            ready, reset_error = self._restart(env_id, reset, renew=True)
+            if reset_error is not None:  # decides the env's status: it needs a reset
+                errors[env_id] = reset_error
+            elif ready is not None:
+                rows.write_ready_obs(row, ready)
 
     def _restart(self, env_id: int, reset: bool, renew: bool) -> tuple[Any, EnvError | None]:
         """Renew (when ``renew``) and reset (when ``reset``) one env after its episode ended.
@@ -285,32 +352,54 @@ class EnvHost:
         except EnvError as error:
             return None, error
         except Exception as error:  # noqa: BLE001 - an env_fn that fails to build the env again
-            return None, EnvError.of(error, env_id, "reset")
+            return None, EnvError.of(error, env_id, Op.RESET)
 
     def renew(self, env_id: int) -> None:
         """Replace one env with a fresh one from its constructor, keeping its seed."""
         old = self.envs[env_id]
         self.envs[env_id] = build_env(env_id, self.env_fn[env_id])
         self._steppers[env_id] = stepper_of(self.envs[env_id])
-        if env_id in self.seeds:
-            self.seed(env_id, *self.seeds[env_id])
+        if env_id in self.setup.seeds:
+            self.seed(env_id)
         try:
             old.close()
         except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
             warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
 
+    def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
+        """Call method ``name`` of each env; one result per env (an env's exception raises ``EnvError``)."""
+        results = []
+        for env_id in env_ids:
+            try:
+                results.append(getattr(self.envs[env_id], name)(*args, **kwargs))
+            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
+                raise EnvError.of(error, env_id, Op.CALL, name) from error
+        return results
+
+    def get_attr(self, env_ids: list[int], name: str) -> list:
+        """Attribute ``name`` of each env, as ``status.read_attribute`` gives it."""
+        return [read_attribute(self.envs[env_id], name) for env_id in env_ids]
+
+    def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
+        """Set attribute ``name`` of each env to its value (an env's exception raises ``EnvError``)."""
+        for env_id, value in zip(env_ids, values, strict=True):
+            try:
+                setattr(self.envs[env_id], name, value)
+            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
+                raise EnvError.of(error, env_id, Op.SET_ATTR, name) from error
+
     def check_obs(self, env_id: int, obs: Any, field: str) -> None:
         """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
         self._check(obs, env_id, field)
 
-    def close(self) -> list[tuple[int, str]]:
-        """Close every env; return ``(env_id, error text)`` for each failure (all envs are attempted)."""
+    def close(self) -> list[EnvError]:
+        """Close every env; return an ``EnvError`` for each failure (all envs are attempted)."""
         failures = []
         for env_id, env in self.envs.items():
             try:
                 env.close()
             except Exception as error:  # noqa: BLE001 - close them all, then report
-                failures.append((env_id, f"{type(error).__name__}: {error}"))
+                failures.append(EnvError(env_id, Op.CLOSE, f"{type(error).__name__}: {error}"))
         self.envs = {}
         return failures
 

@@ -76,6 +76,8 @@ class InfoWriter:
         self.table = _bytes_of(values)
         self.schema_numbers = schema_numbers
         self.schemas: dict[int, list[tuple[InfoSchema, struct.Struct]]] = {}
+        # Schemas learned since the last take_announced: ``{env_id: (number, schema)}``, for the parent.
+        self.announced: dict[int, tuple[int, InfoSchema]] = {}
         self.wrote = True  # so the first step clears rows a replaced worker may have left behind
 
     def start_step(self, first: int, stop: int) -> None:
@@ -84,11 +86,11 @@ class InfoWriter:
             self.schema_numbers[first:stop] = 0
             self.wrote = False
 
-    def put(self, env_id: int, info: dict, announce: dict) -> bool:
+    def put(self, env_id: int, info: dict) -> bool:
         """Store ``info`` in the table if its schema is known; True if stored.
 
-        Otherwise the caller sends ``info`` by pipe; a new schema is learned
-        and added to ``announce`` as ``{env_id: (number, schema)}`` for the parent.
+        Otherwise the caller sends ``info`` by pipe; a new schema is learned and kept in
+        ``announced``, to travel with it.
         """
         schemas = self.schemas.setdefault(env_id, [])
         for number, (schema, packer) in enumerate(schemas, 1):
@@ -101,8 +103,13 @@ class InfoWriter:
             schema = schema_of(info)
             if schema is not None:
                 schemas.append((schema, schema.packer()))
-                announce[env_id] = (len(schemas), schema)
+                self.announced[env_id] = (len(schemas), schema)
         return False
+
+    def take_announced(self) -> dict[int, tuple[int, InfoSchema]]:
+        """The schemas learned since the last call, for the parent's ``InfoReader.learn``."""
+        announced, self.announced = self.announced, {}
+        return announced
 
     def release(self) -> None:
         """Drop the views of the table (before its shared memory is released)."""

@@ -21,12 +21,14 @@ import numpy as np
 from typing_extensions import override
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, StepOutcome
-from ding_env.env_manager.shares import in_id_order, merge, reorder
+from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
+from ding_env.env_manager.backends.settings import EnvSetup, RemoteSettings
+from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reordered
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostError
-from ding_env.remote.messages import CLIENT_SETTINGS
+from ding_env.remote.messages import READY_OBS
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -38,11 +40,12 @@ class ServerLostCrash(EnvCrashedError):
 
     Attributes:
         address: The server's endpoint.
+        why: What was noticed (no reply in time, a dropped connection).
     """
 
-    def __init__(self, address: str, env_ids: list[int], command: str, why: str) -> None:
+    def __init__(self, address: str, env_ids: list[int], command: Op, why: str) -> None:
         super().__init__(env_ids, None, command)
-        self.address = address
+        self.address, self.why = address, why
         self.args = (f"server {address} hosting envs {self.env_ids} was lost during {command}: {why}",)
 
     def __str__(self) -> str:
@@ -54,16 +57,24 @@ class RemoteBackend(Backend):
 
     Args:
         env_fns: ``{env_id: constructor}`` of the share (the server builds its own envs; only the ids are used).
-        cfg: The manager config.
+        settings: How to reach the server, and the settings its envs get.
         name: Names the manager in errors.
         ledger: Where lost envs are reported.
+        setup: The envs' seeds and reset kwargs (the manager's): a server connected again gets the seeds again.
         address: The server's endpoint, e.g. ``tcp://127.0.0.1:5555``.
     """
 
     def __init__(
-        self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger, address: str
+        self,
+        env_fns: Mapping[int, Callable[[], Any]],
+        settings: RemoteSettings,
+        name: str,
+        ledger: Ledger,
+        setup: EnvSetup,
+        address: str,
     ) -> None:
-        super().__init__(env_fns, cfg, name, ledger)
+        super().__init__(env_fns, name, ledger, setup)
+        self.settings = settings
         self.address = address
         self.offset = self.env_ids[0]
         self.connection: Any = None  # a ServerConnection once launched
@@ -71,10 +82,7 @@ class RemoteBackend(Backend):
         self.lost: ServerLostCrash | None = None
         # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
         self.pending: list[tuple[tuple[int, str] | None, np.ndarray, np.ndarray]] = []
-        self.held: StepOutcome | None = None  # results taken in before another request, for the next collect
-        # What a reconnection gives the server's envs again: their seeds and reset params.
-        self.seeds: dict[int, tuple[int, bool | None]] = {}
-        self.reset_params: dict[int, dict] = {}
+        self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
 
     # ---- connection ------------------------------------------------------
 
@@ -87,9 +95,9 @@ class RemoteBackend(Backend):
         """Open a connection, check the server hosts this share, launch its workers with this manager's settings."""
         from ding_env.remote.client import ServerConnection  # imports zmq: only for managers that use it
 
-        cfg = self.cfg
+        settings = self.settings
         connection = ServerConnection(
-            self.address, cfg["connect_timeout"], cfg["heartbeat_timeout"], keys=cfg["keys_dir"]
+            self.address, settings.connect_timeout, settings.heartbeat_timeout, keys=settings.keys_dir
         )
         try:
             if connection.env_num != len(self.env_ids):
@@ -98,8 +106,8 @@ class RemoteBackend(Backend):
                     f"envs {self.env_ids[0]}..{self.env_ids[-1]} ({len(self.env_ids)}): start it with "
                     f"--envs {len(self.env_ids)}, or change env_num or servers"
                 )
-            settings = {key: cfg[key] for key in CLIENT_SETTINGS}
-            spaces = tuple(connection.request("launch", cfg["connect_timeout"], settings=settings)["spaces"])
+            launched = connection.request(Op.LAUNCH, settings.connect_timeout, settings=settings.host.as_dict())
+            spaces = tuple(launched["spaces"])
             if self.spaces is not None and spaces != self.spaces:
                 raise ConfigError(f"{self.name}: server {self.address} came back with other spaces: {spaces}")
         except BaseException:
@@ -107,14 +115,14 @@ class RemoteBackend(Backend):
             raise
         self.connection, self.spaces, self.lost = connection, spaces, None
         # The envs' ready observations, as the step and reset replies bring them (row k: env offset + k).
+        # Reset kwargs come with every reset; seeds are given again to a server connected again.
         self.ready = arrays.allocate(arrays.layout_of(spaces[0]), len(self.env_ids))
         self.stale = np.zeros(len(self.env_ids), dtype=bool)  # rows an env call may have changed
-        for env_id, seed in self.seeds.items():
-            self.request("seed", env_id=env_id - self.offset, seed=seed[0], dynamic_seed=seed[1])
-        for env_id, param in self.reset_params.items():
-            self.request("set_reset_param", env_id=env_id - self.offset, param=param)
+        for env_id in self.env_ids:
+            if env_id in self.setup.seeds:
+                self.seed(env_id)
 
-    def request(self, kind: str, timeout: float | None = None, **body: Any) -> dict:
+    def request(self, kind: Op, timeout: float | None = None, **body: Any) -> dict:
         """The reply to request ``kind``, its env ids global; a lost server raises ``ServerLostCrash``."""
         if self.lost is not None:
             raise self.lost
@@ -123,7 +131,7 @@ class RemoteBackend(Backend):
             raise self.lost
         try:
             reply = self.connection.request(
-                kind, timeout if timeout is not None else self.limit("reset_timeout"), **body
+                kind, timeout if timeout is not None else self.limit(self.settings.host.reset_timeout), **body
             )
         except ServerLostError as error:
             raise self.lose_server(kind, error) from None
@@ -135,14 +143,14 @@ class RemoteBackend(Backend):
         self.report_lost(reply)
         return reply
 
-    def limit(self, key: str) -> float | None:
-        """How long to wait for a reply to a request the server limits by ``cfg[key]`` (None: no limit)."""
-        return None if self.cfg[key] is None else self.cfg[key] + REPLY_MARGIN
+    @staticmethod
+    def limit(server_limit: float | None) -> float | None:
+        """How long to wait for a reply to a request the server limits to ``server_limit`` seconds (None: no limit)."""
+        return None if server_limit is None else server_limit + REPLY_MARGIN
 
-    def lose_server(self, command: str, error: ServerLostError) -> ServerLostCrash:
+    def lose_server(self, command: Op, error: ServerLostError) -> ServerLostCrash:
         """Give up the connection: every env of the server is lost until a reset connects again."""
-        why = str(error).split(": ", 1)[-1]
-        self.lost = ServerLostCrash(self.address, self.env_ids, command, why)
+        self.lost = ServerLostCrash(self.address, self.env_ids, command, error.why)
         self.connection.close()
         return self.lost
 
@@ -155,7 +163,7 @@ class RemoteBackend(Backend):
         """``error`` with the server's env ids turned into this manager's."""
         offset = self.offset
         if isinstance(error, EnvError):
-            return EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback)
+            return EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback, error.op)
         if isinstance(error, EnvCrashedError):
             return EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
         if isinstance(error, EnvTimeoutError):
@@ -165,26 +173,20 @@ class RemoteBackend(Backend):
     # ---- envs ------------------------------------------------------------
 
     @override
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self.seeds[env_id] = (seed, dynamic_seed)
-        self.request("seed", env_id=env_id - self.offset, seed=seed, dynamic_seed=dynamic_seed)
-
-    @override
-    def set_reset_param(self, env_id: int, param: dict) -> None:
-        self.reset_params[env_id] = param
-        self.request("set_reset_param", env_id=env_id - self.offset, param=param)
+    def seed(self, env_id: int) -> None:
+        seed, dynamic_seed = self.setup.seeds[env_id]
+        self.request(Op.SEED, env_id=env_id - self.offset, seed=seed, dynamic_seed=dynamic_seed)
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
         try:
             if self.lost is not None:
                 self.connect()
-            reply = self.request("reset", env_ids=[env_id - self.offset for env_id in env_ids])
+            params = {env_id - self.offset: param for env_id, param in self.setup.params_of(env_ids).items()}
+            reply = self.request(Op.RESET, env_ids=list(params), params=params)
         except (ServerLostCrash, ServerLostError, ServerError, ConfigError) as error:
             return [], [error]
-        if reply["ready"]:
-            arrays.write(self.ready, np.array(reply["ready"]), reply["obs"])
-            self.stale[reply["ready"]] = False
+        self.keep_ready(reply)
         ready = [env_id + self.offset for env_id in reply["ready"]]
         return ready, [self.globalised(error) for error in reply["errors"]]
 
@@ -193,28 +195,40 @@ class RemoteBackend(Backend):
         ticket = None
         if self.lost is None:
             local = np.asarray(env_ids, dtype=np.int64) - self.offset
-            ticket = self.connection.send("step", env_ids=local, actions=actions, reset_on_done=reset_on_done)
+            if isinstance(actions, np.ndarray) and actions.dtype.hasobject:  # actions without an array form
+                actions = actions.tolist()  # travel as a list of values (``arrays.object_rows`` on the server)
+            ticket = self.connection.send(Op.STEP, env_ids=local, actions=actions, reset_on_done=reset_on_done)
         self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
 
     @override
-    def collect(self, wait: bool) -> StepOutcome | None:
-        outcomes = [self.held] if self.held is not None else []
-        self.held = None
-        while self.pending and (wait or self.pending[0][0] is None or self.connection.has_reply()):
-            outcomes.append(self.take_step())
-        if not outcomes:
-            return None
-        return in_id_order(merge(outcomes))
+    def poll(self) -> int:
+        self.take_arrived(wait=False)
+        return 0 if self.held is None else len(self.held.env_id)
 
-    def take_step(self) -> StepOutcome:
+    @override
+    def collect(self, wait: bool) -> TimestepBatch | None:
+        self.take_arrived(wait)
+        held, self.held = self.held, None
+        return held
+
+    def take_arrived(self, wait: bool) -> None:
+        """Take in the replies that arrived (with ``wait``, to every step in flight), holding them for ``collect``."""
+        outcomes = [self.held] if self.held is not None else []
+        while self.pending and (
+            wait or self.lost is not None or self.pending[0][0] is None or self.connection.has_reply()
+        ):
+            outcomes.append(self.take_step())
+        self.held = in_id_order(joined(outcomes)) if outcomes else None
+
+    def take_step(self) -> TimestepBatch:
         """The outcome of the oldest step in flight (the server answers steps in the order they were sent)."""
         ticket, env_ids, reset_on_done = self.pending.pop(0)
         if self.lost is not None:
             return self.lost_outcome(env_ids, reset_on_done, self.lost)
         try:
-            reply = self.connection.receive(ticket, self.limit("step_timeout"))
+            reply = self.connection.receive(ticket, self.limit(self.settings.host.step_timeout))
         except ServerLostError as error:
-            return self.lost_outcome(env_ids, reset_on_done, self.lose_server("step", error))
+            return self.lost_outcome(env_ids, reset_on_done, self.lose_server(Op.STEP, error))
         except ServerError as error:
             error.add_note(f"(server {self.address}, hosting envs {self.env_ids})")
             raise
@@ -226,7 +240,7 @@ class RemoteBackend(Backend):
     def finish_steps(self) -> None:
         """Take in every step in flight, holding the results for the next ``collect`` (before another request)."""
         if self.pending:
-            self.held = self.collect(True)
+            self.take_arrived(wait=True)
 
     @override
     def cancel(self, env_ids: list[int]) -> None:
@@ -234,15 +248,7 @@ class RemoteBackend(Backend):
         self.finish_steps()
         if self.held is not None:
             kept = np.setdiff1d(self.held.env_id, env_ids)
-            self.held = reorder(self.held, kept) if len(kept) else None
-
-    @override
-    def finished(self) -> int:
-        """Envs whose results are in: held ones, and the oldest step's once the server's reply is readable."""
-        count = 0 if self.held is None else len(self.held.env_id)
-        if self.pending and (self.pending[0][0] is None or self.connection.has_reply()):
-            count += len(self.pending[0][1])
-        return count
+            self.held = reordered(self.held, kept) if len(kept) else None
 
     @override
     def wait(self, timeout: float) -> None:
@@ -256,7 +262,7 @@ class RemoteBackend(Backend):
         if done.any():
             arrays.write(self.ready, local[done], reply["restart_obs"])
 
-    def outcome_of(self, reply: dict, sent: np.ndarray) -> StepOutcome:
+    def outcome_of(self, reply: dict, sent: np.ndarray) -> TimestepBatch:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
         env_id = reply["env_id"].astype(np.int64) + self.offset
         keep = np.isin(env_id, sent)
@@ -268,16 +274,16 @@ class RemoteBackend(Backend):
         row_of = {int(row): new for new, row in enumerate(rows.tolist())}
         errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
         if len(rows) == len(env_id):
-            return StepOutcome(
+            return TimestepBatch(
                 env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
                 reply["reset_on_done"],
             )  # fmt: skip
-        return StepOutcome(
+        return TimestepBatch(
             env_id[rows], arrays.take(reply["obs"], rows), reply["reward"][rows], reply["done"][rows],
             reply["truncated"][rows], infos, errors, reply["reset_on_done"][rows],
         )  # fmt: skip
 
-    def lost_outcome(self, sent: np.ndarray, reset_on_done: np.ndarray, error: ServerLostCrash) -> StepOutcome:
+    def lost_outcome(self, sent: np.ndarray, reset_on_done: np.ndarray, error: ServerLostCrash) -> TimestepBatch:
         """Abnormal results for the sent envs and the server's idle ones: zero observations, done, the error.
 
         None of them can restart: the server is gone, so each needs a reset (which connects again).
@@ -286,14 +292,14 @@ class RemoteBackend(Backend):
         flags |= self.ledger.claim_idle([env_id for env_id in self.env_ids if env_id not in flags])
         env_ids = np.array(sorted(flags), dtype=np.int64)
         count = len(env_ids)
-        restart_error = ServerLostCrash(self.address, self.env_ids, "reset", str(error).split(": ", 1)[-1])
+        restart_error = ServerLostCrash(self.address, self.env_ids, Op.RESET, error.why)
         errors = {row: restart_error if flags[env_id] else error for row, env_id in enumerate(env_ids.tolist())}
         obs = arrays.allocate(arrays.layout_of(self.spaces[0]), count)
         reward = arrays.allocate(arrays.reward_layout(self.spaces[2]), count)
         done, truncated = np.ones(count, dtype=bool), np.zeros(count, dtype=bool)
         infos = [abnormal_info(error) for _ in range(count)]
         reset_flags = np.array([flags[env_id] for env_id in env_ids.tolist()], dtype=bool)
-        return StepOutcome(env_ids, obs, reward, done, truncated, infos, errors, reset_flags)
+        return TimestepBatch(env_ids, obs, reward, done, truncated, infos, errors, reset_flags)
 
     @override
     def ready_obs(self, env_ids: np.ndarray) -> Any:
@@ -304,34 +310,43 @@ class RemoteBackend(Backend):
         local = np.asarray(env_ids, dtype=np.int64) - self.offset
         stale = local[self.stale[local]]
         if len(stale):
-            arrays.write(self.ready, stale, self.request("ready_obs", env_ids=stale)["obs"])
+            arrays.write(self.ready, stale, self.request(READY_OBS, env_ids=stale)["obs"])
             self.stale[stale] = False
         return arrays.take(self.ready, local)  # an index array: a copy, the caller's
+
+    def keep_ready(self, reply: dict) -> None:
+        """Keep the ready observations a reset reply brings."""
+        if reply["ready"]:
+            arrays.write(self.ready, np.array(reply["ready"]), reply["obs"])
+            self.stale[reply["ready"]] = False
 
     @override
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
         local = [env_id - self.offset for env_id in env_ids]
         self.stale[local] = True  # a method may change what the env observes
-        return self.request("call", env_ids=local, name=name, args=list(args), kwargs=dict(kwargs))["values"]
+        return self.request(Op.CALL, env_ids=local, name=name, args=list(args), kwargs=dict(kwargs))["values"]
 
     @override
     def get_attr(self, env_ids: list[int], name: str) -> list:
-        return self.request("get_attr", env_ids=[env_id - self.offset for env_id in env_ids], name=name)["values"]
+        return self.request(Op.GET_ATTR, env_ids=[env_id - self.offset for env_id in env_ids], name=name)["values"]
 
     @override
     def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
         local = [env_id - self.offset for env_id in env_ids]
         self.stale[local] = True
-        self.request("set_attr", env_ids=local, name=name, values=list(values))
+        self.request(Op.SET_ATTR, env_ids=local, name=name, values=list(values))
 
     @override
-    def close(self) -> list[tuple[int, str]]:
+    def close(self) -> list[EnvError]:
         if self.connection is None or self.lost is not None:
             return []  # a lost server's envs went with it (reported when it was lost)
         try:
-            reply = self.connection.request("close", CLOSE_TIMEOUT + (self.cfg["reset_timeout"] or 0.0))
+            reply = self.connection.request(Op.CLOSE, CLOSE_TIMEOUT + (self.settings.host.reset_timeout or 0.0))
         except (ServerLostError, ServerError) as error:
-            return [(env_id, f"closing on server {self.address} failed: {error}") for env_id in self.env_ids]
+            return [
+                EnvError(env_id, Op.CLOSE, f"closing on server {self.address} failed: {error}")
+                for env_id in self.env_ids
+            ]
         finally:
             self.connection.close()
-        return [(env_id + self.offset, text) for env_id, text in reply["failures"]]
+        return [self.globalised(failure) for failure in reply["failures"]]

@@ -22,29 +22,32 @@ import cloudpickle
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.env_host import EnvHost, env_spaces
+from ding_env.env_manager.backends.env_host import EnvHost
 from ding_env.env_manager.backends.info_table import InfoWriter
 from ding_env.env_manager.backends.manager_watch import ManagerWatch
-from ding_env.env_manager.protocol import (
+from ding_env.env_manager.backends.protocol import (
     CMD_STEP,
     INFOS_IN_TABLE,
     REPORT_ON_PIPE,
     Attach,
-    CallEnvs,
+    Call,
     Close,
     Failure,
+    GetAttr,
     Reply,
     Request,
     Reset,
     Seed,
-    SetEnvAttr,
-    SetResetParam,
+    SetAttr,
+    SharedBuffers,
     StepReport,
     first_env,
+    segment_entries,
 )
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
+from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.shared_memory import SharedArrays
-from ding_env.env_manager.status import abnormal_info, read_attribute
-from ding_env.errors import EnvError
+from ding_env.ops import Op
 
 # A worker whose manager died and who has not shut down by then (its env hangs) ends (seconds).
 ORPHAN_GRACE_SECONDS = 2.0
@@ -65,26 +68,6 @@ def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -
             if semaphore.acquire(False):
                 return True
     return semaphore.acquire(True, timeout)
-
-
-def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
-    """A ``write(env_id, reward)`` for the reward rows.
-
-    A Python float into one-value float rows (the common reward) goes through a flat memoryview,
-    which skips numpy's indexing (benchmarks/history/runs.md, run 23); any
-    other reward is written by numpy, which rounds a float the same way.
-    """
-    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
-        return rewards.__setitem__
-    flat = memoryview(rewards.reshape(-1))
-
-    def write(env_id: int, value: Any) -> None:
-        if type(value) is float:
-            flat[env_id] = value
-        else:
-            rewards[env_id] = value
-
-    return write
 
 
 def action_reader(actions: Any) -> Callable[[int, int], Any]:
@@ -109,7 +92,8 @@ def worker_main(
     index: int,
     env_ids: list[int],
     payload: bytes,
-    cfg: dict,
+    settings: HostSettings,
+    setup: EnvSetup,
     conn: Any,
     cmd_sem: Any,
     done_sem: Any,
@@ -120,7 +104,8 @@ def worker_main(
     """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
-    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
+    host = EnvHost(dict(zip(env_ids, cloudpickle.loads(payload), strict=True)), settings, setup)
+    worker = _Worker(index, env_ids, host, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
     try:
         worker.run()
     finally:
@@ -128,24 +113,25 @@ def worker_main(
 
 
 class _Worker:
-    def __init__(self, index, env_ids, payload, cfg, conn, semaphores, spin_seconds, manager) -> None:
+    def __init__(self, index, env_ids, host, conn, semaphores, spin_seconds, manager) -> None:
         self.index = index
         self.env_ids = list(env_ids)
+        self.first, self.stop = self.env_ids[0], self.env_ids[-1] + 1
         self.conn = conn
         self.cmd_sem, self.done_sem, self.any_done = semaphores
         self.spin_seconds = spin_seconds
         self.manager = manager
-        self.host = EnvHost(dict(zip(self.env_ids, cloudpickle.loads(payload), strict=True)), cfg)
+        self.host = host
         self.shared: SharedArrays | None = None
         self.running = True
 
     def run(self) -> None:
         try:
             self.host.launch()
-            spaces = env_spaces(self.host.envs[self.env_ids[0]])
+            spaces = self.host.spaces()
             self.conn.send(Reply(cloudpickle.dumps(spaces)))
         except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
-            self.conn.send(Failure.of(error, self.env_ids[0], "launch"))
+            self.conn.send(Failure.of(error, self.env_ids[0], Op.LAUNCH))
             return
         # Until shared memory is attached, commands arrive on the pipe alone.
         while self.running and self.shared is None:
@@ -180,117 +166,81 @@ class _Worker:
         try:
             result = HANDLERS[type(request)](self, request)
         except Exception as error:  # noqa: BLE001 - every env error goes back to the parent
-            self.conn.send(Failure.of(error, first_env(request, self.env_ids), request.command))
+            name = getattr(request, "name", "")
+            self.conn.send(Failure.of(error, first_env(request, self.env_ids), request.op, name))
             return
         self.conn.send(Reply(result))
 
     def on_attach(self, request: Attach) -> None:
         """Map the shared segment and take this worker's views of it."""
-        self.shared = SharedArrays(request.entries, name=request.segment)
-        buffers = self.shared.arrays
-        # Single words and flags written from Python each step: through memoryviews, which index
-        # single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
-        self.commands, self.status = memoryview(buffers["command"]), memoryview(buffers["status"])
-        self.ready_obs, self.step_obs = buffers["ready_obs"], buffers["step_obs"]
-        self.actions, self.reward = buffers["action"], buffers["reward"]
-        self.done, self.truncated = memoryview(buffers["done"]), memoryview(buffers["truncated"])
-        self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
-        self.host.set_obs_layout(next(layout for key, layout, _ in request.entries if key == "ready_obs"))
-        self.read_actions = action_reader(self.actions)
-        self.info_writer = InfoWriter(buffers["info_values"], buffers["info_schema"])
-        self.write_step_obs = arrays.compile_writer(self.step_obs)
-        self.write_ready_obs = arrays.compile_writer(self.ready_obs)
-        self.write_reward = reward_writer(self.reward)
+        entries = segment_entries(request.layouts, request.env_num, request.num_workers)
+        self.shared = SharedArrays(entries, name=request.segment)
+        buffers = SharedBuffers(**self.shared.arrays)
+        # Single words written from Python each step: through memoryviews, which index single items
+        # with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
+        self.commands, self.status = memoryview(buffers.command), memoryview(buffers.status)
+        self.rows = StepRows(buffers.ready_obs, buffers.step_obs, buffers.reward, buffers.done, buffers.truncated, 0)
+        self.step_mask, self.reset_on_done = buffers.step_mask, buffers.reset_on_done
+        self.host.set_obs_layout(request.layouts.ready_obs)
+        self.read_actions = action_reader(buffers.action)
+        self.info_writer = InfoWriter(buffers.info_values, buffers.info_schema)
 
     def on_seed(self, request: Seed) -> None:
-        self.host.seed(request.env_id, request.seed, request.dynamic_seed)
-
-    def on_reset_param(self, request: SetResetParam) -> None:
-        self.host.reset_params[request.env_id] = request.param
+        self.host.setup.seeds[request.env_id] = (request.seed, request.dynamic_seed)
+        self.host.seed(request.env_id)
 
     def on_reset(self, request: Reset) -> None:
+        self.host.setup.reset_params.update(request.params)
         for env_id in request.env_ids:
-            arrays.write(self.ready_obs, env_id, self.host.reset(env_id))
+            self.rows.write_ready_obs(env_id, self.host.reset(env_id))
 
-    def on_call_envs(self, request: CallEnvs) -> list[Any]:
-        """Attribute ``name`` of each env (``call=False``) or what calling it returns.
+    def on_call(self, request: Call) -> list[Any]:
+        return self.host.call(request.env_ids, request.name, request.args, request.kwargs)
 
-        One reply for all; a failure names its env. Attributes read as ``read_attribute`` gives them.
-        """
-        name, values = request.name, []
-        for env_id in request.env_ids:
-            try:
-                env = self.host.envs[env_id]
-                if request.call:
-                    values.append(getattr(env, name)(*request.args, **request.kwargs))
-                else:
-                    values.append(read_attribute(env, name))
-            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError.of(error, env_id, name) from error
-        return values
+    def on_get_attr(self, request: GetAttr) -> list[Any]:
+        return self.host.get_attr(request.env_ids, request.name)
 
-    def on_set_env_attr(self, request: SetEnvAttr) -> None:
-        """Set the attribute on each env; a failure names its env."""
-        for env_id, value in zip(request.env_ids, request.values, strict=True):
-            try:
-                setattr(self.host.envs[env_id], request.name, value)
-            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError.of(error, env_id, request.name) from error
+    def on_set_attr(self, request: SetAttr) -> None:
+        self.host.set_attr(request.env_ids, request.name, request.values)
 
-    def on_close(self, request: Close) -> list[tuple[int, str]]:
+    def on_close(self, request: Close) -> list[Failure]:
         self.running = False
-        return self.host.close()
+        return [Failure.of(error, error.env_id, Op.CLOSE) for error in self.host.close()]
 
     # ---- the hot path -------------------------------------------------
 
     def step(self) -> None:
-        infos, errors, schemas = {}, {}, {}
-        host, reward, done, truncated = self.host, self.reward, self.done, self.truncated
-        write_reward = self.write_reward
-        write_step_obs, write_ready_obs = self.write_step_obs, self.write_ready_obs
+        """Step this worker's envs the step mask names, with their actions; post the done semaphores."""
         # This worker's envs are the consecutive ids [first, stop): read its rows in one call each.
-        first, stop = self.env_ids[0], self.env_ids[-1] + 1
+        first, stop = self.first, self.stop
         info_writer = self.info_writer
         info_writer.start_step(first, stop)
         mask = self.step_mask[first:stop].tolist()
-        resets = self.reset_on_done[first:stop].tolist()
         actions = self.read_actions(first, stop)
-        for offset, env_id in enumerate(self.env_ids):
-            if not mask[offset]:
-                continue
-            fields, ready, step_error, reset_error = host.step(env_id, actions[offset], resets[offset])
-            if step_error is not None:
-                errors[env_id] = Failure.of(step_error, env_id, "step")
-                write_step_obs(env_id, arrays.row(self.ready_obs, env_id, copy=True))
-                reward[env_id] = 0
-                done[env_id], truncated[env_id] = True, False
-                if reset_error is not None:  # the abnormal step's own info, beside the reset error reported
-                    infos[env_id] = abnormal_info(step_error)
-            else:
-                obs, value, done[env_id], truncated[env_id], info = fields
-                write_step_obs(env_id, obs)
-                write_reward(env_id, value)
-                if info and not info_writer.put(env_id, info, schemas):
-                    infos[env_id] = info
-            if reset_error is not None:  # a failed auto-reset: the step's results stand, the env needs a reset
-                errors[env_id] = Failure.of(reset_error, env_id, "reset")
-            if ready is not None:
-                write_ready_obs(env_id, ready)
-        has_report = bool(infos or errors)
+        resets = self.reset_on_done[first:stop].tolist()
+        env_ids = self.env_ids
+        if not all(mask):  # some envs sit out this step: their rows are ignored
+            env_ids = [env_id for env_id, stepped in zip(env_ids, mask, strict=True) if stepped]
+            actions = [action for action, stepped in zip(actions, mask, strict=True) if stepped]
+            resets = [reset for reset, stepped in zip(resets, mask, strict=True) if stepped]
+        infos, errors = self.host.step(env_ids, actions, resets, self.rows, info_writer.put)
+        has_report = bool(infos or errors)  # a new info schema comes with its info
         in_table = info_writer.wrote
         self.status[self.index] = (REPORT_ON_PIPE if has_report else 0) | (INFOS_IN_TABLE if in_table else 0)
         self.done_sem.release()
         if self.any_done is not None:
             self.any_done.release()
         if has_report:
-            self.conn.send(StepReport(infos, errors, schemas))
+            failures = {env_id: Failure.of(error, env_id, Op.STEP) for env_id, error in errors.items()}
+            self.conn.send(StepReport(infos, failures, info_writer.take_announced()))
 
     def shutdown(self) -> None:
         if self.host.envs:
             self.host.close()
         if self.shared is not None:
             # Views of the segment go before it (writers hold views too).
-            self.commands = self.status = self.done = self.truncated = self.write_reward = None
+            self.commands = self.status = None
+            self.rows.release()
             self.info_writer.release()
             self.shared.release()
             self.shared = None
@@ -301,9 +251,9 @@ class _Worker:
 HANDLERS = {
     Attach: _Worker.on_attach,
     Seed: _Worker.on_seed,
-    SetResetParam: _Worker.on_reset_param,
     Reset: _Worker.on_reset,
-    CallEnvs: _Worker.on_call_envs,
-    SetEnvAttr: _Worker.on_set_env_attr,
+    Call: _Worker.on_call,
+    GetAttr: _Worker.on_get_attr,
+    SetAttr: _Worker.on_set_attr,
     Close: _Worker.on_close,
 }
