@@ -30,9 +30,11 @@ from ding_env.remote.served_envs import env_fns_for
 # name -> (ding-env serve target, env count, servers' env counts, extra `serve` arguments)
 WORKLOADS = {
     "cartpole-1x8": ("gym:CartPole-v1", 8, (8,), ()),
+    "cartpole-1x8-in-server": ("gym:CartPole-v1", 8, (8,), ("--workers", "0")),
     "cartpole-2x4": ("gym:CartPole-v1", 8, (4, 4), ()),
     "cartpole-2x4-in-server": ("gym:CartPole-v1", 8, (4, 4), ("--workers", "0")),
     "pong-1x4": ("gym:ALE/Pong-v5", 4, (4,), ()),
+    "pong-1x4-in-server": ("gym:ALE/Pong-v5", 4, (4,), ("--workers", "0")),
     "zero-cost-2x4": ("benchmarks/zero_cost_env.py", 8, (4, 4), ()),
 }
 

@@ -28,7 +28,8 @@ from ding_env.env_manager.config import manager_config
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
 from ding_env.errors import ConfigError
-from ding_env.remote.messages import CLIENT_SETTINGS
+from ding_env.remote.info_wire import InfoSender
+from ding_env.remote.protocol import CLIENT_SETTINGS
 
 
 class ServedEnvs:
@@ -51,6 +52,7 @@ class ServedEnvs:
         self._mirror: EnvLedger | None = None
         self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
         self._lost: set[int] = set()
+        self._infos = InfoSender(self.env_num)
 
     def hello(self) -> dict:
         """What a client learns on connecting."""
@@ -65,6 +67,7 @@ class ServedEnvs:
         cfg = manager_config({**self._server_cfg, **settings, "type": "subprocess"}, self.env_num)
         # The client decides each restart (reset_on_done) and counts episodes; the mirror only follows.
         self._mirror = EnvLedger(self.env_num, {**cfg, "auto_reset": False, "episode_num": float("inf")})
+        self._infos = InfoSender(self.env_num)  # the client's receiver starts afresh at launch too
         if self._in_server:
             self._backend = InProcessBackend(self._env_fns, cfg, "served envs", self)
         else:
@@ -115,16 +118,16 @@ class ServedEnvs:
         backend.send(env_ids, actions, reset_on_done)
         outcome = backend.collect(True)
         self._mirror.apply(outcome)
-        body = outcome._asdict()
         # Copies: the worker buffers change at the next step, and replies are sent without copying.
-        body["obs"] = arrays.copy_tree(outcome.obs)
-        for name in ("reward", "done", "truncated", "reset_on_done"):
-            body[name] = np.array(body[name])
-        body["errors"] = dict(outcome.errors)
-        body["info"] = dict(zip(outcome.env_id.tolist(), outcome.info, strict=True))  # errors name the env's info
-        # The ready observations that are not the step's: of envs that ended (and restarted) in it.
-        body["restart_obs"] = self._ready_obs_copy(outcome.env_id[outcome.done].tolist())
-        return body
+        return {
+            "env_id": outcome.env_id,
+            "obs": arrays.copy_tree(outcome.obs),
+            **{name: np.array(getattr(outcome, name)) for name in ("reward", "done", "truncated", "reset_on_done")},
+            "errors": dict(outcome.errors),
+            # The ready observations that are not the step's: of envs that ended (and restarted) in it.
+            "restart_obs": self._ready_obs_copy(outcome.env_id[outcome.done].tolist()),
+            **self._infos.fields(outcome.env_id, outcome.info),
+        }
 
     def _ready_obs_copy(self, env_ids: list[int]) -> Any:
         if not env_ids:

@@ -27,7 +27,8 @@ from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostError
-from ding_env.remote.messages import CLIENT_SETTINGS, READY_OBS
+from ding_env.remote.info_wire import InfoReceiver
+from ding_env.remote.protocol import CLIENT_SETTINGS, READY_OBS
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -112,6 +113,7 @@ class RemoteBackend(Backend):
         # Reset kwargs come with every reset; seeds are given again to a server connected again.
         self.ready = arrays.allocate(arrays.layout_of(spaces[0]), len(self.env_ids))
         self.stale = np.zeros(len(self.env_ids), dtype=bool)  # rows an env call may have changed
+        self.infos = InfoReceiver(len(self.env_ids))  # the server's sender starts afresh at launch
         for env_id, seed in self.seeds.items():
             self.request(Op.SEED, env_id=env_id - self.offset, seed=seed[0], dynamic_seed=seed[1])
 
@@ -266,7 +268,9 @@ class RemoteBackend(Backend):
             claimed = self.ledger.claim_idle(env_id[~keep].tolist())
             keep |= np.isin(env_id, list(claimed))
         rows = np.flatnonzero(keep)
-        infos = [reply["info"][int(local)] for local in reply["env_id"][rows].tolist()]
+        infos = self.infos.infos(reply["env_id"], reply)
+        if len(rows) != len(env_id):
+            infos = [infos[row] for row in rows.tolist()]
         row_of = {int(row): new for new, row in enumerate(rows.tolist())}
         errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
         if len(rows) == len(env_id):
