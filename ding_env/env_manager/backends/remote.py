@@ -194,13 +194,24 @@ class RemoteBackend(Backend):
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        env_ids = np.asarray(env_ids, dtype=np.int64)
+        size = self.settings.request_envs or len(env_ids)
+        if len(env_ids) <= size:
+            self.send_one(env_ids, actions, reset_on_done)
+            return
+        for first in range(0, len(env_ids), size):  # the server steps each part while the last reply travels
+            part = slice(first, first + size)
+            self.send_one(env_ids[part], arrays.take(actions, part), reset_on_done[part])
+
+    def send_one(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        """Send one step request (none to a lost server), and note it in flight."""
         ticket = None
         if self.lost is None:
-            local = np.asarray(env_ids, dtype=np.int64) - self.offset
             if isinstance(actions, np.ndarray) and actions.dtype.hasobject:  # actions without an array form
                 actions = actions.tolist()  # travel as a list of values (``arrays.object_rows`` on the server)
+            local = env_ids - self.offset
             ticket = self.connection.send(Op.STEP, env_ids=local, actions=actions, reset_on_done=reset_on_done)
-        self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
+        self.pending.append((ticket, env_ids, reset_on_done))
 
     @override
     def poll(self) -> int:
