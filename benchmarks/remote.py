@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from wire_floor import StepPayload, round_trip_us
@@ -41,7 +42,7 @@ WORKLOADS = {
     "pong-1x4-in-server": ("gym:ALE/Pong-v5", 4, (4,), ("--workers", "0"), SYNC),
     "pong-1x4-async-half": ("gym:ALE/Pong-v5", 4, (4,), (), ASYNC_HALF),
     "pong-1x4-in-server-async-half": ("gym:ALE/Pong-v5", 4, (4,), ("--workers", "0"), ASYNC_HALF),
-    "zero-cost-2x4": ("benchmarks/zero_cost_env.py", 8, (4, 4), (), SYNC),
+    "zero-cost-2x4": (str(Path(__file__).resolve().parent / "zero_cost_env.py"), 8, (4, 4), (), SYNC),
 }
 
 

@@ -278,7 +278,10 @@ class RemoteBackend(Backend):
     def outcome_of(self, reply: dict, sent: np.ndarray) -> TimestepBatch:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
         env_id = reply["env_id"].astype(np.int64) + self.offset
-        keep = np.isin(env_id, sent)
+        if np.array_equal(env_id, sent):  # the common case: the rows of the envs sent, as sent
+            keep = np.ones(len(env_id), dtype=bool)
+        else:
+            keep = np.isin(env_id, sent)
         if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
             claimed = self.ledger.claim_idle(env_id[~keep].tolist())
             keep |= np.isin(env_id, list(claimed))
@@ -286,8 +289,10 @@ class RemoteBackend(Backend):
         infos = self.infos.infos(reply["env_id"], reply)
         if len(rows) != len(env_id):
             infos = [infos[row] for row in rows.tolist()]
-        row_of = {int(row): new for new, row in enumerate(rows.tolist())}
-        errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
+        errors = {}
+        if reply["errors"]:
+            row_of = {int(row): new for new, row in enumerate(rows.tolist())}
+            errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
         if len(rows) == len(env_id):
             return TimestepBatch(
                 env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
