@@ -63,7 +63,7 @@ def launched(connection, seed=0):
 
 
 def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
-    with serving(CARTPOLE, 2) as (address, server):
+    with serving(CARTPOLE, 2, "--workers", "2") as (address, server):
         assert address.startswith("tcp://127.0.0.1:")
         with ServerConnection(address) as connection:
             env_ids = launched(connection)
@@ -279,7 +279,8 @@ def test_requests_sent_to_several_servers_before_any_reply_run_in_parallel(tmp_p
 def test_an_env_error_and_a_dead_worker_come_back_with_the_other_envs_results(tmp_path):
     config = tmp_path / "faults.py"
     config.write_text("main_config = dict(env=dict(raise_every=3, crash_every=4))\n")
-    with serving("tests.envs:FaultEnv", 2, "--config", str(config)) as (address, _), ServerConnection(address) as conn:
+    served = ("tests.envs:FaultEnv", 2, "--config", str(config), "--workers", "2")
+    with serving(*served) as (address, _), ServerConnection(address) as conn:
         launched(conn)
 
         def step(*env_ids):
