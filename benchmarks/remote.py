@@ -7,8 +7,11 @@ rounds (so drift on a shared machine hits all alike), and prints the median micr
 batch, steps per second, the ratio, and what the remote path adds over the local manager in units of
 the wire's round trip::
 
-    python benchmarks/remote.py                        # CartPole x8: 1 server of 8, 2 servers of 4
+    python benchmarks/remote.py                        # the CartPole x8 rows: 1 server of 8, 2 servers of 4
     python benchmarks/remote.py --only pong --rounds 3 # ALE Pong x4 over 1 server (the atari extra)
+
+Rows ending in ``-workers`` serve with ``--workers 2``, the others in the server process (the default);
+``-async-half`` rows use the ``'async_remote'`` manager returning half the envs per step.
 """
 
 from __future__ import annotations
@@ -32,16 +35,17 @@ from ding_env.remote.served_envs import env_fns_for
 SYNC = {"type": "remote"}
 # Returns half the envs per step: each server steps its next half while the caller handles the last.
 ASYNC_HALF = {"type": "async_remote", "wait_num": 0.5}
+WORKERS = ("--workers", "2")  # the envs in worker processes instead of the server's own (the default)
 WORKLOADS = {
     "cartpole-1x8": ("gym:CartPole-v1", 8, (8,), (), SYNC),
-    "cartpole-1x8-in-server": ("gym:CartPole-v1", 8, (8,), ("--workers", "0"), SYNC),
+    "cartpole-1x8-workers": ("gym:CartPole-v1", 8, (8,), WORKERS, SYNC),
     "cartpole-2x4": ("gym:CartPole-v1", 8, (4, 4), (), SYNC),
-    "cartpole-2x4-in-server": ("gym:CartPole-v1", 8, (4, 4), ("--workers", "0"), SYNC),
+    "cartpole-2x4-workers": ("gym:CartPole-v1", 8, (4, 4), WORKERS, SYNC),
     "cartpole-1x8-async-half": ("gym:CartPole-v1", 8, (8,), (), ASYNC_HALF),
     "pong-1x4": ("gym:ALE/Pong-v5", 4, (4,), (), SYNC),
-    "pong-1x4-in-server": ("gym:ALE/Pong-v5", 4, (4,), ("--workers", "0"), SYNC),
+    "pong-1x4-workers": ("gym:ALE/Pong-v5", 4, (4,), WORKERS, SYNC),
     "pong-1x4-async-half": ("gym:ALE/Pong-v5", 4, (4,), (), ASYNC_HALF),
-    "pong-1x4-in-server-async-half": ("gym:ALE/Pong-v5", 4, (4,), ("--workers", "0"), ASYNC_HALF),
+    "pong-1x4-workers-async-half": ("gym:ALE/Pong-v5", 4, (4,), WORKERS, ASYNC_HALF),
     "zero-cost-2x4": (str(Path(__file__).resolve().parent / "zero_cost_env.py"), 8, (4, 4), (), SYNC),
 }
 
