@@ -1,4 +1,4 @@
-"""The envs a server hosts: N envs in a worker backend, answering the requests of ``messages.REQUESTS``.
+"""The envs a server hosts: N envs in its own process or in worker processes, answering ``messages.REQUESTS``.
 
 The envs run in a :class:`~ding_env.env_manager.backends.workers.WorkerBackend` (shared-memory
 workers, crash isolation, the manager's timeouts), or with ``num_workers=0`` in the server process

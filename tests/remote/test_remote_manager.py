@@ -206,13 +206,11 @@ def test_the_async_remote_manager_gets_a_servers_first_envs_while_the_server_ste
             manager.seed(0)
             manager.launch()
             first = manager.step({env_id: 1 for env_id in range(4)})
-            assert sorted(first) == [0, 1]  # the server answered for envs 0, 1 before stepping 2, 3
-            assert sorted(manager.step({0: 1, 1: 1})) == [2, 3]  # envs 0, 1 step again meanwhile
-            assert sorted(manager.step({2: 1, 3: 1})) == [0, 1]
-            assert [timestep.reward.item() for timestep in manager.step({}).values()] == [
-                3.0,
-                3.0,
-            ]  # envs 2, 3: their second steps (reward = action + step count)
+            assert sorted(first) == [0, 2]  # the server answered for envs 0, 2 before stepping 1, 3
+            assert sorted(manager.step({0: 1, 2: 1})) == [1, 3]  # envs 0, 2 step again meanwhile
+            assert sorted(manager.step({1: 1, 3: 1})) == [0, 2]
+            rewards = [timestep.reward.item() for timestep in manager.step({}).values()]
+            assert rewards == [3.0, 3.0]  # envs 1, 3: their second steps (reward = action + step count)
 
 
 def test_launch_against_no_server_fails_within_connect_timeout_naming_the_address():

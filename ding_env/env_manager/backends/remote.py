@@ -199,8 +199,11 @@ class RemoteBackend(Backend):
         if len(env_ids) <= size:
             self.send_one(env_ids, actions, reset_on_done)
             return
-        for first in range(0, len(env_ids), size):  # the server steps each part while the last reply travels
-            part = slice(first, first + size)
+        # The server steps each part while the last one's reply travels. Parts take every k-th env, so
+        # each spans the server's workers (which host consecutive runs) and they step it in parallel.
+        parts = -(-len(env_ids) // size)
+        for first in range(parts):
+            part = slice(first, None, parts)
             self.send_one(env_ids[part], arrays.take(actions, part), reset_on_done[part])
 
     def send_one(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
