@@ -24,8 +24,8 @@ EXTRAS = {
     "pettingzoo": ["pettingzoo>=1.24", "mpe2>=0.0.1"],
     # BaseEnvManagerV2 / SubprocessEnvManagerV2 return treetensor arrays (DI-treetensor imports torch).
     "treetensor": ["DI-treetensor>=0.4"],
-    # `ding-env serve` and the remote manager: envs on other machines over ZeroMQ.
-    "zmq": ["pyzmq>=26"],
+    # `ding-env serve` and the remote manager: envs on other machines over ZeroMQ, typed msgpack headers.
+    "zmq": ["pyzmq>=26", "msgspec>=0.19"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
     # PufferLib (pufferlib-core) is a bench peer too, installed with --no-deps by `make bench`: it pins another torch.
     "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=0.8", "psutil>=5.9"],

@@ -7,8 +7,11 @@ rounds (so drift on a shared machine hits all alike), and prints the median micr
 batch, steps per second, the ratio, and what the remote path adds over the local manager in units of
 the wire's round trip::
 
-    python benchmarks/remote.py                        # CartPole x8: 1 server of 8, 2 servers of 4
+    python benchmarks/remote.py                        # the CartPole x8 rows: 1 server of 8, 2 servers of 4
     python benchmarks/remote.py --only pong --rounds 3 # ALE Pong x4 over 1 server (the atari extra)
+
+Rows ending in ``-workers`` serve with ``--workers 2``, the others in the server process (the default);
+``-async-half`` rows use the ``'async_remote'`` manager returning half the envs per step.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from wire_floor import StepPayload, round_trip_us
@@ -27,20 +31,35 @@ from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
 from ding_env.remote.served_envs import env_fns_for
 
-# name -> (ding-env serve target, env count, servers' env counts, extra `serve` arguments)
+# name -> (ding-env serve target, env count, servers' env counts, extra `serve` arguments, remote manager config)
+SYNC = {"type": "remote"}
+# Returns half the envs per step: each server steps its next half while the caller handles the last.
+ASYNC_HALF = {"type": "async_remote", "wait_num": 0.5}
+WORKERS = ("--workers", "2")  # the envs in worker processes instead of the server's own (the default)
 WORKLOADS = {
-    "cartpole-1x8": ("gym:CartPole-v1", 8, (8,), ()),
-    "cartpole-2x4": ("gym:CartPole-v1", 8, (4, 4), ()),
-    "cartpole-2x4-in-server": ("gym:CartPole-v1", 8, (4, 4), ("--workers", "0")),
-    "pong-1x4": ("gym:ALE/Pong-v5", 4, (4,), ()),
-    "zero-cost-2x4": ("benchmarks/zero_cost_env.py", 8, (4, 4), ()),
+    "cartpole-1x8": ("gym:CartPole-v1", 8, (8,), (), SYNC),
+    "cartpole-1x8-workers": ("gym:CartPole-v1", 8, (8,), WORKERS, SYNC),
+    "cartpole-2x4": ("gym:CartPole-v1", 8, (4, 4), (), SYNC),
+    "cartpole-2x4-workers": ("gym:CartPole-v1", 8, (4, 4), WORKERS, SYNC),
+    "cartpole-1x8-async-half": ("gym:CartPole-v1", 8, (8,), (), ASYNC_HALF),
+    "pong-1x4": ("gym:ALE/Pong-v5", 4, (4,), (), SYNC),
+    "pong-1x4-workers": ("gym:ALE/Pong-v5", 4, (4,), WORKERS, SYNC),
+    "pong-1x4-async-half": ("gym:ALE/Pong-v5", 4, (4,), (), ASYNC_HALF),
+    "pong-1x4-workers-async-half": ("gym:ALE/Pong-v5", 4, (4,), WORKERS, ASYNC_HALF),
+    "zero-cost-2x4": (str(Path(__file__).resolve().parent / "zero_cost_env.py"), 8, (4, 4), (), SYNC),
 }
 
 
 def serve(target: str, envs: int, extra: tuple) -> tuple[subprocess.Popen, str]:
     """A `ding-env serve` process on a free loopback port, and its address."""
     command = [sys.executable, "-m", "ding_env", "serve", target, "--envs", str(envs), *extra]
-    server = subprocess.Popen([*command, "--bind", "tcp://127.0.0.1:*"], stdout=subprocess.PIPE, text=True)
+    # SIGINT as a terminal delivers it: a run started in the background inherits SIGINT ignored.
+    server = subprocess.Popen(
+        [*command, "--bind", "tcp://127.0.0.1:*"],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     address = None
     for line in server.stdout:
         if " at tcp://" in line:
@@ -51,7 +70,10 @@ def serve(target: str, envs: int, extra: tuple) -> tuple[subprocess.Popen, str]:
 
 
 def time_batches(cfg: dict, fns: list, seconds: float) -> float:
-    """Mean microseconds per batched step of a manager stepping random actions for ``seconds``."""
+    """Mean microseconds per ``len(fns)`` env steps of a manager stepping its ready envs for ``seconds``.
+
+    A manager that returns early steps fewer envs per call: its time is counted per env step too.
+    """
     with create_env_manager(cfg, fns) as manager:
         manager.seed(0)
         manager.launch()
@@ -60,12 +82,11 @@ def time_batches(cfg: dict, fns: list, seconds: float) -> float:
         for _ in range(20):  # warm up
             ready = manager.ready_obs_batch
             manager.step_batch(ready.env_id, rng.integers(0, n, len(ready.env_id)))
-        batches, start = 0, time.perf_counter()
+        steps, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             ready = manager.ready_obs_batch
-            manager.step_batch(ready.env_id, rng.integers(0, n, len(ready.env_id)))
-            batches += 1
-        return (time.perf_counter() - start) / batches * 1e6
+            steps += len(manager.step_batch(ready.env_id, rng.integers(0, n, len(ready.env_id))).env_id)
+        return (time.perf_counter() - start) / steps * len(fns) * 1e6
 
 
 def payloads_for(fns: list, shares: tuple) -> list[StepPayload]:
@@ -85,14 +106,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=2.0, help="per timing")
     args = parser.parse_args()
-    for name, (target, env_num, shares, extra) in WORKLOADS.items():
+    for name, (target, env_num, shares, extra, manager) in WORKLOADS.items():
         if args.only not in name:
             continue
         fns = env_fns_for(*resolve_target(target), env_num)
         payloads = payloads_for(fns, shares)
         servers = [serve(target, share, extra) for share in shares]
         try:
-            remote_cfg = {"type": "remote", "servers": [address for _, address in servers]}
+            remote_cfg = {**manager, "servers": [address for _, address in servers]}
+            if "wait_num" in remote_cfg:
+                remote_cfg["wait_num"] = int(env_num * remote_cfg["wait_num"])
             local, remote, wire = [], [], []
             for _ in range(args.rounds):
                 local.append(time_batches({"type": "subprocess"}, fns, args.seconds))

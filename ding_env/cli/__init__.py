@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 SERVE_EXAMPLES = """examples:
   ding-env serve gym:CartPole-v1 --envs 4                # tcp://127.0.0.1:5555
   ding-env serve my_env:MyEnv --envs 8 --bind tcp://127.0.0.1:6000
-  ding-env serve configs/pong.py --envs 4 --bind 'tcp://127.0.0.1:*'   # a free port
+  ding-env serve configs/pong.py --envs 4 --workers 4 --bind 'tcp://127.0.0.1:*'   # a free port
 
   ding-env keygen keys/ && ding-env serve gym:CartPole-v1 --envs 4 --keys keys/ --bind tcp://0.0.0.0:5555
 
@@ -179,18 +179,20 @@ def _parser() -> argparse.ArgumentParser:
     serve = _add_command(
         commands,
         "serve",
-        "host envs in worker processes and serve them to a remote manager over ZeroMQ",
+        "host envs and serve them to a remote manager over ZeroMQ",
         SERVE_EXAMPLES,
-        "Host N envs in worker processes and answer one client's requests for them until Ctrl-C.",
+        "Host N envs (in the server process, or in --workers processes) and answer one client's requests for "
+        "them until Ctrl-C.",
     )
     _add_target_arguments(serve)
     serve.add_argument("--envs", type=int, default=1, help="envs to host (default 1)")
     serve.add_argument(
         "--workers",
         type=int,
-        default=None,
-        help="worker processes hosting the envs (default: one per core, at most --envs); 0: the envs run in "
-        "the server process (fewer processes, but an env that crashes or hangs takes the server with it)",
+        default=0,
+        help="worker processes hosting the envs (default 0: the envs run in the server process, the faster "
+        "choice in docs/remote.md's measurements); N: crash isolation, step and reset timeouts enforced, "
+        "heavy envs stepped in parallel",
     )
     serve.add_argument("--bind", default=None, help="ZeroMQ endpoint to listen on (default tcp://127.0.0.1:5555)")
     serve.add_argument(

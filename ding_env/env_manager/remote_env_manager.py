@@ -32,7 +32,7 @@ class RemoteEnvManager(EnvManager):
 
     def _backends(self) -> list[Backend]:
         shares = consecutive_shares(list(range(self._env_num)), len(self._cfg.servers))
-        settings = RemoteSettings.of(self._cfg)
+        settings = RemoteSettings.of(self._cfg, self._request_envs(len(shares)))
         return [
             RemoteBackend(
                 {env_id: self._env_fn[env_id] for env_id in share},
@@ -45,6 +45,10 @@ class RemoteEnvManager(EnvManager):
             for share, address in zip(shares, self._cfg.servers, strict=True)
         ]
 
+    def _request_envs(self, servers: int) -> int | None:
+        """Envs per step request: all of a server's at once."""
+        return None
+
 
 class AsyncRemoteEnvManager(RemoteEnvManager):
     """``RemoteEnvManager`` that returns as soon as ``wait_num`` envs have results; type ``'async_remote'``.
@@ -55,3 +59,13 @@ class AsyncRemoteEnvManager(RemoteEnvManager):
 
     manager_type = "async_remote"
     returns_early = True
+
+    def _request_envs(self, servers: int) -> int | None:
+        """Envs per step request: with ``wait_num`` below the env count, each server's part of ``wait_num``.
+
+        A server then steps its next request while the caller handles the results of the last (double buffering).
+        """
+        wait_num = self._cfg.wait_num
+        if wait_num is None or wait_num >= self._env_num:
+            return None
+        return max(1, -(-wait_num // servers))

@@ -18,7 +18,8 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from ding_env.remote.errors import ServerLostError
-from ding_env.remote.messages import HELLO, read_reply, request_frames
+from ding_env.remote.messages import read_reply, request_frames
+from ding_env.remote.protocol import HELLO
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT: Any = object()  # a request's timeout when none is given: the connection's

@@ -1,135 +1,371 @@
-"""The requests an env server answers, their replies and errors, and the protocol version.
+"""The requests an env server answers and its replies: typed structs, checked field by field on decode.
 
-Every message is :func:`ding_env.remote.wire.pack`'s frames with the header fields
-``{"protocol": "ding-env", "version": PROTOCOL_VERSION, "kind": ..., "seq": ...}``: a request's
-``kind`` is one of the operations of ``ding_env.ops.Op`` (the vocabulary the worker protocol speaks
-too), the handshake ``"hello"`` or a read of ready observations, ``"ready_obs"``, and names the
-method of the served envs that answers it (:data:`REQUESTS`); a reply's is ``"ok"`` (the body holds
-the result) or ``"error"`` (the body holds one encoded error). ``seq`` numbers a client's requests;
-its reply carries the same number, so a client that gave up waiting can drop a late reply.
+A message's frame 0 is one of the structs below encoded as msgpack by msgspec, with the fields
+``protocol``, ``version``, ``kind`` (the struct's tag) and ``seq``; its other frames are the buffers of
+its large arrays (``remote.wire``). A request's ``kind`` is one of the operations of
+``ding_env.ops.Op`` (the vocabulary the worker protocol speaks too), the handshake ``"hello"`` or a
+read of ready observations, ``"ready_obs"``, and names the method of the served envs that answers it;
+a reply's is ``"ok"`` (its body holds the result), ``"stepped"`` (a step's result, every field a
+stacked array whatever the number of envs) or ``"error"``. ``seq`` numbers a client's requests; its
+reply carries the same number, so a client that gave up waiting can drop a late reply.
+
+Decoding refuses, with a :class:`WireError`, a header that is not msgpack, another protocol or
+version (:class:`ProtocolMismatchError`, checked before anything else), an unknown kind, a missing,
+unknown or mistyped field, a dtype that would need pickle, an array whose bytes do not match its
+shape, values nested too deeply and frames the header does not refer to.
 
 Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import Any
+from typing import Any, ClassVar, Literal
 
+import msgspec
 import numpy as np
 
-from ding_env.env_manager.backends.settings import HostSettings
 from ding_env.errors import DingEnvError
 from ding_env.ops import Op
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
-from ding_env.remote.wire import pack, unpack
+from ding_env.remote.protocol import HELLO, PROTOCOL, PROTOCOL_VERSION, READY_OBS
+from ding_env.remote.wire import ArrayRef, Decoder, Encoder
 from ding_env.version import __version__
 
-PROTOCOL = "ding-env"
-# Raised whenever a message's meaning changes; client and server must speak the same one.
-PROTOCOL_VERSION = 2
+EnvIds = list[int]
+HEADER_FIELDS = ("protocol", "version", "seq")
+INT64 = (-(2**63), 2**63 - 1)
 
-# Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
-CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))
 
-# The two requests that are not operations on envs: the handshake, and a read of the ready observations
-# the server holds (after env calls, which may change them).
-HELLO = "hello"
-READY_OBS = "ready_obs"
+class Message(msgspec.Struct, tag_field="kind", forbid_unknown_fields=True, kw_only=True):
+    """Every message's header fields.
 
-_ids = (list, "a list of env ids")
-_id_array = (np.ndarray, "an int64 array of env ids")
-_name = (str, "an attribute name")
-# kind -> {field: (types, what is expected)}: the requests a server answers, mirroring the env backends' methods.
-REQUESTS: dict[str, dict[str, tuple[type | tuple[type, ...], str]]] = {
-    HELLO: {},
-    Op.LAUNCH: {"settings": (dict, "a dict of manager settings")},
-    Op.SEED: {"env_id": (int, "an env id"), "seed": (int, "an int seed"), "dynamic_seed": ((bool, type(None)), "")},
-    Op.RESET: {"env_ids": _ids, "params": (dict, "{env id: dict of env.reset kwargs}")},
-    Op.STEP: {"env_ids": _id_array, "actions": (object, ""), "reset_on_done": (np.ndarray, "a bool array")},
-    READY_OBS: {"env_ids": _id_array},
-    Op.CALL: {"env_ids": _ids, "name": _name, "args": ((list, tuple), "a list of arguments"), "kwargs": (dict, "")},
-    Op.GET_ATTR: {"env_ids": _ids, "name": _name},
-    Op.SET_ATTR: {"env_ids": _ids, "name": _name, "values": (list, "one value per env")},
-    Op.CLOSE: {},
+    ``encoded`` names the fields that hold an encoded value (``wire.Encoder``), ``encoded_maps`` those
+    that map names to encoded values.
+    """
+
+    encoded: ClassVar[tuple[str, ...]] = ()
+    encoded_maps: ClassVar[tuple[str, ...]] = ()
+    protocol: str
+    version: int
+    seq: int
+
+
+def _public_name(name: str) -> None:
+    # Private and dunder names would reach an env's internals (its class, its __dict__, ...).
+    if not name.isidentifier() or name.startswith("_"):
+        raise ValueError(f"name must be a public attribute name, got {name[:40]!r}")
+
+
+class Hello(Message, tag=HELLO):
+    """Take the server's envs (one client at a time); the reply holds ``env_num``."""
+
+
+class Launch(Message, tag=Op.LAUNCH.value):
+    """Build the envs with the client's manager settings (``protocol.CLIENT_SETTINGS``); the reply holds the spaces."""
+
+    settings: dict[str, int | float | str | bool | None]
+
+
+class Seed(Message, tag=Op.SEED.value):
+    """Seed one env; it takes effect at its next reset."""
+
+    env_id: int
+    seed: int
+    dynamic_seed: bool | None
+
+
+class Reset(Message, tag=Op.RESET.value):
+    """Reset envs; ``params`` (``{env id: env.reset kwargs}``) replaces those envs' kept reset kwargs."""
+
+    encoded: ClassVar = ("params",)
+    env_ids: EnvIds
+    params: Any = None
+
+
+class Step(Message, tag=Op.STEP.value):
+    """Step envs (increasing ids) with stacked actions; restart those whose episode ends where ``reset_on_done``."""
+
+    encoded: ClassVar = ("actions",)
+    env_ids: ArrayRef
+    actions: Any
+    reset_on_done: ArrayRef
+
+    def __post_init__(self) -> None:
+        self.env_ids.check("iu", 1, "a 1-d int array of env ids")
+        self.reset_on_done.check("b", 1, "a 1-d bool array")
+        if self.env_ids.shape != self.reset_on_done.shape:
+            raise ValueError(f"{self.env_ids.shape[0]} env ids and {self.reset_on_done.shape[0]} reset_on_done flags")
+
+
+class ReadyObs(Message, tag=READY_OBS):
+    """The ready observations of envs, stacked."""
+
+    env_ids: ArrayRef
+
+    def __post_init__(self) -> None:
+        self.env_ids.check("iu", 1, "a 1-d int array of env ids")
+
+
+class Call(Message, tag=Op.CALL.value):
+    """Call method ``name`` of each env."""
+
+    encoded: ClassVar = ("args", "kwargs")
+    env_ids: EnvIds
+    name: str
+    args: list[Any]
+    kwargs: Any
+
+    def __post_init__(self) -> None:
+        _public_name(self.name)
+
+
+class GetAttr(Message, tag=Op.GET_ATTR.value):
+    """Attribute ``name`` of each env."""
+
+    env_ids: EnvIds
+    name: str
+
+    def __post_init__(self) -> None:
+        _public_name(self.name)
+
+
+class SetAttr(Message, tag=Op.SET_ATTR.value):
+    """Set attribute ``name`` of each env to its value."""
+
+    encoded: ClassVar = ("values",)
+    env_ids: EnvIds
+    name: str
+    values: list[Any]
+
+    def __post_init__(self) -> None:
+        _public_name(self.name)
+
+
+class Close(Message, tag=Op.CLOSE.value):
+    """Close every env (and worker)."""
+
+
+class Ok(Message, tag="ok"):
+    """A reply: ``body`` maps result names to encoded values."""
+
+    encoded_maps: ClassVar = ("body",)
+    body: dict[str, Any]
+
+
+class Stepped(Message, tag="stepped"):
+    """A step's reply: row k of every array is env ``env_id[k]``; infos as the local managers' info table.
+
+    ``info_numbers[k]`` is the schema number of row k's info in ``info_values`` (0: the info is in
+    ``info``, by row); ``info_schemas`` announces new schemas as ``(env id, number, keys, type names)``.
+    ``restart_obs`` holds the ready observations of the envs that ended (and restarted), ``errors``
+    the rows' errors, ``lost`` the envs whose worker the server replaced.
+    """
+
+    encoded: ClassVar = ("obs", "restart_obs", "errors", "info")
+    env_id: ArrayRef
+    obs: Any
+    reward: ArrayRef
+    done: ArrayRef
+    truncated: ArrayRef
+    reset_on_done: ArrayRef
+    restart_obs: Any
+    errors: Any
+    info_numbers: ArrayRef
+    info_values: ArrayRef
+    info_schemas: list[tuple[int, int, list[str], list[Literal["float", "int", "bool"]]]]
+    info: Any
+    lost: EnvIds
+
+
+class Failed(Message, tag="error"):
+    """An error reply: the encoded error."""
+
+    encoded: ClassVar = ("error",)
+    error: Any
+
+
+REQUESTS: dict[str, type[Message]] = {
+    cls.__struct_config__.tag: cls
+    for cls in (Hello, Launch, Seed, Reset, Step, ReadyObs, Call, GetAttr, SetAttr, Close)
 }
-# Fields a request may leave out: a reset without params keeps each env's reset kwargs.
-OPTIONAL: dict[str, set[str]] = {Op.RESET: {"params"}}
+REPLIES = (Ok, Stepped, Failed)
 
 
-def header(kind: str, seq: int) -> dict:
-    """The header fields of a message of ``kind``."""
-    return {"protocol": PROTOCOL, "version": PROTOCOL_VERSION, "kind": kind, "seq": seq}
+class Envelope(msgspec.Struct):
+    """The fields every protocol version keeps, read before the rest (other fields are skipped)."""
+
+    protocol: Any = None
+    version: Any = None
+    kind: Any = None
+    seq: Any = None
 
 
-def check_header(header_fields: dict, side: str) -> None:
+_envelope = msgspec.msgpack.Decoder(Envelope)
+_request = msgspec.msgpack.Decoder(Hello | Launch | Seed | Reset | Step | ReadyObs | Call | GetAttr | SetAttr | Close)
+_reply = msgspec.msgpack.Decoder(Ok | Stepped | Failed)
+_encode = msgspec.msgpack.Encoder().encode
+
+
+def check_header(envelope: Envelope, side: str) -> None:
     """Refuse a message from another protocol or version; ``side`` names the sender ('client', 'server').
 
     Raises:
         ProtocolMismatchError: Naming both versions.
     """
-    protocol, version = header_fields.get("protocol"), header_fields.get("version")
-    if protocol != PROTOCOL:
+    if envelope.protocol != PROTOCOL:
         raise ProtocolMismatchError(
-            f"the {side} does not speak the ding-env protocol (its header: protocol={protocol!r})"
+            f"the {side} does not speak the ding-env protocol (its header: protocol={str(envelope.protocol)[:40]!r})"
         )
-    if version != PROTOCOL_VERSION:
+    if envelope.version != PROTOCOL_VERSION:
         raise ProtocolMismatchError(
-            f"the {side} speaks ding-env protocol version {version!r}, this side version {PROTOCOL_VERSION} "
-            f"(ding-env {__version__}): install the same ding-env version on both machines"
+            f"the {side} speaks ding-env protocol version {str(envelope.version)[:20]}, this side version "
+            f"{PROTOCOL_VERSION} (ding-env {__version__}): install the same ding-env version on both machines"
         )
 
 
-def check_request(kind: Any, body: dict) -> None:
-    """Refuse an unknown request or one whose fields are missing, extra or of the wrong type.
+def encode(cls: type[Message], seq: int, fields: dict, path: str) -> list:
+    """The frames of a message of type ``cls``: its header (arrays and ``cls.encoded`` values encoded), then buffers.
 
     Raises:
-        WireError: Naming the request, the field, what was expected and what arrived.
+        WireError: Naming the key path (starting with ``path``) and type of a value that has no encoding.
     """
-    if kind not in REQUESTS:
-        raise WireError(f"unknown request {str(kind)[:40]!r}; a server answers {', '.join(REQUESTS)}")
-    fields, optional = REQUESTS[kind], OPTIONAL.get(kind, set())
-    if not set(fields) - optional <= set(body) <= set(fields):
-        raise WireError(f"request {kind!r} takes fields {sorted(fields)}, got {sorted(map(str, body))[:20]}")
-    for name, (types, expected) in fields.items():
-        if name not in body:
+    encoder = Encoder()
+    encoded = {}
+    for name, value in fields.items():
+        try:
+            if name in cls.encoded:
+                encoded[name] = encoder.value(value)
+            elif name in cls.encoded_maps:
+                encoded[name] = {key: _encoded(encoder, item, key) for key, item in value.items()}
+            elif type(value) is np.ndarray:
+                encoded[name] = encoder.array(value)
+            else:
+                encoded[name] = value
+        except WireError as error:
+            raise error.at(path if name in cls.encoded_maps else f"{path} {name}") from None
+    try:
+        return [_encode(cls(protocol=PROTOCOL, version=PROTOCOL_VERSION, seq=seq, **encoded)), *encoder.frames]
+    except (TypeError, ValueError) as error:  # a missing field, a field msgpack cannot hold, a refused array
+        raise WireError(f"{error}"[:300], "cannot send").at(path) from None
+
+
+def decode(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str) -> tuple[Message, dict]:
+    """A message and its fields decoded (arrays and encoded values as Python values).
+
+    Raises:
+        WireError: If the frames are not a well-formed message; ``ProtocolMismatchError`` for another version.
+    """
+    if not frames:
+        raise WireError("no frames").at(path)
+    head = frames[0]
+    head = head.buffer if hasattr(head, "buffer") else head
+    try:
+        envelope = _envelope.decode(head)
+    except (msgspec.DecodeError, ValueError) as error:
+        raise WireError(f"its first frame is not a msgpack header: {error}"[:300]).at(path) from None
+    except RecursionError:
+        raise WireError("values nested too deeply").at(path) from None
+    check_header(envelope, side)
+    try:
+        message = decoder.decode(head)
+    except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError; bad UTF-8 a ValueError
+        kind = "" if isinstance(error, msgspec.ValidationError) else "its first frame is not a msgpack header: "
+        raise WireError(f"{kind}{error}"[:300]).at(path) from None
+    except RecursionError:
+        raise WireError("values nested too deeply").at(path) from None
+    path = f"{path} {message.__struct_config__.tag}"
+    values = Decoder(frames[1:])
+    fields = {}
+    for name in message.__struct_fields__:
+        if name in HEADER_FIELDS:
             continue
-        value = body[name]
-        if not isinstance(value, types) or (types is int and isinstance(value, bool)):
-            raise WireError(f"request {kind!r}: {name} must be {expected or types}, got {type(value).__name__}")
-    for name, kinds, what in (("env_ids", "iu", "int"), ("reset_on_done", "b", "bool")):
-        value = body.get(name)
-        if isinstance(value, list) and not all(type(env_id) is int for env_id in value):
-            raise WireError(f"request {kind!r}: {name} must hold ints, got {value!r}"[:300])
-        if isinstance(value, np.ndarray) and (value.ndim != 1 or value.dtype.kind not in kinds):
-            raise WireError(f"request {kind!r}: {name} must be a 1-d {what} array, got {value.dtype} {value.shape}")
-    name = body.get("name")
-    if name is not None and (not name.isidentifier() or name.startswith("_")):
-        # Private and dunder names would reach an env's internals (its class, its __dict__, ...).
-        raise WireError(f"request {kind!r}: name must be a public attribute name, got {name[:40]!r}")
-    if kind == Op.STEP and len(body["env_ids"]) != len(body["reset_on_done"]):
-        raise WireError(
-            f"request 'step': {len(body['env_ids'])} env ids and {len(body['reset_on_done'])} reset_on_done flags"
-        )
-    params = body.get("params") if kind == Op.RESET else None
-    if params is not None and (
-        not set(params) <= set(body["env_ids"]) or not all(type(param) is dict for param in params.values())
-    ):
-        raise WireError("request 'reset': params must map env ids of the reset to dicts of env.reset kwargs")
+        value = getattr(message, name)
+        try:
+            if name in message.encoded:
+                fields[name] = values.value(value)
+            elif name in message.encoded_maps:
+                fields[name] = {key: _decoded(values, item, key) for key, item in value.items()}
+            elif type(value) is ArrayRef:
+                fields[name] = values.array(value)
+            else:
+                fields[name] = value
+        except WireError as error:
+            raise error.at(path if name in message.encoded_maps else f"{path} {name}") from None
+        except RecursionError:
+            raise WireError("values nested too deeply").at(f"{path} {name}") from None
+    try:
+        values.check_all_used()
+    except WireError as error:
+        raise error.at(path) from None
+    return message, fields
+
+
+def _encoded(encoder: Encoder, value: Any, key: str) -> Any:
+    try:
+        return encoder.value(value)
+    except WireError as error:
+        raise error.at(f" {key}") from None
+
+
+def _decoded(decoder: Decoder, value: Any, key: str) -> Any:
+    try:
+        return decoder.value(value)
+    except WireError as error:
+        raise error.at(f" {key}") from None
 
 
 def request_frames(kind: str, seq: int, body: dict) -> list:
-    """The frames of request ``kind``."""
-    return pack(header(kind, seq), body, kind)
+    """The frames of request ``kind`` with ``body``'s fields.
+
+    Raises:
+        WireError: For an unknown kind, or a value without encoding (naming its key path).
+    """
+    if kind not in REQUESTS:
+        raise WireError(f"unknown request {str(kind)[:40]!r}; a server answers {', '.join(REQUESTS)}", "cannot send")
+    return encode(REQUESTS[kind], seq, body, kind)
+
+
+def peek(frames: list) -> tuple[int, str]:
+    """A message's sequence number and kind as far as they can be read (-1 and "message" where not), never raising.
+
+    A malformed request's error reply carries its number, so the client that sent it is answered.
+    """
+    try:
+        head = frames[0]
+        envelope = _envelope.decode(head.buffer if hasattr(head, "buffer") else head)
+    except (IndexError, ValueError, msgspec.DecodeError, RecursionError):  # invalid UTF-8 is a ValueError
+        return -1, "message"
+    seq = envelope.seq if type(envelope.seq) is int and INT64[0] <= envelope.seq <= INT64[1] else -1
+    return seq, str(envelope.kind)[:40] if envelope.kind is not None else "message"
+
+
+def read_request(frames: list) -> tuple[int, str, dict]:
+    """The sequence number, kind and fields of a request.
+
+    Raises:
+        WireError: If the request is malformed (see the module's docstring).
+    """
+    message, fields = decode(frames, _request, "client", "request")
+    if type(message) is Reset and fields["params"] is not None:
+        params = fields["params"]
+        if not (type(params) is dict and set(params) <= set(fields["env_ids"])) or not all(
+            type(param) is dict for param in params.values()
+        ):
+            raise WireError("request 'reset': params must map env ids of the reset to dicts of env.reset kwargs")
+    if type(message) is Call and not (type(fields["kwargs"]) is dict and all(type(k) is str for k in fields["kwargs"])):
+        raise WireError("request 'call': kwargs must be a dict of str keys")
+    return message.seq, message.__struct_config__.tag, fields
 
 
 def reply_frames(seq: int, result: dict | None = None, error: BaseException | None = None, request: str = "") -> list:
-    """The frames of a reply: ``result`` (the body) or ``error``."""
+    """The frames of a reply: ``result`` (a step's as :class:`Stepped`, others as :class:`Ok`) or ``error``."""
     if error is not None:
         if not (isinstance(error, DingEnvError) and error_fields(error) is not None):
             error = ServerError.of(error, request)
-        return pack(header("error", seq), {"error": error}, f"{request} error")
-    return pack(header("ok", seq), result or {}, f"{request} reply")
+        return encode(Failed, seq, {"error": error}, f"{request} error")
+    if request == Op.STEP and result is not None and "env_id" in result:
+        return encode(Stepped, seq, result, f"{request} reply")
+    return encode(Ok, seq, {"body": result or {}}, f"{request} reply")
 
 
 def read_reply(frames: list) -> tuple[int, dict, DingEnvError | None]:
@@ -138,13 +374,9 @@ def read_reply(frames: list) -> tuple[int, dict, DingEnvError | None]:
     Raises:
         WireError: If the reply is malformed; ``ProtocolMismatchError`` if the server speaks another version.
     """
-    fields, body = unpack(frames, "reply")
-    check_header(fields, "server")
-    kind, seq = fields.get("kind"), fields.get("seq")
-    if kind not in ("ok", "error") or type(seq) is not int:
-        raise WireError(f"malformed reply header {str(fields)[:200]}")
-    if kind == "ok":
-        return seq, body, None
-    if not isinstance(body.get("error"), DingEnvError):
-        raise WireError(f"an error reply without an error: {str(body)[:200]}")
-    return seq, body, body["error"]
+    message, fields = decode(frames, _reply, "server", "reply")
+    if type(message) is Failed:
+        if not isinstance(fields["error"], DingEnvError):
+            raise WireError(f"an error reply without an error: {str(fields['error'])[:200]}")
+        return message.seq, {}, fields["error"]
+    return message.seq, fields["body"] if type(message) is Ok else fields, None

@@ -1,4 +1,4 @@
-"""The envs a server hosts: N envs in a worker backend, answering the requests of ``messages.REQUESTS``.
+"""The envs a server hosts: N envs in its own process or in worker processes, answering ``messages.REQUESTS``.
 
 The envs run in a :class:`~ding_env.env_manager.backends.workers.WorkerBackend` (shared-memory
 workers, crash isolation, the manager's timeouts), or with ``num_workers=0`` in the server process
@@ -31,7 +31,8 @@ from ding_env.env_manager.config import manager_config
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
 from ding_env.errors import ConfigError
-from ding_env.remote.messages import CLIENT_SETTINGS
+from ding_env.remote.info_wire import InfoSender
+from ding_env.remote.protocol import CLIENT_SETTINGS
 
 
 class ServedEnvs:
@@ -55,6 +56,7 @@ class ServedEnvs:
         self._setup = EnvSetup()
         self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
         self._lost: set[int] = set()
+        self._infos = InfoSender(self.env_num)
 
     def hello(self) -> dict:
         """What a client learns on connecting."""
@@ -70,6 +72,7 @@ class ServedEnvs:
         # The client decides each restart (reset_on_done) and counts episodes; the mirror only follows.
         self._mirror = EnvLedger(self.env_num, False, float("inf"), cfg.step_error)
         self._setup = EnvSetup()  # the client's seeds and reset kwargs, as its requests bring them
+        self._infos = InfoSender(self.env_num)  # the client's receiver starts afresh at launch too
         if self._in_server:
             self._backend = InProcessBackend(self._env_fns, HostSettings.of(cfg), "served envs", self, self._setup)
         else:
@@ -110,7 +113,7 @@ class ServedEnvs:
         """
         backend = self._running()
         env_ids = np.asarray(self._check(env_ids.tolist()), dtype=np.int64)
-        if len(np.unique(env_ids)) != len(env_ids) or not np.all(np.diff(env_ids) > 0):
+        if not np.all(np.diff(env_ids) > 0):  # increasing, so distinct too
             raise ValueError(f"step env ids must be increasing and distinct, got {env_ids.tolist()[:20]}")
         not_ready = env_ids[self._mirror.status[env_ids] != READY]
         if len(not_ready):
@@ -122,16 +125,16 @@ class ServedEnvs:
         backend.send(env_ids, actions, reset_on_done)
         outcome = backend.collect(True)
         self._mirror.apply(outcome)
-        body = outcome._asdict()
         # Copies: the worker buffers change at the next step, and replies are sent without copying.
-        body["obs"] = arrays.copy_tree(outcome.obs)
-        for name in ("reward", "done", "truncated", "reset_on_done"):
-            body[name] = np.array(body[name])
-        body["errors"] = dict(outcome.errors)
-        body["info"] = dict(zip(outcome.env_id.tolist(), outcome.info, strict=True))  # errors name the env's info
-        # The ready observations that are not the step's: of envs that ended (and restarted) in it.
-        body["restart_obs"] = self._ready_obs_copy(outcome.env_id[outcome.done].tolist())
-        return body
+        return {
+            "env_id": outcome.env_id,
+            "obs": arrays.copy_tree(outcome.obs),
+            **{name: np.array(getattr(outcome, name)) for name in ("reward", "done", "truncated", "reset_on_done")},
+            "errors": dict(outcome.errors),
+            # The ready observations that are not the step's: of envs that ended (and restarted) in it.
+            "restart_obs": self._ready_obs_copy(outcome.env_id[outcome.done].tolist()),
+            **self._infos.fields(outcome.env_id, outcome.info),
+        }
 
     def _ready_obs_copy(self, env_ids: list[int]) -> Any:
         if not env_ids:

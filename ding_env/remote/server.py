@@ -5,10 +5,10 @@ server serves one client at a time: the client whose ``hello`` it accepted owns 
 sends ``close`` or stays silent for ``lease_timeout`` seconds; another client's requests meanwhile
 get a "busy" error. A new owner gets freshly built envs.
 
-Nothing that arrives is trusted: a message is decoded by :mod:`ding_env.remote.wire` (JSON headers
-and raw buffers, never pickle), checked against the request table, and anything malformed (wrong
-frame count, bad JSON, an unknown request, another protocol version, arrays whose buffers do not
-match their shapes, a message over ``max_message_bytes``) gets an error reply or a dropped
+Nothing that arrives is trusted: a message is decoded by :mod:`ding_env.remote.messages` (typed
+msgpack headers and raw buffers, never pickle), and anything malformed (wrong frame count, a header
+that is not msgpack, an unknown request or field, another protocol version, arrays whose buffers do
+not match their shapes, a message over ``max_message_bytes``) gets an error reply or a dropped
 connection while the server keeps serving.
 
 By default the server binds to loopback only. With ``keys`` (``ding-env keygen``) connections are
@@ -31,9 +31,9 @@ import zmq
 from ding_env.errors import ConfigError
 from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, WireError
-from ding_env.remote.messages import HELLO, check_header, check_request, reply_frames
+from ding_env.remote.messages import peek, read_request, reply_frames
+from ding_env.remote.protocol import HELLO
 from ding_env.remote.served_envs import ServedEnvs
-from ding_env.remote.wire import unpack
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
 DEFAULT_MAX_MESSAGE_BYTES = 256 * 2**20
@@ -136,13 +136,9 @@ class EnvServer:
             log.warning("cannot reply to %s request %d: %s", kind, seq, error)
 
     def _answer(self, client: bytes, frames: list) -> tuple[int, str, list]:
-        seq, kind = -1, "message"
+        seq, kind = peek(frames)
         try:
-            header, body = unpack(frames, "request")
-            seq = header["seq"] if type(header.get("seq")) is int else -1
-            kind = str(header.get("kind"))[:40]
-            check_header(header, "client")
-            check_request(header.get("kind"), body)
+            seq, kind, body = read_request(frames)
             result = self._dispatch(client, kind, body)
             return seq, kind, reply_frames(seq, result, request=kind)
         except Exception as error:  # noqa: BLE001 - the client gets the error; the server keeps serving

@@ -1,19 +1,22 @@
 """Values and Gymnasium spaces on the wire, without pickle.
 
-A message is a list of frames: frame 0 is a small JSON header, every other frame is the raw
-buffer of one numpy array (sent zero-copy by the socket layer). The header's values use JSON's
-own types where they are exact (None, bools, ints, floats, strings, lists) and a tagged object
-``{"$": tag, ...}`` for everything else:
+A message is a list of frames: frame 0 is a msgpack header (a typed struct of
+``remote.messages``, encoded and validated by msgspec), every other frame is the raw buffer of
+one numpy array (sent zero-copy by the socket layer). Where a message field holds an arbitrary
+value (an info, a call's arguments, an attribute), the value is a tree of msgpack's own types
+where they are exact (None, bools, ints within 64 bits, floats, strings, bytes, lists) and a
+tagged map ``{"$": tag, ...}`` for everything else:
 
 ================  ==========================================================================
 tag               meaning
 ================  ==========================================================================
-``array``         numpy array: ``frame`` (index into the buffers; or ``data``, base64 bytes of a small
-                  array), ``dtype`` (``dtype.str``), ``shape``
-``scalar``        numpy scalar: ``dtype`` and ``value`` (its Python value, exact for bool/int/float)
+``array``         numpy array (:class:`ArrayRef`): ``dtype`` (``dtype.str``), ``shape`` and its bytes,
+                  ``frame`` (index into the buffers) or ``data`` (a small array's bytes, inline)
+``scalar``        numpy scalar: ``dtype`` and ``value`` (its Python value, exact for bool/int/float),
+                  or ``array`` (a 0-d array) for the others
+``int``           an int beyond 64 bits: ``text``, its decimal digits
 ``tuple``         ``items``: the encoded elements
 ``dict``          ``items``: ``[key, value]`` pairs in order (keys need not be strings)
-``bytes``         ``frame``: a bytes value
 ``marker``        ``name``: an env attribute broadcast's ``MISSING`` / ``CALLABLE``
 ``error``         an env's or server's error by its fields (``remote.errors.ERROR_FIELDS``)
 ``space``         a Gymnasium space by its defining fields (see :meth:`Encoder.space`)
@@ -29,14 +32,13 @@ and decoding build no path text for values that are fine.
 
 from __future__ import annotations
 
-import base64
-import json
 import math
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any
 
 import gymnasium as gym
+import msgspec
 import numpy as np
 
 from ding_env.env_manager.status import CALLABLE, MISSING
@@ -54,24 +56,50 @@ SPACE_CLASSES = (
     gym.spaces.Tuple,
 )
 MARKERS = {"MISSING": MISSING, "CALLABLE": CALLABLE}
-# Arrays up to this size travel inline in the header (base64): a frame of its own costs more than the copy.
+# Arrays up to this size travel inline in the header: a frame of its own costs more than the copy.
 INLINE_BYTES = 512
-# Numeric dtype kinds a scalar carries exactly as a JSON number (bool, signed, unsigned, float).
+# Numeric dtype kinds a scalar carries exactly as a msgpack number (bool, signed, unsigned, float).
 EXACT_SCALAR_KINDS = "biuf"
+# The ints msgpack holds (larger ones travel as text).
+INT_RANGE = (-(2**63), 2**64 - 1)
+MAX_INT_DIGITS = 4300  # Python's own limit on converting text to int
 
 
 def _cannot_send(problem: str) -> WireError:
     return WireError(problem, "cannot send")
 
 
+class ArrayRef(msgspec.Struct, tag_field="$", tag="array", forbid_unknown_fields=True, omit_defaults=True):
+    """A numpy array in a header: its dtype and shape, and its bytes in frame ``frame`` or inline in ``data``."""
+
+    dtype: str
+    shape: tuple[Annotated[int, msgspec.Meta(ge=0)], ...]
+    frame: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    data: bytes | None = None
+
+    def __post_init__(self) -> None:
+        _dtype(self.dtype)  # refuse a dtype that would need pickle while the header is decoded
+        if (self.frame is None) == (self.data is None):
+            raise ValueError("an array has its bytes in a frame or inline, one of the two")
+
+    def check(self, kinds: str, ndim: int, what: str) -> None:
+        """Refuse an array whose dtype kind is not among ``kinds`` or that does not have ``ndim`` dimensions.
+
+        Raises:
+            ValueError: Naming ``what`` was expected (msgspec reports it as a validation error of the field).
+        """
+        if len(self.shape) != ndim or _dtype(self.dtype).kind not in kinds:
+            raise ValueError(f"must be {what}, got {_dtype(self.dtype)} {self.shape}")
+
+
 class Encoder:
-    """Encodes values into a JSON-ready header, collecting array buffers into ``frames``."""
+    """Encodes values into msgpack-ready trees, collecting large array buffers into ``frames``."""
 
     def __init__(self) -> None:
         self.frames: list[Any] = []  # frame k of the message is self.frames[k - 1]: frame 0 is the header
 
     def value(self, value: Any) -> Any:
-        """``value`` as JSON-ready data.
+        """``value`` as msgpack-ready data.
 
         Raises:
             WireError: For a value without encoding; its path is filled in as the error leaves each container.
@@ -79,27 +107,28 @@ class Encoder:
         kind = type(value)
         if kind is np.ndarray:
             return self.array(value)
-        if value is None or kind in (bool, str, int, float):
+        if value is None or kind in (bool, str, float, bytes):
             return value
+        if kind is int:
+            return value if INT_RANGE[0] <= value <= INT_RANGE[1] else {"$": "int", "text": str(value)}
         if kind is list:
-            return self.each(value, enumerate(value))
+            return self.each(enumerate(value))
         if kind is dict:
             return {"$": "dict", "items": self.pairs(value)}
         if kind is tuple:
-            return {"$": "tuple", "items": self.each(value, enumerate(value))}
+            return {"$": "tuple", "items": self.each(enumerate(value))}
         if isinstance(value, np.generic):
             return self.scalar(value)
         if isinstance(value, str):  # a str subclass (e.g. a StrEnum member) travels as its text
             return str(value)
         if isinstance(value, int):  # an int subclass (an IntEnum member) as its value
-            return int(value)
+            return self.value(int(value))
         if isinstance(value, float):
             return float(value)
         if isinstance(value, (list, tuple, dict)):  # subclasses (e.g. EasyDict, NamedTuple) as the base type
             return self.value((list if isinstance(value, list) else tuple if isinstance(value, tuple) else dict)(value))
-        if isinstance(value, (bytes, bytearray, memoryview)):
-            self.frames.append(bytes(value))
-            return {"$": "bytes", "frame": len(self.frames)}
+        if isinstance(value, (bytearray, memoryview)):
+            return bytes(value)
         if value is MISSING or value is CALLABLE:
             return {"$": "marker", "name": value.name}
         if isinstance(value, gym.spaces.Space):
@@ -108,7 +137,7 @@ class Encoder:
             return {"$": "error", "fields": self.value(fields)}
         raise _cannot_send(f"a {kind.__qualname__} has no wire encoding (send {ENCODABLE})")
 
-    def each(self, values: Any, labelled: Iterable[tuple[Any, Any]]) -> list:
+    def each(self, labelled: Iterable[tuple[Any, Any]]) -> list:
         """The encoded items of a list or tuple."""
         encoded = []
         for index, item in labelled:
@@ -128,26 +157,23 @@ class Encoder:
                 raise error.at(f"[{key!r}]") from None
         return encoded
 
-    def array(self, array: np.ndarray) -> dict:
-        """An array as a buffer frame plus its dtype and shape."""
+    def array(self, array: np.ndarray) -> ArrayRef:
+        """An array as its dtype and shape, with its bytes inline (small) or as a frame of their own."""
         if array.dtype.hasobject or array.dtype.fields is not None:
             raise _cannot_send(
                 f"an array of dtype {array.dtype} has no wire encoding (object and structured dtypes would need "
                 "pickle; send arrays of numbers, bools or fixed-width strings)"
             )
         if array.nbytes <= INLINE_BYTES:
-            data = base64.b64encode(array.tobytes()).decode("ascii")
-            return {"$": "array", "data": data, "dtype": array.dtype.str, "shape": list(array.shape)}
+            return ArrayRef(array.dtype.str, array.shape, data=array.tobytes())
         self.frames.append(np.ascontiguousarray(array))
-        return {"$": "array", "frame": len(self.frames), "dtype": array.dtype.str, "shape": list(array.shape)}
+        return ArrayRef(array.dtype.str, array.shape, frame=len(self.frames))
 
     def scalar(self, scalar: np.generic) -> dict:
         """A numpy scalar: inline when its Python value is exact, else as a 0-d array."""
         if scalar.dtype.kind in EXACT_SCALAR_KINDS:
             return {"$": "scalar", "dtype": scalar.dtype.str, "value": scalar.item()}
-        encoded = self.array(np.asarray(scalar))
-        encoded["$"] = "scalar"
-        return encoded
+        return {"$": "scalar", "array": self.array(np.asarray(scalar))}
 
     def space(self, space: gym.spaces.Space) -> dict:
         """A Gymnasium space by its defining fields (its random generator stays behind)."""
@@ -191,7 +217,7 @@ class Decoder:
     def value(self, data: Any) -> Any:
         """The value ``data`` encodes."""
         kind = type(data)
-        if data is None or kind in (bool, int, float, str):
+        if data is None or kind in (bool, int, float, str, bytes):
             return data
         if kind is list:
             return self.each(data)
@@ -199,21 +225,18 @@ class Decoder:
             raise WireError(f"a {kind.__name__} is not an encoded value")
         tag = data.get("$")
         if tag == "array":
-            return self.array(data)
+            return self.array(self.ref(data))
         if tag == "dict":
             return self.mapping(self.items(data))
         if tag == "tuple":
             return tuple(self.each(self.items(data)))
         if tag == "scalar":
-            if "frame" in data or "data" in data:  # a 0-d array
-                return self.array(data)[()]
-            dtype = self.dtype(data.get("dtype"))
-            value = data.get("value")
-            if dtype.kind not in EXACT_SCALAR_KINDS or type(value) not in (bool, int, float):
-                raise WireError(f"scalar {str(value)[:40]} of dtype {dtype}")
-            return dtype.type(value)
-        if tag == "bytes":
-            return bytes(self.buffer(data.get("frame")))
+            return self.scalar(data)
+        if tag == "int" and type(data.get("text")) is str and len(data["text"]) <= MAX_INT_DIGITS:
+            try:
+                return int(data["text"])
+            except ValueError as error:
+                raise WireError(f"int text {data['text'][:40]!r}") from error
         if tag == "marker" and data.get("name") in MARKERS:
             return MARKERS[data["name"]]
         if tag == "space":
@@ -259,45 +282,43 @@ class Decoder:
         return items
 
     @staticmethod
-    def dtype(text: Any) -> np.dtype:
-        """The dtype ``text`` names (never one that would need pickle)."""
-        if type(text) is not str:
-            raise WireError(f"dtype must be a string, got {type(text).__name__}")
-        return _dtype(text)
-
-    @staticmethod
-    def inline(text: Any) -> bytes:
-        """The bytes of an array sent inline (base64 text)."""
-        if type(text) is not str or len(text) > 2 * INLINE_BYTES:
-            raise WireError(f"inline array data must be base64 text of at most {INLINE_BYTES} bytes")
+    def ref(data: Any) -> ArrayRef:
+        """An array's fields, validated."""
         try:
-            return base64.b64decode(text, validate=True)
-        except ValueError as error:  # binascii.Error is a ValueError
-            raise WireError(f"inline array data is not base64: {error}") from error
+            return msgspec.convert(data, ArrayRef)
+        except msgspec.ValidationError as error:
+            raise WireError(f"array fields: {error}"[:300]) from None
 
-    def buffer(self, index: Any) -> memoryview:
+    def scalar(self, data: dict) -> np.generic:
+        """A numpy scalar."""
+        if "array" in data:  # a 0-d array
+            return self.array(self.ref(data["array"]))[()]
+        if type(data.get("dtype")) is not str:
+            raise WireError("a scalar's dtype must be a string")
+        dtype, value = _dtype(data["dtype"]), data.get("value")
+        if dtype.kind not in EXACT_SCALAR_KINDS or type(value) not in (bool, int, float):
+            raise WireError(f"scalar {str(value)[:40]} of dtype {dtype}")
+        return dtype.type(value)
+
+    def buffer(self, index: int) -> memoryview:
         """Frame ``index`` of the message (1 is the first after the header)."""
-        if type(index) is not int or not 1 <= index <= len(self.frames):
-            raise WireError(f"frame {str(index)[:20]} does not exist (the message has {len(self.frames)})")
+        if not 1 <= index <= len(self.frames):
+            raise WireError(f"frame {index} does not exist (the message has {len(self.frames)})")
         frame = self.frames[index - 1]
         self.used.add(index)
         return memoryview(frame.buffer if hasattr(frame, "buffer") else frame)
 
-    def array(self, data: dict) -> np.ndarray:
-        """An array, checked against its frame's size; a copy the caller owns."""
-        dtype = self.dtype(data.get("dtype"))
-        shape = data.get("shape")
-        if type(shape) is not list or not all(type(size) is int and size >= 0 for size in shape):
-            raise WireError(f"shape must be a list of sizes >= 0, got {str(shape)[:100]}")
-        buffer = self.buffer(data.get("frame")) if "data" not in data else memoryview(self.inline(data["data"]))
-        expected = math.prod(shape) * dtype.itemsize
+    def array(self, ref: ArrayRef) -> np.ndarray:
+        """The array ``ref`` describes, checked against its buffer's size; a copy the caller owns."""
+        dtype = _dtype(ref.dtype)
+        buffer = self.buffer(ref.frame) if ref.data is None else memoryview(ref.data)
+        expected = math.prod(ref.shape) * dtype.itemsize
         if buffer.nbytes != expected:
             raise WireError(
-                f"an array of shape {tuple(shape)} and dtype {dtype} takes {expected} bytes, its frame has "
-                f"{buffer.nbytes}"
+                f"an array of shape {ref.shape} and dtype {dtype} takes {expected} bytes, its frame has {buffer.nbytes}"
             )
         # A copy: the frame's memory belongs to the message, and arrays handed to callers are theirs to change.
-        return np.frombuffer(buffer, dtype=dtype).reshape(shape).copy()
+        return np.frombuffer(buffer, dtype=dtype).reshape(ref.shape).copy()
 
     def space(self, data: dict) -> gym.spaces.Space:
         """The Gymnasium space ``data`` describes."""
@@ -320,48 +341,7 @@ class Decoder:
             raise WireError(f"a {kind} space with fields {sorted(fields)}: {error}"[:400]) from error
         raise WireError(f"unknown space kind {str(kind)[:40]!r} (expected one of {SPACES})")
 
-
-def pack(header: dict, body: dict, path: str = "message") -> list:
-    """The frames of a message: ``header`` (JSON-ready fields) with ``body``'s values encoded, then the buffers.
-
-    Raises:
-        WireError: Naming the key path (starting with ``path``) and type of a value that has no encoding.
-    """
-    encoder = Encoder()
-    encoded = {}
-    for key, value in body.items():
-        try:
-            encoded[key] = encoder.value(value)
-        except WireError as error:
-            raise error.at(f"{path} {key}") from None
-    head = json.dumps({**header, "body": encoded}, separators=(",", ":"), allow_nan=True).encode()
-    return [head, *encoder.frames]
-
-
-def unpack(frames: list[Any], path: str = "message") -> tuple[dict, dict]:
-    """The header fields and the decoded body of a message's frames.
-
-    Raises:
-        WireError: If the frames are not a well-formed message.
-    """
-    if not frames:
-        raise WireError("no frames").at(path)
-    head = frames[0]
-    try:
-        header = json.loads(bytes(head.buffer if hasattr(head, "buffer") else head))
-    except (ValueError, RecursionError) as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise WireError(f"its first frame is not a JSON header ({error})"[:300]).at(path) from error
-    if type(header) is not dict or type(header.get("body")) is not dict:
-        raise WireError("the header must be a JSON object with a 'body' object").at(path)
-    decoder = Decoder(frames[1:])
-    body = {}
-    for key, value in header.pop("body").items():
-        try:
-            body[key] = decoder.value(value)
-        except WireError as error:
-            raise error.at(f"{path} {key}") from None
-        except RecursionError as error:
-            raise WireError("values nested too deeply").at(f"{path} {key}") from error
-    if len(decoder.used) != len(decoder.frames):
-        raise WireError(f"{len(frames)} frames, of which the header refers to {len(decoder.used) + 1}").at(path)
-    return header, body
+    def check_all_used(self) -> None:
+        """Refuse a message with frames its header does not refer to."""
+        if len(self.used) != len(self.frames):
+            raise WireError(f"{len(self.frames) + 1} frames, of which the header refers to {len(self.used) + 1}")

@@ -215,6 +215,23 @@ def test_the_async_remote_manager_returns_the_fast_servers_envs_first(tmp_path):
             assert manager.ready_obs_id == [0, 1, 2, 3]
 
 
+def test_the_async_remote_manager_gets_a_servers_first_envs_while_the_server_steps_the_rest(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("main_config = dict(env=dict(step_sleep=0.2))\n")
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv", str(slow)), 4)
+    with serving("tests.envs:CountingEnv", 4, "--config", str(slow), "--workers", "0") as (address, _):
+        cfg = {"type": "async_remote", "servers": [address], "wait_num": 2, "step_wait_timeout": None}
+        with create_env_manager(cfg, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            first = manager.step({env_id: 1 for env_id in range(4)})
+            assert sorted(first) == [0, 2]  # the server answered for envs 0, 2 before stepping 1, 3
+            assert sorted(manager.step({0: 1, 2: 1})) == [1, 3]  # envs 0, 2 step again meanwhile
+            assert sorted(manager.step({1: 1, 3: 1})) == [0, 2]
+            rewards = [timestep.reward.item() for timestep in manager.step({}).values()]
+            assert rewards == [3.0, 3.0]  # envs 1, 3: their second steps (reward = action + step count)
+
+
 @pytest.mark.parametrize("connect_timeout", [0.5, None], ids=["connect_timeout=0.5", "default"])
 def test_launch_against_no_server_fails_soon_naming_the_address_and_what_to_check(connect_timeout):
     address = f"tcp://127.0.0.1:{free_port()}"

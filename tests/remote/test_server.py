@@ -7,6 +7,7 @@ import os
 import signal
 import time
 
+import msgspec
 import numpy as np
 import pytest
 import zmq
@@ -17,10 +18,12 @@ from ding_env.cli import main
 from ding_env.errors import EnvCrashedError, EnvError
 from ding_env.remote.client import ServerConnection
 from ding_env.remote.errors import ServerError, ServerLostError, WireError
-from ding_env.remote.messages import PROTOCOL_VERSION, header, read_reply, request_frames
+from ding_env.remote.info_wire import InfoReceiver
+from ding_env.remote.messages import read_reply, request_frames
+from ding_env.remote.protocol import PROTOCOL, PROTOCOL_VERSION
 from ding_env.remote.served_envs import env_fns_for
 from ding_env.remote.server import is_loopback
-from ding_env.remote.wire import pack
+from ding_env.remote.wire import Encoder
 from tests.remote.serving import CARTPOLE, assert_ended, child_pids, mapped_segments, serving
 
 
@@ -60,7 +63,7 @@ def launched(connection, seed=0):
 
 
 def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
-    with serving(CARTPOLE, 2) as (address, server):
+    with serving(CARTPOLE, 2, "--workers", "2") as (address, server):
         assert address.startswith("tcp://127.0.0.1:")
         with ServerConnection(address) as connection:
             env_ids = launched(connection)
@@ -88,6 +91,7 @@ def test_remote_steps_match_a_local_manager_bit_for_bit(cartpole_server):
         local.seed(0, dynamic_seed=True)
         local.launch()
         env_ids = launched(remote)
+        infos = InfoReceiver(env_num)  # step replies carry infos as a table
         np.testing.assert_array_equal(remote.request("ready_obs", env_ids=env_ids)["obs"], local.ready_obs_batch.obs)
         for t in range(steps):
             actions = (env_ids + t // 3) % 2
@@ -96,7 +100,7 @@ def test_remote_steps_match_a_local_manager_bit_for_bit(cartpole_server):
             for field in ("obs", "reward", "done", "truncated"):
                 np.testing.assert_array_equal(got[field], getattr(expected, field))
                 assert got[field].dtype == getattr(expected, field).dtype
-            assert list(got["info"].values()) == expected.info
+            assert infos.infos(got["env_id"], got) == expected.info
             np.testing.assert_array_equal(
                 remote.request("ready_obs", env_ids=env_ids)["obs"], local.ready_obs_batch.obs
             )
@@ -128,21 +132,39 @@ def valid_step(**changes):
     return request_frames("step", 1, {**body, **changes})
 
 
+def raw(kind, *buffers, protocol=PROTOCOL, version=PROTOCOL_VERSION, **fields):
+    """A request header as no client would write it."""
+    header = {"protocol": protocol, "version": version, "kind": kind, "seq": 1}
+    return [msgspec.msgpack.encode({**header, **fields}), *buffers]
+
+
+def raw_step(**changes):
+    """A step request with arrays no client would send."""
+    encoder = Encoder()
+    arrays = {"env_ids": np.arange(2), "actions": np.zeros(2, dtype=np.int64), "reset_on_done": np.ones(2, bool)}
+    fields = {name: encoder.array(array) for name, array in {**arrays, **changes}.items()}
+    return raw("step", *encoder.frames, **fields)
+
+
 MALFORMED = {
     "nothing after a REQ delimiter": [b""],
-    "bad json": [b"{not json"],
-    "header not an object": [b"[]"],
-    "unknown request": request_frames("unpickle", 1, {}),
-    "other protocol version": pack({**header("hello", 1), "version": PROTOCOL_VERSION + 7}, {}),
-    "not the ding-env protocol": pack({"protocol": "http", "version": 1, "kind": "hello", "seq": 1}, {}),
-    "missing field": request_frames("seed", 1, {"env_id": 0}),
-    "field of the wrong type": request_frames("seed", 1, {"env_id": "0", "seed": 1, "dynamic_seed": None}),
-    "ids and flags of different lengths": valid_step(reset_on_done=np.ones(3, dtype=bool)),
-    "float env ids": valid_step(env_ids=np.zeros(2)),
-    "a private attribute": request_frames("get_attr", 1, {"env_ids": [0], "name": "__class__"}),
-    "a dunder method": request_frames("call", 1, {"env_ids": [0], "name": "__reduce__", "args": [], "kwargs": {}}),
-    "array frame missing": valid_step()[:1],
-    "array of the wrong size": [*valid_step()[:1], b"\x00" * 3, *valid_step()[2:]],
+    "not msgpack": [b"\xc1{not json"],
+    "header not a map": [msgspec.msgpack.encode([])],
+    "unknown request": raw("unpickle"),
+    "other protocol version": raw("hello", version=PROTOCOL_VERSION + 7),
+    "not the ding-env protocol": raw("hello", protocol="http"),
+    "unknown field": raw("hello", pickle=b"gASV"),
+    "missing field": raw("seed", env_id=0),
+    "field of the wrong type": raw("seed", env_id="0", seed=1, dynamic_seed=None),
+    "ids and flags of different lengths": raw_step(reset_on_done=np.ones(3, dtype=bool)),
+    "float env ids": raw_step(env_ids=np.zeros(2)),
+    "2-d flags": raw_step(reset_on_done=np.ones((2, 1), dtype=bool)),
+    "a private attribute": raw("get_attr", env_ids=[0], name="__class__"),
+    "a dunder method": raw("call", env_ids=[0], name="__reduce__", args=[], kwargs={"$": "dict", "items": []}),
+    "call kwargs not a dict": raw("call", env_ids=[0], name="seed", args=[], kwargs=[1]),
+    "reset params of other envs": raw("reset", env_ids=[0], params={"$": "dict", "items": [[1, {"$": "dict"}]]}),
+    "array frame missing": raw_step(actions=np.zeros((2, 64), dtype=np.int64))[:1],
+    "array of the wrong size": [*raw_step(actions=np.zeros((2, 64), dtype=np.int64))[:1], b"\x00" * 3],
 }
 
 
@@ -159,16 +181,23 @@ def test_a_malformed_message_gets_an_error_reply_and_the_server_keeps_serving(ra
 
 def test_random_bytes_never_crash_the_server(raw_socket, cartpole_server):
     rng = np.random.default_rng(0)
-    for _ in range(200):
+    step = valid_step(actions=np.zeros((2, 64), dtype=np.int64))  # a header and an array frame
+    for _ in range(300):
         frames = [rng.bytes(int(rng.integers(0, 64))) for _ in range(int(rng.integers(1, 4)))]
-        if rng.random() < 0.5:  # a real header with garbage after it
+        draw = rng.random()
+        if draw < 1 / 3:  # a real header with garbage after it
             frames = [*valid_step()[:1], *frames]
+        elif draw < 2 / 3:  # a real message with a few bytes of its header changed
+            head = bytearray(step[0])
+            for position in rng.integers(0, len(head), int(rng.integers(1, 4))):
+                head[position] = int(rng.integers(0, 256))
+            frames = [bytes(head), *step[1:]]
         raw_socket.send_multipart(frames)
     answered = 0
     while raw_socket.poll(2_000):
         raw_socket.recv_multipart()
         answered += 1
-    assert answered == 200
+    assert answered == 300
     with ServerConnection(cartpole_server) as connection:
         launched(connection)
         connection.request("close")
@@ -250,7 +279,8 @@ def test_requests_sent_to_several_servers_before_any_reply_run_in_parallel(tmp_p
 def test_an_env_error_and_a_dead_worker_come_back_with_the_other_envs_results(tmp_path):
     config = tmp_path / "faults.py"
     config.write_text("main_config = dict(env=dict(raise_every=3, crash_every=4))\n")
-    with serving("tests.envs:FaultEnv", 2, "--config", str(config)) as (address, _), ServerConnection(address) as conn:
+    served = ("tests.envs:FaultEnv", 2, "--config", str(config), "--workers", "2")
+    with serving(*served) as (address, _), ServerConnection(address) as conn:
         launched(conn)
 
         def step(*env_ids):

@@ -1,16 +1,15 @@
 """Values and spaces survive the wire exactly; what cannot travel is refused by its key path and type."""
 
-import json
-
 import gymnasium as gym
+import msgspec
 import numpy as np
 import pytest
 
 from ding_env.env_manager.status import CALLABLE, MISSING
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError
-from ding_env.remote.messages import PROTOCOL_VERSION, header, read_reply, reply_frames
-from ding_env.remote.wire import pack, unpack
+from ding_env.remote.messages import read_reply, reply_frames
+from ding_env.remote.protocol import PROTOCOL, PROTOCOL_VERSION
 
 SPACES = {
     "box": gym.spaces.Box(-1.5, 2.0, (2, 3), np.float32),
@@ -28,8 +27,8 @@ SPACES = {
 
 
 def round_trip(value):
-    fields, body = unpack(pack({"kind": "test"}, {"value": value}))
-    assert fields == {"kind": "test"}
+    seq, body, error = read_reply(reply_frames(7, {"value": value}))
+    assert (seq, error) == (7, None)
     return body["value"]
 
 
@@ -114,7 +113,7 @@ def test_every_value_kind_round_trips_exactly(name):
 
 def test_large_arrays_travel_as_their_own_buffers_and_small_ones_in_the_header():
     obs = np.zeros((4, 210, 160, 3), dtype=np.uint8)
-    frames = pack({"kind": "test"}, {"obs": obs, "done": np.ones(4, dtype=bool)})
+    frames = reply_frames(1, {"obs": obs, "done": np.ones(4, dtype=bool)})
     assert len(frames) == 2 and np.shares_memory(frames[1], obs)
 
 
@@ -131,12 +130,22 @@ def test_large_arrays_travel_as_their_own_buffers_and_small_ones_in_the_header()
 )
 def test_a_value_without_encoding_is_refused_naming_its_key_and_type(value, where, kind):
     with pytest.raises(WireError) as error:
-        pack({"kind": "test"}, {"info": value}, "step reply")
+        reply_frames(1, {"info": value}, request="step")
     assert f"step reply {where}" in str(error.value) and kind in str(error.value)
 
 
-def frames_of(body, *buffers):
-    return [json.dumps({"kind": "test", "body": body}).encode(), *buffers]
+def header(**changes):
+    return {"protocol": PROTOCOL, "version": PROTOCOL_VERSION, "kind": "ok", "seq": 1, **changes}
+
+
+def frames_of(body, *buffers, **changes):
+    return [msgspec.msgpack.encode({**header(**changes), "body": body}), *buffers]
+
+
+def too_deep():
+    """A reply header whose value is nested 100,000 lists deep (no encoder would write it)."""
+    head = msgspec.msgpack.encode({**header(), "body": {"v": "HOLE"}})
+    return [head.replace(msgspec.msgpack.encode("HOLE"), b"\x91" * 100_000 + b"\xc0")]
 
 
 ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
@@ -146,33 +155,37 @@ ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
     "frames, message",
     [
         ([], "no frames"),
-        ([b"\xff\xfe not json"], "not a JSON header"),
-        ([b"[1, 2]"], "JSON object"),
+        ([b"\xc1 not msgpack"], "not a msgpack header"),
+        ([b"\x81\xa8protocol\xa2\xff\xfe"], "not a msgpack header"),  # text that is not UTF-8
+        ([msgspec.msgpack.encode([1, 2])], "Expected `object`, got `array`"),
         (frames_of({"v": ARRAY}), "frame 1 does not exist"),
         (frames_of({"v": ARRAY}, b"\x00" * 15), "takes 16 bytes, its frame has 15"),
         (frames_of({"v": 1}, b"\x00" * 4), "2 frames, of which the header refers to 1"),
-        (
-            frames_of({"v": {"$": "array", "data": "AAAA", "dtype": "<f4", "shape": [2]}}),
-            "takes 8 bytes, its frame has 3",
-        ),
-        (frames_of({"v": {"$": "array", "data": "not base64!", "dtype": "<f4", "shape": [2]}}), "not base64"),
+        (frames_of({"v": {"$": "array", "data": b"\x00" * 3, "dtype": "<f4", "shape": [2]}}), "takes 8 bytes, its"),
+        (frames_of({"v": {**ARRAY, "data": b"\x00" * 16}}, b"\x00" * 16), "in a frame or inline, one of the two"),
         (frames_of({"v": {**ARRAY, "dtype": "|O"}}, b"\x00" * 32), "cannot travel without pickle"),
         (frames_of({"v": {**ARRAY, "dtype": "no such dtype"}}, b"\x00" * 16), "unknown dtype"),
-        (frames_of({"v": {**ARRAY, "shape": [-1, 4]}}, b"\x00" * 16), "shape must be a list of sizes"),
-        (frames_of({"v": {"$": "pickle", "data": "gASV"}}), "unknown value tag 'pickle'"),
+        (frames_of({"v": {**ARRAY, "shape": [-1, 4]}}, b"\x00" * 16), r"Expected `int` >= 0 - at `\$.shape\[0\]`"),
+        (frames_of({"v": {**ARRAY, "pickle": True}}, b"\x00" * 16), "unknown field `pickle`"),
+        (frames_of({"v": {"$": "pickle", "data": b"gASV"}}), "unknown value tag 'pickle'"),
         (frames_of({"v": {"$": "dict", "items": [[[1], 2]]}}), "not hashable"),
         (frames_of({"v": {"$": "space", "kind": "Box", "low": 0}}), "Box space"),
-        ([b'{"kind": "t", "body": {"v": ' + b"[" * 100000 + b"]" * 100000 + b"}}"], "JSON header"),
+        (frames_of({}, pickle="gASV"), "unknown field `pickle`"),
+        (frames_of({}, seq="1"), r"Expected `int`, got `str` - at `\$.seq`"),
+        (frames_of({}, kind="unpickle"), "Invalid value 'unpickle' - at `\\$.kind`"),
+        ([msgspec.msgpack.encode(header())], "missing required field `body`"),
+        (too_deep(), "nested too deeply"),
     ],
 )
 def test_malformed_frames_are_refused_with_a_wire_error(frames, message):
     with pytest.raises(WireError, match=message):
-        unpack(frames)
+        read_reply(frames)
 
 
-def test_a_reply_from_another_protocol_version_is_refused():
-    frames = pack({**header("ok", 1), "version": PROTOCOL_VERSION + 1}, {})
-    with pytest.raises(ProtocolMismatchError, match=f"version {PROTOCOL_VERSION + 1}, this side version"):
+@pytest.mark.parametrize("version", [PROTOCOL_VERSION + 1, PROTOCOL_VERSION - 1])
+def test_a_reply_from_another_protocol_version_is_refused_before_its_fields_are_read(version):
+    frames = [msgspec.msgpack.encode({**header(version=version), "fields": "of another version"})]
+    with pytest.raises(ProtocolMismatchError, match=f"version {version}, this side version {PROTOCOL_VERSION}"):
         read_reply(frames)
     assert read_reply(reply_frames(1, {"x": 1})) == (1, {"x": 1}, None)
 

@@ -28,7 +28,8 @@ from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostError
-from ding_env.remote.messages import READY_OBS
+from ding_env.remote.info_wire import InfoReceiver
+from ding_env.remote.protocol import READY_OBS
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -118,6 +119,7 @@ class RemoteBackend(Backend):
         # Reset kwargs come with every reset; seeds are given again to a server connected again.
         self.ready = arrays.allocate(arrays.layout_of(spaces[0]), len(self.env_ids))
         self.stale = np.zeros(len(self.env_ids), dtype=bool)  # rows an env call may have changed
+        self.infos = InfoReceiver(len(self.env_ids))  # the server's sender starts afresh at launch
         for env_id in self.env_ids:
             if env_id in self.setup.seeds:
                 self.seed(env_id)
@@ -192,13 +194,27 @@ class RemoteBackend(Backend):
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        env_ids = np.asarray(env_ids, dtype=np.int64)
+        size = self.settings.request_envs or len(env_ids)
+        if len(env_ids) <= size:
+            self.send_one(env_ids, actions, reset_on_done)
+            return
+        # The server steps each part while the last one's reply travels. Parts take every k-th env, so
+        # each spans the server's workers (which host consecutive runs) and they step it in parallel.
+        parts = -(-len(env_ids) // size)
+        for first in range(parts):
+            part = slice(first, None, parts)
+            self.send_one(env_ids[part], arrays.take(actions, part), reset_on_done[part])
+
+    def send_one(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        """Send one step request (none to a lost server), and note it in flight."""
         ticket = None
         if self.lost is None:
-            local = np.asarray(env_ids, dtype=np.int64) - self.offset
             if isinstance(actions, np.ndarray) and actions.dtype.hasobject:  # actions without an array form
                 actions = actions.tolist()  # travel as a list of values (``arrays.object_rows`` on the server)
+            local = env_ids - self.offset
             ticket = self.connection.send(Op.STEP, env_ids=local, actions=actions, reset_on_done=reset_on_done)
-        self.pending.append((ticket, np.asarray(env_ids, dtype=np.int64), reset_on_done))
+        self.pending.append((ticket, env_ids, reset_on_done))
 
     @override
     def poll(self) -> int:
@@ -265,14 +281,21 @@ class RemoteBackend(Backend):
     def outcome_of(self, reply: dict, sent: np.ndarray) -> TimestepBatch:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
         env_id = reply["env_id"].astype(np.int64) + self.offset
-        keep = np.isin(env_id, sent)
+        if np.array_equal(env_id, sent):  # the common case: the rows of the envs sent, as sent
+            keep = np.ones(len(env_id), dtype=bool)
+        else:
+            keep = np.isin(env_id, sent)
         if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
             claimed = self.ledger.claim_idle(env_id[~keep].tolist())
             keep |= np.isin(env_id, list(claimed))
         rows = np.flatnonzero(keep)
-        infos = [reply["info"][int(local)] for local in reply["env_id"][rows].tolist()]
-        row_of = {int(row): new for new, row in enumerate(rows.tolist())}
-        errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
+        infos = self.infos.infos(reply["env_id"], reply)
+        if len(rows) != len(env_id):
+            infos = [infos[row] for row in rows.tolist()]
+        errors = {}
+        if reply["errors"]:
+            row_of = {int(row): new for new, row in enumerate(rows.tolist())}
+            errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
         if len(rows) == len(env_id):
             return TimestepBatch(
                 env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,

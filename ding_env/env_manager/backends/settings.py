@@ -78,17 +78,23 @@ class RemoteSettings:
         connect_timeout: Seconds the server may take to answer the handshake and start its workers.
         heartbeat_timeout: Seconds without a sign of life before the server's envs are lost.
         keys_dir: A folder with the client's secret key and the server's public key, or None.
+        request_envs: Envs per step request (None: one request per step). A server answers each
+            request as soon as it has stepped its envs and steps the next request's meanwhile, so a
+            manager that returns early gets its first results while the server steps the rest.
     """
 
     host: HostSettings
     connect_timeout: float
     heartbeat_timeout: float
     keys_dir: str | None
+    request_envs: int | None = None
 
     @classmethod
-    def of(cls, cfg: Mapping[str, Any]) -> RemoteSettings:
-        """The settings in a manager config."""
-        return cls(HostSettings.of(cfg), cfg["connect_timeout"], cfg["heartbeat_timeout"], cfg["keys_dir"])
+    def of(cls, cfg: Mapping[str, Any], request_envs: int | None = None) -> RemoteSettings:
+        """The settings in a manager config (``request_envs`` as the manager chooses it)."""
+        return cls(
+            HostSettings.of(cfg), cfg["connect_timeout"], cfg["heartbeat_timeout"], cfg["keys_dir"], request_envs
+        )
 
 
 @dataclass

@@ -1,0 +1,24 @@
+"""The env server protocol's name, version and request names: what a client needs before it imports the wire.
+
+The message structs themselves (``remote.messages``) need msgspec, the ``zmq`` extra; these names
+do not, so a manager module can name requests without importing the extra.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from ding_env.env_manager.backends.settings import HostSettings
+
+PROTOCOL = "ding-env"
+# Raised whenever a message's meaning changes; client and server must speak the same one.
+# 3: msgpack headers of typed structs (msgspec); step replies carry infos as a table.
+PROTOCOL_VERSION = 3
+
+# Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
+CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))
+
+# The two requests that are not operations on envs: the handshake, and a read of the ready observations
+# the server holds (after env calls, which may change them).
+HELLO = "hello"
+READY_OBS = "ready_obs"
