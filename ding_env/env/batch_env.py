@@ -304,6 +304,7 @@ class BaseBatchEnv(abc.ABC):
         truncated: Any,
         info: dict | None = None,
         raw_reward: Any = None,
+        episode_return: np.ndarray | None = None,
     ) -> BatchStep:
         """The ``BatchStep`` of stepping ``env_ids``, keeping each sub-env's episode return.
 
@@ -315,15 +316,19 @@ class BaseBatchEnv(abc.ABC):
             truncated: ``(n,)`` bools; cleared where ``terminated``.
             info: ``{key: array with n rows}``.
             raw_reward: The unclipped rewards the episode return sums, when ``reward`` is clipped.
+            episode_return: The returns to report, for an env that keeps them itself (a game's
+                return across the lives its episodes end at); None: this class sums them.
         """
         space = self.reward_space
         reward = np.asarray(reward, dtype=space.dtype).reshape(-1, *space.shape)
         terminated = np.asarray(terminated, dtype=bool)
         truncated = np.asarray(truncated, dtype=bool) & ~terminated
-        raw = reward.reshape(len(reward), -1)[:, 0] if raw_reward is None else np.asarray(raw_reward).reshape(-1)
-        index = slice(None) if env_ids is None else env_ids
-        self._returns[index] += raw
-        return BatchStep(obs, reward, terminated, truncated, self._returns[index].copy(), info or {})
+        if episode_return is None:
+            raw = reward.reshape(len(reward), -1)[:, 0] if raw_reward is None else np.asarray(raw_reward).reshape(-1)
+            index = slice(None) if env_ids is None else env_ids
+            self._returns[index] += raw
+            episode_return = self._returns[index].copy()
+        return BatchStep(obs, reward, terminated, truncated, episode_return, info or {})
 
     def _checked_ids(self, env_ids: Sequence[int] | np.ndarray | None) -> EnvIds:
         """``env_ids`` as an int64 array, or None for every sub-env in order.
