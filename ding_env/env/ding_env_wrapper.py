@@ -272,7 +272,8 @@ class DingEnvWrapper(BaseEnv):
             self._needs_reset = True
             # An inner EvalEpisodeReturnWrapper reports the raw game return (before clipping, across lives).
             episode_return = info.pop("eval_episode_return", self._eval_episode_return)
-            truncated = bool(truncated)
+            # A terminal state reached at the time limit is a termination: nothing to bootstrap from.
+            truncated = bool(truncated) and not terminated
             return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
         return StepFields(obs, reward, False, False, info)
 
