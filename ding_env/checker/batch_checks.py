@@ -224,7 +224,7 @@ def check_batch_seeds(ctx: BatchCheckContext) -> list[Finding]:
         if len(runs[0]) != len(runs[1]) or not all(
             np.array_equal(a, b, equal_nan=True) for a, b in zip(*runs, strict=True)
         ):
-            hint = "seed every random draw from the sub-envs' seeds (BaseBatchEnv._episode_seeds), never globally"
+            hint = "seed every random draw from the sub-envs' seeds (BaseBatchEnv._episode_generators), never globally"
             return [Finding(name, ERROR, "two batch envs with the same seeds gave different trajectories", hint)]
         env = ctx.make_env()
         env.seed(ctx.seed, dynamic_seed=False)

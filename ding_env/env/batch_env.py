@@ -48,7 +48,7 @@ import numpy as np
 from easydict import EasyDict
 
 from ding_env.config import deep_merge_dicts
-from ding_env.env.seeding import EpisodeSeeder, checked_seed, derive_seeds
+from ding_env.env.seeding import checked_seed, derive_seeds
 from ding_env.env.timestep import BaseEnvTimestep, final_info
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_value
@@ -122,8 +122,9 @@ class BaseBatchEnv(abc.ABC):
         self._num_envs = int(num_envs)
         self._running = np.zeros(self._num_envs, dtype=bool)
         self._returns = np.zeros(self._num_envs, dtype=np.float64)
-        self._seeders: list[EpisodeSeeder] | None = None
+        self._seeds: list[int] | None = None
         self._dynamic_seed = True
+        self._generators: list[np.random.Generator | None] = [None] * self._num_envs
 
     @classmethod
     def default_config(cls) -> EasyDict:
@@ -140,9 +141,10 @@ class BaseBatchEnv(abc.ABC):
     def seed(self, seed: int | Sequence[int], dynamic_seed: bool = True) -> None:
         """Set every sub-env's seed, used from its next reset on.
 
-        Per sub-env, exactly as ``BaseEnv.seed``: with ``dynamic_seed=False`` every reset of sub-env
-        ``i`` replays the episode start of its seed (evaluation); with True each of its episodes
-        gets a new seed drawn reproducibly from it (collection).
+        Per sub-env, as ``BaseEnv.seed``: with ``dynamic_seed=False`` every reset of sub-env ``i``
+        replays the episode start of its seed (evaluation); with True each of its episodes starts
+        anew, drawn reproducibly from its seed (collection): from one random stream per sub-env,
+        seeded at its first reset (as a Gymnasium env reset once with the seed, then without).
 
         Args:
             seed: An int ``s`` (sub-env ``i`` gets ``s + i``, as a manager seeds its envs) or one
@@ -163,28 +165,36 @@ class BaseBatchEnv(abc.ABC):
             seeds = [checked_seed(value, f"{self!r} seed of sub-env {index}") for index, value in enumerate(seed)]
         else:
             raise TypeError(f"{self!r}.seed(): expected an int or one int per sub-env, got {describe_value(seed)}")
-        self._dynamic_seed = bool(dynamic_seed)
-        self._seeders = [EpisodeSeeder(value, self._dynamic_seed) for value in seeds]
+        self._seeds, self._dynamic_seed = seeds, bool(dynamic_seed)
+        self._generators = [None] * self._num_envs
 
     @property
     def seeds(self) -> list[int] | None:
         """The seed of each sub-env given to ``seed()``, or None when it was never called."""
-        return None if self._seeders is None else [seeder.seed for seeder in self._seeders]
+        return None if self._seeds is None else list(self._seeds)
 
     @property
     def dynamic_seed(self) -> bool:
         """Whether each episode draws a new seed (True) or replays the sub-env's seed (False)."""
         return self._dynamic_seed
 
-    def _episode_seeds(self, env_ids: EnvIds) -> list[int | None]:
-        """The seed of the episode each of ``env_ids`` is starting (None: unseeded, keep the RNG running).
+    def _episode_generators(self, env_ids: EnvIds) -> list[np.random.Generator]:
+        """The generator each of ``env_ids`` draws the episode it is starting from.
 
-        Call it once per reset of those sub-envs: a dynamic seeder moves on to its next seed.
+        Static seeds: a generator seeded with the sub-env's seed, anew at every reset. Dynamic
+        seeds: one generator per sub-env, seeded at its first reset after ``seed()`` and kept
+        running (a Gymnasium env reset with a seed once, then without). Unseeded: fresh entropy.
+        Call it once per reset of those sub-envs.
         """
-        if self._seeders is None:
-            return [None] * (self._num_envs if env_ids is None else len(env_ids))
-        ids = range(self._num_envs) if env_ids is None else env_ids.tolist()
-        return [self._seeders[index].next_episode_seed() for index in ids]
+        generators = []
+        static = self._seeds is not None and not self._dynamic_seed
+        for index in range(self._num_envs) if env_ids is None else env_ids.tolist():
+            generator = self._generators[index]
+            if generator is None or static:
+                seed = None if self._seeds is None else self._seeds[index]
+                generator = self._generators[index] = np.random.default_rng(seed)
+            generators.append(generator)
+        return generators
 
     # ---- the contract --------------------------------------------------
 
@@ -262,8 +272,9 @@ class BaseBatchEnv(abc.ABC):
     def _reset(self, env_ids: EnvIds) -> Any:
         """Start an episode in each of ``env_ids`` (None: all, in order); return their stacked first observations.
 
-        Build the simulator on the first call. Seed each sub-env with ``_episode_seeds(env_ids)``
-        (or, for a simulator seeded once at construction, from ``seeds`` and ``dynamic_seed``).
+        Build the simulator on the first call. Draw each sub-env's start from
+        ``_episode_generators(env_ids)`` (a simulator that takes seeds only when it is made reads
+        ``seeds`` and ``dynamic_seed``: see ``batch_sources.seeded_at_reset``).
         """
 
     @abc.abstractmethod

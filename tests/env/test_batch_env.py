@@ -1,7 +1,8 @@
 """The batch-env contract (BaseBatchEnv), through dizoo's numpy CartPoleBatchEnv.
 
 CartPoleBatchEnv's sub-envs must be Gymnasium's CartPole-v1 step for step: the same seeds give the
-same observations, rewards, terminations and truncations as DingEnvWrapper(CartPole-v1).
+same observations, rewards, terminations and truncations as Gymnasium's CartPole-v1 reset with the
+seed at every episode (static seeds) or at the first one (dynamic seeds).
 """
 
 import pickle
@@ -10,61 +11,70 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import BaseBatchEnv, DingEnvWrapper
+from ding_env import BaseBatchEnv
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.testing import BatchEnvContractTests
 from dizoo.classic_control.cartpole.envs import CartPoleBatchEnv
 
 
-def reference_envs(seeds, dynamic, max_episode_steps=500):
-    envs = []
-    for seed in seeds:
-        env = DingEnvWrapper(cfg=dict(env_id="CartPole-v1", make_kwargs=dict(max_episode_steps=max_episode_steps)))
-        env.seed(seed, dynamic_seed=dynamic)
-        envs.append(env)
-    return envs
+class GymnasiumCartPole:
+    """Gymnasium's CartPole-v1, seeded as a batch env seeds a sub-env: at every reset (static seeds) or once."""
+
+    def __init__(self, seed, dynamic, max_episode_steps):
+        self.env = gym.make("CartPole-v1", max_episode_steps=max_episode_steps)
+        self.seed, self.dynamic, self.seeded = seed, dynamic, False
+
+    def reset(self):
+        seed = None if self.dynamic and self.seeded else self.seed
+        self.seeded, self.episode_return = True, 0.0
+        return self.env.reset(seed=seed)[0]
+
+    def step(self, action):
+        """Gymnasium's step; ``truncated`` may be True beside ``terminated`` (a terminal state at the time limit)."""
+        obs, reward, terminated, truncated, _ = self.env.step(int(action))
+        self.episode_return += reward
+        return obs, reward, terminated, truncated
 
 
-def run_against_reference(batch, envs, steps, action_seed=0):
-    """Step the batch env and the single envs with the same actions; every row must equal its env's timestep."""
-    rng = np.random.default_rng(action_seed)
-    first = batch.reset()
-    assert np.array_equal(first, np.stack([env.reset() for env in envs]))
-    ends = truncations = 0
+def run_against_gymnasium(batch, seeds, dynamic, steps, max_episode_steps=500):
+    """Step the batch env and Gymnasium's CartPole-v1 alike; every row must equal its env's step."""
+    envs = [GymnasiumCartPole(seed, dynamic, max_episode_steps) for seed in seeds]
+    rng = np.random.default_rng(0)
+    assert np.array_equal(batch.reset(), np.stack([env.reset() for env in envs]))
+    ends = truncations = both = 0
     for _ in range(steps):
         actions = rng.integers(0, 2, batch.num_envs)
         record = batch.step(actions)
         for row, env in enumerate(envs):
-            timestep = env.step(np.int64(actions[row]))
-            assert np.array_equal(record.obs[row], timestep.obs)
-            assert record.reward[row, 0] == timestep.reward[0]
-            assert bool(record.done[row]) == timestep.done
-            if timestep.done:
-                assert bool(record.truncated[row]) == timestep.truncated
-                assert bool(record.terminated[row]) == timestep.terminated
-                assert record.episode_return[row] == timestep.info["eval_episode_return"]
+            obs, reward, terminated, truncated = env.step(actions[row])
+            assert np.array_equal(record.obs[row], obs) and record.reward[row, 0] == reward
+            # A terminal state is a termination, at the time limit too: nothing to bootstrap from.
+            assert (record.terminated[row], record.truncated[row]) == (terminated, truncated and not terminated)
+            if terminated or truncated:
+                assert record.episode_return[row] == env.episode_return
                 ends += 1
-                truncations += timestep.truncated
+                truncations += truncated and not terminated
+                both += terminated and truncated
         ended = np.flatnonzero(record.done)
         if len(ended):
-            first = batch.reset(ended)
-            assert np.array_equal(first, np.stack([envs[row].reset() for row in ended]))
-    return ends, truncations
+            assert np.array_equal(batch.reset(ended), np.stack([envs[row].reset() for row in ended]))
+    return ends, truncations, both
 
 
 @pytest.mark.parametrize("dynamic", [True, False])
 def test_cartpole_batch_env_is_gymnasium_cartpole_step_for_step(dynamic):
     batch = CartPoleBatchEnv(dict(num_envs=6, max_episode_steps=40))
     batch.seed(7, dynamic_seed=dynamic)
-    ends, truncations = run_against_reference(batch, reference_envs(range(7, 13), dynamic, 40), steps=400)
-    assert ends > 40 and truncations > 0  # both kinds of episode end were compared
+    ends, truncations, both = run_against_gymnasium(batch, range(7, 13), dynamic, steps=400, max_episode_steps=40)
+    # Every kind of end was compared: terminal states, time limits, and a terminal state at the time limit.
+    assert ends > 40 and truncations > 0 and both > 0
 
 
 def test_per_sub_env_seeds_equal_separate_envs_with_those_seeds():
     seeds = [3, 100, 42]
     batch = CartPoleBatchEnv(dict(num_envs=3))
     batch.seed(seeds)
-    run_against_reference(batch, reference_envs(seeds, dynamic=True), steps=150)
+    run_against_gymnasium(batch, seeds, dynamic=True, steps=150)
 
 
 def test_unseeded_sub_envs_start_differently():

@@ -2,9 +2,10 @@
 
 An example written directly against ``BaseBatchEnv``: one numpy expression steps every sub-env.
 Each sub-env follows Gymnasium's ``CartPole-v1`` step for step: the same physics (float64 state,
-Euler integration, the same operations in the same order), the same episode start for the same
-seed (``np.random.default_rng(seed).uniform(-0.05, 0.05, 4)``), termination when the cart leaves
-``[-2.4, 2.4]`` or the pole passes 12 degrees, truncation after ``max_episode_steps`` (500).
+Euler integration, the same operations in the same order), the same episode starts for the same
+seed (with static seeds, ``env.reset(seed=seed)`` at every episode; with dynamic seeds, once, then
+``env.reset()``), termination when the cart leaves ``[-2.4, 2.4]`` or the pole passes 12 degrees,
+truncation after ``max_episode_steps`` (500).
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ class CartPoleBatchEnv(BaseBatchEnv):
         self._max_episode_steps = int(self._cfg.max_episode_steps)
         self._state: np.ndarray | None = None  # (4, num_envs) float64, built on the first reset
         self._steps = np.zeros(self._num_envs, dtype=np.int64)
-        self._rngs: list[np.random.Generator | None] = [None] * self._num_envs
         high = np.array([X_THRESHOLD * 2, np.inf, THETA_THRESHOLD * 2, np.inf], dtype=np.float32)
         self._observation_space = gym.spaces.Box(-high, high, dtype=np.float32)
         self._action_space = gym.spaces.Discrete(2)
@@ -57,12 +57,9 @@ class CartPoleBatchEnv(BaseBatchEnv):
         if self._state is None:
             self._state = np.zeros((4, self._num_envs), dtype=np.float64)
         ids = range(self._num_envs) if env_ids is None else env_ids.tolist()
-        for index, seed in zip(ids, self._episode_seeds(env_ids), strict=True):
-            # Each sub-env draws its start from its own generator, as a Gymnasium env does from
-            # np_random: re-seeded when a seed is due, kept running otherwise.
-            if seed is not None or self._rngs[index] is None:
-                self._rngs[index] = np.random.default_rng(seed)
-            self._state[:, index] = self._rngs[index].uniform(low=-RESET_BOUND, high=RESET_BOUND, size=(4,))
+        # Each sub-env draws its start from its own generator, as a Gymnasium env from np_random.
+        for index, generator in zip(ids, self._episode_generators(env_ids), strict=True):
+            self._state[:, index] = generator.uniform(low=-RESET_BOUND, high=RESET_BOUND, size=(4,))
         index = slice(None) if env_ids is None else env_ids
         self._steps[index] = 0
         return np.ascontiguousarray(self._state[:, index].T, dtype=np.float32)
