@@ -22,6 +22,9 @@ seeds cannot replay their seed and raises ``EnvStateError``.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -32,7 +35,7 @@ from ding_env.env.batch_env import BatchStep, EnvIds
 from ding_env.env.batch_sources.rows import merge_rows, rows_in_order, take_rows
 from ding_env.env.batch_sources.seeded_at_reset import SeedsAtFullReset
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
-from ding_env.env.seeding import checked_seed
+from ding_env.env.seeding import derive_seeds
 from ding_env.env_wrappers.converters import obs_converter
 from ding_env.env_wrappers.dtypes import convention_space
 from ding_env.errors import ConfigError
@@ -78,6 +81,7 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
             raise ConfigError("EnvPoolBatchEnv needs cfg.env_id (an EnvPool task id such as 'Pong-v5'), got none")
         super().__init__(cfg)
         self._pool: Any = None
+        self._pool_action_space: gym.spaces.Space | None = None
         self._spec: Any = None
         self._ended = np.zeros(self._num_envs, dtype=bool)  # EnvPool's own "episode ended" flag
         self._game_returns = np.zeros(self._num_envs, dtype=np.float64)
@@ -127,11 +131,12 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
 
     def _spaces(self) -> Any:
         if self._spec is None:
-            spec = self._envpool().make_spec(self._cfg.env_id, num_envs=self._num_envs, **self._make_kwargs())
-            obs_space = convention_space(spec.observation_space)
+            with _quiet_spaces():  # EnvPool builds its spaces on first access
+                spec = self._envpool().make_spec(self._cfg.env_id, num_envs=self._num_envs, **self._make_kwargs())
+                obs_space, action_space = convention_space(spec.observation_space), spec.action_space
             if self._cfg.scale_obs:
                 obs_space = gym.spaces.Box(0.0, 1.0, obs_space.shape, np.float32)
-            self._spec = (obs_space, convention_space(spec.action_space))
+            self._spec = (obs_space, convention_space(action_space))
             self._convert_obs = _scaled if self._cfg.scale_obs else obs_converter(obs_space)
         return self._spec
 
@@ -139,12 +144,14 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
         self._close()
         seeds = self.seeds
         if seeds is None:  # unseeded, as a BaseEnv: fresh entropy
-            seeds = [checked_seed(int(np.random.SeedSequence().entropy % (2**31 - self._num_envs)))]
-            seeds = [seeds[0] + index for index in range(self._num_envs)]
+            seeds = derive_seeds(int(np.random.SeedSequence().entropy % (2**31 - self._num_envs)), self._num_envs)
         self._spaces()
-        self._pool = self._envpool().make_gymnasium(
-            self._cfg.env_id, num_envs=self._num_envs, batch_size=self._num_envs, seed=seeds, **self._make_kwargs()
-        )
+        with _quiet_spaces():
+            self._pool = self._envpool().make_gymnasium(
+                self._cfg.env_id, num_envs=self._num_envs, batch_size=self._num_envs, seed=seeds, **self._make_kwargs()
+            )
+            self._pool_action_space = self._pool.action_space
+            self._pool.observation_space  # noqa: B018 - the pool builds (and keeps) it on first access
         self._seeds_applied()
         self._ended[:] = False
 
@@ -176,7 +183,7 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
         return self._convert_obs(merge_rows(rows, ids))
 
     def _idle_actions(self, count: int) -> np.ndarray:
-        space = self._pool.action_space
+        space = self._pool_action_space
         return np.zeros((count, *space.shape), dtype=space.dtype)
 
     def _step(self, actions: Any, env_ids: EnvIds) -> BatchStep:
@@ -230,3 +237,14 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
 def _scaled(obs: np.ndarray) -> np.ndarray:
     """uint8 frames as float32 in [0, 1]."""
     return obs.astype(np.float32) / np.float32(255.0)
+
+
+@contextlib.contextmanager
+def _quiet_spaces() -> Iterator[None]:
+    """Hide the warning Gymnasium gives for EnvPool's float64 bounds of float32 Boxes.
+
+    Nothing is lost: the bounds are infinite or float32 values.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*precision lowered by casting to float32", category=UserWarning)
+        yield
