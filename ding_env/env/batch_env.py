@@ -330,8 +330,11 @@ class BaseBatchEnv(abc.ABC):
             episode_return: The returns to report, for an env that keeps them itself (a game's
                 return across the lives its episodes end at); None: this class sums them.
         """
-        space = self.reward_space
-        reward = np.asarray(reward, dtype=space.dtype).reshape(-1, *space.shape)
+        layout = self.__dict__.get("_reward_layout")
+        if layout is None:  # the reward space does not change; some envs build it on every access
+            space = self.reward_space
+            layout = self._reward_layout = (space.dtype, (-1, *space.shape))
+        reward = np.asarray(reward, dtype=layout[0]).reshape(layout[1])
         terminated = np.asarray(terminated, dtype=bool)
         truncated = np.asarray(truncated, dtype=bool) & ~terminated
         if episode_return is None:
@@ -366,6 +369,11 @@ class BaseBatchEnv(abc.ABC):
             f"{self!r}: sub-envs {env_ids.tolist()} need reset() before step() "
             "(never reset, closed since, or their episode ended)"
         )
+
+
+def scalar_reward_space() -> gym.spaces.Box:
+    """A new ``Box(-inf, inf, (1,), float32)``: the reward space of most envs."""
+    return gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
 
 
 def _tree_row(tree: Any, row: int) -> Any:

@@ -31,7 +31,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.config import check_env_keys
-from ding_env.env.batch_env import BatchStep, EnvIds
+from ding_env.env.batch_env import BatchStep, EnvIds, scalar_reward_space
 from ding_env.env.batch_sources.rows import merge_rows, rows_in_order, take_rows
 from ding_env.env.batch_sources.seeded_at_reset import SeedsAtFullReset
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
@@ -81,6 +81,7 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
             raise ConfigError("EnvPoolBatchEnv needs cfg.env_id (an EnvPool task id such as 'Pong-v5'), got none")
         super().__init__(cfg)
         self._pool: Any = None
+        self._reward_space = scalar_reward_space()
         self._pool_action_space: gym.spaces.Space | None = None
         self._spec: Any = None
         self._ended = np.zeros(self._num_envs, dtype=bool)  # EnvPool's own "episode ended" flag
@@ -226,7 +227,7 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
     @property
     def reward_space(self) -> gym.spaces.Space:
         """``Box(-inf, inf, (1,), float32)``."""
-        return gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
+        return self._reward_space
 
     def __getstate__(self) -> dict:
         if self._pool is not None:

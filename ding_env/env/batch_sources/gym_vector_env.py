@@ -39,7 +39,7 @@ from gymnasium.envs.registration import load_env_creator
 from gymnasium.vector import AutoresetMode
 
 from ding_env.config import check_env_keys
-from ding_env.env.batch_env import BatchStep, EnvIds
+from ding_env.env.batch_env import BatchStep, EnvIds, scalar_reward_space
 from ding_env.env.batch_sources.rows import row_of, set_row, stack_rows, take_rows
 from ding_env.env.batch_sources.seeded_at_reset import SeedsAtFullReset
 from ding_env.env_wrappers.converters import obs_converter
@@ -88,6 +88,7 @@ class GymVectorBatchEnv(SeedsAtFullReset):
         super().__init__(cfg)
         self._make_env = make_env
         self._env: gym.vector.VectorEnv | None = None
+        self._reward_space = scalar_reward_space()
         self._ready_rows: dict[int, Any] = {}  # first observations the vector env made but nobody asked for yet
 
     # ---- construction --------------------------------------------------
@@ -222,4 +223,4 @@ class GymVectorBatchEnv(SeedsAtFullReset):
     @property
     def reward_space(self) -> gym.spaces.Space:
         """``Box(-inf, inf, (1,), float32)``."""
-        return gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
+        return self._reward_space

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.env.batch_env import BaseBatchEnv, BatchStep, EnvIds
+from ding_env.env.batch_env import BaseBatchEnv, BatchStep, EnvIds, scalar_reward_space
 from ding_env.summary import describe_value
 
 # Gymnasium's CartPole-v1 constants.
@@ -51,7 +51,7 @@ class CartPoleBatchEnv(BaseBatchEnv):
         high = np.array([X_THRESHOLD * 2, np.inf, THETA_THRESHOLD * 2, np.inf], dtype=np.float32)
         self._observation_space = gym.spaces.Box(-high, high, dtype=np.float32)
         self._action_space = gym.spaces.Discrete(2)
-        self._reward_space = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
+        self._reward_space = scalar_reward_space()
 
     def _reset(self, env_ids: EnvIds) -> np.ndarray:
         if self._state is None:
