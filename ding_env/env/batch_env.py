@@ -41,57 +41,20 @@ from __future__ import annotations
 import abc
 import copy
 from collections.abc import Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
 
 from ding_env.config import deep_merge_dicts
+from ding_env.env.batch_step import BatchStep, EnvIds, scalar_reward_space
 from ding_env.env.seeding import checked_seed, derive_seeds
-from ding_env.env.timestep import BaseEnvTimestep, final_info
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_value
 
-# Sub-env ids: None (every sub-env, in order) or an int64 array of distinct ids.
-EnvIds = np.ndarray | None
-
-
-class BatchStep(NamedTuple):
-    """What ``BaseBatchEnv.step`` returns: row ``k`` of every field belongs to the ``k``-th stepped sub-env.
-
-    Attributes:
-        obs: Stacked observations after the step (a dict/tuple of stacked arrays for Dict/Tuple
-            spaces). Where the episode ended, the true final observation.
-        reward: Array of shape ``(n, *reward_space.shape)`` with the reward space's dtype.
-        terminated: ``(n,)`` bool: the episode reached a terminal state (do not bootstrap).
-        truncated: ``(n,)`` bool: the episode was cut by a time limit (bootstrap); never True where
-            ``terminated``.
-        episode_return: ``(n,)`` float64: the sum of the episode's raw (unclipped) rewards up to and
-            including this step; a manager reports it as ``eval_episode_return`` on done rows.
-        info: ``{key: array with n rows}`` (Gymnasium's vector form; ``{}`` when the env has none).
-    """
-
-    obs: Any
-    reward: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    episode_return: np.ndarray
-    info: dict
-
-    @property
-    def done(self) -> np.ndarray:
-        """``(n,)`` bool: the episode ended (terminated or truncated)."""
-        return self.terminated | self.truncated
-
-    def timestep(self, row: int) -> BaseEnvTimestep:
-        """Row ``row`` as a ``BaseEnvTimestep``: done rows carry ``truncated`` and ``eval_episode_return``."""
-        obs = _tree_row(self.obs, row)
-        info = {key: _plain(value[row]) for key, value in self.info.items()}
-        done = bool(self.terminated[row] or self.truncated[row])
-        if done:
-            info = final_info(info, float(self.episode_return[row]), bool(self.truncated[row]))
-        return BaseEnvTimestep(obs, self.reward[row].copy(), done, info)
+# What a batch env's author imports, from here: the base class, its record and their helpers.
+__all__ = ["BaseBatchEnv", "BatchStep", "EnvIds", "scalar_reward_space"]
 
 
 class BaseBatchEnv(abc.ABC):
@@ -154,19 +117,25 @@ class BaseBatchEnv(abc.ABC):
         Raises:
             TypeError, ValueError: A seed that is not an int >= 0, or not one per sub-env.
         """
+        self._seeds, self._dynamic_seed = self._checked_seeds(seed), bool(dynamic_seed)
+        self._generators = [None] * self._num_envs
+
+    def _checked_seeds(self, seed: int | Sequence[int]) -> list[int]:
+        """One seed per sub-env from ``seed()``'s argument.
+
+        Raises:
+            TypeError, ValueError: A seed that is not an int >= 0, or not one per sub-env.
+        """
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            seeds = derive_seeds(seed, self._num_envs)
-        elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
+            return derive_seeds(seed, self._num_envs)
+        if isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
             if len(seed) != self._num_envs:
                 raise ValueError(
                     f"{self!r}.seed(): expected one seed per sub-env ({self._num_envs}), got {len(seed)}: "
                     f"{describe_value(seed)}"
                 )
-            seeds = [checked_seed(value, f"{self!r} seed of sub-env {index}") for index, value in enumerate(seed)]
-        else:
-            raise TypeError(f"{self!r}.seed(): expected an int or one int per sub-env, got {describe_value(seed)}")
-        self._seeds, self._dynamic_seed = seeds, bool(dynamic_seed)
-        self._generators = [None] * self._num_envs
+            return [checked_seed(value, f"{self!r} seed of sub-env {index}") for index, value in enumerate(seed)]
+        raise TypeError(f"{self!r}.seed(): expected an int or one int per sub-env, got {describe_value(seed)}")
 
     @property
     def seeds(self) -> list[int] | None:
@@ -369,22 +338,3 @@ class BaseBatchEnv(abc.ABC):
             f"{self!r}: sub-envs {env_ids.tolist()} need reset() before step() "
             "(never reset, closed since, or their episode ended)"
         )
-
-
-def scalar_reward_space() -> gym.spaces.Box:
-    """A new ``Box(-inf, inf, (1,), float32)``: the reward space of most envs."""
-    return gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
-
-
-def _tree_row(tree: Any, row: int) -> Any:
-    """Row ``row`` of stacked observations, copied (a dict/tuple of stacked arrays gives a dict/tuple)."""
-    if isinstance(tree, dict):
-        return {key: _tree_row(value, row) for key, value in tree.items()}
-    if isinstance(tree, tuple):
-        return tuple(_tree_row(value, row) for value in tree)
-    return tree[row].copy()
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python scalar, as ``DingEnvWrapper`` gives env infos."""
-    return value.item() if isinstance(value, np.generic) else value

@@ -210,6 +210,7 @@ def test_gym_vector_env_seeds_must_be_consecutive():
     batch.seed([4, 5, 6])
     with pytest.raises(ValueError, match="must be consecutive"):
         batch.seed([4, 6, 8])
+    assert batch.seeds == [4, 5, 6]  # the refused seeds were not taken
 
 
 class TestGymVectorBatchEnvContract(BatchEnvContractTests):

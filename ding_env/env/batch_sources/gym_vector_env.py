@@ -138,13 +138,13 @@ class GymVectorBatchEnv(SeedsAtFullReset):
         Raises:
             ValueError: For a list of seeds that are not consecutive.
         """
-        super().seed(seed, dynamic_seed)
-        seeds = self.seeds
+        seeds = self._checked_seeds(seed)
         if seeds != list(range(seeds[0], seeds[0] + self._num_envs)):
             raise ValueError(
                 f"{self!r}.seed(): a Gymnasium vector env seeds sub-env i with seed + i, so the seeds must be "
                 f"consecutive, got {describe_value(seeds)}"
             )
+        super().seed(seeds, dynamic_seed)
 
     # ---- BaseBatchEnv --------------------------------------------------
 
