@@ -23,8 +23,10 @@ EXTRAS = {
     "treetensor": ["DI-treetensor>=0.4"],
     # `ding-env serve` and the remote manager: envs on other machines over ZeroMQ.
     "zmq": ["pyzmq>=26"],
+    # EnvPool's C++ env pools (Atari, MuJoCo, classic control) as batch envs: ding_env.env.batch_sources.
+    "envpool": ["envpool>=1.2"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
-    "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=0.8"],
+    "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=1.2"],
     "dev": ["ruff>=0.6"],
 }
 EXTRAS["all"] = sorted({requirement for requirements in EXTRAS.values() for requirement in requirements})

@@ -16,7 +16,9 @@ from ding_env.config import deep_merge_dicts
 # ding_env.env comes before the checker: its raising checks (DI-engine's ding.envs.env has them) import the
 # checker, whose modules import ding_env.env.base_env while ding_env.env is still being initialised.
 from ding_env.env import (  # isort: skip
+    BaseBatchEnv,
     BaseEnv,
+    BatchStep,
     BaseEnvTimestep,
     DingEnvWrapper,
     EnvCheckError,
@@ -82,7 +84,9 @@ from ding_env.version import __version__
 
 __all__ = [
     # the env contract
+    "BaseBatchEnv",
     "BaseEnv",
+    "BatchStep",
     "BaseEnvTimestep",
     "DingEnvWrapper",
     "ENV_REGISTRY",

@@ -63,6 +63,17 @@ def merge_known_keys(default: Mapping, user: Mapping | None, where: str) -> Easy
     return deep_merge_dicts(default, user)
 
 
+def check_env_keys(cfg: Mapping, config: Mapping, where: str) -> None:
+    """Refuse a key of an env's ``cfg`` that is neither in its class ``config`` nor a pipeline key.
+
+    Raises:
+        ConfigError: Naming ``where``, the unknown key, a close match and every valid key.
+    """
+    for key in cfg:
+        if key not in config and key not in PIPELINE_KEYS:
+            raise ConfigError(unknown_key_message(where, key, set(config) | PIPELINE_KEYS))
+
+
 def unknown_key_message(where: str, key: object, valid: Any) -> str:
     """The error text for an unknown config key, with a suggestion."""
     valid = sorted(str(k) for k in valid)

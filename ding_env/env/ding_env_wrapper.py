@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.config import PIPELINE_KEYS, check_caller, unknown_key_message
+from ding_env.config import check_caller, check_env_keys
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
@@ -111,9 +111,7 @@ class DingEnvWrapper(BaseEnv):
             )
         cfg = dict(cfg or {})
         self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
-        for key in cfg:
-            if key not in self.config and key not in PIPELINE_KEYS:
-                raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
+        check_env_keys(cfg, self.config, "DingEnvWrapper config")
         check_caller(caller, "DingEnvWrapper")
         if not isinstance(seed_api, bool):
             raise ConfigError(f"DingEnvWrapper seed_api: expected True or False, got {seed_api!r:.100}")
@@ -274,7 +272,8 @@ class DingEnvWrapper(BaseEnv):
             self._needs_reset = True
             # An inner EvalEpisodeReturnWrapper reports the raw game return (before clipping, across lives).
             episode_return = info.pop("eval_episode_return", self._eval_episode_return)
-            truncated = bool(truncated)
+            # A terminal state reached at the time limit is a termination: nothing to bootstrap from.
+            truncated = bool(truncated) and not terminated
             return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
         return StepFields(obs, reward, False, False, info)
 
