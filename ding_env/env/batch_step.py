@@ -48,7 +48,7 @@ class BatchStep(NamedTuple):
     def timestep(self, row: int) -> BaseEnvTimestep:
         """Row ``row`` as a ``BaseEnvTimestep``: done rows carry ``truncated`` and ``eval_episode_return``."""
         obs = _tree_row(self.obs, row)
-        info = {key: _plain(value[row]) for key, value in self.info.items()}
+        info = info_row(self.info, row)
         done = bool(self.terminated[row] or self.truncated[row])
         if done:
             info = final_info(info, float(self.episode_return[row]), bool(self.truncated[row]))
@@ -67,6 +67,11 @@ def _tree_row(tree: Any, row: int) -> Any:
     if isinstance(tree, tuple):
         return tuple(_tree_row(value, row) for value in tree)
     return tree[row].copy()
+
+
+def info_row(info: dict, row: int) -> dict:
+    """Row ``row`` of a batch env's info (``{key: array with n rows}``), numpy scalars as Python scalars."""
+    return {key: _plain(value[row]) for key, value in info.items()}
 
 
 def _plain(value: Any) -> Any:

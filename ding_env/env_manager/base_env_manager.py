@@ -28,7 +28,7 @@ class BaseEnvManager(EnvManager):
     manager_type = "base"
 
     def _backends(self) -> list[Backend]:
-        return [InProcessBackend(dict(enumerate(self._env_fn)), self._cfg, self._name, self._ledger)]
+        return [InProcessBackend(dict(enumerate(self._layout.entries)), self._cfg, self._name, self._ledger)]
 
 
 class BaseEnvManagerV2(TreetensorManager):

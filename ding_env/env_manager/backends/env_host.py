@@ -20,10 +20,11 @@ import numpy as np
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
-from ding_env.errors import EnvError, EnvTimeoutError
+from ding_env.errors import DingEnvError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 
 
@@ -147,7 +148,9 @@ class EnvHost:
         obs_layout: Any = None,
         limit_time: bool = False,
     ) -> None:
-        self.env_fn = dict(env_fn)
+        slots = batch_hosted(env_fn)
+        self.env_fn = {env_id: fn for env_id, fn in env_fn.items() if env_id not in slots}
+        self.batch = BatchHost(slots, cfg) if slots else None
         self.cfg = cfg
         self._reset_timeout = cfg["reset_timeout"] if limit_time else None
         self._step_timeout = cfg["step_timeout"] if limit_time else None
@@ -155,7 +158,7 @@ class EnvHost:
         self.envs: dict[int, BaseEnv] = {}
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
         self.seeds: dict[int, tuple[int, bool | None]] = {}
-        self.reset_params: dict[int, dict] = {env_id: {} for env_id in self.env_fn}
+        self.reset_params: dict[int, dict] = {env_id: {} for env_id in env_fn}
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
@@ -174,13 +177,23 @@ class EnvHost:
         try:
             for env_id, fn in self.env_fn.items():
                 self.envs[env_id] = build_env(env_id, fn)
+            self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
+            if self.batch is not None:
+                self.batch.launch()
+                self.envs.update({env_id: self.batch.env_of(env_id) for env_id in self.batch.batch_of})
         except EnvError:
             self.close()  # the envs built so far
             raise
-        self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
+
+    def first_env(self) -> Any:
+        """The env (or batch env) of the lowest hosted id: what the spaces are read from."""
+        return self.envs[min(self.envs)]
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        """Seed one env now and remember the seed for renewals."""
+        """Seed one env now and remember the seed for renewals (a batch env's sub-env: at its next reset)."""
+        if self.batch is not None and env_id in self.batch.batch_of:
+            self.batch.seed(env_id, seed, dynamic_seed)
+            return
         self.seeds[env_id] = (seed, dynamic_seed)
         env = self.envs[env_id]
         if dynamic_seed is None:
@@ -211,6 +224,76 @@ class EnvHost:
                 if self.cfg["retry_type"] == "renew":
                     self.renew(env_id)
         raise AssertionError("unreachable")
+
+    def reset_into(
+        self, env_ids: list[int], write: Callable[[Any, Any], None]
+    ) -> tuple[list[int], DingEnvError | None]:
+        """Reset ``env_ids`` in order, a batch env's ids with one call; ``write(rows, obs)`` each result.
+
+        ``rows`` is an env id with one observation, or the ids of a batch env (an int64 array) with
+        their stacked observations.
+
+        Returns:
+            The ids reset before the first failure, and that failure (None when every reset succeeded).
+        """
+        done: list[int] = []
+        position = 0
+        try:
+            while position < len(env_ids):
+                env_id = env_ids[position]
+                batch = None if self.batch is None else self.batch.batch_of.get(env_id)
+                if batch is None:
+                    write(env_id, self.reset(env_id))
+                    done.append(env_id)
+                    position += 1
+                    continue
+                ids = [env_id]
+                while position + len(ids) < len(env_ids) and batch.first <= env_ids[position + len(ids)] < batch.stop:
+                    ids.append(env_ids[position + len(ids)])
+                ids_array = np.array(ids, dtype=np.int64)
+                write(ids_array, self.batch.reset(batch, ids_array))
+                done += ids
+                position += len(ids)
+        except DingEnvError as error:  # an EnvError, or an EnvTimeoutError
+            return done, error
+        return done, None
+
+    def step_stacked(
+        self,
+        env_ids: np.ndarray,
+        actions: Any,
+        resets: np.ndarray,
+        rows: StepRows,
+        put_info: Callable[[int, dict], bool] | None = None,
+    ) -> tuple[dict[int, dict], dict[int, EnvError]]:
+        """``step`` for a host with batch envs: ``env_ids`` increasing, ``actions`` stacked (row ``k`` for id ``k``).
+
+        Each batch env steps its ids with one call on its rows of ``actions``; the other envs step
+        one after another through ``step``. Done infos of batch envs are returned, not put.
+        """
+        infos: dict[int, dict] = {}
+        errors: dict[int, EnvError] = {}
+        hosted = self.batch.batch_of
+        in_batch = np.fromiter((env_id in hosted for env_id in env_ids.tolist()), dtype=bool, count=len(env_ids))
+        plain = np.flatnonzero(~in_batch)
+        if len(plain):
+            ids = env_ids[plain]
+            infos, errors = self.step(
+                ids.tolist(),
+                arrays.action_rows(arrays.take(actions, plain), len(plain)),
+                resets[plain].tolist(),
+                rows,
+                put_info,
+            )
+        if len(plain) < len(env_ids):
+            batched = np.flatnonzero(in_batch)
+            ids = env_ids[batched]
+            for batch, positions in self.batch.groups(ids):
+                picked = batched[positions]
+                self.batch.step(
+                    batch, ids[positions], arrays.take(actions, picked), resets[picked], rows, infos, errors
+                )
+        return infos, errors
 
     def step(
         self,
@@ -359,8 +442,10 @@ class EnvHost:
 
     def close(self) -> list[EnvError]:
         """Close every env; return an ``EnvError`` for each failure (all envs are attempted)."""
-        failures = []
+        failures = [] if self.batch is None else self.batch.close()
         for env_id, env in self.envs.items():
+            if env_id not in self.env_fn:  # a batch env's id: closed above
+                continue
             try:
                 env.close()
             except Exception as error:  # noqa: BLE001 - close them all, then report
@@ -417,8 +502,11 @@ class StepRows:
         self.write_step_obs = arrays.compile_writer(step_obs)
         self.write_reward = reward_writer(reward)
         self.done, self.truncated = memoryview(done), memoryview(truncated)
+        # The arrays themselves, for the batch envs' slice assignments.
+        self.rewards, self.done_flags, self.truncated_flags = reward, done, truncated
 
     def release(self) -> None:
         """Drop every view (before the memory they view is released)."""
         self.ready_obs = self.step_obs = self.done = self.truncated = None
         self.write_ready_obs = self.write_step_obs = self.write_reward = None
+        self.rewards = self.done_flags = self.truncated_flags = None
