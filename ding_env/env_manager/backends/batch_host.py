@@ -24,6 +24,7 @@ from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.batch_step import info_row
 from ding_env.env.timestep import final_info
 from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.env_layout import BatchSlot, describe_batch
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import EnvError
@@ -63,11 +64,12 @@ class BatchHost:
 
     Args:
         slots: ``{env_id: BatchSlot}`` of the hosted sub-env ids (whole batch envs only).
-        cfg: The manager config (``max_retry``, ``retry_type``, ``retry_waiting_time``, ``step_error``).
+        settings: How the batch envs are retried and renewed.
+        setup: The seeds of the sub-envs, read at every reset of their batch env.
     """
 
-    def __init__(self, slots: Mapping[int, BatchSlot], cfg: Mapping) -> None:
-        self.cfg = cfg
+    def __init__(self, slots: Mapping[int, BatchSlot], settings: HostSettings, setup: EnvSetup) -> None:
+        self.settings, self.setup = settings, setup
         self.batches: dict[int, HostedBatch] = {}
         for slot in slots.values():
             if slot.first not in self.batches:
@@ -77,7 +79,6 @@ class BatchHost:
             if missing:
                 raise ValueError(f"{batch.describe()} was split: this host lacks env ids {missing}")
         self.batch_of = {env_id: self.batches[slot.first] for env_id, slot in slots.items()}
-        self.seeds: dict[int, tuple[int, bool | None]] = {}
 
     def env_of(self, env_id: int) -> BaseBatchEnv:
         """The batch env hosting ``env_id``."""
@@ -94,10 +95,6 @@ class BatchHost:
                 batch.build()
             except Exception as error:  # noqa: BLE001 - re-raised naming the batch env's ids
                 raise batch.error(error, batch.first, Op.LAUNCH) from error
-
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        """Keep one sub-env's seed; its batch env gets the seeds of all its ids at their next reset."""
-        self.seeds[env_id] = (seed, dynamic_seed)
 
     # ---- reset ---------------------------------------------------------
 
@@ -121,7 +118,7 @@ class BatchHost:
         Raises:
             EnvError: Naming every id of the batch env, when every attempt failed.
         """
-        attempts = self.cfg["max_retry"]
+        attempts = self.settings.max_retry
         for attempt in range(1, attempts + 1):
             try:
                 self._apply_seeds(batch)
@@ -129,14 +126,14 @@ class BatchHost:
             except Exception as error:  # noqa: BLE001 - retried, then re-raised naming the batch env's ids
                 if attempt == attempts:
                     raise batch.error(error, int(env_ids[0]), Op.RESET) from error
-                time.sleep(self.cfg["retry_waiting_time"])
-                if self.cfg["retry_type"] == "renew":
+                time.sleep(self.settings.retry_waiting_time)
+                if self.settings.retry_type == "renew":
                     self.renew(batch)
         raise AssertionError("unreachable")
 
     def _apply_seeds(self, batch: HostedBatch) -> None:
         """Give ``batch`` its ids' seeds when they changed since it last got them."""
-        seeds = [self.seeds.get(env_id) for env_id in range(batch.first, batch.stop)]
+        seeds = [self.setup.seeds.get(env_id) for env_id in range(batch.first, batch.stop)]
         if seeds == [None] * batch.num_envs or tuple(seeds) == batch.seeded:
             return
         unseeded = [batch.first + sub_id for sub_id, seed in enumerate(seeds) if seed is None]
@@ -220,7 +217,7 @@ class BatchHost:
         for env_id in env_ids.tolist():
             infos[env_id] = abnormal_info(failure)
             errors[env_id] = failure
-        if self.cfg["step_error"] != "abnormal":
+        if self.settings.step_error != "abnormal":
             return
         due = np.flatnonzero(resets)
         try:

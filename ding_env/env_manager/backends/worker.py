@@ -23,7 +23,7 @@ import cloudpickle
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.env_host import EnvHost, StepRows, env_spaces
+from ding_env.env_manager.backends.env_host import EnvHost
 from ding_env.env_manager.backends.info_table import InfoWriter
 from ding_env.env_manager.backends.manager_watch import ManagerWatch
 from ding_env.env_manager.backends.protocol import (
@@ -40,9 +40,13 @@ from ding_env.env_manager.backends.protocol import (
     Reset,
     Seed,
     SetAttr,
+    SharedBuffers,
     StepReport,
     first_env,
+    segment_entries,
 )
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
+from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.ops import Op
 
@@ -89,7 +93,8 @@ def worker_main(
     index: int,
     env_ids: list[int],
     payload: bytes,
-    cfg: dict,
+    settings: HostSettings,
+    setup: EnvSetup,
     conn: Any,
     cmd_sem: Any,
     done_sem: Any,
@@ -100,7 +105,8 @@ def worker_main(
     """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
-    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
+    host = EnvHost(dict(zip(env_ids, cloudpickle.loads(payload), strict=True)), settings, setup)
+    worker = _Worker(index, env_ids, host, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
     try:
         worker.run()
     finally:
@@ -108,7 +114,7 @@ def worker_main(
 
 
 class _Worker:
-    def __init__(self, index, env_ids, payload, cfg, conn, semaphores, spin_seconds, manager) -> None:
+    def __init__(self, index, env_ids, host, conn, semaphores, spin_seconds, manager) -> None:
         self.index = index
         self.env_ids = list(env_ids)
         self.first, self.stop = self.env_ids[0], self.env_ids[-1] + 1
@@ -116,14 +122,14 @@ class _Worker:
         self.cmd_sem, self.done_sem, self.any_done = semaphores
         self.spin_seconds = spin_seconds
         self.manager = manager
-        self.host = EnvHost(dict(zip(self.env_ids, cloudpickle.loads(payload), strict=True)), cfg)
+        self.host = host
         self.shared: SharedArrays | None = None
         self.running = True
 
     def run(self) -> None:
         try:
             self.host.launch()
-            spaces = env_spaces(self.host.first_env())
+            spaces = self.host.spaces()
             self.conn.send(Reply(cloudpickle.dumps(spaces)))
         except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
             self.conn.send(Failure.of(error, self.env_ids[0], Op.LAUNCH))
@@ -168,25 +174,25 @@ class _Worker:
 
     def on_attach(self, request: Attach) -> None:
         """Map the shared segment and take this worker's views of it."""
-        self.shared = SharedArrays(request.entries, name=request.segment)
-        buffers = self.shared.arrays
+        entries = segment_entries(request.layouts, request.env_num, request.num_workers)
+        self.shared = SharedArrays(entries, name=request.segment)
+        buffers = SharedBuffers(**self.shared.arrays)
         # Single words written from Python each step: through memoryviews, which index single items
         # with less overhead than numpy (the zero-cost row of RESULTS.md).
-        self.commands, self.status = memoryview(buffers["command"]), memoryview(buffers["status"])
-        self.rows = StepRows(
-            buffers["ready_obs"], buffers["step_obs"], buffers["reward"], buffers["done"], buffers["truncated"], 0
-        )
-        self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
-        self.host.set_obs_layout(next(layout for key, layout, _ in request.entries if key == "ready_obs"))
-        self.actions = buffers["action"]
+        self.commands, self.status = memoryview(buffers.command), memoryview(buffers.status)
+        self.rows = StepRows(buffers.ready_obs, buffers.step_obs, buffers.reward, buffers.done, buffers.truncated, 0)
+        self.step_mask, self.reset_on_done = buffers.step_mask, buffers.reset_on_done
+        self.host.set_obs_layout(request.layouts.ready_obs)
+        self.actions = buffers.action
         self.read_actions = action_reader(self.actions)
-        self.info_writer = InfoWriter(buffers["info_values"], buffers["info_schema"])
+        self.info_writer = InfoWriter(buffers.info_values, buffers.info_schema)
 
     def on_seed(self, request: Seed) -> None:
-        self.host.seed(request.env_id, request.seed, request.dynamic_seed)
+        self.host.setup.seeds[request.env_id] = (request.seed, request.dynamic_seed)
+        self.host.seed(request.env_id)
 
     def on_reset(self, request: Reset) -> None:
-        self.host.reset_params.update(request.params)
+        self.host.setup.reset_params.update(request.params)
         _, failure = self.host.reset_into(request.env_ids, partial(arrays.write, self.rows.ready_obs))
         if failure is not None:
             raise failure
