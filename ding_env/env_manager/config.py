@@ -31,7 +31,7 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     # Reset an env right after its episode ends (its next ready obs is the reset obs).
     auto_reset=True,
     # Seconds a step may take before EnvTimeoutError (None: no limit; the serial manager cuts a step
-    # only in the main thread, see ding_env/env_manager/call_timeout.py).
+    # only in the main thread, see ding_env/env_manager/backends/call_timeout.py).
     step_timeout=None,
     # Seconds a reset may take before EnvTimeoutError (None: no limit; as step_timeout).
     reset_timeout=None,
@@ -52,7 +52,9 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     # Subprocess managers: seconds a worker may take to start and report its spaces; remote managers: seconds
     # a server may take to answer the handshake and start its workers.
     connect_timeout=60.0,
-    # Subprocess managers: worker processes (None: min(env_num, cpu count)).
+    # Subprocess managers: worker processes (None: min(env_num, cpu count)), each hosting a consecutive run of
+    # env ids and stepping them one after another. The async manager hands a worker's envs back together, so a
+    # fast env waits for its slower siblings; num_workers=env_num gives every env a worker of its own.
     num_workers=None,
     # Subprocess managers: pin worker i to the i-th CPU this process may run on (wrapping around).
     # Keeps two workers from sharing a core while another idles: a few percent faster on a machine

@@ -72,8 +72,12 @@ class AsyncSubprocessEnvManager(SyncSubprocessEnvManager):
     (default: every env in flight) have finished, or ``step_wait_timeout``
     seconds have passed with at least one finished. Envs still running come
     back in a later ``step`` call (``step({})`` just collects); ``ready_obs``
-    lists only envs that can take an action now. A worker steps the envs it
-    hosts together, so ``num_workers=env_num`` gives the finest interleaving.
+    lists only envs that can take an action now.
+
+    Envs come back by worker: a worker (one per core by default) steps its consecutive run of env
+    ids one after another and hands them back together, so a fast env waits for a slow sibling on
+    its worker. With ``num_workers=env_num`` each env has a worker of its own and comes back as
+    soon as it has finished.
     """
 
     manager_type = "async_subprocess"

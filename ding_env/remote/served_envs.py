@@ -5,7 +5,9 @@ workers, crash isolation, the manager's timeouts), or with ``num_workers=0`` in 
 itself (an ``InProcessBackend``: fewer processes, as ``BaseEnvManager``), with the server's env ids
 ``0..N-1``; each request is one of the backend's methods. The client's manager owns the envs' state; a mirror
 of it (an ``EnvLedger`` fed with every reset and step) answers the backend's two ledger calls
-for envs lost with a worker, and the ids it lost travel back in the reply's ``lost`` field.
+for envs lost with a worker, and the ids it lost travel back in the reply's ``lost`` field. The
+server's ``EnvSetup`` holds the seeds and reset kwargs the client's requests bring, for its backend
+to read as the client's backends read the manager's.
 """
 
 from __future__ import annotations

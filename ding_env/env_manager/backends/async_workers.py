@@ -5,9 +5,13 @@ in worker by worker as they finish (``poll``), so the manager's wait loop (``Sha
 can return once ``wait_num`` envs have results while slower envs keep running. Workers post a
 shared "any done" semaphore after each step, so waiting for "any worker" is one semaphore.
 
-A worker steps the envs it hosts one after another and reports them together: an env comes back
-with the other envs of its worker that were sent with it. ``num_workers=env_num`` (one env per
-worker) hands back every env as soon as it has finished.
+How envs are grouped: the env ids are cut into ``num_workers`` consecutive runs (default
+``num_workers``: one worker per core), and a worker steps the envs of its run one after another and
+reports them together, so an env comes back with the other envs of its worker that were sent with
+it: a fast env waits for its slower siblings. ``num_workers=env_num`` (one env per worker) hands back
+every env as soon as it has finished. Handing back each env of a shared worker as soon as it is done
+was measured and not kept: such an env still cannot step again before its siblings have, so it only
+buys more, smaller policy calls (``benchmarks/RESULTS.md``, "The async manager's grouping").
 """
 
 from __future__ import annotations
