@@ -55,10 +55,14 @@ def get_env_manager_cls(manager_type: str) -> type:
     return MANAGER_CLASSES[manager_type]
 
 
-def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], Any]]) -> Any:
+def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], Any]] | None = None) -> Any:
     """Build the manager named by ``manager_cfg['type']`` (default 'base').
 
-    ``manager_cfg`` is merged over that manager's ``default_config()``.
+    ``manager_cfg`` is merged over that manager's ``default_config()``. The ``'env_pool'`` type makes its
+    envs from its config (``env_id``, ``env_num``) and takes no ``env_fn``.
+
+    Raises:
+        ConfigError: For an unknown type, or an ``env_fn`` given to a type that takes none.
     """
     from ding_env.config import deep_merge_dicts
 
@@ -68,4 +72,12 @@ def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], A
         )
     manager_cfg = dict(manager_cfg or {})
     manager_cls = get_env_manager_cls(manager_cfg.get("type", "base"))
-    return manager_cls(env_fn, deep_merge_dicts(manager_cls.default_config(), manager_cfg))
+    cfg = deep_merge_dicts(manager_cls.default_config(), manager_cfg)
+    if getattr(manager_cls, "takes_env_fn", True):
+        return manager_cls(env_fn, cfg)
+    if env_fn:
+        raise ConfigError(
+            f"env manager type {manager_cls.manager_type!r} makes its envs from its config (env_id, env_num); "
+            f"got {len(env_fn)} env_fn: pass none"
+        )
+    return manager_cls(cfg)

@@ -86,7 +86,17 @@ MANAGER_CONFIG: dict[str, Any] = dict(
 DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
 BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
-MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote", "async_remote")
+MANAGER_TYPES = (
+    "base",
+    "subprocess",
+    "async_subprocess",
+    "base_v2",
+    "subprocess_v2",
+    "remote",
+    "async_remote",
+    "env_pool",
+    "gym_vector",
+)
 CONTEXTS = ("fork", "spawn", "forkserver")
 
 

@@ -90,11 +90,7 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
     # ---- construction --------------------------------------------------
 
     def _envpool(self) -> Any:
-        try:
-            import envpool
-        except ImportError as error:
-            raise ImportError(f"{self!r} needs EnvPool: pip install 'ding-env[envpool]'") from error
-        return envpool
+        return import_envpool(repr(self))
 
     def _make_kwargs(self) -> dict:
         """envpool.make keyword arguments besides num_envs and seed: the preset's, then ``make_kwargs``."""
@@ -122,13 +118,7 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
         return kwargs
 
     def _module(self) -> str:
-        """The EnvPool module of ``env_id``'s family ('envpool.atari', 'envpool.mujoco.gym', ...)."""
-        specs = self._envpool().registration.registry.specs
-        if self._cfg.env_id not in specs:
-            raise ConfigError(
-                f"{self!r}: env_id {self._cfg.env_id!r} is not an EnvPool task; see envpool.list_all_envs()"
-            )
-        return specs[self._cfg.env_id][0]
+        return envpool_family(self._envpool(), self._cfg.env_id, repr(self))
 
     def _spaces(self) -> Any:
         if self._spec is None:
@@ -233,6 +223,31 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
         if self._pool is not None:
             raise TypeError(f"{self!r} cannot be pickled once its pool is made (before its first reset it can)")
         return self.__dict__.copy()
+
+
+def envpool_family(envpool: Any, env_id: str, where: str) -> str:
+    """The EnvPool module of ``env_id``'s family ('envpool.atari', 'envpool.mujoco.gym', ...).
+
+    Raises:
+        ConfigError: For an id that is not an EnvPool task, naming ``where``.
+    """
+    specs = envpool.registration.registry.specs
+    if env_id not in specs:
+        raise ConfigError(f"{where}: env_id {env_id!r} is not an EnvPool task; see envpool.list_all_envs()")
+    return specs[env_id][0]
+
+
+def import_envpool(where: str) -> Any:
+    """The ``envpool`` module.
+
+    Raises:
+        ImportError: Naming ``where`` and the extra to install, without EnvPool.
+    """
+    try:
+        import envpool
+    except ImportError as error:
+        raise ImportError(f"{where} needs EnvPool: pip install 'ding-env[envpool]'") from error
+    return envpool
 
 
 def _scaled(obs: np.ndarray) -> np.ndarray:
