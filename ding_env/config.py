@@ -82,6 +82,18 @@ def unknown_key_message(where: str, key: object, valid: Any) -> str:
     return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(valid)}"
 
 
+def check_batch(cfg: Mapping, where: str) -> int | None:
+    """``cfg['batch']``: None or an int >= 1.
+
+    Raises:
+        ConfigError: Naming ``where`` and the value.
+    """
+    batch = cfg.get("batch")
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise ConfigError(f"{where} 'batch': expected None or an int >= 1, got {batch!r:.100}")
+    return batch
+
+
 CALLERS = ("collector", "evaluator")
 
 

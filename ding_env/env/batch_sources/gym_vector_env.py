@@ -114,11 +114,10 @@ class GymVectorBatchEnv(SeedsAtFullReset):
         if cfg.vectorization_mode != "vector_entry_point":
             kwargs["vector_kwargs"] = dict(kwargs.get("vector_kwargs", {}), autoreset_mode=AutoresetMode.DISABLED)
             return gym.make_vec(cfg.env_id, self._num_envs, vectorization_mode=cfg.vectorization_mode, **kwargs)
-        entry_point = gym.spec(cfg.env_id).vector_entry_point
-        if entry_point is None:
+        creator = vector_creator(cfg.env_id)
+        if creator is None:
             raise ConfigError(f"{self!r}: {cfg.env_id!r} has no vector entry point; use vectorization_mode 'sync'")
-        creator = entry_point if callable(entry_point) else load_env_creator(entry_point)
-        if "autoreset_mode" in inspect.signature(creator).parameters:
+        if picks_autoreset_mode(creator):
             kwargs.setdefault("autoreset_mode", AutoresetMode.SAME_STEP)
         return gym.make_vec(cfg.env_id, self._num_envs, vectorization_mode="vector_entry_point", **kwargs)
 
@@ -224,3 +223,16 @@ class GymVectorBatchEnv(SeedsAtFullReset):
     def reward_space(self) -> gym.spaces.Space:
         """``Box(-inf, inf, (1,), float32)``."""
         return self._reward_space
+
+
+def vector_creator(env_id: str) -> Callable[..., gym.vector.VectorEnv] | None:
+    """The vector entry point of a Gymnasium id, loaded (None when it has none)."""
+    entry_point = gym.spec(env_id).vector_entry_point
+    if entry_point is None:
+        return None
+    return entry_point if callable(entry_point) else load_env_creator(entry_point)
+
+
+def picks_autoreset_mode(creator: Callable[..., gym.vector.VectorEnv]) -> bool:
+    """Whether a vector entry point takes ``autoreset_mode`` (then it is asked for ``SameStep``)."""
+    return "autoreset_mode" in inspect.signature(creator).parameters
