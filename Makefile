@@ -17,7 +17,7 @@ $(VENV)/.installed-base: $(PY) setup.py
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed-base requirements-test.txt requirements-no-deps.txt setup.py
-	$(PIP) install --quiet -e ".[atari,mujoco,box2d,minigrid]" -r requirements-test.txt
+	$(PIP) install --quiet -e ".[atari,mujoco,box2d,minigrid,envpool]" -r requirements-test.txt
 	$(PIP) install --quiet --no-deps -r requirements-no-deps.txt
 	touch $@
 

@@ -16,8 +16,10 @@ from ding_env.config import deep_merge_dicts
 # ding_env.env comes before the checker: its raising checks (DI-engine's ding.envs.env has them) import the
 # checker, whose modules import ding_env.env.base_env while ding_env.env is still being initialised.
 from ding_env.env import (  # isort: skip
+    BaseBatchEnv,
     BaseEnv,
     BaseEnvInfo,
+    BatchStep,
     BaseEnvTimestep,
     DingEnvWrapper,
     EnvCheckError,
@@ -35,7 +37,9 @@ from ding_env.env_manager import (
     BaseEnvManager,
     BaseEnvManagerV2,
     EnvSupervisor,
+    GymVectorEnvManager,
     ObsBatch,
+    PoolEnvManager,
     SubprocessEnvManagerV2,
     SyncSubprocessEnvManager,
     TimestepBatch,
@@ -83,8 +87,10 @@ from ding_env.version import __version__
 
 __all__ = [
     # the env contract
+    "BaseBatchEnv",
     "BaseEnv",
     "BaseEnvInfo",
+    "BatchStep",
     "BaseEnvTimestep",
     "DingEnvWrapper",
     "ENV_REGISTRY",
@@ -116,6 +122,7 @@ __all__ = [
     "FrameStackWrapper",
     "GymHybridDictActionWrapper",
     "GymToGymnasiumWrapper",
+    "GymVectorEnvManager",
     "MaxAndSkipWrapper",
     "NoopResetWrapper",
     "ObsNormWrapper",
@@ -123,6 +130,7 @@ __all__ = [
     "ObsTransposeWrapper",
     "ObservationClipWrapper",
     "PettingZooEnv",
+    "PoolEnvManager",
     "RamWrapper",
     "RewardNormWrapper",
     "RunningMeanStd",

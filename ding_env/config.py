@@ -72,12 +72,35 @@ def merge_known_keys(default: Mapping, user: Mapping | None, where: str) -> Easy
     return deep_merge_dicts(default, user)
 
 
+def check_env_keys(cfg: Mapping, config: Mapping, where: str) -> None:
+    """Refuse a key of an env's ``cfg`` that is neither in its class ``config`` nor a pipeline key.
+
+    Raises:
+        ConfigError: Naming ``where``, the unknown key, a close match and every valid key.
+    """
+    for key in cfg:
+        if key not in config and key not in PIPELINE_KEYS:
+            raise ConfigError(unknown_key_message(where, key, set(config) | PIPELINE_KEYS))
+
+
 def unknown_key_message(where: str, key: object, valid: Any) -> str:
     """The error text for an unknown config key, with a suggestion."""
     valid = sorted(str(k) for k in valid)
     close = difflib.get_close_matches(str(key), valid, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(valid)}"
+
+
+def check_batch(cfg: Mapping, where: str) -> int | None:
+    """``cfg['batch']``: None or an int >= 1.
+
+    Raises:
+        ConfigError: Naming ``where`` and the value.
+    """
+    batch = cfg.get("batch")
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise ConfigError(f"{where} 'batch': expected None or an int >= 1, got {batch!r:.100}")
+    return batch
 
 
 CALLERS = ("collector", "evaluator")

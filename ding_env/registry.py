@@ -25,7 +25,7 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from ding_env.errors import RegistryError
+from ding_env.errors import ConfigError, RegistryError
 
 ENTRY_POINT_GROUP = "ding_env.envs"
 # The distribution whose entry points are ding-env's built-in types.
@@ -242,9 +242,20 @@ def get_vec_env_setting(cfg: dict, collect: bool = True, eval_: bool = True) -> 
     Returns:
         ``(env_fn, collector_env_cfgs, evaluator_env_cfgs)``: ``env_fn(cfg)``
         builds one env; each list holds independent per-env configs (empty
-        when the matching flag is False).
+        when the matching flag is False). With ``cfg.batch`` (a ``DingEnvWrapper`` env), ``env_fn(cfg)``
+        builds a batch env of ``batch`` envs and the lists hold one config per batch env.
+
+    Raises:
+        ConfigError: For ``batch`` on an env class that builds no batch envs.
     """
     env_cls = get_env_cls(cfg)
     collector_cfgs = env_cls.create_collector_env_cfg(cfg) if collect else []
     evaluator_cfgs = env_cls.create_evaluator_env_cfg(cfg) if eval_ else []
-    return env_cls, collector_cfgs, evaluator_cfgs
+    if cfg.get("batch") is None:
+        return env_cls, collector_cfgs, evaluator_cfgs
+    if not hasattr(env_cls, "batch_env"):
+        raise ConfigError(
+            f"env config 'batch'={cfg['batch']!r}: env type {cfg['type']!r} ({env_cls.__qualname__}) builds no batch "
+            "envs (DingEnvWrapper and its subclasses do)"
+        )
+    return env_cls.batch_env, collector_cfgs, evaluator_cfgs

@@ -13,7 +13,9 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
+from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.timestep import termination, transition, truncation
+from ding_env.env_manager.arrays import stack
 
 
 def cartpole_fn() -> DingEnvWrapper:
@@ -535,3 +537,60 @@ class OwnGymMakeEnv(BaseEnv):
     @property
     def reward_space(self) -> gym.spaces.Space:
         return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
+
+
+class CountingBatchEnv(BaseBatchEnv):
+    """``num_envs`` CountingEnvs (config ``env_cfg``) as one batch env: sub-env ``i`` is exactly a CountingEnv.
+
+    Seeded as a manager seeds its envs (sub-env ``i`` gets its seed, with the same ``dynamic_seed``), so a
+    manager hosting it must give the trajectories of a manager hosting the CountingEnvs themselves.
+    """
+
+    config: ClassVar[dict] = dict(num_envs=2, env_cfg={})
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self._envs = [CountingEnv(dict(self._cfg.env_cfg)) for _ in range(self._num_envs)]
+
+    def seed(self, seed: Any, dynamic_seed: bool = True) -> None:
+        super().seed(seed, dynamic_seed)
+        for env, env_seed in zip(self._envs, self._seeds, strict=True):
+            env.seed(env_seed, dynamic_seed=dynamic_seed)
+
+    def _ids(self, env_ids: np.ndarray | None) -> list[int]:
+        return list(range(self._num_envs)) if env_ids is None else env_ids.tolist()
+
+    def _reset(self, env_ids: np.ndarray | None) -> Any:
+        return stack([self._envs[index].reset() for index in self._ids(env_ids)])
+
+    def _step(self, actions: Any, env_ids: np.ndarray | None) -> BatchStep:
+        steps = [self._envs[index].step(action) for index, action in zip(self._ids(env_ids), actions, strict=True)]
+        truncated = [step.done and step.info["truncated"] for step in steps]
+        terminated = [step.done and not step.info["truncated"] for step in steps]
+        rewards = [step.reward for step in steps]
+        return self._transition(env_ids, stack([step.obs for step in steps]), rewards, terminated, truncated)
+
+    def _close(self) -> None:
+        for env in self._envs:
+            env.close()
+
+    def __repr__(self) -> str:
+        return f"CountingBatchEnv(num_envs={self._num_envs})"
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        return self._envs[0].observation_space
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return self._envs[0].action_space
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return self._envs[0].reward_space
+
+
+class LockstepCountingBatchEnv(CountingBatchEnv):
+    """``CountingBatchEnv`` that steps only all its sub-envs together, as a Gymnasium vector env."""
+
+    lockstep = True

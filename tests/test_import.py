@@ -8,7 +8,7 @@ def test_import_is_light():
     code = (
         "import sys, ding_env\n"
         "heavy = ('torch', 'ale_py', 'mujoco', 'dizoo', 'tqdm', 'gym',\n"
-        "         'stable_baselines3', 'pettingzoo', 'treetensor', 'zmq', 'msgspec', 'ray')\n"
+        "         'stable_baselines3', 'pettingzoo', 'treetensor', 'zmq', 'msgspec', 'ray', 'envpool')\n"
         "heavy = [m for m in heavy if m in sys.modules]\n"
         "print(heavy)\n"
     )

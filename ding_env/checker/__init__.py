@@ -5,8 +5,8 @@ or a class with a ``cfg``. The checks live in ``output_checks`` (what the env's 
 ``lifecycle_checks`` (construction and close) and ``determinism_checks`` (seeds and worker
 processes); ``CHECKS`` orders them. Each ``check_*`` takes a ``CheckContext`` and returns a list
 of ``Finding``; an exception raised by the env becomes an error finding, never a crash of the
-checker. DI-engine's raising entry points live in ``ding_env.checker.compat`` and are
-re-exported here.
+checker. ``check_batch_env`` (``batch_checks``) checks a ``BaseBatchEnv`` the same way.
+DI-engine's raising entry points live in ``ding_env.checker.compat`` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from ding_env.checker.batch_checks import check_batch_env
 from ding_env.checker.compat import (
     EnvCheckError,
     check_all,
@@ -53,6 +54,7 @@ __all__ = [
     "Finding",
     "check_all",
     "check_array_space",
+    "check_batch_env",
     "check_different_memory",
     "check_env",
     "check_obs_deepcopy",

@@ -22,9 +22,11 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
+from easydict import EasyDict
 
-from ding_env.config import PIPELINE_KEYS, check_caller, check_config_dict, unknown_key_message
+from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys
 from ding_env.env.base_env import BaseEnv
+from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
 from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
@@ -95,6 +97,12 @@ class DingEnvWrapper(BaseEnv):
         # and sticky actions with this probability (None: the env id's own, 0.25 for ALE/...-v5 ids,
         # 0 for the legacy ...NoFrameskip-v4 ones).
         repeat_action_probability=None,
+        # Sub-envs per batch env: the config then describes a batch env (DingEnvWrapper.batch_env builds it,
+        # get_vec_env_setting does so for an env section); None: one env.
+        batch=None,
+        # What steps a batch env: 'gym_vector' (a Gymnasium vector env of env_id) or 'envpool' (env_id an
+        # EnvPool task id, such as 'Pong-v5').
+        batch_source="gym_vector",
     )
 
     def __init__(
@@ -114,13 +122,16 @@ class DingEnvWrapper(BaseEnv):
         check_config_dict(cfg, "DingEnvWrapper cfg")
         cfg = dict(cfg or {})
         self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
-        for key in cfg:
-            if key not in self.config and key not in PIPELINE_KEYS:
-                raise ConfigError(unknown_key_message("DingEnvWrapper config", key, set(self.config) | PIPELINE_KEYS))
+        check_env_keys(cfg, self.config, "DingEnvWrapper config")
         check_caller(caller, "DingEnvWrapper")
         if not isinstance(seed_api, bool):
             raise ConfigError(f"DingEnvWrapper seed_api: expected True or False, got {seed_api!r:.100}")
         cfg.setdefault("is_train", caller == "collector")
+        if check_batch(cfg, "DingEnvWrapper config") is not None:
+            raise ConfigError(
+                f"DingEnvWrapper config 'batch'={cfg['batch']} describes a batch env: "
+                f"{type(self).__name__}.batch_env(cfg) builds it (get_vec_env_setting does for an env section)"
+            )
         super().__init__(cfg)
         check_wrapper_config(self._cfg, type(self).__name__)
         self._seed_api = seed_api
@@ -184,14 +195,7 @@ class DingEnvWrapper(BaseEnv):
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id
-        if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
-            try:
-                importlib.import_module("minigrid")  # registers its ids on import
-            except ImportError as error:
-                raise ImportError(needs_extra(repr(env_id), "minigrid", error)) from error
-        # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
-        if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
-            _register_ale(env_id)
+        register_env_id(env_id)
         family = family_of_env_id(env_id)
         kwargs = dict(self._cfg.make_kwargs or {})
         if uses_atari_preset(self._cfg.env_wrapper, family):
@@ -212,6 +216,28 @@ class DingEnvWrapper(BaseEnv):
             # Gymnasium's own advice (`pip install swig` for Box2D) is not what the extra installs.
             missing = getattr(error.__cause__, "name", None) or "its simulator"
             raise gym.error.DependencyNotInstalled(needs_extra(repr(env_id), family, f"no module {missing}")) from error
+
+    @classmethod
+    def batch_env(cls, cfg: dict) -> BaseBatchEnv:
+        """The batch env of ``cfg['batch']`` sub-envs that ``cfg`` describes (``batch_sources.from_wrapper_config``).
+
+        Raises:
+            ConfigError: For an unknown key, no ``batch``, or a key the batch source cannot honour.
+        """
+        from ding_env.env.batch_sources.from_wrapper_config import batch_env_from_wrapper_config
+
+        check_env_keys(cfg, cls.config, f"{cls.__name__} config")
+        return batch_env_from_wrapper_config({**cls.config, **cfg}, cls.config, f"{cls.__name__} config")
+
+    @staticmethod
+    def create_collector_env_cfg(cfg: dict) -> list[EasyDict]:
+        """Per-env configs as ``BaseEnv``'s; with ``batch``, one per batch env (``collector_env_num / batch``)."""
+        return per_batch_env(BaseEnv.create_collector_env_cfg(cfg), cfg, "collector_env_num")
+
+    @staticmethod
+    def create_evaluator_env_cfg(cfg: dict) -> list[EasyDict]:
+        """Per-env configs as ``BaseEnv``'s; with ``batch``, one per batch env (``evaluator_env_num / batch``)."""
+        return per_batch_env(BaseEnv.create_evaluator_env_cfg(cfg), cfg, "evaluator_env_num")
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
@@ -342,6 +368,35 @@ class DingEnvWrapper(BaseEnv):
 
 
 _MINIGRID_PREFIXES = ("MiniGrid-", "BabyAI-")
+
+
+def per_batch_env(configs: list[EasyDict], cfg: dict, count_key: str) -> list[EasyDict]:
+    """``configs`` (one per env), or one per batch env of ``cfg['batch']`` envs.
+
+    Raises:
+        ConfigError: When the env count is not a multiple of ``batch``, naming both.
+    """
+    batch = check_batch(cfg, "env config")
+    if batch is None:
+        return configs
+    if len(configs) % batch:
+        raise ConfigError(
+            f"env config '{count_key}'={len(configs)} counts envs and must be a multiple of 'batch'={batch} "
+            "(each batch env hosts batch of them)"
+        )
+    return configs[: len(configs) // batch]
+
+
+def register_env_id(env_id: str) -> None:
+    """Register ``env_id`` with Gymnasium when a package registers it on import (MiniGrid, ale-py)."""
+    if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
+        try:
+            importlib.import_module("minigrid")  # registers its ids on import
+        except ImportError as error:
+            raise ImportError(needs_extra(repr(env_id), "minigrid", error)) from error
+    # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
+    if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
+        _register_ale(env_id)
 
 
 def _register_ale(env_id: str) -> None:

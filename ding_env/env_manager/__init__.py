@@ -2,8 +2,8 @@
 
 ``EnvManager`` (``manager.py``) is the state machine every manager shares; the backends it
 holds (``backends/``) host the envs: in this process, in worker processes, or both. The
-classes DI-engine code names live where DI-engine has them: ``base_env_manager`` and
-``subprocess_env_manager``.
+classes DI-engine code names live where DI-engine has them: ``base_env_manager``,
+``subprocess_env_manager``, ``envpool_env_manager`` and ``gym_vector_env_manager``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from ding_env.env_manager.base_env_manager import (
 from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.env_supervisor import EnvSupervisor
+from ding_env.env_manager.envpool_env_manager import PoolEnvManager
+from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.outcome import ObsBatch, TimestepBatch
 from ding_env.env_manager.remote_env_manager import AsyncRemoteEnvManager, RemoteEnvManager
@@ -44,7 +46,9 @@ __all__ = [
     "EnvState",
     "EnvStatus",
     "EnvSupervisor",
+    "GymVectorEnvManager",
     "ObsBatch",
+    "PoolEnvManager",
     "RemoteEnvManager",
     "SubprocessEnvManagerV2",
     "SyncSubprocessEnvManager",
@@ -65,6 +69,8 @@ MANAGER_CLASSES: Mapping[str, type] = {
         SubprocessEnvManagerV2,
         RemoteEnvManager,
         AsyncRemoteEnvManager,
+        PoolEnvManager,
+        GymVectorEnvManager,
     )
 }
 assert tuple(MANAGER_CLASSES) == MANAGER_TYPES, "config.MANAGER_TYPES lists the types of MANAGER_CLASSES"

@@ -15,6 +15,7 @@ from ding_env.env_manager.config import check_manager_type
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.treetensor_managers import TreetensorManager
+from ding_env.errors import ConfigError
 
 __all__ = ["BaseEnvManager", "BaseEnvManagerV2", "EnvState", "create_env_manager", "get_env_manager_cls"]
 
@@ -30,7 +31,9 @@ class BaseEnvManager(EnvManager):
 
     def _backends(self) -> list[Backend]:
         settings = HostSettings.of(self._cfg)
-        return [InProcessBackend(dict(enumerate(self._env_fn)), settings, self._name, self._ledger, self._setup)]
+        return [
+            InProcessBackend(dict(enumerate(self._layout.entries)), settings, self._name, self._ledger, self._setup)
+        ]
 
 
 class BaseEnvManagerV2(TreetensorManager):
@@ -52,14 +55,26 @@ def get_env_manager_cls(manager_type: str) -> type:
     return MANAGER_CLASSES[manager_type]
 
 
-def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], Any]]) -> Any:
+def create_env_manager(manager_cfg: dict | None, env_fn: Sequence[Callable[[], Any]] | None = None) -> Any:
     """Build the manager named by ``manager_cfg['type']`` (default 'base').
 
-    ``manager_cfg`` is merged over that manager's ``default_config()``.
+    ``manager_cfg`` is merged over that manager's ``default_config()``. The ``'env_pool'`` type makes its
+    envs from its config (``env_id``, ``env_num``) and takes no ``env_fn``.
+
+    Raises:
+        ConfigError: For an unknown type, or an ``env_fn`` given to a type that takes none.
     """
     from ding_env.config import check_config_dict, deep_merge_dicts
 
     check_config_dict(manager_cfg, "env manager config")
     manager_cfg = dict(manager_cfg or {})
     manager_cls = get_env_manager_cls(manager_cfg.get("type", "base"))
-    return manager_cls(env_fn, deep_merge_dicts(manager_cls.default_config(), manager_cfg))
+    cfg = deep_merge_dicts(manager_cls.default_config(), manager_cfg)
+    if getattr(manager_cls, "takes_env_fn", True):
+        return manager_cls(env_fn, cfg)
+    if env_fn:
+        raise ConfigError(
+            f"env manager type {manager_cls.manager_type!r} makes its envs from its config (env_id, env_num); "
+            f"got {len(env_fn)} env_fn: pass none"
+        )
+    return manager_cls(cfg)

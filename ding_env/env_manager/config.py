@@ -86,20 +86,23 @@ MANAGER_CONFIG: dict[str, Any] = dict(
 DI_ENGINE_ONLY_KEYS = ("cfg_type", "import_names", "reset_inplace")
 
 BOOLEAN_KEYS = ("auto_reset", "shared_memory", "copy_on_get", "cpu_affinity", "caller_share")
-MANAGER_TYPES = ("base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2", "remote", "async_remote")
+MANAGER_TYPES = (
+    "base",
+    "subprocess",
+    "async_subprocess",
+    "base_v2",
+    "subprocess_v2",
+    "remote",
+    "async_remote",
+    "env_pool",
+    "gym_vector",
+)
 REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
 CONTEXTS = ("fork", "spawn", "forkserver")
-# DI-engine's batch-native manager types, which ding-env does not have yet.
-NOT_YET_TYPES = ("env_pool", "gym_vector")
 
 
 def check_manager_type(manager_type: Any) -> None:
     """Raise ``ConfigError`` unless ``manager_type`` is one of ``MANAGER_TYPES``."""
-    if manager_type in NOT_YET_TYPES:
-        raise ConfigError(
-            f"env manager config 'type': DI-engine's {manager_type!r} manager is not in ding-env yet; use 'subprocess' "
-            f"or 'async_subprocess' (every env in worker processes), or one of {MANAGER_TYPES}"
-        )
     _expect(manager_type in MANAGER_TYPES, "type", f"one of {MANAGER_TYPES}", manager_type)
 
 

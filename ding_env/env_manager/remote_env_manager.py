@@ -11,6 +11,7 @@ from ding_env.env_manager.backends.base import Backend, consecutive_shares
 from ding_env.env_manager.backends.remote import RemoteBackend
 from ding_env.env_manager.backends.settings import RemoteSettings
 from ding_env.env_manager.manager import EnvManager
+from ding_env.errors import ConfigError
 
 
 class RemoteEnvManager(EnvManager):
@@ -31,6 +32,11 @@ class RemoteEnvManager(EnvManager):
     manager_type = "remote"
 
     def _backends(self) -> list[Backend]:
+        if self._layout.has_batches:
+            first, size, _ = self._layout.batches[0]
+            raise ConfigError(
+                f"{self._name}: env ids {first}..{first + size - 1} are a batch env; env servers host BaseEnvs only"
+            )
         shares = consecutive_shares(list(range(self._env_num)), len(self._cfg.servers))
         settings = RemoteSettings.of(self._cfg, self._request_envs(len(shares)))
         return [

@@ -17,6 +17,7 @@ from ding_env.env_manager.backends.in_process import InProcessBackend
 from ding_env.env_manager.backends.settings import HostSettings, WorkerSettings
 from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.di_engine_calls import EnvState
+from ding_env.env_manager.env_layout import is_cut_point
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.shm_buffer import ShmBuffer
 from ding_env.env_manager.treetensor_managers import TreetensorManager
@@ -48,14 +49,18 @@ class SyncSubprocessEnvManager(EnvManager):
         cfg, env_num, setup = self._cfg, self._env_num, self._setup
         num_workers = cfg.num_workers or min(env_num, os.cpu_count() or 1)
         in_caller = caller_share_size(env_num, num_workers) if cfg.caller_share else 0
+        entries = self._layout.entries
         in_workers = env_num - in_caller
+        while not is_cut_point(entries, in_workers):  # a batch env is never split: its ids go to the caller
+            in_workers -= 1
+        in_caller = env_num - in_workers
         backends: list[Backend] = []
         if in_workers:
-            fns = {env_id: self._env_fn[env_id] for env_id in range(in_workers)}
+            fns = {env_id: entries[env_id] for env_id in range(in_workers)}
             settings = WorkerSettings.of(cfg)
             backends.append(self.worker_backend(fns, settings, self._name, self._ledger, setup, num_workers))
         if in_caller:
-            fns = {env_id: self._env_fn[env_id] for env_id in range(in_workers, env_num)}
+            fns = {env_id: entries[env_id] for env_id in range(in_workers, env_num)}
             backends.append(InProcessBackend(fns, HostSettings.of(cfg), self._name, self._ledger, setup))
         return backends
 

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.config import PIPELINE_KEYS, check_config_dict, unknown_key_message
+from ding_env.config import check_config_dict, check_env_keys
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, final_info
 from ding_env.env_wrappers.dtypes import convention_space
@@ -76,9 +76,7 @@ class PettingZooEnv(BaseEnv):
     def __init__(self, env: Any = None, cfg: dict | None = None) -> None:
         check_config_dict(cfg, f"{type(self).__name__} cfg")
         cfg = dict(cfg or {})
-        for key in cfg:
-            if key not in self.config and key not in PIPELINE_KEYS:
-                raise ConfigError(unknown_key_message("PettingZooEnv config", key, set(self.config) | PIPELINE_KEYS))
+        check_env_keys(cfg, self.config, "PettingZooEnv config")
         super().__init__(cfg)
         if env is None and not self._cfg.env_id:
             raise ConfigError("PettingZooEnv needs a PettingZoo parallel env instance or cfg.env_id, got neither")

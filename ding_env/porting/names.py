@@ -67,16 +67,10 @@ TRAINING_NAMES = {
     "fps": "render helpers of DI-engine's evaluators",
 }
 
-# DI-engine's batch-native managers, which ding-env does not have yet (modules and classes).
-NOT_YET = {
-    "ding.envs.env_manager.envpool_env_manager": "DI-engine's env_pool manager",
-    "ding.envs.env_manager.gym_vector_env_manager": "DI-engine's gym_vector manager",
-    "PoolEnvManager": "DI-engine's env_pool manager",
-    "PoolEnvManagerV2": "DI-engine's env_pool manager",
-    "GymVectorEnvManager": "DI-engine's gym_vector manager",
-}
+# DI-engine names ding-env does not have yet: the env_pool manager of its task pipelines.
+NOT_YET = {"PoolEnvManagerV2": "DI-engine's env_pool manager for task pipelines"}
 NOT_YET_FIX = (
-    "not in ding-env yet: use SyncSubprocessEnvManager or AsyncSubprocessEnvManager (manager type 'subprocess')"
+    "not in ding-env yet: use PoolEnvManager (manager type 'env_pool') or SubprocessEnvManagerV2 for a pipeline"
 )
 
 RENAMED, OUTSIDE, NOT_IN_DING_ENV_YET, MISSING = "renamed", "outside the env layer", "not in ding-env yet", "missing"

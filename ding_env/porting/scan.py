@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ding_env.porting import numpy2
 from ding_env.porting.findings import ERROR, NOTE, WARNING, Item
-from ding_env.porting.names import NOT_YET_FIX, OUTSIDE, RENAMED, imported_ding_names, resolve
+from ding_env.porting.names import OUTSIDE, RENAMED, imported_ding_names, resolve
 
 NAMES, HAZARDS = "names", "hazards"
 MOVED_MODULES = {"pettingzoo.mpe": "mpe2"}  # PettingZoo 1.25 moved MPE into the mpe2 package
@@ -274,7 +274,5 @@ class _HazardVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if node.value in ("env_pool", "gym_vector"):
-            self._add(node, WARNING, f"manager type {node.value!r}: {NOT_YET_FIX.split(':')[0]}", NOT_YET_FIX)
-        elif isinstance(node.value, str) and node.value.startswith("pettingzoo.mpe"):
+        if isinstance(node.value, str) and node.value.startswith("pettingzoo.mpe"):
             self._add(node, WARNING, f"{node.value!r}: PettingZoo 1.25 moved MPE to the mpe2 package", "name mpe2")

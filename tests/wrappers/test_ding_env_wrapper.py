@@ -89,6 +89,25 @@ def test_a_step_that_terminates_at_the_time_limit_is_a_termination():
     assert timestep.terminated and not timestep.truncated and timestep.info["truncated"] is False
 
 
+def test_a_terminal_state_reached_at_the_time_limit_is_termination():
+    class EndsAtTheLimit(gym.Env):
+        observation_space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            return np.zeros(2, np.float32), {}
+
+        def step(self, action):
+            return np.ones(2, np.float32), 1.0, True, True, {}  # terminal, and the time limit as well
+
+    env = DingEnvWrapper(EndsAtTheLimit())
+    env.reset()
+    timestep = env.step(0)
+    assert timestep.done and timestep.terminated and not timestep.truncated  # no bootstrap from a terminal state
+    assert timestep.info["truncated"] is False
+
+
 @pytest.mark.parametrize("action", [1, np.int64(1), np.int32(1), np.array(1), np.array([1])])
 def test_discrete_action_forms(action):
     env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})

@@ -16,16 +16,18 @@ from functools import partial
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import StepFields, is_timestep, reported_truncation
 from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
-from ding_env.errors import EnvDataError, EnvError, EnvTimeoutError, NotATimestepError
+from ding_env.errors import DingEnvError, EnvDataError, EnvError, EnvTimeoutError, NotATimestepError
 from ding_env.ops import Op
 
 # Reward spaces the managers hold: one array per env (arrays.reward_layout).
@@ -172,7 +174,9 @@ class EnvHost:
         obs_layout: Any = None,
         limit_time: bool = False,
     ) -> None:
-        self.env_fn = dict(env_fn)
+        slots = batch_hosted(env_fn)
+        self.env_fn = {env_id: fn for env_id, fn in env_fn.items() if env_id not in slots}
+        self.batch = BatchHost(slots, settings, setup) if slots else None
         self.settings, self.setup = settings, setup
         self._reset_timeout = settings.reset_timeout if limit_time else None
         self._step_timeout = settings.step_timeout if limit_time else None
@@ -197,10 +201,13 @@ class EnvHost:
         try:
             for env_id, fn in self.env_fn.items():
                 self.envs[env_id] = build_env(env_id, fn)
+            self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
+            if self.batch is not None:
+                self.batch.launch()
+                self.envs.update({env_id: self.batch.env_of(env_id) for env_id in self.batch.batch_of})
         except EnvError:
             self.close()  # the envs built so far
             raise
-        self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
 
     def spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
         """The envs' spaces (the first env's), then every env seeded as the setup says.
@@ -208,14 +215,20 @@ class EnvHost:
         Seeding comes after reading the spaces: an env that knows its spaces only after a reset is
         reset to read them, and that reset must not use up draws of its seeded generator.
         """
-        spaces = env_spaces(self.envs[next(iter(self.envs))])
+        spaces = env_spaces(self.envs[min(self.envs)])
         for env_id in self.envs:
             if env_id in self.setup.seeds:
                 self.seed(env_id)
         return spaces
 
     def seed(self, env_id: int) -> None:
-        """Seed one env now with its seed in the setup (it takes effect at the env's next reset)."""
+        """Seed one env now with its seed in the setup (it takes effect at the env's next reset).
+
+        A batch env's sub-env is seeded by its batch env's next reset, which reads the setup.
+        """
+        if self.batch is not None and env_id in self.batch.batch_of:
+            self.batch.batch_of[env_id].seeded = None  # seeded again, as a BaseEnv would be
+            return
         seed, dynamic_seed = self.setup.seeds[env_id]
         env = self.envs[env_id]
         if dynamic_seed is None:
@@ -246,6 +259,76 @@ class EnvHost:
                 if self.settings.retry_type == "renew":
                     self.renew(env_id)
         raise AssertionError("unreachable")
+
+    def reset_into(
+        self, env_ids: list[int], write: Callable[[Any, Any], None]
+    ) -> tuple[list[int], DingEnvError | None]:
+        """Reset ``env_ids`` in order, a batch env's ids with one call; ``write(rows, obs)`` each result.
+
+        ``rows`` is an env id with one observation, or the ids of a batch env (an int64 array) with
+        their stacked observations.
+
+        Returns:
+            The ids reset before the first failure, and that failure (None when every reset succeeded).
+        """
+        done: list[int] = []
+        position = 0
+        try:
+            while position < len(env_ids):
+                env_id = env_ids[position]
+                batch = None if self.batch is None else self.batch.batch_of.get(env_id)
+                if batch is None:
+                    write(env_id, self.reset(env_id))
+                    done.append(env_id)
+                    position += 1
+                    continue
+                ids = [env_id]
+                while position + len(ids) < len(env_ids) and batch.first <= env_ids[position + len(ids)] < batch.stop:
+                    ids.append(env_ids[position + len(ids)])
+                ids_array = np.array(ids, dtype=np.int64)
+                write(ids_array, self.batch.reset(batch, ids_array))
+                done += ids
+                position += len(ids)
+        except DingEnvError as error:  # an EnvError, or an EnvTimeoutError
+            return done, error
+        return done, None
+
+    def step_stacked(
+        self,
+        env_ids: np.ndarray,
+        actions: Any,
+        resets: np.ndarray,
+        rows: StepRows,
+        put_info: Callable[[int, dict], bool] | None = None,
+    ) -> tuple[dict[int, dict], dict[int, EnvError]]:
+        """``step`` for a host with batch envs: ``env_ids`` increasing, ``actions`` stacked (row ``k`` for id ``k``).
+
+        Each batch env steps its ids with one call on its rows of ``actions``; the other envs step
+        one after another through ``step``. Done infos of batch envs are returned, not put.
+        """
+        infos: dict[int, dict] = {}
+        errors: dict[int, EnvError] = {}
+        hosted = self.batch.batch_of
+        in_batch = np.fromiter((env_id in hosted for env_id in env_ids.tolist()), dtype=bool, count=len(env_ids))
+        plain = np.flatnonzero(~in_batch)
+        if len(plain):
+            ids = env_ids[plain]
+            infos, errors = self.step(
+                ids.tolist(),
+                arrays.action_rows(arrays.take(actions, plain), len(plain)),
+                resets[plain].tolist(),
+                rows,
+                put_info,
+            )
+        if len(plain) < len(env_ids):
+            batched = np.flatnonzero(in_batch)
+            ids = env_ids[batched]
+            for batch, positions in self.batch.groups(ids):
+                picked = batched[positions]
+                self.batch.step(
+                    batch, ids[positions], arrays.take(actions, picked), resets[picked], rows, infos, errors
+                )
+        return infos, errors
 
     def step(
         self,
@@ -394,8 +477,10 @@ class EnvHost:
 
     def close(self) -> list[EnvError]:
         """Close every env; return an ``EnvError`` for each failure (all envs are attempted)."""
-        failures = []
+        failures = [] if self.batch is None else self.batch.close()
         for env_id, env in self.envs.items():
+            if env_id not in self.env_fn:  # a batch env's id: closed above
+                continue
             try:
                 env.close()
             except Exception as error:  # noqa: BLE001 - close them all, then report

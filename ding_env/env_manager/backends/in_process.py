@@ -67,14 +67,11 @@ class InProcessBackend(Backend):
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
-        ready = []
-        for env_id in env_ids:  # stops at the first failure, as a reset() that raises should
-            try:
-                self.rows.write_ready_obs(env_id - self.first, self.host.reset(env_id))
-            except DingEnvError as error:
-                return ready, [error]
-            ready.append(env_id)
-        return ready, []
+        # Stops at the first failure, as a reset() that raises should.
+        ready, failure = self.host.reset_into(
+            env_ids, lambda rows, obs: arrays.write(self.ready_rows, rows - self.first, obs)
+        )
+        return ready, [] if failure is None else [failure]
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
@@ -90,8 +87,12 @@ class InProcessBackend(Backend):
             return None
         (env_ids, actions, reset_on_done), self.sent = self.sent, None
         ids = env_ids.tolist()
-        # Each env gets arrays of its own, as the workers give them.
-        infos, errors = self.host.step(ids, arrays.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows)
+        if self.host.batch is not None:
+            infos, errors = self.host.step_stacked(env_ids, actions, reset_on_done, self.rows)
+        else:  # each env gets arrays of its own, as the workers give them
+            infos, errors = self.host.step(
+                ids, arrays.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows
+            )
         rows = self.rows_of(env_ids)
         info = [infos.get(env_id, {}) for env_id in ids] if infos else [{} for _ in ids]
         if errors:

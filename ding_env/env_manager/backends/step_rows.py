@@ -59,8 +59,11 @@ class StepRows:
         self.write_step_obs = arrays.compile_writer(step_obs)
         self.write_reward = reward_writer(reward)
         self.done, self.truncated = memoryview(done), memoryview(truncated)
+        # The arrays themselves, for the batch envs' slice assignments.
+        self.rewards, self.done_flags, self.truncated_flags = reward, done, truncated
 
     def release(self) -> None:
         """Drop every view (before the memory they view is released)."""
         self.ready_obs = self.step_obs = self.done = self.truncated = None
         self.write_ready_obs = self.write_step_obs = self.write_reward = None
+        self.rewards = self.done_flags = self.truncated_flags = None

@@ -16,6 +16,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import cloudpickle
@@ -182,7 +183,8 @@ class _Worker:
         self.rows = StepRows(buffers.ready_obs, buffers.step_obs, buffers.reward, buffers.done, buffers.truncated, 0)
         self.step_mask, self.reset_on_done = buffers.step_mask, buffers.reset_on_done
         self.host.set_obs_layout(request.layouts.ready_obs)
-        self.read_actions = action_reader(buffers.action)
+        self.actions = buffers.action
+        self.read_actions = action_reader(self.actions)
         self.info_writer = InfoWriter(buffers.info_values, buffers.info_schema)
 
     def on_seed(self, request: Seed) -> None:
@@ -191,8 +193,9 @@ class _Worker:
 
     def on_reset(self, request: Reset) -> None:
         self.host.setup.reset_params.update(request.params)
-        for env_id in request.env_ids:
-            self.rows.write_ready_obs(env_id, self.host.reset(env_id))
+        _, failure = self.host.reset_into(request.env_ids, partial(arrays.write, self.rows.ready_obs))
+        if failure is not None:
+            raise failure
 
     def on_call(self, request: Call) -> list[Any]:
         return self.host.call(request.env_ids, request.name, request.args, request.kwargs)
@@ -215,6 +218,9 @@ class _Worker:
         first, stop = self.first, self.stop
         info_writer = self.info_writer
         info_writer.start_step(first, stop)
+        if self.host.batch is not None:
+            self.report(*self.step_stacked(first, stop))
+            return
         mask = self.step_mask[first:stop].tolist()
         actions = self.read_actions(first, stop)
         resets = self.reset_on_done[first:stop].tolist()
@@ -223,7 +229,19 @@ class _Worker:
             env_ids = [env_id for env_id, stepped in zip(env_ids, mask, strict=True) if stepped]
             actions = [action for action, stepped in zip(actions, mask, strict=True) if stepped]
             resets = [reset for reset, stepped in zip(resets, mask, strict=True) if stepped]
-        infos, errors = self.host.step(env_ids, actions, resets, self.rows, info_writer.put)
+        self.report(*self.host.step(env_ids, actions, resets, self.rows, info_writer.put))
+
+    def step_stacked(self, first: int, stop: int) -> tuple[dict[int, dict], dict[int, Any]]:
+        """Step this worker's envs through ``EnvHost.step_stacked``: its batch envs write their rows in one go."""
+        ids = np.flatnonzero(self.step_mask[first:stop]) + first
+        rows = arrays.rows_of(ids)
+        # Copies: the parent writes the next step's actions into these rows while an env may keep its own.
+        actions = arrays.copy_tree(arrays.take(self.actions, rows))
+        return self.host.step_stacked(ids, actions, self.reset_on_done[rows], self.rows, self.info_writer.put)
+
+    def report(self, infos: dict[int, dict], errors: dict[int, Any]) -> None:
+        """Post the step's end: status word, done semaphores, and the report of infos and errors on the pipe."""
+        info_writer = self.info_writer
         has_report = bool(infos or errors)  # a new info schema comes with its info
         in_table = info_writer.wrote
         self.status[self.index] = (REPORT_ON_PIPE if has_report else 0) | (INFOS_IN_TABLE if in_table else 0)

@@ -6,8 +6,8 @@ worker hosts which envs, the shared-memory rows of every env, the pipe requests 
 env calls), reading a worker's step report, and replacing a dead or hung worker, whose envs then
 get abnormal results.
 
-The env ids are ``0..n-1``, shared out in consecutive runs (``consecutive_shares``); the rows of
-every shared array are indexed by env id.
+The env ids are ``0..n-1``, shared out in consecutive runs (``layout_shares``: a batch env's ids stay
+together); the rows of every shared array are indexed by env id.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.base import Ledger, Spaces, WorkerView, consecutive_shares
+from ding_env.env_manager.backends.base import Ledger, Spaces, WorkerView
 from ding_env.env_manager.backends.protocol import Call, GetAttr, Request, Reset, Seed, SetAttr
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_pool import WorkerPool
+from ding_env.env_manager.env_layout import layout_shares
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
@@ -75,7 +76,7 @@ class WorkerSet:
         self.timeout = settings.host.reset_timeout  # of every pipe request
         self.wake_on_any, self.settle = wake_on_any, settle
         self.env_num = len(self.env_ids)
-        self.worker_envs = consecutive_shares(self.env_ids, min(num_workers, self.env_num))
+        self.worker_envs = layout_shares(self.env_fns, self.env_ids, min(num_workers, self.env_num))
         self.num_workers = len(self.worker_envs)
         self.worker_of = np.repeat(np.arange(self.num_workers), [len(share) for share in self.worker_envs])
         self.pool: WorkerPool | None = None

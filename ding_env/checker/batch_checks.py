@@ -1,0 +1,298 @@
+"""The checker for batch envs: ``check_batch_env`` runs every ``BaseBatchEnv`` check and returns a report.
+
+Each check builds its own batch env, drives it as a manager would (seed, reset, step stacked
+random actions, reset the sub-envs whose episode ended) and states the contract it found broken.
+An exception raised by the env becomes an error finding, never a crash of the checker.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import cloudpickle
+import gymnasium as gym
+import numpy as np
+
+from ding_env.checker.report import ERROR, CheckReport, Finding
+from ding_env.checker.rollout import guard, raised
+from ding_env.env.batch_env import BaseBatchEnv, BatchStep
+from ding_env.env.batch_sources.rows import row_of, stack_rows
+from ding_env.errors import EnvStateError
+from ding_env.trees import leaves
+
+
+@dataclass
+class BatchCheckContext:
+    """What every batch check needs.
+
+    Attributes:
+        make_env: Builds a fresh batch env (each check uses its own).
+        steps: Steps of each rollout (every sub-env steps each time; ended ones are reset).
+        seed: Base seed.
+    """
+
+    make_env: Callable[[], BaseBatchEnv]
+    steps: int = 200
+    seed: int = 0
+
+
+def random_actions(space: gym.spaces.Space, count: int) -> Any:
+    """``count`` samples of ``space`` (seeded by the caller), stacked."""
+    return stack_rows([_sample(space) for _ in range(count)])
+
+
+def _sample(space: gym.spaces.Space) -> Any:
+    sample = space.sample()
+    return sample if isinstance(sample, (dict, tuple)) else np.asarray(sample)
+
+
+def batch_rollout(env: BaseBatchEnv, ctx: BatchCheckContext, dynamic: bool = True) -> list[tuple[Any, BatchStep]]:
+    """Seed, reset and step every sub-env ``ctx.steps`` times with seeded random actions.
+
+    Returns:
+        ``(obs shown before the step, its BatchStep)`` per step; ended sub-envs are reset after each step.
+    """
+    env.seed(ctx.seed, dynamic_seed=dynamic)
+    obs = env.reset()
+    space = env.action_space
+    space.seed(ctx.seed)
+    records = []
+    for _ in range(ctx.steps):
+        record = env.step(random_actions(space, env.num_envs))
+        records.append((obs, record))
+        obs = record.obs
+        ended = np.flatnonzero(record.done)
+        if len(ended):
+            first = env.reset(ended)
+            obs = _replace_rows(obs, ended, first)
+    return records
+
+
+def _replace_rows(obs: Any, rows: np.ndarray, new: Any) -> Any:
+    """``obs`` (not written to) with ``rows`` replaced by the stacked ``new`` rows."""
+    shown = [row_of(obs, index) for index in range(len(leaves(obs)[0]))]
+    for position, index in enumerate(rows.tolist()):
+        shown[index] = row_of(new, position)
+    return stack_rows(shown)
+
+
+def check_batch_construction(ctx: BatchCheckContext) -> list[Finding]:
+    """The env is a ``BaseBatchEnv`` with ``num_envs >= 1``, Gymnasium spaces, and pickles before its first reset."""
+    name = "check_batch_construction"
+
+    def body() -> list[Finding]:
+        env = ctx.make_env()
+        findings = []
+        if not isinstance(env, BaseBatchEnv):
+            return [Finding(name, ERROR, f"make_env built {type(env).__name__}, not a BaseBatchEnv", "subclass it")]
+        try:
+            pickle.loads(cloudpickle.dumps(env))
+        except Exception as error:  # noqa: BLE001 - any pickling failure is the finding
+            hint = "keep __init__ to plain config; build the simulator in the first reset()"
+            findings.append(raised(name, "pickling the batch env before its first reset", error, hint))
+        for what in ("observation_space", "action_space", "reward_space"):
+            space = getattr(env, what)
+            if not isinstance(space, gym.spaces.Space):
+                findings.append(Finding(name, ERROR, f"{what} is {space!r}, not a Gymnasium space", "return one"))
+        if isinstance(env.reward_space, gym.spaces.Box) and env.reward_space.shape != (1,):
+            message = f"reward_space has shape {env.reward_space.shape}, expected (1,) (one sub-env's reward)"
+            findings.append(Finding(name, ERROR, message, "declare Box(-inf, inf, (1,), float32)"))
+        env.close()
+        return findings
+
+    return guard(name, "constructing the batch env", body)
+
+
+def check_batch_outputs(ctx: BatchCheckContext) -> list[Finding]:
+    """Reset and step give stacked rows inside the spaces, with the record's shapes and dtypes."""
+    name = "check_batch_outputs"
+
+    def body() -> list[Finding]:
+        env = ctx.make_env()
+        findings: list[Finding] = []
+        n = env.num_envs
+        previous = None
+        for obs, record in batch_rollout(env, ctx):
+            if previous is None:
+                findings += _rows_problems(name, "reset obs", obs, n, env.observation_space)
+            findings += _rows_problems(name, "step obs", record.obs, n, env.observation_space)
+            findings += _record_problems(name, record, n, env.reward_space)
+            if previous is not None and any(map(np.shares_memory, leaves(previous), leaves(record.obs))):
+                hint = "return new arrays each step (copy out of any reused buffer)"
+                findings.append(Finding(name, ERROR, "observations of consecutive steps share memory", hint))
+            previous = record.obs
+            if findings:
+                break
+        env.close()
+        return findings[:1]
+
+    return guard(name, "stepping the batch env", body)
+
+
+def _rows_problems(name: str, what: str, obs: Any, n: int, space: gym.spaces.Space) -> list[Finding]:
+    rows = [leaf.shape[0] if isinstance(leaf, np.ndarray) and leaf.ndim else None for leaf in leaves(obs)]
+    if any(count != n for count in rows):
+        message = f"{what} has {rows} rows, expected {n} (one per sub-env) in every array"
+        return [Finding(name, ERROR, message, "stack one observation per sub-env along axis 0")]
+    for index in range(n):
+        row = row_of(obs, index)
+        if not space.contains(row):
+            message = f"{what} row {index} is not in observation_space {space}: {row!r:.200}"
+            return [Finding(name, ERROR, message, "make the space declare the observations' dtype and bounds")]
+    return []
+
+
+def _record_problems(name: str, record: Any, n: int, reward_space: gym.spaces.Space) -> list[Finding]:
+    if not isinstance(record, BatchStep):
+        return [Finding(name, ERROR, f"step() returned {type(record).__name__}", "build it with self._transition")]
+    expected = {
+        "reward": ((n, *reward_space.shape), reward_space.dtype),
+        "terminated": ((n,), np.dtype(bool)),
+        "truncated": ((n,), np.dtype(bool)),
+        "episode_return": ((n,), np.dtype(np.float64)),
+    }
+    for field, (shape, dtype) in expected.items():
+        value = getattr(record, field)
+        if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype != dtype:
+            got = f"{type(value).__name__} {getattr(value, 'shape', '')} {getattr(value, 'dtype', '')}"
+            message = f"BatchStep.{field} is {got}, expected an array of shape {shape} and dtype {dtype}"
+            return [Finding(name, ERROR, message, "build the record with self._transition")]
+    if (record.terminated & record.truncated).any():
+        message = "a row is both terminated and truncated"
+        return [Finding(name, ERROR, message, "a terminal state at the time limit is terminated only")]
+    for key, value in record.info.items():
+        if not isinstance(value, np.ndarray) or len(value) != n:
+            message = f"info[{key!r}] is {type(value).__name__}, expected an array with one row per stepped sub-env"
+            return [Finding(name, ERROR, message, "give info as {key: array of n rows}")]
+    return []
+
+
+def check_batch_reset_order(ctx: BatchCheckContext) -> list[Finding]:
+    """A sub-env whose episode ended refuses to step until reset; partial steps and resets give their rows."""
+    name = "check_batch_reset_order"
+
+    def body() -> list[Finding]:
+        env = ctx.make_env()
+        env.seed(ctx.seed)
+        n = env.num_envs
+        env.reset()
+        space = env.action_space
+        space.seed(ctx.seed)
+        findings = []
+        if not env.lockstep and n > 1:
+            record = env.step(random_actions(space, 1), env_ids=[n - 1])
+            if len(leaves(record.obs)[0]) != 1 or record.terminated.shape != (1,):
+                message = "step(actions, env_ids=[one id]) did not return one row"
+                findings.append(Finding(name, ERROR, message, "return rows for the stepped sub-envs only"))
+        for _ in range(ctx.steps):
+            record = env.step(random_actions(space, n))
+            ended = np.flatnonzero(record.done)
+            if len(ended) == 0:
+                continue
+            try:
+                env.step(random_actions(space, n))
+            except EnvStateError:
+                pass
+            else:
+                message = f"sub-envs {ended.tolist()} ended their episode and step() took them again without a reset"
+                findings.append(Finding(name, ERROR, message, "mark them with BaseBatchEnv.step, do not override it"))
+            first = env.reset(ended)
+            if len(leaves(first)[0]) != len(ended):
+                message = f"reset({ended.tolist()}) returned {len(leaves(first)[0])} rows"
+                findings.append(Finding(name, ERROR, message, "return one first observation per reset sub-env"))
+            break
+        env.close()
+        return findings
+
+    return guard(name, "resetting ended sub-envs", body)
+
+
+def check_batch_seeds(ctx: BatchCheckContext) -> list[Finding]:
+    """The same seeds give the same trajectory; static seeds replay each sub-env's first observation."""
+    name = "check_batch_seeds"
+
+    def body() -> list[Finding]:
+        runs = []
+        for _ in range(2):
+            env = ctx.make_env()
+            runs.append(_flatten(batch_rollout(env, ctx)))
+            env.close()
+        if len(runs[0]) != len(runs[1]) or not all(
+            np.array_equal(a, b, equal_nan=True) for a, b in zip(*runs, strict=True)
+        ):
+            hint = "seed every random draw from the sub-envs' seeds (BaseBatchEnv._episode_generators), never globally"
+            return [Finding(name, ERROR, "two batch envs with the same seeds gave different trajectories", hint)]
+        env = ctx.make_env()
+        env.seed(ctx.seed, dynamic_seed=False)
+        first, again = env.reset(), env.reset()
+        env.close()
+        if not all(np.array_equal(a, b) for a, b in zip(leaves(first), leaves(again), strict=True)):
+            hint = "with dynamic_seed=False every reset starts each sub-env's episode from its own seed"
+            return [Finding(name, ERROR, "static seeds: two resets gave different first observations", hint)]
+        return []
+
+    return guard(name, "seeding the batch env", body)
+
+
+def _flatten(records: list[tuple[Any, BatchStep]]) -> list[np.ndarray]:
+    return [
+        np.concatenate([np.ravel(a).astype(np.float64) for a in [*leaves(obs), record.reward, record.done]])
+        for obs, record in records
+    ]
+
+
+def check_batch_close_twice(ctx: BatchCheckContext) -> list[Finding]:
+    """``close()`` may be called twice, before use and after."""
+    name = "check_batch_close_twice"
+
+    def body() -> list[Finding]:
+        env = ctx.make_env()
+        env.close()
+        env = ctx.make_env()
+        env.reset()
+        env.close()
+        env.close()
+        return []
+
+    return guard(name, "close()", body, "make close() idempotent: release resources only if they exist")
+
+
+# Every batch check, in the order check_batch_env runs them.
+BATCH_CHECKS: list[Callable[[BatchCheckContext], list[Finding]]] = [
+    check_batch_construction,
+    check_batch_outputs,
+    check_batch_reset_order,
+    check_batch_seeds,
+    check_batch_close_twice,
+]
+
+
+def check_batch_env(
+    env_fn_or_class: Callable[..., BaseBatchEnv], cfg: dict | None = None, *, steps: int = 200, seed: int = 0
+) -> CheckReport:
+    """Run every batch check and return the findings.
+
+    Args:
+        env_fn_or_class: A ``BaseBatchEnv`` subclass (built with ``cfg``) or a zero-argument factory.
+        cfg: Config for the class (ignored for a factory).
+        steps: Steps per rollout.
+        seed: Base seed.
+    """
+    if isinstance(env_fn_or_class, type):
+        target = f"{env_fn_or_class.__module__}:{env_fn_or_class.__qualname__}"
+        make_env = partial(env_fn_or_class, cfg) if cfg is not None else env_fn_or_class
+    else:
+        target = getattr(env_fn_or_class, "__qualname__", repr(env_fn_or_class))
+        make_env = env_fn_or_class
+    ctx = BatchCheckContext(make_env, steps, seed)
+    report = CheckReport(target)
+    for check in BATCH_CHECKS:
+        report.checks.append(check.__name__)
+        report.findings += check(ctx)
+        if check is check_batch_construction and report.errors:
+            break  # every other check builds the env the same way
+    return report

@@ -1,0 +1,257 @@
+"""``BatchHost``: the batch envs one process runs, each hosting consecutive env ids of its manager.
+
+``EnvHost`` hands it the ids that are sub-envs of batch envs (``env_layout.BatchSlot``). Per batch
+env and per call it makes one ``seed``, one ``reset`` and one ``step`` on stacked arrays, and writes
+the results into the host's rows with one assignment per field: no loop over sub-envs in Python.
+Only done rows get an info dict (``truncated``, ``eval_episode_return`` and the env's info row).
+
+A batch env whose step or reset raises is one failure of every id it hosts: each stepped id gets
+an abnormal row and an ``EnvError`` naming all of them; with ``step_error='abnormal'`` the batch
+env is renewed (built again and re-seeded) and its ids due an auto-reset are reset.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.env.batch_step import info_row
+from ding_env.env.timestep import final_info
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
+from ding_env.env_manager.env_layout import BatchSlot, describe_batch
+from ding_env.env_manager.status import abnormal_info
+from ding_env.errors import EnvError
+from ding_env.ops import Op
+from ding_env.summary import describe_value
+
+
+class HostedBatch:
+    """One batch env of a host, hosting the env ids ``first .. first + num_envs - 1``."""
+
+    def __init__(self, slot: BatchSlot) -> None:
+        self.fn, self.first, self.num_envs, self.lockstep = slot.fn, slot.first, slot.num_envs, slot.lockstep
+        self.stop = self.first + self.num_envs
+        self.env: BaseBatchEnv | None = None
+        self.seeded: tuple | None = None  # the seeds last given to env.seed
+
+    def describe(self) -> str:
+        """Names the batch env and every env id it hosts."""
+        return describe_batch(self.first, self.num_envs, self.env)
+
+    def error(self, error: BaseException, env_id: int, op: Op) -> EnvError:
+        """``error`` of this batch env as env ``env_id``'s ``EnvError``, naming every id the batch env hosts."""
+        remote = "".join(traceback.format_exception(error))
+        return EnvError(env_id, op, f"{self.describe()}: {type(error).__name__}: {error}", remote, op)
+
+    def build(self) -> None:
+        """Build the batch env from its constructor, checking its kind and size."""
+        env = self.fn()
+        if not isinstance(env, BaseBatchEnv) or env.num_envs != self.num_envs:
+            what = f"{env.num_envs} sub-envs" if isinstance(env, BaseBatchEnv) else describe_value(env)
+            raise TypeError(f"env_fn returned {what} this time, expected a BaseBatchEnv of {self.num_envs} sub-envs")
+        self.env, self.seeded = env, None
+
+
+class BatchHost:
+    """The batch envs of a host, keyed by the env ids they host.
+
+    Args:
+        slots: ``{env_id: BatchSlot}`` of the hosted sub-env ids (whole batch envs only).
+        settings: How the batch envs are retried and renewed.
+        setup: The seeds of the sub-envs, read at every reset of their batch env.
+    """
+
+    def __init__(self, slots: Mapping[int, BatchSlot], settings: HostSettings, setup: EnvSetup) -> None:
+        self.settings, self.setup = settings, setup
+        self.batches: dict[int, HostedBatch] = {}
+        for slot in slots.values():
+            if slot.first not in self.batches:
+                self.batches[slot.first] = HostedBatch(slot)
+        for batch in self.batches.values():
+            missing = [env_id for env_id in range(batch.first, batch.stop) if env_id not in slots]
+            if missing:
+                raise ValueError(f"{batch.describe()} was split: this host lacks env ids {missing}")
+        self.batch_of = {env_id: self.batches[slot.first] for env_id, slot in slots.items()}
+
+    def env_of(self, env_id: int) -> BaseBatchEnv:
+        """The batch env hosting ``env_id``."""
+        return self.batch_of[env_id].env
+
+    def launch(self) -> None:
+        """Build every batch env.
+
+        Raises:
+            EnvError: A constructor raised or returned something else than it did before.
+        """
+        for batch in self.batches.values():
+            try:
+                batch.build()
+            except Exception as error:  # noqa: BLE001 - re-raised naming the batch env's ids
+                raise batch.error(error, batch.first, Op.LAUNCH) from error
+
+    # ---- reset ---------------------------------------------------------
+
+    def groups(self, env_ids: np.ndarray) -> list[tuple[HostedBatch, slice]]:
+        """``(batch env, positions of its ids)`` for each batch env hosting some of ``env_ids`` (increasing)."""
+        groups = []
+        position, count = 0, len(env_ids)
+        while position < count:
+            batch = self.batch_of[int(env_ids[position])]
+            end = int(np.searchsorted(env_ids, batch.stop))
+            groups.append((batch, slice(position, end)))
+            position = end
+        return groups
+
+    def reset(self, batch: HostedBatch, env_ids: np.ndarray) -> Any:
+        """Reset ``env_ids`` (increasing, ``batch``'s) with one call, retrying per ``max_retry`` / ``retry_type``.
+
+        Returns:
+            Their stacked first observations.
+
+        Raises:
+            EnvError: Naming every id of the batch env, when every attempt failed.
+        """
+        attempts = self.settings.max_retry
+        for attempt in range(1, attempts + 1):
+            try:
+                self._apply_seeds(batch)
+                return batch.env.reset(self._sub_ids(batch, env_ids))
+            except Exception as error:  # noqa: BLE001 - retried, then re-raised naming the batch env's ids
+                if attempt == attempts:
+                    raise batch.error(error, int(env_ids[0]), Op.RESET) from error
+                time.sleep(self.settings.retry_waiting_time)
+                if self.settings.retry_type == "renew":
+                    self.renew(batch)
+        raise AssertionError("unreachable")
+
+    def _apply_seeds(self, batch: HostedBatch) -> None:
+        """Give ``batch`` its ids' seeds when they changed since it last got them."""
+        seeds = [self.setup.seeds.get(env_id) for env_id in range(batch.first, batch.stop)]
+        if seeds == [None] * batch.num_envs or tuple(seeds) == batch.seeded:
+            return
+        unseeded = [batch.first + sub_id for sub_id, seed in enumerate(seeds) if seed is None]
+        modes = {seed[1] for seed in seeds if seed is not None}
+        if unseeded or len(modes) > 1:
+            raise ValueError(
+                f"{batch.describe()} takes the seeds of all its sub-envs at once, with one dynamic_seed: "
+                f"seed every id {batch.first}..{batch.stop - 1} together "
+                f"(unseeded: {unseeded}, dynamic_seed values: {sorted(modes, key=str)})"
+            )
+        dynamic = modes.pop()
+        batch.env.seed([seed[0] for seed in seeds], dynamic_seed=True if dynamic is None else dynamic)
+        batch.seeded = tuple(seeds)
+
+    @staticmethod
+    def _sub_ids(batch: HostedBatch, env_ids: np.ndarray) -> np.ndarray | None:
+        """The sub-env ids of ``env_ids`` (None: every sub-env, in order)."""
+        return None if len(env_ids) == batch.num_envs else env_ids - batch.first
+
+    def renew(self, batch: HostedBatch) -> None:
+        """Replace a batch env with a fresh one from its constructor (seeded again at its next reset)."""
+        old = batch.env
+        batch.build()
+        try:
+            old.close()
+        except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
+            warnings.warn(f"{batch.describe()} raised while closing before renewal: {error!r}", stacklevel=2)
+
+    # ---- step ----------------------------------------------------------
+
+    def step(
+        self,
+        batch: HostedBatch,
+        env_ids: np.ndarray,
+        actions: Any,
+        resets: np.ndarray,
+        rows: Any,
+        infos: dict[int, dict],
+        errors: dict[int, EnvError],
+    ) -> None:
+        """Step ``env_ids`` (increasing, all of ``batch``'s) with stacked ``actions``; write their rows of ``rows``.
+
+        Done ids whose flag in ``resets`` is set are reset with one call; their ready rows get the
+        reset observations, the step rows keep the final ones. Never raises: failures go to ``errors``.
+        """
+        index = arrays.rows_of(env_ids - rows.first)
+        try:
+            record = batch.env.step(actions, self._sub_ids(batch, env_ids))
+            arrays.write(rows.step_obs, index, record.obs)
+            rows.rewards[index] = record.reward
+            rows.done_flags[index] = done = record.terminated | record.truncated
+            rows.truncated_flags[index] = record.truncated
+        except Exception as error:  # noqa: BLE001 - every stepped id gets an abnormal row and the error
+            self._fail_step(batch, env_ids, index, resets, error, rows, infos, errors)
+            return
+        if not done.any():
+            arrays.write(rows.ready_obs, index, arrays.take(rows.step_obs, index))
+            return
+        ended = np.flatnonzero(done)
+        running = np.flatnonzero(~done)
+        if len(running):
+            arrays.write(rows.ready_obs, _at(index, running), arrays.take(record.obs, running))
+        info, returns, truncated = record.info, record.episode_return, record.truncated
+        for position in ended.tolist():
+            infos[int(env_ids[position])] = final_info(info_row(info, position), returns[position], truncated[position])
+        due = ended[resets[ended]]
+        if len(due):
+            due_ids = env_ids[due]
+            try:
+                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, due_ids))
+            except EnvError as error:  # the step's results stand; these ids need a reset
+                errors.update(dict.fromkeys(due_ids.tolist(), error))
+
+    def _fail_step(self, batch, env_ids, index, resets, error, rows, infos, errors) -> None:
+        """Write the abnormal rows of a batch env's failed step; renew it and reset the due ids with 'abnormal'."""
+        failure = batch.error(error, int(env_ids[0]), Op.STEP)
+        failure.__cause__ = error
+        arrays.write(rows.step_obs, index, arrays.take(rows.ready_obs, index))
+        rows.rewards[index] = 0
+        rows.done_flags[index], rows.truncated_flags[index] = True, False
+        for env_id in env_ids.tolist():
+            infos[env_id] = abnormal_info(failure)
+            errors[env_id] = failure
+        if self.settings.step_error != "abnormal":
+            return
+        due = np.flatnonzero(resets)
+        try:
+            self.renew(batch)
+            if len(due):
+                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, env_ids[due]))
+        except EnvError as reset_error:
+            errors.update(dict.fromkeys(env_ids.tolist(), reset_error))
+        except Exception as build_error:  # noqa: BLE001 - a constructor that fails to build the env again
+            errors.update(dict.fromkeys(env_ids.tolist(), batch.error(build_error, int(env_ids[0]), Op.RESET)))
+
+    # ---- attributes and close -------------------------------------------
+
+    def close(self) -> list[EnvError]:
+        """Close every batch env; an ``EnvError`` (naming its ids) for each that failed."""
+        failures = []
+        for batch in self.batches.values():
+            if batch.env is None:
+                continue
+            try:
+                batch.env.close()
+            except Exception as error:  # noqa: BLE001 - close them all, then report
+                failures.append(batch.error(error, batch.first, Op.CLOSE))
+            batch.env = None
+        return failures
+
+
+def _at(index: slice | np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The rows at ``positions`` of the rows ``index`` (a slice or an index array)."""
+    if isinstance(index, slice):
+        return positions + index.start
+    return index[positions]
+
+
+def batch_hosted(entries: Mapping[int, Callable[[], Any] | BatchSlot]) -> dict[int, BatchSlot]:
+    """The entries of ``entries`` that are sub-envs of batch envs."""
+    return {env_id: entry for env_id, entry in entries.items() if isinstance(entry, BatchSlot)}

@@ -1,0 +1,118 @@
+"""``EnvLayout``: which env ids each ``env_fn`` gives a manager, when some build batch envs.
+
+An ``env_fn`` may return a ``BaseEnv`` (one env id) or a ``BaseBatchEnv`` of ``num_envs`` sub-envs
+(that many consecutive env ids, sub-env ``k`` being id ``first + k``). The manager builds each
+``env_fn`` once when it is made (envs are lazy: cheap, nothing is reset) to read its kind and size,
+then hands its backends one entry per env id: the ``env_fn`` itself for a ``BaseEnv``, a
+:class:`BatchSlot` for a sub-env. A batch env is never split between backends or workers: shares
+are cut only where a batch env ends (:meth:`EnvLayout.shares`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ding_env.env.batch_env import BaseBatchEnv
+
+
+class BatchSlot(NamedTuple):
+    """What a backend builds the env id ``first + sub_id`` from: sub-env ``sub_id`` of ``fn()``'s batch env.
+
+    Attributes:
+        fn: The ``env_fn`` returning the batch env.
+        first: The env id of its sub-env 0.
+        sub_id: This id's sub-env.
+        num_envs: Its number of sub-envs.
+        lockstep: Whether it steps all its sub-envs together (``BaseBatchEnv.lockstep``).
+    """
+
+    fn: Callable[[], BaseBatchEnv]
+    first: int
+    sub_id: int
+    num_envs: int
+    lockstep: bool
+
+
+def describe_batch(first: int, num_envs: int, env: Any = None) -> str:
+    """Names a batch env by the env ids it hosts, for error messages."""
+    name = "" if env is None else f" {env!r}"
+    return f"batch env{name} hosting env ids {first}..{first + num_envs - 1} (sub-envs 0..{num_envs - 1})"
+
+
+class EnvLayout:
+    """The env ids of a manager's ``env_fn`` list.
+
+    Args:
+        env_fns: The manager's constructors, checked callable.
+
+    Attributes:
+        entries: One entry per env id: an ``env_fn`` (a ``BaseEnv``) or a ``BatchSlot``.
+        batches: ``(first, num_envs, lockstep)`` of every batch env, in id order.
+    """
+
+    def __init__(self, env_fns: Sequence[Callable[[], Any]]) -> None:
+        self.entries: list[Callable[[], Any] | BatchSlot] = []
+        self.batches: list[tuple[int, int, bool]] = []
+        probed: dict[int, tuple[int | None, bool]] = {}  # ``[fn] * n`` is probed once
+        for fn in env_fns:
+            size, lockstep = probed[id(fn)] = probed[id(fn)] if id(fn) in probed else _batch_size(fn)
+            if size is None:
+                self.entries.append(fn)
+                continue
+            first = len(self.entries)
+            self.batches.append((first, size, lockstep))
+            self.entries += [BatchSlot(fn, first, sub_id, size, lockstep) for sub_id in range(size)]
+        self.has_batches = bool(self.batches)
+        self.lockstep = [(first, size) for first, size, lockstep in self.batches if lockstep]
+        self.env_num = len(self.entries)
+
+    def batch_of(self, env_id: int) -> BatchSlot | None:
+        """The slot of ``env_id`` when a batch env hosts it, else None."""
+        entry = self.entries[env_id]
+        return entry if isinstance(entry, BatchSlot) else None
+
+
+def is_cut_point(entries: Sequence[Any], env_id: int) -> bool:
+    """Whether a share may start at ``env_id`` (not inside a batch env; ``len(entries)`` ends every share)."""
+    entry = entries[env_id] if env_id < len(entries) else None
+    return not isinstance(entry, BatchSlot) or entry.sub_id == 0
+
+
+def layout_shares(entries: Sequence[Any], env_ids: list[int], count: int) -> list[list[int]]:
+    """The consecutive ``env_ids`` cut into at most ``count`` runs of near-equal size, never inside a batch env.
+
+    Args:
+        entries: Every env id's entry (``EnvLayout.entries``, or a backend's entries by id).
+        env_ids: Consecutive ids, whole batch envs.
+        count: The most runs wanted.
+    """
+    if not env_ids:
+        return []
+    start, stop = env_ids[0], env_ids[-1] + 1
+    points = np.array([env_id for env_id in range(start, stop + 1) if is_cut_point(entries, env_id)])
+    # Each evenly spaced bound (as consecutive_shares rounds it) moves to the nearest cut point; empty runs are dropped.
+    bounds = sorted(
+        {int(points[np.abs(points - bound).argmin()]) for bound in np.linspace(start, stop, count + 1).round()}
+    )
+    return [list(range(low, high)) for low, high in zip(bounds, bounds[1:], strict=False)]
+
+
+def _batch_size(fn: Callable[[], Any]) -> tuple[int | None, bool]:
+    """``(num_envs, lockstep)`` when ``fn()`` is a batch env, else ``(None, False)``.
+
+    ``fn`` is called once: envs are lazy, so this is cheap. One that raises counts as one env
+    (its error is the launch's to report, with its env id).
+    """
+    try:
+        env = fn()
+    except Exception:  # noqa: BLE001 - raised again, named with its env id, when launch builds the env
+        return None, False
+    if not isinstance(env, BaseBatchEnv):
+        return None, False
+    try:
+        return env.num_envs, bool(env.lockstep)
+    finally:
+        env.close()

@@ -1,0 +1,211 @@
+"""``PoolEnvManager``: DI-engine's ``env_pool`` manager type, an EnvPool pool behind the manager semantics.
+
+DI-engine builds it from a config alone (no ``env_fn``)::
+
+    manager = PoolEnvManager(dict(env_id="Pong-v5", env_num=8, batch_size=8, episodic_life=True, reward_clip=True))
+    manager.seed(0)
+    manager.launch()
+    timesteps = manager.step({env_id: action for env_id in manager.ready_obs})
+
+The pool is one ``EnvPoolBatchEnv`` in a ``BaseEnvManager``: the envs step in EnvPool's threads, and
+every result follows ``EnvManager``'s semantics (truncation kept in ``info['truncated']``, the true final
+observation on the done step, ``eval_episode_return`` the game's raw return, auto-reset).
+
+What differs from DI-engine's class: observations keep EnvPool's dtype (Atari frames ``uint8``, not cast
+to float32); ``seed(s)`` gives env ``i`` the seed ``s + i`` as in DI-engine, and the config's ``seed`` is
+used when ``seed()`` is not called (DI-engine ignored it and took 0). With ``batch_size < env_num``
+(DI-engine's asynchronous mode) each ``step`` returns ``batch_size`` envs' results, those waiting longest
+first, and ``ready_obs`` holds just those envs; the pool steps the envs it is given at once, so unlike
+EnvPool's own asynchronous mode the envs do not run while the policy computes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from functools import partial
+from itertools import islice
+from typing import Any, ClassVar
+
+import gymnasium as gym
+from easydict import EasyDict
+
+from ding_env.config import deep_merge_dicts, merge_known_keys
+from ding_env.env.base_env import BaseEnvTimestep
+from ding_env.env.batch_sources.envpool_env import ATARI_MODULE, EnvPoolBatchEnv, envpool_family, import_envpool
+from ding_env.env_manager.base_env_manager import BaseEnvManager
+from ding_env.errors import ConfigError
+from ding_env.summary import describe_value
+
+__all__ = ["PoolEnvManager"]
+
+# DI-engine's keys, given to envpool.make for Atari tasks (other tasks take none of them).
+ATARI_MAKE_KEYS = ("episodic_life", "reward_clip", "gray_scale", "stack_num", "frame_skip")
+
+
+def pool_env(env_id: str, env_num: int, atari_kwargs: dict, make_kwargs: dict) -> EnvPoolBatchEnv:
+    """An ``EnvPoolBatchEnv`` of ``env_num`` envs of ``env_id``, with ``atari_kwargs`` for an Atari task."""
+    family = envpool_family(import_envpool("the env_pool manager"), env_id, "the env_pool manager")
+    kwargs = {**atari_kwargs, **make_kwargs} if family == ATARI_MODULE else dict(make_kwargs)
+    return EnvPoolBatchEnv(dict(env_id=env_id, num_envs=env_num, env_wrapper=None, make_kwargs=kwargs))
+
+
+class PoolEnvManager:
+    """``env_num`` EnvPool envs of ``env_id`` behind DI-engine's ``PoolEnvManager`` interface; type ``'env_pool'``.
+
+    Args:
+        cfg: Settings; see ``PoolEnvManager.config``.
+
+    Raises:
+        ConfigError: For an unknown key, no ``env_id``, or a ``batch_size`` outside ``1..env_num``.
+        ImportError: Without EnvPool (``pip install 'ding-env[envpool]'``).
+    """
+
+    manager_type = "env_pool"
+    # Built from its config: create_env_manager gives it no env_fn.
+    takes_env_fn = False
+    config: ClassVar[dict] = dict(
+        type="env_pool",
+        # EnvPool task id ('Pong-v5', 'HalfCheetah-v4', 'CartPole-v1', ...).
+        env_id=None,
+        env_num=8,
+        # Envs returned by each step: env_num (EnvPool's synchronous mode) or fewer (see the module docstring).
+        batch_size=8,
+        # Env i gets seed + i when seed() is not called (None: 0, as DI-engine).
+        seed=None,
+        # Atari tasks: EnvPool's options of these names, with DI-engine's values.
+        episodic_life=False,
+        reward_clip=False,
+        gray_scale=True,
+        stack_num=4,
+        frame_skip=4,
+        # More envpool.make keyword arguments (any task); they override the ones above.
+        make_kwargs={},
+    )
+
+    @classmethod
+    def default_config(cls) -> EasyDict:
+        """A copy of ``config``."""
+        return EasyDict(deep_merge_dicts(cls.config, {}))
+
+    def __init__(self, cfg: Mapping | None = None) -> None:
+        if cfg is not None and not isinstance(cfg, Mapping):
+            raise ConfigError(f"PoolEnvManager config: expected a dict, got {describe_value(cfg)}")
+        self._cfg = cfg = merge_known_keys(self.config, dict(cfg or {}), "the env_pool manager config")
+        if not cfg.env_id:
+            raise ConfigError("PoolEnvManager needs cfg.env_id (an EnvPool task id such as 'Pong-v5'), got none")
+        if not (isinstance(cfg.env_num, int) and cfg.env_num >= 1):
+            raise ConfigError(f"PoolEnvManager config 'env_num': expected an int >= 1, got {cfg.env_num!r}")
+        if not (isinstance(cfg.batch_size, int) and 1 <= cfg.batch_size <= cfg.env_num):
+            raise ConfigError(
+                f"PoolEnvManager config 'batch_size': expected an int in 1..env_num={cfg.env_num}, "
+                f"got {cfg.batch_size!r}"
+            )
+        atari_kwargs = {key: cfg[key] for key in ATARI_MAKE_KEYS}
+        env_fn = partial(pool_env, cfg.env_id, cfg.env_num, atari_kwargs, dict(cfg.make_kwargs or {}))
+        self._manager = BaseEnvManager([env_fn], BaseEnvManager.default_config())
+        self._seed: int | None = cfg.seed
+        self._ready_ids: list[int] = []
+        self._waiting: dict[int, BaseEnvTimestep] = {}  # stepped, not yet returned (batch_size < env_num)
+
+    # ---- DI-engine's interface -------------------------------------------
+
+    def launch(self) -> None:
+        """Make the pool (seeded) and reset every env."""
+        self._manager.seed(0 if self._seed is None else self._seed)
+        self._manager.launch()
+        self._after_reset()
+
+    def reset(self) -> None:
+        """Reset every env."""
+        self._manager.reset()
+        self._after_reset()
+
+    def _after_reset(self) -> None:
+        self._ready_ids = list(range(self.env_num))
+        self._waiting = {}
+
+    def step(self, action: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
+        """Step the envs of ``action`` (ids of ``ready_obs``) and return ``batch_size`` envs' timesteps.
+
+        Raises:
+            ValueError: For an env id that is not ready (its previous result was not returned yet).
+        """
+        if not isinstance(action, Mapping):
+            raise TypeError(f"{self!r}.step: expected {{env_id: action}}, got {describe_value(action)}")
+        ready = set(self._ready_ids)
+        not_ready = [env_id for env_id in action if env_id not in ready]
+        if not_ready:
+            raise ValueError(f"{self!r}.step: env ids {not_ready} are not ready; ready env ids: {sorted(ready)}")
+        timesteps = self._manager.step(action)
+        if self._cfg.batch_size == self.env_num:
+            self._ready_ids = list(timesteps)
+            return timesteps
+        self._waiting.update(timesteps)
+        returned = dict(islice(self._waiting.items(), self._cfg.batch_size))
+        for env_id in returned:
+            del self._waiting[env_id]
+        self._ready_ids = list(returned)
+        return returned
+
+    def seed(self, seed: int, dynamic_seed: bool | None = None) -> None:
+        """Env ``i`` gets ``seed + i`` at the next ``launch()`` or ``reset()``; every episode follows from it.
+
+        EnvPool seeds an env once, so ``dynamic_seed=False`` (replaying one episode start) is not
+        available: it is warned about and ignored, as DI-engine does.
+        """
+        if dynamic_seed is False:
+            warnings.warn(f"{self!r}: EnvPool cannot replay an episode start; dynamic_seed=False ignored", stacklevel=2)
+        self._seed = seed
+        self._manager.seed(seed)
+
+    def close(self) -> None:
+        """Close the pool. Safe to call more than once."""
+        self._manager.close()
+
+    @property
+    def env_num(self) -> int:
+        """Number of envs."""
+        return self._manager.env_num
+
+    @property
+    def ready_obs(self) -> dict[int, Any]:
+        """``{env_id: obs}`` of the envs to step next."""
+        if self.closed:
+            return {}
+        obs = self._manager.ready_obs
+        return {env_id: obs[env_id] for env_id in self._ready_ids}
+
+    @property
+    def closed(self) -> bool:
+        """True until ``launch()`` and after ``close()``."""
+        return self._manager.closed
+
+    @property
+    def _closed(self) -> bool:
+        # DI-engine's name of ``closed``, which its code and tests read.
+        return self.closed
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        """One env's observation space."""
+        return self._manager.observation_space
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        """One env's action space."""
+        return self._manager.action_space
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        """One env's reward space."""
+        return self._manager.reward_space
+
+    def __enter__(self) -> PoolEnvManager:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PoolEnvManager({self._cfg.env_id}, env_num={self._cfg.env_num}, batch_size={self._cfg.batch_size})"

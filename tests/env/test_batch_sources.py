@@ -1,0 +1,218 @@
+"""EnvPool pools and Gymnasium vector envs as batch envs, against stepping them directly.
+
+The reference drives the raw library the way the adapter must: for EnvPool, a sub-env whose episode
+ended is stepped once more (EnvPool's own reset); for a Gymnasium vector env, its own reset mode.
+"""
+
+import ale_py
+import envpool
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from ding_env.env.batch_sources import EnvPoolBatchEnv, GymVectorBatchEnv
+from ding_env.errors import ConfigError, EnvStateError
+from ding_env.testing import BatchEnvContractTests
+
+gym.register_envs(ale_py)
+
+
+def random_actions(space, count, rng):
+    if isinstance(space, gym.spaces.Discrete):
+        return rng.integers(0, space.n, count)
+    return rng.uniform(-1.0, 1.0, (count, *space.shape)).astype(np.float32)
+
+
+def run_against_envpool(batch, raw, steps, rng):
+    """Step the adapter and raw EnvPool alike; the adapter's rows must be EnvPool's."""
+    first, _ = raw.reset()
+    assert np.array_equal(batch.reset(), first.astype(batch.observation_space.dtype))
+    ends = truncations = 0
+    for _ in range(steps):
+        actions = random_actions(batch.action_space, batch.num_envs, rng)
+        record = batch.step(actions)
+        obs, reward, terminated, truncated, _ = raw.step(actions.astype(raw.action_space.dtype))
+        assert np.array_equal(record.obs, obs.astype(record.obs.dtype))
+        assert np.array_equal(record.reward[:, 0], reward.astype(np.float32))
+        assert np.array_equal(record.terminated, terminated) and np.array_equal(
+            record.truncated, truncated & ~terminated
+        )
+        ended = np.flatnonzero(record.done)
+        if len(ended):
+            ends += len(ended)
+            truncations += int(record.truncated.sum())
+            idle = np.zeros((len(ended), *raw.action_space.shape), raw.action_space.dtype)
+            raw_first = raw.step(idle, env_id=ended.astype(np.int32))[0]  # EnvPool resets a finished env when stepped
+            assert np.array_equal(batch.reset(ended), raw_first.astype(record.obs.dtype))
+    return ends, truncations
+
+
+def test_envpool_cartpole_rows_are_envpools_own():
+    batch = EnvPoolBatchEnv(dict(env_id="CartPole-v1", num_envs=4, make_kwargs=dict(max_episode_steps=30)))
+    batch.seed([10, 20, 30, 40])
+    raw = envpool.make_gymnasium("CartPole-v1", num_envs=4, seed=[10, 20, 30, 40], max_episode_steps=30)
+    ends, truncations = run_against_envpool(batch, raw, 300, np.random.default_rng(0))
+    assert ends > 20 and truncations > 0
+
+
+def test_envpool_halfcheetah_is_float32_and_truncated_at_its_time_limit():
+    batch = EnvPoolBatchEnv(dict(env_id="HalfCheetah-v4", num_envs=2, make_kwargs=dict(max_episode_steps=25)))
+    batch.seed(3)
+    raw = envpool.make_gymnasium("HalfCheetah-v4", num_envs=2, seed=[3, 4], max_episode_steps=25)
+    assert batch.observation_space.dtype == np.float32 and batch.action_space.dtype == np.float32
+    assert run_against_envpool(batch, raw, 60, np.random.default_rng(1)) == (4, 4)
+
+
+def test_envpool_atari_default_is_dingenvwrappers_preset_from_envpools_options():
+    cfg = dict(env_id="Pong-v5", num_envs=2, is_train=False, make_kwargs=dict(max_episode_steps=30))
+    batch = EnvPoolBatchEnv(cfg)
+    batch.seed(0)
+    assert batch.observation_space == gym.spaces.Box(0, 255, (4, 84, 84), np.uint8)
+    preset = dict(stack_num=4, noop_max=30, frame_skip=4, img_height=84, img_width=84, gray_scale=True)
+    raw = envpool.make_gymnasium(
+        "Pong-v5", num_envs=2, seed=[0, 1], episodic_life=False, reward_clip=False, max_episode_steps=30, **preset
+    )
+    assert run_against_envpool(batch, raw, 40, np.random.default_rng(2)) == (2, 2)
+
+
+def test_envpool_episodic_life_goes_on_after_a_lost_life_and_returns_the_game_score():
+    batch = EnvPoolBatchEnv(dict(env_id="SpaceInvaders-v5", num_envs=1, info_keys=["lives"]))
+    batch.seed(0)
+    batch.reset()
+    rng = np.random.default_rng(0)
+    score = 0.0
+    for _ in range(2000):
+        record = batch.step(rng.integers(0, 6, 1))
+        score += float(record.reward[0, 0])  # clipped when training
+        if record.done[0]:
+            break
+    assert record.terminated[0] and record.info["lives"][0] == 2  # a life lost ends the learner's episode
+    assert record.episode_return[0] > score  # the raw game score, not the clipped rewards
+    batch.reset([0])
+    assert batch.step(np.array([0])).info["lives"][0] == 2  # the game went on
+
+
+def test_envpool_seeds_take_effect_at_a_reset_of_every_sub_env():
+    def first_obs(seed, dynamic=True):
+        batch = EnvPoolBatchEnv(dict(env_id="CartPole-v1", num_envs=3))
+        batch.seed(seed, dynamic_seed=dynamic)
+        return batch
+
+    a, b = first_obs(5), first_obs(5)
+    assert np.array_equal(a.reset(), b.reset())
+    a.seed(6)
+    with pytest.raises(EnvStateError, match=r"reset\(\) with no env_ids"):
+        a.reset([1])
+    assert not np.array_equal(a.reset(), b.reset())
+
+    static = first_obs(5, dynamic=False)
+    start = static.reset()
+    assert np.array_equal(static.reset(), start)  # every sub-env together: replayed
+    with pytest.raises(EnvStateError, match=r"sub-envs \[2\] have static seeds"):
+        static.reset([2])
+
+
+def test_envpool_steps_some_sub_envs_and_leaves_the_others():
+    together = EnvPoolBatchEnv(dict(env_id="CartPole-v1", num_envs=3))
+    apart = EnvPoolBatchEnv(dict(env_id="CartPole-v1", num_envs=3))
+    for batch in (together, apart):
+        batch.seed(8)
+        batch.reset()
+    for actions in np.random.default_rng(3).integers(0, 2, (8, 3)):
+        expected = together.step(actions).obs
+        pair = apart.step(actions[[2, 0]], env_ids=[2, 0])
+        lone = apart.step(actions[[1]], env_ids=[1])
+        assert np.array_equal(pair.obs, expected[[2, 0]]) and np.array_equal(lone.obs, expected[[1]])
+
+
+def test_envpool_config_errors_name_the_problem():
+    with pytest.raises(ConfigError, match="did you mean 'frame_stack'"):
+        EnvPoolBatchEnv(dict(env_id="Pong-v5", frame_stak=4))
+    with pytest.raises(ConfigError, match="needs cfg.env_id"):
+        EnvPoolBatchEnv(dict(num_envs=2))
+    with pytest.raises(ConfigError, match="'NoSuchGame-v5' is not an EnvPool task"):
+        EnvPoolBatchEnv(dict(env_id="NoSuchGame-v5")).reset()
+
+
+class TestEnvPoolBatchEnvContract(BatchEnvContractTests):
+    env_cls = EnvPoolBatchEnv
+    env_cfg = dict(env_id="CartPole-v1", num_envs=3, make_kwargs=dict(max_episode_steps=40))
+
+
+def test_gym_sync_vector_env_in_disabled_mode_resets_sub_envs_on_request():
+    cfg = dict(env_id="CartPole-v1", num_envs=3, vectorization_mode="sync", make_kwargs=dict(max_episode_steps=30))
+    batch = GymVectorBatchEnv(cfg)
+    batch.seed(5)
+    raw = gym.make_vec(
+        "CartPole-v1", 3, vectorization_mode="sync", vector_kwargs=dict(autoreset_mode="Disabled"), max_episode_steps=30
+    )
+    first, _ = raw.reset(seed=5)
+    assert np.array_equal(batch.reset(), first)
+    rng, ends = np.random.default_rng(0), 0
+    for _ in range(200):
+        actions = rng.integers(0, 2, 3)
+        record = batch.step(actions)
+        obs, _, terminated, truncated, _ = raw.step(actions)
+        assert np.array_equal(record.obs, obs) and np.array_equal(record.terminated, terminated)
+        assert np.array_equal(record.truncated, truncated & ~terminated)
+        ended = np.flatnonzero(record.done)
+        if len(ended):
+            ends += len(ended)
+            mask = np.zeros(3, dtype=bool)
+            mask[ended] = True
+            assert np.array_equal(batch.reset(ended), raw.reset(options=dict(reset_mask=mask))[0][ended])
+    assert ends > 10
+
+
+def test_gym_vector_env_in_same_step_mode_gives_the_final_observation_from_its_info():
+    cfg = dict(env_id="ALE/Pong-v5", num_envs=2, make_kwargs=dict(max_num_frames_per_episode=120))
+    batch = GymVectorBatchEnv(cfg)
+    batch.seed(1)
+    raw = gym.make_vec(
+        "ALE/Pong-v5",
+        2,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode="SameStep",
+        max_num_frames_per_episode=120,
+    )
+    first, _ = raw.reset(seed=1)
+    assert np.array_equal(batch.reset(), first)
+    ends = 0
+    for _ in range(70):
+        record = batch.step(np.array([1, 2]))
+        obs, _, terminated, truncated, info = raw.step(np.array([1, 2]))
+        ended = np.flatnonzero(terminated | truncated)
+        expected = obs.copy()
+        expected[ended] = info["final_obs"][ended] if len(ended) else expected[ended]
+        assert np.array_equal(record.obs, expected) and np.array_equal(record.done, terminated | truncated)
+        if len(ended):
+            ends += len(ended)
+            assert np.array_equal(batch.reset(ended), obs[ended])  # what the vector env reset them to
+    assert ends == 4
+
+
+def test_gym_vector_env_is_lockstep():
+    batch = GymVectorBatchEnv(dict(env_id="CartPole-v1", num_envs=2, vectorization_mode="sync"))
+    batch.reset()
+    with pytest.raises(EnvStateError, match="steps all its sub-envs at once"):
+        batch.step(np.array([0]), env_ids=[1])
+    batch.reset([1])  # resetting some sub-envs is fine
+    assert batch.step(np.array([0, 1])).obs.shape == (2, 4)
+
+
+def test_gym_vector_env_that_resets_only_with_the_next_step_is_refused():
+    with pytest.raises(ConfigError, match=r"only with the next step \(autoreset mode NextStep\).*CartPoleBatchEnv"):
+        GymVectorBatchEnv(dict(env_id="CartPole-v1", num_envs=2)).reset()
+
+
+def test_gym_vector_env_seeds_must_be_consecutive():
+    batch = GymVectorBatchEnv(dict(env_id="CartPole-v1", num_envs=3, vectorization_mode="sync"))
+    batch.seed([4, 5, 6])
+    with pytest.raises(ValueError, match="must be consecutive"):
+        batch.seed([4, 6, 8])
+    assert batch.seeds == [4, 5, 6]  # the refused seeds were not taken
+
+
+class TestGymVectorBatchEnvContract(BatchEnvContractTests):
+    env_cls = GymVectorBatchEnv
+    env_cfg = dict(env_id="CartPole-v1", num_envs=3, vectorization_mode="sync", make_kwargs=dict(max_episode_steps=40))

@@ -1,0 +1,194 @@
+"""Batch envs behind the managers: each sub-env is one env id, with every guarantee a BaseEnv has (every manager)."""
+
+from functools import partial
+
+import numpy as np
+import pytest
+
+from ding_env import create_env_manager
+from ding_env.errors import ConfigError, EnvError
+from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
+from tests.conftest import manager_cfg
+from tests.envs import CountingBatchEnv, CountingEnv, LockstepCountingBatchEnv
+from tests.support import arrays_of
+
+
+def batch_fn(num_envs, **env_cfg):
+    return partial(CountingBatchEnv, dict(num_envs=num_envs, env_cfg=env_cfg))
+
+
+def mixed_fns(**env_cfg):
+    """Six env ids: a batch env of 3, one CountingEnv, a batch env of 2."""
+    return [batch_fn(3, **env_cfg), partial(CountingEnv, env_cfg), batch_fn(2, **env_cfg)]
+
+
+def run(manager, steps, seed=5, dynamic_seed=None):
+    """Every batched step of ``manager`` (seeded, launched), with the infos of done rows."""
+    manager.seed(seed, dynamic_seed=dynamic_seed)
+    manager.launch()
+    trace = []
+    for t in range(steps):
+        ready = manager.ready_obs_batch
+        if not len(ready.env_id):
+            break
+        batch = manager.step_batch(ready.env_id, (ready.env_id + t) % 3)
+        done_infos = [batch.info[row] for row in np.flatnonzero(batch.done)]
+        trace.append((*arrays_of(batch), done_infos))
+    return trace
+
+
+def assert_same_trace(got, expected):
+    assert len(got) == len(expected)
+    for step, (a, b) in enumerate(zip(got, expected, strict=True)):
+        for x, y in zip(a[:-1], b[:-1], strict=True):
+            np.testing.assert_array_equal(x, y, err_msg=f"step {step}")
+        assert a[-1] == b[-1], f"step {step}"
+
+
+@pytest.mark.parametrize("dynamic_seed", [True, False])
+def test_sub_envs_give_the_trajectories_of_the_envs_themselves(make_manager, dynamic_seed):
+    """Ids, seeds, auto-reset with the final observation, truncation and episode returns, as for BaseEnvs."""
+    plain = create_env_manager(manager_cfg("base"), [partial(CountingEnv, {"limit": 4})] * 6)
+    with plain:
+        expected = run(plain, 40, dynamic_seed=dynamic_seed)
+    manager = make_manager(mixed_fns(limit=4))
+    assert manager.env_num == 6
+    got = run(manager, 40, dynamic_seed=dynamic_seed)
+    assert_same_trace(got, expected)
+    assert any(infos and infos[0]["truncated"] for *_, infos in got)  # the limit was reached
+
+
+def test_dict_api_and_nested_observations(make_manager):
+    manager = make_manager([batch_fn(2, nested=True), batch_fn(2, nested=True)])
+    plain = make_manager([partial(CountingEnv, {"nested": True})] * 4)
+    for each in (manager, plain):
+        each.seed(3)
+        each.launch()
+    for t in range(12):
+        ready, expected = manager.ready_obs, plain.ready_obs
+        assert sorted(ready) == sorted(expected)
+        np.testing.assert_array_equal(ready[1]["pair"][1], expected[1]["pair"][1])
+        actions = {env_id: (env_id + t) % 3 for env_id in ready}
+        got, want = manager.step(actions), plain.step(actions)
+        for env_id, timestep in want.items():
+            np.testing.assert_array_equal(got[env_id].obs["vec"], timestep.obs["vec"])
+            assert got[env_id].done == timestep.done and got[env_id].info == timestep.info
+            assert got[env_id].reward.dtype == np.float32
+
+
+def test_same_seeds_give_the_trajectory_of_the_batch_env_stepped_directly(make_manager):
+    env = CartPoleBatchEnv(dict(num_envs=4))
+    env.seed(11)
+    obs = env.reset()
+    direct = []
+    for t in range(120):
+        actions = (np.arange(4) + t // 3) % 2
+        step = env.step(actions)
+        direct.append((step.obs.copy(), step.reward.copy(), step.terminated.copy(), step.truncated.copy()))
+        obs = step.obs.copy()
+        if step.done.any():
+            obs[step.done] = env.reset(np.flatnonzero(step.done))
+    manager = make_manager([partial(CartPoleBatchEnv, dict(num_envs=4))])
+    manager.seed(11)
+    manager.launch()
+    for t, (obs, reward, terminated, truncated) in enumerate(direct):
+        ready = manager.ready_obs_batch
+        batch = manager.step_batch(ready.env_id, (ready.env_id + t // 3) % 2)
+        np.testing.assert_array_equal(batch.obs, obs)
+        np.testing.assert_array_equal(batch.reward, reward)
+        np.testing.assert_array_equal(batch.terminated, terminated)
+        np.testing.assert_array_equal(batch.truncated, truncated)
+    assert any(step[2].any() for step in direct)
+
+
+def test_episode_num_counts_each_sub_env(make_manager):
+    manager = make_manager(mixed_fns(), episode_num=2)
+    manager.seed(0)
+    manager.launch()
+    episodes = np.zeros(6, dtype=int)
+    while not manager.done:
+        ready = manager.ready_obs_batch
+        batch = manager.step_batch(ready.env_id, np.zeros(len(ready.env_id), dtype=np.int64))
+        episodes[batch.env_id] += batch.done
+    assert episodes.tolist() == [2] * 6 and manager.ready_obs == {}
+
+
+def test_without_auto_reset_sub_envs_wait_for_their_reset(make_manager):
+    manager = make_manager([batch_fn(3)], auto_reset=False)
+    manager.seed(0)
+    manager.launch()
+    while len(manager.ready_obs_id) == 3:
+        manager.step({env_id: 0 for env_id in manager.ready_obs})
+    waiting = sorted(set(range(3)) - set(manager.ready_obs_id))
+    with pytest.raises(ValueError, match=f"env {waiting[0]} is not ready"):
+        manager.step({waiting[0]: 0})
+    manager.reset({env_id: {} for env_id in waiting})
+    assert manager.ready_obs_id == [0, 1, 2]
+
+
+def test_a_failing_batch_env_is_reported_naming_every_id_it_hosts(make_manager):
+    manager = make_manager([partial(CountingEnv, {}), batch_fn(3, fail_step_at=1, limit=100)])
+    manager.seed(0)
+    manager.launch()
+    manager.step({env_id: 0 for env_id in range(4)})
+    with pytest.raises(EnvError, match=r"CountingBatchEnv\(num_envs=3\) hosting env ids 1\.\.3 .*step failure"):
+        manager.step({env_id: 0 for env_id in range(4)})
+
+
+def test_a_failing_batch_env_is_renewed_with_abnormal_steps(make_manager):
+    manager = make_manager([batch_fn(2, fail_step_at=1)], step_error="abnormal")
+    manager.seed(0)
+    manager.launch()
+    manager.step({0: 0, 1: 0})
+    timesteps = manager.step({0: 0, 1: 0})
+    for timestep in timesteps.values():
+        assert timestep.done and timestep.info["abnormal"] and "hosting env ids 0..1" in timestep.info["error"]
+    assert manager.ready_obs_id == [0, 1]  # renewed and reset: the next episodes run
+    assert all(obs[0] == 0 for obs in manager.ready_obs.values())
+
+
+def test_reset_params_for_a_sub_env_are_refused(make_manager):
+    manager = make_manager(mixed_fns())
+    with pytest.raises(
+        ValueError, match=r"reset_param for env 4: it is sub-env 0 of a batch env hosting env ids 4\.\.5"
+    ):
+        manager.launch({4: {"offset": 1.0}})
+    manager.launch({3: {"offset": 100.0}})  # the CountingEnv takes them
+    assert manager.ready_obs[3][0] == 100.0
+
+
+def test_sub_envs_read_their_batch_env_attributes(make_manager):
+    manager = make_manager([batch_fn(3), batch_fn(2)])
+    manager.launch()
+    assert manager.num_envs == [3, 3, 3, 2, 2]
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_a_lockstep_batch_env_steps_all_its_sub_envs_or_none(manager_type):
+    fns = [partial(LockstepCountingBatchEnv, dict(num_envs=2)), partial(CountingEnv, {})]
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        with pytest.raises(ValueError, match=r"env ids 0\.\.1 are a lockstep batch env: step all of them together"):
+            manager.step({0: 0, 2: 0})
+        for _ in range(10):
+            manager.step({2: 1})
+            manager.step({0: 0, 1: 0})
+        assert manager.ready_obs_id == [0, 1, 2]
+
+
+def test_a_lockstep_batch_env_needs_a_manager_that_keeps_it_running():
+    fns = [partial(LockstepCountingBatchEnv, dict(num_envs=2))]
+    with pytest.raises(ConfigError, match="lockstep batch env"):
+        create_env_manager(manager_cfg("async_subprocess"), fns)
+    with pytest.raises(ConfigError, match="episode_num=inf"):
+        create_env_manager(manager_cfg("base", episode_num=2), fns)
+
+
+def test_workers_host_whole_batch_envs():
+    with create_env_manager(manager_cfg("subprocess", num_workers=3), mixed_fns()) as manager:
+        manager.launch()
+        assert [worker.env_ids for worker in manager.workers] == [[0, 1, 2], [3], [4, 5]]
+    with create_env_manager(manager_cfg("subprocess", num_workers=2), [batch_fn(5)]) as manager:
+        manager.launch()
+        assert [worker.env_ids for worker in manager.workers] == [[0, 1, 2, 3, 4]]

@@ -1,0 +1,134 @@
+"""DI-engine's ``env_pool`` and ``gym_vector`` manager types, against EnvPool and Gymnasium envs stepped directly."""
+
+from functools import partial
+
+import envpool
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from ding_env import DingEnvWrapper, create_env_manager
+from ding_env.env_manager import MANAGER_TYPES
+from ding_env.env_manager.envpool_env_manager import PoolEnvManager
+from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
+from ding_env.errors import ConfigError
+
+
+def test_both_types_are_manager_types_at_their_di_engine_paths():
+    assert {"env_pool", "gym_vector"} <= set(MANAGER_TYPES)
+    pool = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=2, batch_size=2), None)
+    vector = create_env_manager(dict(type="gym_vector"), [partial(gym.make, "CartPole-v1")] * 2)
+    assert isinstance(pool, PoolEnvManager) and isinstance(vector, GymVectorEnvManager)
+    pool.close()
+    vector.close()
+
+
+def test_env_pool_steps_as_envpool_itself_with_truncation_kept():
+    manager = PoolEnvManager(
+        dict(env_id="CartPole-v1", env_num=4, batch_size=4, make_kwargs=dict(max_episode_steps=20))
+    )
+    manager.seed(7)
+    manager.launch()
+    raw = envpool.make_gymnasium("CartPole-v1", num_envs=4, seed=[7, 8, 9, 10], max_episode_steps=20)
+    raw_obs, _ = raw.reset()
+    assert np.array_equal(np.stack(list(manager.ready_obs.values())), raw_obs)
+    rng = np.random.default_rng(0)
+    truncations = 0
+    for _ in range(60):
+        actions = rng.integers(0, 2, 4)
+        timesteps = manager.step({env_id: actions[env_id] for env_id in manager.ready_obs})
+        obs, reward, terminated, truncated, _ = raw.step(actions)
+        assert sorted(timesteps) == [0, 1, 2, 3]
+        for env_id, timestep in timesteps.items():
+            assert np.array_equal(timestep.obs, obs[env_id]) and timestep.reward[0] == reward[env_id]
+            assert timestep.done == bool(terminated[env_id] or truncated[env_id])
+            if timestep.done:
+                truncations += timestep.info["truncated"]
+                assert timestep.info["truncated"] == bool(truncated[env_id] and not terminated[env_id])
+        ended = [env_id for env_id, timestep in timesteps.items() if timestep.done]
+        if ended:  # EnvPool resets a finished env when it is stepped once more
+            first = raw.step(np.zeros(len(ended), np.int64), env_id=np.array(ended, np.int32))[0]
+            ready = manager.ready_obs
+            assert np.array_equal(np.stack([ready[env_id] for env_id in ended]), first)
+    assert truncations > 0
+    manager.close()
+    assert manager.closed
+
+
+def test_env_pool_with_a_smaller_batch_size_returns_that_many_envs_the_longest_waiting_first():
+    manager = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=6, batch_size=4, seed=1))
+    assert manager.closed
+    manager.launch()
+    assert sorted(manager.ready_obs) == list(range(6))
+    returned = [sorted(manager.step({env_id: 0 for env_id in manager.ready_obs}))]
+    for _ in range(3):
+        returned.append(sorted(manager.step({env_id: 1 for env_id in manager.ready_obs})))
+        assert sorted(manager.ready_obs) == returned[-1]
+    assert returned == [[0, 1, 2, 3], [0, 1, 4, 5], [2, 3, 4, 5], [0, 1, 2, 3]]
+    with pytest.raises(ValueError, match=r"env ids \[4\] are not ready"):
+        manager.step({4: 0})
+    manager.close()
+
+
+def test_env_pool_gives_atari_games_di_engine_s_keys():
+    manager = PoolEnvManager(dict(env_id="Pong-v5", env_num=2, batch_size=2, stack_num=2, gray_scale=False))
+    manager.launch()
+    assert manager.observation_space.shape == (6, 84, 84)
+    assert all(obs.shape == (6, 84, 84) and obs.dtype == np.uint8 for obs in manager.ready_obs.values())
+    manager.close()
+
+
+@pytest.mark.parametrize(
+    "cfg, message",
+    [
+        (dict(env_id="CartPole-v1", env_nums=2), "'env_nums'.*did you mean 'env_num'"),
+        (dict(env_id="CartPole-v1", env_num=2, batch_size=3), "'batch_size': expected an int in 1..env_num=2, got 3"),
+        (dict(env_num=2), "needs cfg.env_id"),
+    ],
+)
+def test_env_pool_refuses_a_bad_config(cfg, message):
+    with pytest.raises(ConfigError, match=message):
+        PoolEnvManager(cfg)
+
+
+def test_env_pool_takes_no_env_fn():
+    with pytest.raises(ConfigError, match="'env_pool' makes its envs from its config"):
+        create_env_manager(dict(type="env_pool", env_id="CartPole-v1"), [partial(gym.make, "CartPole-v1")])
+
+
+def test_gym_vector_gives_the_trajectories_of_the_envs_stepped_one_by_one():
+    make = partial(gym.make, "CartPole-v1", max_episode_steps=15)
+    manager = create_env_manager(dict(type="gym_vector"), [make] * 3)
+    manager.seed(11)
+    manager.launch()
+    envs = [make() for _ in range(3)]
+    first = [env.reset(seed=11 + env_id)[0] for env_id, env in enumerate(envs)]
+    assert np.array_equal(np.stack(list(manager.ready_obs.values())), np.stack(first))
+    truncations = 0
+    for step in range(40):
+        actions = {env_id: np.int64((step + env_id) % 2) for env_id in range(3)}
+        timesteps = manager.step(actions)
+        for env_id, env in enumerate(envs):
+            obs, reward, terminated, truncated, _ = env.step(int(actions[env_id]))
+            timestep = timesteps[env_id]
+            assert np.array_equal(timestep.obs, obs) and timestep.reward[0] == reward
+            assert timestep.done == (terminated or truncated)
+            if timestep.done:
+                truncations += timestep.info["truncated"]
+                assert np.array_equal(manager.ready_obs[env_id], env.reset()[0])
+    assert truncations > 0
+    manager.close()
+
+
+def test_gym_vector_hosts_base_envs_as_the_subprocess_manager_does():
+    make = partial(DingEnvWrapper, cfg=dict(env_id="CartPole-v1"))
+    results = []
+    for manager_type in ("gym_vector", "subprocess"):
+        with create_env_manager(dict(type=manager_type), [make] * 2) as manager:
+            manager.seed(4)
+            manager.launch()
+            for step in range(30):
+                timesteps = manager.step({env_id: np.int64(step % 2) for env_id in manager.ready_obs})
+            results.append({env_id: timestep.obs for env_id, timestep in timesteps.items()})
+    assert results[0].keys() == results[1].keys()
+    assert all(np.array_equal(results[0][env_id], results[1][env_id]) for env_id in results[0])
