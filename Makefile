@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 DI_VENV ?= .venv-di-engine
 DI_PY := $(DI_VENV)/bin/python
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format docs bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -19,6 +19,10 @@ $(VENV)/.installed-base: $(PY) setup.py
 $(VENV)/.installed-test: $(VENV)/.installed-base requirements-test.txt requirements-no-deps.txt setup.py
 	$(PIP) install --quiet -e ".[atari,mujoco,box2d,minigrid]" -r requirements-test.txt
 	$(PIP) install --quiet --no-deps -r requirements-no-deps.txt
+	touch $@
+
+$(VENV)/.installed-docs: $(VENV)/.installed-base setup.py
+	$(PIP) install --quiet -e ".[docs]"
 	touch $@
 
 $(DI_VENV)/.installed: benchmarks/requirements-di-engine.txt
@@ -39,7 +43,11 @@ format: $(VENV)/.installed-test
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
 
-test: lint $(DI_VENV)/.installed
+# The site goes to site/ (git-ignored); --strict fails on a broken link or a stale API reference.
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
+test: lint docs $(DI_VENV)/.installed
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed-test $(DI_VENV)/.installed
@@ -47,4 +55,4 @@ bench: $(VENV)/.installed-test $(DI_VENV)/.installed
 	$(PY) benchmarks/bench_env_manager.py
 
 clean:
-	rm -rf $(VENV) $(DI_VENV) build *.egg-info
+	rm -rf $(VENV) $(DI_VENV) build site *.egg-info

@@ -24,7 +24,10 @@ EXTRAS = {
     # `ding-env serve` and the remote manager: envs on other machines over ZeroMQ.
     "zmq": ["pyzmq>=26"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
-    "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=0.8"],
+    # PufferLib (pufferlib-core) is a bench peer too, installed with --no-deps by `make bench`: it pins another torch.
+    "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=0.8", "psutil>=5.9"],
+    # `make docs`: the site in docs/ and its API reference from the docstrings.
+    "docs": ["mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings>=1.0", "mkdocstrings-python>=2.0"],
     "dev": ["ruff>=0.6"],
 }
 EXTRAS["all"] = sorted({requirement for requirements in EXTRAS.values() for requirement in requirements})

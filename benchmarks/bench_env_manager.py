@@ -1,7 +1,8 @@
 """Steps per second of env executors, side by side in one run.
 
 Executors: a plain single-process loop over raw Gymnasium envs; Gymnasium's
-SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv, EnvPool, and DI-engine's
+SyncVectorEnv and AsyncVectorEnv; SB3's SubprocVecEnv, EnvPool, PufferLib 3's Serial and
+Multiprocessing vector envs (see pufferlib_peer.py), and DI-engine's
 Sync/AsyncSubprocessEnvManager (in DI-engine's own venv, see di_engine_peer.py)
 when installed; ding_env's three managers through the dict API and the batched API.
 Every executor steps the same envs with the same actions, and seeds them at most
@@ -39,6 +40,8 @@ import gymnasium as gym
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pufferlib_peer  # noqa: E402
+from chart import plot  # noqa: E402
 from independent import BOUND, bench_independent_processes  # noqa: E402
 from timing import round_spread, timed  # noqa: E402
 from workloads import Workload, select, selected  # noqa: E402
@@ -191,6 +194,7 @@ def executors(workload: Workload) -> dict[str, Callable]:
         table["SB3 SubprocVecEnv"] = lambda *a: bench_vector(sb3_subproc, *a)
     if importlib.util.find_spec("envpool"):
         table["EnvPool"] = bench_envpool
+    table.update(pufferlib_peer.executors())
     table["DI-engine SyncSubprocessEnvManager (dict)"] = partial(bench_di_engine, "sync")
     table["DI-engine AsyncSubprocessEnvManager (dict)"] = partial(bench_di_engine, "async")
     for manager_type in ("base", "subprocess", "async_subprocess"):
@@ -339,34 +343,6 @@ def print_table(workload: Workload, rates: dict[str, float], rounds_of: dict[str
             f"  {name:<48} {rate:>10.0f} {rate / single:>9.2f} {rate / vector:>8.2f} {of_bound}"
             f" {per_batch_us:>9.1f} {spread:>13}"
         )
-
-
-def plot(results: dict, path: Path) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no chart (pip install -e '.[bench]')")
-        return
-    workloads = results["workloads"]
-    if not workloads:
-        return
-    fig, axes = plt.subplots(len(workloads), 1, figsize=(9, 3.2 * len(workloads)), squeeze=False)
-    for axis, (label, rates) in zip(axes[:, 0], workloads.items(), strict=True):
-        single = rates["single-process loop"]
-        names = list(rates)
-        ratios = [rates[name] / single for name in names]
-        colors = ["tab:orange" if name.startswith("ding_env") else "tab:gray" for name in names]
-        axis.barh(names, ratios, color=colors)
-        axis.axvline(1.0, color="black", linewidth=0.8)
-        axis.set_title(f"{label}: steps/s relative to the single-process loop")
-        axis.invert_yaxis()
-        axis.tick_params(axis="y", labelsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """The remote manager over loopback against the local sync manager, in one sitting.
 
 Starts ``ding-env serve`` processes on 127.0.0.1, then times the batched step of the local
-``SyncSubprocessEnvManager`` and of the ``'remote'`` manager over those servers in alternating
-rounds (so drift on a shared machine hits both alike), and prints the median microseconds per
-batch, steps per second and the ratio::
+``SyncSubprocessEnvManager``, of the ``'remote'`` manager over those servers and of the wire alone
+(a raw pyzmq round trip with the same sockets and payload sizes, see wire_floor.py) in alternating
+rounds (so drift on a shared machine hits all alike), and prints the median microseconds per
+batch, steps per second, the ratio, and what the remote path adds over the local manager in units of
+the wire's round trip::
 
     python benchmarks/remote.py                        # CartPole x8: 1 server of 8, 2 servers of 4
     python benchmarks/remote.py --only pong --rounds 3 # ALE Pong x4 over 1 server (the atari extra)
@@ -19,6 +21,7 @@ import sys
 import time
 
 import numpy as np
+from wire_floor import StepPayload, round_trip_us
 
 from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
@@ -65,6 +68,16 @@ def time_batches(cfg: dict, fns: list, seconds: float) -> float:
         return (time.perf_counter() - start) / batches * 1e6
 
 
+def payloads_for(fns: list, shares: tuple) -> list[StepPayload]:
+    """The step payload of each server, from the spaces of the workload's env."""
+    env = fns[0]()
+    try:
+        env.reset()
+        return [StepPayload.of(env.observation_space, env.action_space, share) for share in shares]
+    finally:
+        env.close()
+
+
 def main() -> None:
     """Time every workload asked for and print one row each."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -76,22 +89,26 @@ def main() -> None:
         if args.only not in name:
             continue
         fns = env_fns_for(*resolve_target(target), env_num)
+        payloads = payloads_for(fns, shares)
         servers = [serve(target, share, extra) for share in shares]
         try:
             remote_cfg = {"type": "remote", "servers": [address for _, address in servers]}
-            local, remote = [], []
+            local, remote, wire = [], [], []
             for _ in range(args.rounds):
                 local.append(time_batches({"type": "subprocess"}, fns, args.seconds))
                 remote.append(time_batches(remote_cfg, fns, args.seconds))
+                wire.append(round_trip_us(payloads, args.seconds))
         finally:
             for server, _ in servers:
                 server.send_signal(signal.SIGINT)
                 server.wait()
-        local_us, remote_us = statistics.median(local), statistics.median(remote)
+        local_us, remote_us, wire_us = statistics.median(local), statistics.median(remote), statistics.median(wire)
         print(
             f"{name:<24} local {local_us:8.0f} us/batch {env_num / local_us * 1e6:8.0f} steps/s | remote "
             f"{remote_us:8.0f} us/batch {env_num / remote_us * 1e6:8.0f} steps/s | remote/local speed "
-            f"{local_us / remote_us:.2f} | overhead {remote_us - local_us:.0f} us/batch",
+            f"{local_us / remote_us:.2f} | overhead {remote_us - local_us:.0f} us/batch | wire round trip "
+            f"{wire_us:.0f} us ({sum(p.reply_bytes for p in payloads)} B back) | overhead/wire "
+            f"{(remote_us - local_us) / wire_us:.1f}",
             flush=True,
         )
 

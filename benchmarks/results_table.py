@@ -1,4 +1,4 @@
-"""Render a results.json of bench_env_manager.py as the Markdown tables of RESULTS.md.
+"""Render a results.json of bench_env_manager.py as a run's full Markdown tables (benchmarks/history/runs.md).
 
 Usage::
 

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 
+# Starts some forty executors, each with its own processes: a minute on a loaded two-core machine.
+@pytest.mark.timeout(300)
 def test_benchmark_quick_run(tmp_path):
     result = subprocess.run(
         [sys.executable, "benchmarks/bench_env_manager.py", "--quick", "--only", "zero,cartpole", "--out", tmp_path],
@@ -31,6 +33,9 @@ def test_benchmark_quick_run(tmp_path):
         # DI-engine runs in its own venv, which `make test` builds (.venv-di-engine).
         "DI-engine SyncSubprocessEnvManager (dict)",
         "DI-engine AsyncSubprocessEnvManager (dict)",
+        # PufferLib is installed by `make test` with --no-deps (requirements-no-deps.txt).
+        "PufferLib Serial",
+        "PufferLib Multiprocessing (1 worker)",
     ):
         assert name in rates, f"{name} did not run: {skipped}"
         assert rates[name] > 0
@@ -68,3 +73,46 @@ def test_batch_timeline_quick_run():
     cells = [cell.strip() for cell in row.strip("|").split("|")][1:]
     times = [float(cell.removesuffix(" us")) for cell in cells]
     assert len(times) == 7 and times[0] > 0 and times[1] > 0 and times[4] > 0
+
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS_MD = REPO / "benchmarks" / "RESULTS.md"
+
+
+def _section(text: str, name: str) -> str:
+    start, end = f"<!-- --8<-- [start:{name}] -->\n", f"<!-- --8<-- [end:{name}] -->"
+    return text[text.index(start) + len(start) : text.index(end)]
+
+
+def test_results_md_opens_with_the_standing_rendered_from_the_recorded_run(monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    from standing import STANDING_JSON, load, tables
+
+    text = RESULTS_MD.read_text()
+    assert STANDING_JSON.parent == REPO / "benchmarks" / "results" and STANDING_JSON.is_file()
+    assert _section(text, "standing") == tables(load())
+    assert text.index("## Current standing") < text.index("## Other measurements") < text.index("## History")
+
+
+def test_every_recorded_run_is_in_the_results_folder():
+    recorded = sorted(path.name for path in (REPO / "benchmarks" / "results").glob("*.json"))
+    assert recorded and not list((REPO / "benchmarks").glob("*.json"))
+    for name in recorded:
+        assert json.loads((REPO / "benchmarks" / "results" / name).read_text())["machine"]["cores"] >= 1
+
+
+def test_chart_draws_the_standing_from_the_recorded_run(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    from standing import STANDING_JSON
+
+    png = tmp_path / "chart.png"
+    result = subprocess.run(
+        [sys.executable, "benchmarks/chart.py", str(STANDING_JSON), str(png)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes().startswith(b"\x89PNG")
+    assert (REPO / "docs" / "assets" / "benchmarks.png").read_bytes().startswith(b"\x89PNG")  # the committed chart

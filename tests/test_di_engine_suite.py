@@ -43,8 +43,8 @@ def test_exclusions_are_few_and_each_has_a_reason_of_an_allowed_kind():
             if kind == "private_attribute":
                 assert "_" in reason and ("reads" in reason or "sets" in reason)
             else:
-                assert "out-of-space actions reaching the env" in reason  # a behaviour the README lists
-    assert "bad actions (wrong shape or dtype, outside the space, NaN)" in (REPO / "README.md").read_text()
+                assert "out-of-space actions reaching the env" in reason  # a behaviour the docs list
+    assert "bad actions (wrong shape or dtype, outside the space, NaN)" in (REPO / "docs" / "managers.md").read_text()
     required = runner.required_tests()
     assert len(required) == len(passing) - sum(len(tests) for tests in excluded.values())
 

@@ -1,4 +1,4 @@
-"""The README's quickstart runs as written."""
+"""The code in README.md and docs/ runs as written, and the tables there are the ones the code uses."""
 
 import os
 import re
@@ -8,30 +8,50 @@ from pathlib import Path
 
 import pytest
 
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+PAGES = [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.S | re.M)
 
-def test_quickstart_runs():
-    text = Path("README.md").read_text()
-    code = re.search(r"## Quickstart\n\n```python\n(.*?)```", text, re.S).group(1)
+
+def _python_blocks() -> list:
+    return [
+        pytest.param(page, index, match.group(1), id=f"{page.relative_to(REPO)}#{index}")
+        for page in PAGES
+        for index, match in enumerate(PYTHON_BLOCK.finditer(page.read_text()))
+    ]
+
+
+def _block_with(page: Path, text: str) -> str:
+    return next(match.group(1) for match in PYTHON_BLOCK.finditer(page.read_text()) if text in match.group(1))
+
+
+@pytest.mark.parametrize(("page", "index", "code"), _python_blocks())
+def test_every_python_block_runs(page, index, code, monkeypatch):
+    monkeypatch.chdir(REPO)  # blocks may name files of the repository (configs/...)
+    exec(compile(code, f"{page.relative_to(REPO)} python block {index}", "exec"), {"__name__": "__main__"})  # noqa: S102
+
+
+def test_the_docs_have_python_blocks():
+    pages_with_code = {param.values[0].relative_to(REPO).as_posix() for param in _python_blocks()}
+    assert {"README.md", "docs/getting-started.md", "docs/writing-an-env.md", "docs/adapters.md"} <= pages_with_code
+
+
+def test_the_coin_env_of_writing_an_env_is_a_working_env():
     namespace = {}
-    exec(compile(code, "README quickstart", "exec"), namespace)  # noqa: S102
+    code = _block_with(DOCS / "writing-an-env.md", "class Coin(BaseEnv)")
+    exec(compile(code, "docs/writing-an-env.md Coin", "exec"), namespace)  # noqa: S102
     coin = namespace["Coin"]()
     coin.seed(0)
     coin.reset()
     assert coin.step(1).done
 
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _quickstart() -> str:
-    return re.search(r"## Quickstart\n\n```python\n(.*?)```", (REPO / "README.md").read_text(), re.S).group(1)
-
-
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
-def test_quickstart_runs_as_a_script_under_every_context(context, tmp_path):
-    code = _quickstart()
+def test_the_quickstart_runs_as_a_script_under_every_context(page, context, tmp_path):
     default = "SyncSubprocessEnvManager([cartpole] * 4, {})"
-    assert default in code
+    code = _block_with(REPO / page, default)
     script = tmp_path / "quickstart.py"
     script.write_text(code.replace(default, f"SyncSubprocessEnvManager([cartpole] * 4, {{'context': {context!r}}})"))
     result = subprocess.run(
@@ -45,8 +65,13 @@ def test_quickstart_runs_as_a_script_under_every_context(context, tmp_path):
     assert result.returncode == 0 and result.stderr == "", result.stderr[-2000:]
 
 
-def _table_after(heading: str) -> list[list[str]]:
-    text = (REPO / "README.md").read_text()
+def test_the_readme_quickstart_is_short():
+    code = re.search(r"## Quickstart\n\n```python\n(.*?)```", (REPO / "README.md").read_text(), re.S).group(1)
+    assert len(code.splitlines()) <= 15
+
+
+def _table_after(page: Path, heading: str) -> list[list[str]]:
+    text = page.read_text()
     lines = text[text.index(heading) :].splitlines()
     start = next(index for index, line in enumerate(lines) if line.startswith("|"))
     rows = []
@@ -60,23 +85,21 @@ def _table_after(heading: str) -> list[list[str]]:
 def test_the_porting_table_is_the_one_the_code_uses():
     from ding_env.porting import IMPORT_RENAMES
 
-    rows = _table_after("**Porting from DI-engine.**")
+    rows = _table_after(DOCS / "porting.md", "# Porting from DI-engine")
     assert {row[0].strip("`"): row[1].strip("`") for row in rows} == IMPORT_RENAMES
 
 
-def test_every_ding_env_wrapper_key_is_in_the_readme_table():
+def test_every_ding_env_wrapper_key_is_in_the_table():
     from ding_env import DingEnvWrapper
 
-    rows = _table_after("## DingEnvWrapper and the env families")
+    rows = _table_after(DOCS / "env-families.md", "## DingEnvWrapper")
     documented = {key.strip("` ") for row in rows for key in row[0].split(",")}
     assert set(DingEnvWrapper.config) | {"is_train", "replay_path"} == documented
 
 
-@pytest.mark.parametrize("section", ["## Training libraries", "## Multi-agent and hybrid-action envs"])
-def test_integration_snippets_run(section):
-    text = (REPO / "README.md").read_text()
-    part = text.split(section, 1)[1].split("\n## ", 1)[0]
-    snippets = re.findall(r"```python\n(.*?)```", part, re.S)
-    assert snippets
-    for index, code in enumerate(snippets):
-        exec(compile(code, f"README {section[3:]} snippet {index}", "exec"), {"__name__": "__main__"})  # noqa: S102
+def test_every_manager_config_key_is_in_the_table():
+    from ding_env.env_manager import MANAGER_CONFIG
+
+    rows = _table_after(DOCS / "configs.md", "## Manager keys")
+    documented = {key.strip("` ") for row in rows for key in row[0].split(",")}
+    assert set(MANAGER_CONFIG) == documented

@@ -20,7 +20,7 @@ from ding_env.env_manager import arrays
 from ding_env.summary import describe_value
 
 # Up to this many actions, bounds are checked on a Python list: on a few values Python's min and max
-# cost less than numpy's reductions (benchmarks/RESULTS.md, the action-check rows of runs 4-5 and 15).
+# cost less than numpy's reductions (benchmarks/history/runs.md, the action checks of runs 4-5 and 15).
 _SMALL_BATCH = 64
 
 

@@ -1,6 +1,6 @@
 """What DI-engine envs import from ``ding.utils`` and ``ding.torch_utils``, under one module.
 
-A DI-engine env ports by renaming its imports (the README's porting table):
+A DI-engine env ports by renaming its imports (the table of docs/porting.md):
 ``ding.envs`` -> ``ding_env``, ``ding.utils`` -> ``ding_env.utils`` and ``ding.torch_utils`` ->
 ``ding_env.utils``. ``ENV_REGISTRY`` is ding_env's registry, so a ported env registers where
 ding_env's managers and ``ding-env run`` look for it, never into DI-engine's.

@@ -1,4 +1,4 @@
-"""DI-engine 0.5.3's own dizoo env modules, ported by the README's import renames alone, run in ``.venv-di-engine``.
+"""DI-engine 0.5.3's own dizoo env modules, ported by docs/porting.md's import renames alone, in ``.venv-di-engine``.
 
 Each family's modules are copied from DI-engine's installed ``dizoo`` into a package of their own
 under DIR with only their import lines rewritten (``ding_env.porting.rename_imports``), imported,

@@ -1,4 +1,4 @@
-"""DI-engine 0.5.3's own dizoo env modules, ported by the README's import renames alone (run in .venv-di-engine).
+"""DI-engine 0.5.3's own dizoo env modules, ported by docs/porting.md's import renames (in .venv-di-engine).
 
 What this measures per family (di_engine_port.py prints it): the ported modules keep no DI-engine
 import and register into ding_env's registry; cartpole, pendulum, lunarlander and mujoco then run the

@@ -196,7 +196,7 @@ def test_results_without_copy_on_get_are_right_until_the_next_call(manager_type)
 @pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
 @pytest.mark.parametrize("nested", [False, True])
 def test_without_copy_on_get_results_are_views_of_shared_memory(manager_type, nested):
-    # The README's promise: views valid until the next call, readable after close(). The ready
+    # The promise of docs/managers.md: views valid until the next call, readable after close(). The ready
     # observations are views of shared memory in both subprocess managers (that is what makes
     # copy_on_get=False cheaper), and so are the sync manager's step results.
     fns = counting_fns(4, nested=nested, limit=10**6)

@@ -62,7 +62,7 @@ def test_hung_reset_is_cut_and_launch_can_be_retried(manager_type):
 
 
 def test_serial_manager_sets_no_limit_outside_the_main_thread():
-    # signals reach only the main thread: there the step runs to its end (documented in the README)
+    # signals reach only the main thread: there the step runs to its end (documented in docs/managers.md)
     fns = [partial(CountingEnv, {"limit": 10**6, "step_sleep": 0.4})]
     results, errors = [], []
 

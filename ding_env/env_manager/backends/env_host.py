@@ -377,7 +377,7 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
     """A ``write(row, reward)`` for the reward rows.
 
     A Python float into one-value float rows (the common reward) goes through a flat memoryview,
-    which skips numpy's indexing (the zero-cost and CartPole rows of RESULTS.md, run 23); any
+    which skips numpy's indexing (benchmarks/history/runs.md, run 23); any
     other reward is written by numpy, which rounds a float the same way.
     """
     if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
@@ -398,7 +398,7 @@ class StepRows:
 
     The workers' rows are views of the shared segment (``first=0``: rows by env id); the in-process
     backend's are arrays of its own. Single flags and rewards are written through memoryviews, which
-    index single items with less overhead than numpy (the zero-cost row of RESULTS.md).
+    index single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
 
     Args:
         ready_obs: The observations each env shows next (a tree of arrays).

@@ -169,8 +169,8 @@ class _Worker:
         """Map the shared segment and take this worker's views of it."""
         self.shared = SharedArrays(request.entries, name=request.segment)
         buffers = self.shared.arrays
-        # Single words written from Python each step: through memoryviews, which index single items
-        # with less overhead than numpy (the zero-cost row of RESULTS.md).
+        # Single words and flags written from Python each step: through memoryviews, which index
+        # single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
         self.commands, self.status = memoryview(buffers["command"]), memoryview(buffers["status"])
         self.rows = StepRows(
             buffers["ready_obs"], buffers["step_obs"], buffers["reward"], buffers["done"], buffers["truncated"], 0

@@ -166,7 +166,7 @@ class WorkerPool:
         self.shared = SharedArrays(self.entries)
         buffers = self.buffers = dict(self.shared.arrays)
         # One word per worker, read and written from Python each step: through a memoryview, which
-        # indexes single items with less overhead than numpy (the zero-cost row of RESULTS.md).
+        # indexes single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
         self.command_words, self.status_words = memoryview(buffers["command"]), memoryview(buffers["status"])
         self.info_reader = InfoReader(buffers["info_values"], buffers["info_schema"])
         for index in range(self.size):
