@@ -23,6 +23,8 @@ EXTRAS = {
     "treetensor": ["DI-treetensor>=0.4"],
     # `ding-env serve` and the remote manager: envs on other machines over ZeroMQ.
     "zmq": ["pyzmq>=26"],
+    # The Ray managers: hosts placed on a cluster by Ray, stepped over the env servers' ZeroMQ wire.
+    "ray": ["ray>=2.40", "pyzmq>=26"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
     # PufferLib (pufferlib-core) is a bench peer too, installed with --no-deps by `make bench`: it pins another torch.
     "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=0.8", "psutil>=5.9"],

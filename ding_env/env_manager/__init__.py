@@ -24,6 +24,7 @@ from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.env_supervisor import EnvSupervisor
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.outcome import ObsBatch, TimestepBatch
+from ding_env.env_manager.ray_env_manager import AsyncRayEnvManager, RayEnvManager
 from ding_env.env_manager.remote_env_manager import AsyncRemoteEnvManager, RemoteEnvManager
 from ding_env.env_manager.status import EnvStatus
 from ding_env.env_manager.subprocess_env_manager import (
@@ -36,6 +37,7 @@ __all__ = [
     "MANAGER_CLASSES",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
+    "AsyncRayEnvManager",
     "AsyncRemoteEnvManager",
     "AsyncSubprocessEnvManager",
     "BaseEnvManager",
@@ -45,6 +47,7 @@ __all__ = [
     "EnvStatus",
     "EnvSupervisor",
     "ObsBatch",
+    "RayEnvManager",
     "RemoteEnvManager",
     "SubprocessEnvManagerV2",
     "SyncSubprocessEnvManager",
@@ -65,6 +68,8 @@ MANAGER_CLASSES: Mapping[str, type] = {
         SubprocessEnvManagerV2,
         RemoteEnvManager,
         AsyncRemoteEnvManager,
+        RayEnvManager,
+        AsyncRayEnvManager,
     )
 }
 assert tuple(MANAGER_CLASSES) == MANAGER_TYPES, "config.MANAGER_TYPES lists the types of MANAGER_CLASSES"
