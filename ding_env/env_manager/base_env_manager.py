@@ -10,6 +10,7 @@ from typing import Any
 
 from ding_env.env_manager.backends.base import Backend
 from ding_env.env_manager.backends.in_process import InProcessBackend
+from ding_env.env_manager.backends.settings import HostSettings
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.treetensor_managers import TreetensorManager
@@ -28,7 +29,8 @@ class BaseEnvManager(EnvManager):
     manager_type = "base"
 
     def _backends(self) -> list[Backend]:
-        return [InProcessBackend(dict(enumerate(self._env_fn)), self._cfg, self._name, self._ledger)]
+        settings = HostSettings.of(self._cfg)
+        return [InProcessBackend(dict(enumerate(self._env_fn)), settings, self._name, self._ledger, self._setup)]
 
 
 class BaseEnvManagerV2(TreetensorManager):

@@ -1,4 +1,4 @@
-"""DI-engine's view of a manager: ``EnvState`` and the per-env calls its collectors and evaluators make.
+"""DI-engine's view of a manager: ``EnvState``, ``active_env`` and the per-env calls its collectors and evaluators make.
 
 DI-engine code and tests import ``EnvState`` from ``ding.envs.env_manager.base_env_manager`` and
 compare an env's state with ``EnvState.RUN`` or ``EnvState.DONE``; ding_env's own statuses
@@ -38,16 +38,21 @@ class DIEngineCalls:
     """DI-engine's names for the envs' states, a reference env, and calls that go to one env (or the ready ones)."""
 
     @property
+    def active_env(self) -> list[int]:
+        """Ids of the envs in an episode: ready for an action, or stepping (async)."""
+        return [env_id for env_id, status in self.env_status.items() if status in (EnvStatus.READY, EnvStatus.STEPPING)]
+
+    @property
     def env_states(self) -> dict[int, EnvState]:
         """``{env_id: EnvState}``: ``VOID`` for every env before ``launch()`` and after ``close()``."""
         if self.closed:
             return dict.fromkeys(range(self.env_num), EnvState.VOID)
-        return {env_id: STATE_OF_STATUS[status] for env_id, status in self.env_state.items()}
+        return {env_id: STATE_OF_STATUS[status] for env_id, status in self.env_status.items()}
 
     def env_state_done(self, env_id: int) -> bool:
         """True once env ``env_id`` has run ``episode_num`` episodes (its state is ``EnvState.DONE``)."""
         env_id = validation.check_env_id(f"{type(self).__name__}(env_num={self.env_num})", self.env_num, env_id)
-        return self.env_state[env_id] == EnvStatus.FINISHED
+        return self.env_status[env_id] == EnvStatus.FINISHED
 
     @property
     def env_ref(self) -> Any:

@@ -1,7 +1,8 @@
-"""The env manager's calls that reach the envs themselves: their attributes, methods and replays.
+"""The env manager's calls that reach the envs themselves: their attributes and methods.
 
-Mixed into ``EnvManager``; every call goes through its ``_shares`` (the backends, routed by env id)
-after ``_check_running``.
+Mixed into ``EnvManager``, of which it asks two things: ``_each(env_ids, ask)``, which checks the
+manager runs and asks each backend hosting some of ``env_ids``, and ``_check_env_attribute(name)``,
+which raises unless env attributes can be read now; and ``env_num`` and ``_name`` (for errors).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from typing import Any
 
 from ding_env.env_manager import validation
 from ding_env.env_manager.status import CALLABLE, MISSING
-from ding_env.errors import ClosedEnvError
 
 
 class EnvCalls:
@@ -28,7 +28,6 @@ class EnvCalls:
         Raises:
             ValueError: For an unknown env id, a private name, or a list of the wrong length.
         """
-        self._check_running()
         env_ids = self._env_id_list(env_ids)
         if not isinstance(name, str) or not name or name.startswith("_"):
             raise ValueError(f"{self._name}: set_env_attr takes a public attribute name, got {name!r}")
@@ -40,7 +39,7 @@ class EnvCalls:
             value_of = dict(zip(env_ids, values, strict=True))
         else:
             value_of = dict.fromkeys(env_ids, values)
-        self._shares.each(env_ids, lambda backend, ids: backend.set_attr(ids, name, [value_of[i] for i in ids]))
+        self._each(env_ids, lambda backend, ids: backend.set_attr(ids, name, [value_of[i] for i in ids]))
 
     def call_env_method(self, name: str, *args: Any, env_ids: Sequence[int] | None = None, **kwargs: Any) -> list:
         """Call method ``name`` of envs ``env_ids`` (default: every env); one result per env, in order.
@@ -49,31 +48,12 @@ class EnvCalls:
             ValueError: For an unknown env id.
             EnvError: When an env's method raised (named by its env id).
         """
-        self._check_running()
-        return self._shares.each(self._env_id_list(env_ids), lambda backend, ids: backend.call(ids, name, args, kwargs))
+        return self._each(self._env_id_list(env_ids), lambda backend, ids: backend.call(ids, name, args, kwargs))
 
     def random_action(self) -> dict[int, Any]:
         """A random action for every ready env, drawn by the env itself."""
         env_ids = self.ready_obs_id
         return dict(zip(env_ids, self.call_env_method("random_action", env_ids=env_ids), strict=True))
-
-    def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
-        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env).
-
-        Before ``launch`` (as DI-engine's evaluators call it), the envs record from their first episode on.
-        """
-        paths = [replay_path] * self._env_num if isinstance(replay_path, str) else list(replay_path)
-        if len(paths) != self._env_num:
-            raise ValueError(f"{self._name}: got {len(paths)} replay paths for {self._env_num} envs")
-        self._check_open()
-        if self._launched:
-            self._enable_replays(paths)
-        else:
-            self._replay_paths = paths
-
-    def _enable_replays(self, paths: list[str]) -> None:
-        for env_id, path in enumerate(paths):
-            self.call_env_method("enable_save_replay", path, env_ids=[env_id])
 
     def __getattr__(self, name: str) -> Any:
         """Broadcast env attributes: ``manager.foo`` is ``[env.foo for env in envs]``.
@@ -82,12 +62,9 @@ class EnvCalls:
         """
         if name.startswith("_"):
             raise AttributeError(name)
-        if self.__dict__.get("_closed"):
-            raise ClosedEnvError(f"{self._name} is closed; attribute {name!r} is not available")
-        if not self.__dict__.get("_launched"):
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")
-        every = list(range(self._env_num))
-        values = self._shares.each(every, lambda backend, ids: backend.get_attr(ids, name))
+        self._check_env_attribute(name)
+        every = list(range(self.env_num))
+        values = self._each(every, lambda backend, ids: backend.get_attr(ids, name))
         missing = [env_id for env_id, value in zip(every, values, strict=True) if value is MISSING]
         if missing:
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}, and envs {missing} have none")
@@ -101,5 +78,5 @@ class EnvCalls:
 
     def _env_id_list(self, env_ids: Sequence[int] | None) -> list[int]:
         if env_ids is None:
-            return list(range(self._env_num))
-        return validation.parse_env_ids(self._name, self._env_num, env_ids).tolist()
+            return list(range(self.env_num))
+        return validation.parse_env_ids(self._name, self.env_num, env_ids).tolist()

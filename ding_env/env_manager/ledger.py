@@ -6,8 +6,6 @@ The manager is the only writer; its backends reach the ledger only through the t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
 from ding_env.env_manager.failures import is_reset_error
@@ -20,14 +18,16 @@ class EnvLedger:
 
     Args:
         env_num: How many envs.
-        cfg: The manager config (``auto_reset``, ``episode_num`` and ``step_error`` are used).
+        auto_reset: Whether an env restarts at once when its episode ends.
+        episode_num: Episodes each env runs before it is finished (``inf``: never).
+        step_error: 'raise' (a failed step does not end an episode) or 'abnormal' (it does).
     """
 
-    def __init__(self, env_num: int, cfg: Mapping) -> None:
+    def __init__(self, env_num: int, auto_reset: bool, episode_num: float, step_error: str) -> None:
         self.env_num = env_num
-        self.auto_reset = bool(cfg["auto_reset"])
-        self.episode_num = cfg["episode_num"]
-        self.raise_step_errors = cfg["step_error"] == "raise"
+        self.auto_reset = bool(auto_reset)
+        self.episode_num = episode_num
+        self.raise_step_errors = step_error == "raise"
         self.status = np.full(env_num, NEEDS_RESET, dtype=np.int8)
         self.episode_count = np.zeros(env_num, dtype=np.int64)
         self.every_id = np.arange(env_num, dtype=np.int64)

@@ -34,6 +34,7 @@ from ding_env.env_manager import validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.base import Backend, WorkerView
 from ding_env.env_manager.backends.env_host import spaces_of_fn
+from ding_env.env_manager.backends.settings import EnvSetup
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls
 from ding_env.env_manager.env_calls import EnvCalls
@@ -68,10 +69,10 @@ class EnvManager(EnvCalls, DIEngineCalls):
         self._cfg = manager_config(cfg, self._env_num)
         self._launched = False
         self._closed = False
-        self._env_seeds: list[tuple[int, bool | None] | None] = [None] * self._env_num
+        # The envs' seeds and reset kwargs: this manager's, read by its backends whenever they (re)build an env.
+        self._setup = EnvSetup()
         self._replay_paths: list[str] | None = None  # asked for before launch, applied by it
-        self._reset_params: dict[int, dict] = {}  # {env_id: env.reset kwargs}, for every later reset
-        self._ledger = EnvLedger(self._env_num, self._cfg)
+        self._ledger = EnvLedger(self._env_num, self._cfg.auto_reset, self._cfg.episode_num, self._cfg.step_error)
         self._spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None = None
         self._shares: Shares | None = None
         self._actions: ActionChecker | None = None
@@ -107,16 +108,11 @@ class EnvManager(EnvCalls, DIEngineCalls):
             raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
         if reset_param is not None:
             validation.check_reset_param(self._name, self._env_num, reset_param)  # before any env is built
-        self._shares, self._spaces = Shares.launch(self._backends())
+        self._shares, self._spaces = Shares.launch(self._backends())  # the envs seeded as the setup says
         try:
             self._launched = True
-            for env_id, seed in enumerate(self._env_seeds):
-                if seed is not None:
-                    self._shares.backend_of(env_id).seed(env_id, *seed)
-            for env_id, param in self._reset_params.items():
-                self._shares.backend_of(env_id).set_reset_param(env_id, param)
-            if self._replay_paths is not None:
-                self._enable_replays(self._replay_paths)
+            for env_id, path in enumerate(self._replay_paths or ()):
+                self.call_env_method("enable_save_replay", path, env_ids=[env_id])
             self.reset(reset_param)
         except BaseException as error:
             # As in DI-engine, a launch that fails closes what it built, and launch() may be called again.
@@ -137,9 +133,22 @@ class EnvManager(EnvCalls, DIEngineCalls):
         self._check_open()
         dynamic_seed = validation.check_dynamic_seed(self._name, dynamic_seed)
         for env_id, value in validation.seed_of_each(self._name, self._env_num, seed):
-            self._env_seeds[env_id] = (value, dynamic_seed)
+            self._setup.seeds[env_id] = (value, dynamic_seed)
             if self._launched:
-                self._shares.backend_of(env_id).seed(env_id, value, dynamic_seed)
+                self._shares.backend_of(env_id).seed(env_id)
+
+    def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
+        """Ask every env to record its episodes under ``replay_path`` (one path, or one per env).
+
+        Before ``launch`` (as DI-engine's evaluators call it), the envs record from their first episode on.
+        """
+        paths = [replay_path] * self._env_num if isinstance(replay_path, str) else list(replay_path)
+        if len(paths) != self._env_num:
+            raise ValueError(f"{self._name}: got {len(paths)} replay paths for {self._env_num} envs")
+        self._check_open()
+        self._replay_paths = paths
+        for env_id, path in enumerate(paths if self._launched else ()):
+            self.call_env_method("enable_save_replay", path, env_ids=[env_id])
 
     def reset(self, reset_param: Mapping[int, dict] | None = None) -> None:
         """Reset envs and make them ready.
@@ -157,9 +166,9 @@ class EnvManager(EnvCalls, DIEngineCalls):
         else:
             params = validation.check_reset_param(self._name, self._env_num, reset_param)
             env_ids = list(params)
-        previous = {env_id: self._reset_params.get(env_id, {}) for env_id in params}
-        for env_id, param in params.items():
-            self._set_reset_param(env_id, param)
+        reset_params = self._setup.reset_params
+        previous = self._setup.params_of(list(params))
+        reset_params.update(params)
         self._offered_ids = None
         self._shares.each(env_ids, lambda backend, ids: backend.cancel(ids))
         self._ledger.mark(env_ids, NEEDS_RESET)
@@ -172,12 +181,8 @@ class EnvManager(EnvCalls, DIEngineCalls):
             # Params of a reset that failed do not stick: a bad kwarg must not fail every later reset().
             for env_id, param in previous.items():
                 if self._ledger.status[env_id] != READY:
-                    self._set_reset_param(env_id, param)
+                    reset_params[env_id] = param
             raise errors[0]
-
-    def _set_reset_param(self, env_id: int, param: dict) -> None:
-        self._reset_params[env_id] = param
-        self._shares.backend_of(env_id).set_reset_param(env_id, param)
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -209,9 +214,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
     def ready_obs(self) -> dict[int, Any]:
         """``{env_id: obs}`` for the envs that can take an action now."""
         env_ids = self._poll_ready_ids()
-        rows = self._shares.each(
-            env_ids.tolist(), lambda backend, ids: backend.ready_obs_rows(np.array(ids, dtype=np.int64))
-        )
+        rows = self._shares.ready_obs_rows(env_ids, self._cfg.copy_on_get)
         return dict(zip(env_ids.tolist(), rows, strict=True))
 
     @property
@@ -242,7 +245,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
                 "stacked actions go to step_batch(env_ids, actions)"
             )
         env_ids = validation.parse_env_ids(self._name, self._env_num, actions)
-        self._check_ready(env_ids)
+        self._ledger.check_ready(self._name, env_ids)
         outcome = self._step(env_ids, self._action_checker().check_mapping(env_ids, actions))
         timesteps = timesteps_of(outcome, self._cfg.copy_on_get and self._shares.views)
         raise_step_errors(outcome, timesteps, self._cfg.step_error)
@@ -268,7 +271,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         # The ids ready_obs_batch handed out need no parsing; readiness is checked again (a poll since
         # may have found a worker lost).
         env_ids = env_id if env_id is self._offered_ids else validation.parse_env_ids(self._name, self._env_num, env_id)
-        self._check_ready(env_ids)
+        self._ledger.check_ready(self._name, env_ids)
         action = self._action_checker().check_batch(env_ids, action)
         batch = self._step(env_ids, action)
         if self._cfg.copy_on_get and self._shares.views:
@@ -295,22 +298,15 @@ class EnvManager(EnvCalls, DIEngineCalls):
         return self._closed or not self._launched
 
     @property
-    def active_env(self) -> list[int]:
-        """Ids of the envs in an episode: ready for an action, or stepping (async)."""
-        status = self._ledger.status
-        return np.flatnonzero((status == READY) | (status == STEPPING)).tolist()
-
-    @property
-    def env_state(self) -> dict[int, EnvStatus]:
-        """``{env_id: EnvStatus}``."""
+    def env_status(self) -> dict[int, EnvStatus]:
+        """``{env_id: EnvStatus}`` (DI-engine's ``EnvState`` of each env is ``env_states``)."""
         return {env_id: EnvStatus(status) for env_id, status in enumerate(self._ledger.status)}
+
+    env_state = env_status  # its earlier name, kept for code written against it
 
     @property
     def workers(self) -> list[WorkerView]:
-        """Diagnostic: the worker processes hosting envs, in order (none when every env is in this process).
-
-        For tests and debugging (pin, kill or watch a worker): the managers' one window on their backends.
-        """
+        """Diagnostic (pin, kill or watch a worker): the worker processes hosting envs (none for in-process envs)."""
         if self.closed:
             return []
         return [worker for backend in self._shares.backends for worker in backend.worker_views()]
@@ -350,12 +346,11 @@ class EnvManager(EnvCalls, DIEngineCalls):
         ledger.mark(env_ids, STEPPING)
         if len(env_ids):
             shares.send(env_ids, actions, reset_on_done)
-        if self.returns_early:
-            cfg = self._cfg
-            wait_num = min(cfg.wait_num or self._env_num, ledger.count(STEPPING))
-            outcome = shares.collect_early(wait_num, cfg.step_wait_timeout, self._spaces)
+        if self.returns_early:  # wait for wait_num of the envs stepping (this step's or earlier ones)
+            wait_num = min(self._cfg.wait_num or self._env_num, ledger.count(STEPPING))
+            outcome = shares.collect_early(wait_num, self._cfg.step_wait_timeout, self._spaces)
         else:
-            outcome = shares.collect(True, env_ids)
+            outcome = shares.collect(env_ids)
         ledger.apply(outcome)
         return outcome
 
@@ -391,5 +386,14 @@ class EnvManager(EnvCalls, DIEngineCalls):
         if not self._launched:
             raise EnvStateError(f"{self._name} is not launched; call launch() first")
 
-    def _check_ready(self, env_ids: np.ndarray) -> None:
-        self._ledger.check_ready(self._name, env_ids)
+    def _each(self, env_ids: list[int], ask: Callable[[Backend, list[int]], list | None]) -> list:
+        """``Shares.each`` for ``EnvCalls``, once the manager runs."""
+        self._check_running()
+        return self._shares.each(env_ids, ask)
+
+    def _check_env_attribute(self, name: str) -> None:
+        """Raise unless env attributes can be read now (``EnvCalls.__getattr__``, hence ``__dict__``)."""
+        if self.__dict__.get("_closed"):
+            raise ClosedEnvError(f"{self._name} is closed; attribute {name!r} is not available")
+        if not self.__dict__.get("_launched"):
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r} (env attributes need launch())")

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ding_env.env_manager.backends.base import Backend
+from ding_env.env_manager.backends.settings import RaySettings
 from ding_env.env_manager.manager import EnvManager
 
 
@@ -36,17 +37,19 @@ class RayEnvManager(EnvManager):
     def _backends(self) -> list[Backend]:
         from ding_env.env_manager.backends.ray_hosts import RayHostBackend, RayHosts  # imports ray
 
-        self._hosts = RayHosts(self._env_fn, self._cfg, self._name)
+        settings = RaySettings.of(self._cfg)
+        self._hosts = hosts = RayHosts(self._env_fn, settings, self._name)
         return [
             RayHostBackend(
                 {env_id: self._env_fn[env_id] for env_id in share},
-                self._cfg,
+                settings,
                 self._name,
                 self._ledger,
-                self._hosts,
+                self._setup,
+                hosts,
                 index,
             )
-            for index, share in enumerate(self._hosts.shares)
+            for index, share in enumerate(hosts.shares)
         ]
 
     def launch(self, reset_param: Mapping[int, dict] | None = None) -> None:  # noqa: D102 - EnvManager's

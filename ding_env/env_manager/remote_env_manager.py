@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ding_env.env_manager.backends.base import Backend, consecutive_shares
 from ding_env.env_manager.backends.remote import RemoteBackend
+from ding_env.env_manager.backends.settings import RemoteSettings
 from ding_env.env_manager.manager import EnvManager
 
 
@@ -26,9 +27,15 @@ class RemoteEnvManager(EnvManager):
 
     def _backends(self) -> list[Backend]:
         shares = consecutive_shares(list(range(self._env_num)), len(self._cfg.servers))
+        settings = RemoteSettings.of(self._cfg)
         return [
             RemoteBackend(
-                {env_id: self._env_fn[env_id] for env_id in share}, self._cfg, self._name, self._ledger, address
+                {env_id: self._env_fn[env_id] for env_id in share},
+                settings,
+                self._name,
+                self._ledger,
+                self._setup,
+                address,
             )
             for share, address in zip(shares, self._cfg.servers, strict=True)
         ]

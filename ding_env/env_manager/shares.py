@@ -89,6 +89,12 @@ class Shares:
             return arrays.copy_tree(obs) if self.single.views and copy else obs
         return arrays.concatenate([backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)])
 
+    def ready_obs_rows(self, env_ids: np.ndarray, copy: bool) -> list[Any]:
+        """The ready observation of each of ``env_ids``, one tree per env (copies unless ``copy`` is False)."""
+        if not len(env_ids):
+            return []
+        return arrays.split_rows(self.ready_obs(env_ids, copy=False), len(env_ids), copy and self.views)
+
     def backend_of(self, env_id: int) -> Backend:
         """The backend hosting ``env_id``."""
         return self.backends[int(self.owner[env_id])]
@@ -116,15 +122,21 @@ class Shares:
         for backend, rows in self.split(env_ids):
             backend.send(env_ids[rows], arrays.take(actions, rows), reset_on_done[rows])
 
-    def collect(self, wait: bool, order: np.ndarray | None = None) -> TimestepBatch | None:
-        """The results of every backend (see ``Backend.collect``), merged.
+    def collect(self, order: np.ndarray) -> TimestepBatch | None:
+        """The results of every env sent, rows in the order of the env ids ``order`` (the synchronous step).
 
-        Args:
-            wait: Wait for every env sent so far.
-            order: The env ids in the order their rows should come (default: increasing).
+        Envs a backend adds (the idle envs of a lost worker) come after the ones asked for.
         """
         if self.single is not None:
-            return self.single.collect(wait)
+            return self.single.collect(True)
+        merged = self.collect_each(True)
+        if merged is not None and not np.array_equal(order, merged.env_id):
+            extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
+            merged = reordered(merged, np.concatenate([order, extra]) if len(extra) else order)
+        return merged
+
+    def collect_each(self, wait: bool) -> TimestepBatch | None:
+        """Every backend's ``collect(wait)``, joined in backend order (None when none had results)."""
         # Backends that step in this process run first, while the others step in theirs; the others
         # are collected even if one raises, so none is left with a step in flight.
         collected: dict[int, TimestepBatch | None] = {}
@@ -136,14 +148,7 @@ class Shares:
                 if id(backend) not in collected:
                     collected[id(backend)] = backend.collect(wait)
         outcomes = [outcome for backend in self.backends if (outcome := collected[id(backend)]) is not None]
-        if not outcomes:
-            return None
-        merged = joined(outcomes)
-        if order is not None and not np.array_equal(order, merged.env_id):
-            # Envs a backend added (the idle envs of a lost worker) come after the ones asked for.
-            extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
-            merged = reordered(merged, np.concatenate([order, extra]) if len(extra) else order)
-        return merged
+        return joined(outcomes) if outcomes else None
 
     def collect_early(self, wait_num: int, timeout: float | None, spaces: tuple) -> TimestepBatch:
         """The managers' one wait loop: results once ``wait_num`` envs have them, or some after ``timeout`` seconds.
@@ -168,4 +173,4 @@ class Shares:
             share = (min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS) / len(self.backends)
             for backend in self.backends:
                 backend.wait(share)
-        return in_id_order(self.collect(False) or empty_batch(spaces))
+        return in_id_order(self.collect_each(False) or empty_batch(spaces))

@@ -14,6 +14,7 @@ import os
 from ding_env.env_manager.backends.async_workers import AsyncWorkerBackend
 from ding_env.env_manager.backends.base import Backend
 from ding_env.env_manager.backends.in_process import InProcessBackend
+from ding_env.env_manager.backends.settings import HostSettings, WorkerSettings
 from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.di_engine_calls import EnvState
 from ding_env.env_manager.manager import EnvManager
@@ -44,17 +45,18 @@ class SyncSubprocessEnvManager(EnvManager):
     worker_backend = WorkerBackend
 
     def _backends(self) -> list[Backend]:
-        cfg, env_num = self._cfg, self._env_num
+        cfg, env_num, setup = self._cfg, self._env_num, self._setup
         num_workers = cfg.num_workers or min(env_num, os.cpu_count() or 1)
         in_caller = caller_share_size(env_num, num_workers) if cfg.caller_share else 0
         in_workers = env_num - in_caller
         backends: list[Backend] = []
         if in_workers:
             fns = {env_id: self._env_fn[env_id] for env_id in range(in_workers)}
-            backends.append(self.worker_backend(fns, cfg, self._name, self._ledger, num_workers))
+            settings = WorkerSettings.of(cfg)
+            backends.append(self.worker_backend(fns, settings, self._name, self._ledger, setup, num_workers))
         if in_caller:
             fns = {env_id: self._env_fn[env_id] for env_id in range(in_workers, env_num)}
-            backends.append(InProcessBackend(fns, cfg, self._name, self._ledger))
+            backends.append(InProcessBackend(fns, HostSettings.of(cfg), self._name, self._ledger, setup))
         return backends
 
 

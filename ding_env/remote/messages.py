@@ -13,10 +13,12 @@ Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
+from ding_env.env_manager.backends.settings import HostSettings
 from ding_env.errors import DingEnvError
 from ding_env.ops import Op
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
@@ -28,7 +30,7 @@ PROTOCOL = "ding-env"
 PROTOCOL_VERSION = 2
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
-CLIENT_SETTINGS = ("step_timeout", "reset_timeout", "step_error", "max_retry", "retry_type", "retry_waiting_time")
+CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))
 
 # The two requests that are not operations on envs: the handshake, and a read of the ready observations
 # the server holds (after env calls, which may change them).

@@ -23,6 +23,7 @@ from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
 from ding_env.config import deep_merge_dicts
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.in_process import InProcessBackend
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings, WorkerSettings
 from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.config import manager_config
 from ding_env.env_manager.ledger import EnvLedger
@@ -49,6 +50,7 @@ class ServedEnvs:
             self._server_cfg["num_workers"] = None
         self._backend: WorkerBackend | InProcessBackend | None = None
         self._mirror: EnvLedger | None = None
+        self._setup = EnvSetup()
         self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
         self._lost: set[int] = set()
 
@@ -64,12 +66,14 @@ class ServedEnvs:
         self.close()  # a client that launches again (after a failed launch) gets new workers
         cfg = manager_config({**self._server_cfg, **settings, "type": "subprocess"}, self.env_num)
         # The client decides each restart (reset_on_done) and counts episodes; the mirror only follows.
-        self._mirror = EnvLedger(self.env_num, {**cfg, "auto_reset": False, "episode_num": float("inf")})
+        self._mirror = EnvLedger(self.env_num, False, float("inf"), cfg.step_error)
+        self._setup = EnvSetup()  # the client's seeds and reset kwargs, as its requests bring them
         if self._in_server:
-            self._backend = InProcessBackend(self._env_fns, cfg, "served envs", self)
+            self._backend = InProcessBackend(self._env_fns, HostSettings.of(cfg), "served envs", self, self._setup)
         else:
             num_workers = cfg.num_workers or min(self.env_num, os.cpu_count() or 1)
-            self._backend = WorkerBackend(self._env_fns, cfg, "served envs", self, num_workers)
+            settings = WorkerSettings.of(cfg)
+            self._backend = WorkerBackend(self._env_fns, settings, "served envs", self, self._setup, num_workers)
         try:
             return {"spaces": list(self._backend.launch())}
         except BaseException:
@@ -78,7 +82,9 @@ class ServedEnvs:
 
     def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> dict:
         """Seed one env; it takes effect at its next reset."""
-        self._running().seed(self._check([env_id])[0], seed, dynamic_seed)
+        backend = self._running()
+        self._setup.seeds[self._check([env_id])[0]] = (seed, dynamic_seed)
+        backend.seed(env_id)
         return {}
 
     def reset(self, env_ids: list[int], params: dict[int, dict] | None = None) -> dict:
@@ -88,8 +94,7 @@ class ServedEnvs:
         """
         backend = self._running()
         self._check(env_ids)
-        for env_id, param in (params or {}).items():
-            backend.set_reset_param(env_id, param)
+        self._setup.reset_params.update(params or {})
         backend.cancel(env_ids)
         self._mirror.mark(env_ids, NEEDS_RESET)
         ready, errors = backend.reset(env_ids)

@@ -21,6 +21,7 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
+from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.worker_set import WorkerSet
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
@@ -33,19 +34,30 @@ class AsyncWorkerBackend(Backend):
 
     Args:
         env_fns: ``{env_id: constructor}`` for the ids ``0..n-1``.
-        cfg: The manager config.
+        settings: How workers are started, waited for and treat their envs.
         name: Names the manager in errors.
         ledger: Where envs lost with a worker are reported.
+        setup: The envs' seeds and reset kwargs (the manager's).
         num_workers: Worker processes.
     """
 
     views = True
 
     def __init__(
-        self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger, num_workers: int
+        self,
+        env_fns: Mapping[int, Callable[[], Any]],
+        settings: WorkerSettings,
+        name: str,
+        ledger: Ledger,
+        setup: EnvSetup,
+        num_workers: int,
     ) -> None:
-        super().__init__(env_fns, cfg, name, ledger)
-        self.workers = WorkerSet(env_fns, cfg, name, ledger, num_workers, wake_on_any=True, settle=self.finish_steps)
+        super().__init__(env_fns, name, ledger, setup)
+        self.step_timeout = settings.host.step_timeout
+        self.workers = WorkerSet(
+            env_fns, settings, name, ledger, setup, num_workers, wake_on_any=True, settle=self.finish_steps
+        )
+        self.reset_timeout = settings.host.reset_timeout
         count = self.workers.num_workers
         # Per-worker bookkeeping in plain Python lists: with a handful of envs per worker, numpy's
         # per-call cost would be the larger part.
@@ -67,12 +79,8 @@ class AsyncWorkerBackend(Backend):
         return self.workers.launch()
 
     @override
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self.workers.seed(env_id, seed, dynamic_seed)
-
-    @override
-    def set_reset_param(self, env_id: int, param: dict) -> None:
-        self.workers.set_reset_param(env_id, param)
+    def seed(self, env_id: int) -> None:
+        self.workers.seed(env_id)
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
@@ -143,7 +151,7 @@ class AsyncWorkerBackend(Backend):
         """
         pool = self.workers.pool
         now = time.monotonic()
-        timeout = self.cfg["step_timeout"]
+        timeout = self.step_timeout
         check_health = now - self.health_checked_at >= LIVENESS_INTERVAL
         if check_health:
             self.health_checked_at = now
@@ -233,7 +241,7 @@ class AsyncWorkerBackend(Backend):
         as hung: its worker is replaced and its envs get abnormal results, as after ``step_timeout``.
         """
         workers = set(workers)
-        timeout = self.cfg["reset_timeout"]
+        timeout = self.reset_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         while any(self.busy[index] for index in workers):
             if deadline is not None and time.monotonic() >= deadline:

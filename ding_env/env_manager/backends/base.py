@@ -1,11 +1,16 @@
 """The interface between an env manager and the backends that host its envs.
 
 A backend hosts a share of a manager's envs, the consecutive global env ids ``env_ids``, and
-does what the manager asks of them: launch, seed, reset, step, read or call attributes, close.
-It never reads or writes the manager's state (statuses, episode counts, auto-reset decisions):
-everything it needs comes in the arguments of its methods, and the two things only a backend
-can notice and only the manager can settle (a worker lost with the envs it hosted) go back
-through the small :class:`Ledger` the manager gives it.
+does what the manager asks of them, the operations of ``ding_env.ops.Op``: launch, seed, reset,
+step, call, get/set attributes, close. It never writes the manager's state (statuses, episode
+counts, auto-reset decisions, seeds): everything it needs comes in the arguments of its methods,
+its typed settings (``settings.py``) and the envs' ``EnvSetup`` (seeds and reset kwargs, which the
+manager owns and the backend only reads), and the two things only a backend can notice and only
+the manager can settle (a worker lost with the envs it hosted) go back through the small
+:class:`Ledger` the manager gives it.
+
+A step is ``send``, then ``collect``; a manager that returns early (async) waits in between in
+``Shares.collect_early``, asking each backend to ``poll`` (take in what arrived) and ``wait``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any, NamedTuple, Protocol
 import gymnasium as gym
 import numpy as np
 
-from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.settings import EnvSetup
 from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import DingEnvError, EnvError
 
@@ -61,9 +66,9 @@ class Backend(abc.ABC):
 
     Args:
         env_fns: ``{env_id: constructor}`` of the hosted envs.
-        cfg: The manager's config.
         name: Names the manager in errors.
         ledger: Where lost envs are reported.
+        setup: The envs' seeds and reset kwargs (the manager's; read, never written).
     """
 
     # Whether the batches this backend returns are views of buffers its next call reuses.
@@ -71,28 +76,24 @@ class Backend(abc.ABC):
     # Whether its steps run in the calling process when collected (other backends step meanwhile).
     steps_when_collected = False
 
-    def __init__(self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger) -> None:
+    def __init__(self, env_fns: Mapping[int, Callable[[], Any]], name: str, ledger: Ledger, setup: EnvSetup) -> None:
         self.env_fns = dict(env_fns)
         self.env_ids = list(self.env_fns)
-        self.cfg = cfg
         self.name = name
         self.ledger = ledger
+        self.setup = setup
 
     @abc.abstractmethod
     def launch(self) -> Spaces:
-        """Build the envs (and workers); return the observation, action and reward spaces."""
+        """Build the envs (and workers), seeded as the setup says; return the observation, action and reward spaces."""
 
     @abc.abstractmethod
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        """Seed one env; it takes effect at its next reset."""
-
-    @abc.abstractmethod
-    def set_reset_param(self, env_id: int, param: dict) -> None:
-        """Keep ``param`` as one env's ``env.reset`` kwargs, for every later reset."""
+    def seed(self, env_id: int) -> None:
+        """Seed one env with its seed in the setup; it takes effect at its next reset."""
 
     @abc.abstractmethod
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
-        """Reset ``env_ids``; return the ids now ready and the errors of those that are not."""
+        """Reset ``env_ids`` with their reset kwargs in the setup; the ids now ready and the errors of the others."""
 
     def cancel(self, env_ids: list[int]) -> None:  # noqa: B027 - optional: a no-op for most backends
         """Drop the steps of ``env_ids`` still in flight, before they are reset (none by default)."""
@@ -121,12 +122,6 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def ready_obs(self, env_ids: np.ndarray) -> Any:
         """The ready observations of ``env_ids`` (increasing), stacked."""
-
-    def ready_obs_rows(self, env_ids: np.ndarray) -> list[Any]:
-        """The ready observation of each of ``env_ids``, one tree per env (copied unless ``copy_on_get=False``)."""
-        if not len(env_ids):
-            return []
-        return arrays.split_rows(self.ready_obs(env_ids), len(env_ids), self.views and self.cfg["copy_on_get"])
 
     @abc.abstractmethod
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:

@@ -15,12 +15,13 @@ from functools import partial
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
+from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.status import abnormal_info, read_attribute
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvError, EnvTimeoutError
@@ -132,8 +133,9 @@ class EnvHost:
 
     Args:
         env_fn: ``{env_id: constructor}`` for the hosted envs.
-        cfg: The manager config (``max_retry``, ``retry_type``,
-            ``retry_waiting_time``, ``step_error`` are used).
+        settings: How the envs are retried, renewed and limited.
+        setup: The envs' seeds (applied at launch and renewal) and reset kwargs (at every reset): the
+            manager's own for the in-process backend, a worker's copy in a worker.
         obs_layout: Layout every observation must match, or None to skip the check.
         limit_time: Cut a reset or step that passes ``reset_timeout`` / ``step_timeout`` with
             ``EnvTimeoutError`` and renew that env (the serial managers; see ``call_timeout``);
@@ -143,19 +145,18 @@ class EnvHost:
     def __init__(
         self,
         env_fn: Mapping[int, Callable[[], BaseEnv]],
-        cfg: Mapping,
+        settings: HostSettings,
+        setup: EnvSetup,
         obs_layout: Any = None,
         limit_time: bool = False,
     ) -> None:
         self.env_fn = dict(env_fn)
-        self.cfg = cfg
-        self._reset_timeout = cfg["reset_timeout"] if limit_time else None
-        self._step_timeout = cfg["step_timeout"] if limit_time else None
+        self.settings, self.setup = settings, setup
+        self._reset_timeout = settings.reset_timeout if limit_time else None
+        self._step_timeout = settings.step_timeout if limit_time else None
         self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
-        self.seeds: dict[int, tuple[int, bool | None]] = {}
-        self.reset_params: dict[int, dict] = {env_id: {} for env_id in self.env_fn}
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
@@ -179,9 +180,21 @@ class EnvHost:
             raise
         self._steppers = {env_id: stepper_of(env) for env_id, env in self.envs.items()}
 
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        """Seed one env now and remember the seed for renewals."""
-        self.seeds[env_id] = (seed, dynamic_seed)
+    def spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+        """The envs' spaces (the first env's), then every env seeded as the setup says.
+
+        Seeding comes after reading the spaces: an env that knows its spaces only after a reset is
+        reset to read them, and that reset must not use up draws of its seeded generator.
+        """
+        spaces = env_spaces(self.envs[next(iter(self.envs))])
+        for env_id in self.envs:
+            if env_id in self.setup.seeds:
+                self.seed(env_id)
+        return spaces
+
+    def seed(self, env_id: int) -> None:
+        """Seed one env now with its seed in the setup (it takes effect at the env's next reset)."""
+        seed, dynamic_seed = self.setup.seeds[env_id]
         env = self.envs[env_id]
         if dynamic_seed is None:
             env.seed(seed)
@@ -194,11 +207,11 @@ class EnvHost:
         Raises:
             EnvError: With the last attempt's traceback when every attempt fails.
         """
-        attempts = self.cfg["max_retry"]
+        attempts = self.settings.max_retry
         for attempt in range(1, attempts + 1):
             try:
                 with time_limit(self._reset_timeout, env_id, Op.RESET):
-                    obs = self.envs[env_id].reset(**self.reset_params[env_id])
+                    obs = self.envs[env_id].reset(**self.setup.reset_params.get(env_id, {}))
                 self.check_obs(env_id, obs, "reset obs")
                 return obs
             except EnvTimeoutError:
@@ -207,8 +220,8 @@ class EnvHost:
             except Exception as error:  # noqa: BLE001 - retried, then re-raised with the env's context
                 if attempt == attempts:
                     raise EnvError.of(error, env_id, Op.RESET) from error
-                time.sleep(self.cfg["retry_waiting_time"])
-                if self.cfg["retry_type"] == "renew":
+                time.sleep(self.settings.retry_waiting_time)
+                if self.settings.retry_type == "renew":
                     self.renew(env_id)
         raise AssertionError("unreachable")
 
@@ -284,7 +297,7 @@ class EnvHost:
         errors: dict[int, EnvError],
     ) -> None:
         """Write the abnormal row of a step that raised or timed out, and restart the env as ``step_error`` says."""
-        abnormal = self.cfg["step_error"] == "abnormal"
+        abnormal = self.settings.step_error == "abnormal"
         if isinstance(error, EnvTimeoutError):
             # Cut short, the env is in no known state: renewed, as when a worker is replaced.
             step_error, renew, reset = error, True, abnormal and reset
@@ -324,8 +337,8 @@ class EnvHost:
         old = self.envs[env_id]
         self.envs[env_id] = build_env(env_id, self.env_fn[env_id])
         self._steppers[env_id] = stepper_of(self.envs[env_id])
-        if env_id in self.seeds:
-            self.seed(env_id, *self.seeds[env_id])
+        if env_id in self.setup.seeds:
+            self.seed(env_id)
         try:
             old.close()
         except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
@@ -371,54 +384,3 @@ class EnvHost:
 
 def _no_check(obs: Any, env_id: int, field: str) -> None:
     """The observation check when no layout is set."""
-
-
-def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
-    """A ``write(row, reward)`` for the reward rows.
-
-    A Python float into one-value float rows (the common reward) goes through a flat memoryview,
-    which skips numpy's indexing (benchmarks/history/runs.md, run 23); any
-    other reward is written by numpy, which rounds a float the same way.
-    """
-    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
-        return rewards.__setitem__
-    flat = memoryview(rewards.reshape(-1))
-
-    def write(row: int, value: Any) -> None:
-        if type(value) is float:
-            flat[row] = value
-        else:
-            rewards[row] = value
-
-    return write
-
-
-class StepRows:
-    """Where a host writes its envs' step results: row ``env_id - first`` of each array.
-
-    The workers' rows are views of the shared segment (``first=0``: rows by env id); the in-process
-    backend's are arrays of its own. Single flags and rewards are written through memoryviews, which
-    index single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
-
-    Args:
-        ready_obs: The observations each env shows next (a tree of arrays).
-        step_obs: The observations a step produced (the true final one where done).
-        reward: ``(rows, *reward shape)`` rewards.
-        done: ``(rows,)`` bool flags.
-        truncated: ``(rows,)`` bool flags.
-        first: The env id of row 0.
-    """
-
-    def __init__(
-        self, ready_obs: Any, step_obs: Any, reward: np.ndarray, done: np.ndarray, truncated: np.ndarray, first: int
-    ) -> None:
-        self.ready_obs, self.step_obs, self.first = ready_obs, step_obs, first
-        self.write_ready_obs = arrays.compile_writer(ready_obs)
-        self.write_step_obs = arrays.compile_writer(step_obs)
-        self.write_reward = reward_writer(reward)
-        self.done, self.truncated = memoryview(done), memoryview(truncated)
-
-    def release(self) -> None:
-        """Drop every view (before the memory they view is released)."""
-        self.ready_obs = self.step_obs = self.done = self.truncated = None
-        self.write_ready_obs = self.write_step_obs = self.write_reward = None

@@ -17,7 +17,9 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
-from ding_env.env_manager.backends.env_host import EnvHost, StepRows, env_spaces
+from ding_env.env_manager.backends.env_host import EnvHost
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
+from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
 from ding_env.errors import DingEnvError, EnvError
 from ding_env.ops import Op
@@ -29,9 +31,16 @@ class InProcessBackend(Backend):
     views = True
     steps_when_collected = True
 
-    def __init__(self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger) -> None:
-        super().__init__(env_fns, cfg, name, ledger)
-        self.host = EnvHost(self.env_fns, cfg, limit_time=True)
+    def __init__(
+        self,
+        env_fns: Mapping[int, Callable[[], Any]],
+        settings: HostSettings,
+        name: str,
+        ledger: Ledger,
+        setup: EnvSetup,
+    ) -> None:
+        super().__init__(env_fns, name, ledger, setup)
+        self.host = EnvHost(self.env_fns, settings, setup, limit_time=True)
         self.first = self.env_ids[0]  # the ids are consecutive: env id ``first + k`` has row ``k``
         self.sent: tuple[np.ndarray, Any, np.ndarray] | None = None
 
@@ -39,7 +48,7 @@ class InProcessBackend(Backend):
     def launch(self) -> Spaces:
         self.host.launch()
         try:
-            spaces = env_spaces(self.host.envs[self.first])
+            spaces = self.host.spaces()
             obs_layout = arrays.layout_of(spaces[0])
         except Exception as error:  # noqa: BLE001 - named with the env, as the workers report it
             self.host.close()
@@ -53,12 +62,8 @@ class InProcessBackend(Backend):
         return spaces
 
     @override
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self.host.seed(env_id, seed, dynamic_seed)
-
-    @override
-    def set_reset_param(self, env_id: int, param: dict) -> None:
-        self.host.reset_params[env_id] = param
+    def seed(self, env_id: int) -> None:
+        self.host.seed(env_id)
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:

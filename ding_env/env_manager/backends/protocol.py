@@ -17,7 +17,7 @@ follows on the pipe; ``INFOS_IN_TABLE``: infos of a known form wait in the share
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from ding_env.errors import EnvError
@@ -32,11 +32,62 @@ INFOS_IN_TABLE = 2
 
 
 @dataclass(frozen=True)
+class SharedBuffers:
+    """The arrays of a worker backend's shared segment, by name (the one place their names are spelled).
+
+    The same record holds their layouts (what the parent allocates and a worker maps, see
+    :func:`segment_entries`) and then the arrays themselves, in the parent and in every worker.
+    Rows are env ids, except for the per-worker words ``command`` and ``status``.
+
+    Attributes:
+        ready_obs: The observation each env shows next.
+        step_obs: The observation each env's last step produced (the true final one where done).
+        reward: Each env's last reward.
+        done: Whether each env's last step ended its episode.
+        truncated: Whether it ended at a time limit.
+        info_values: The shared info table (``info_table.py``): each env's info values.
+        info_schema: The number of the schema each env's info has in the table (0: none).
+        action: Each env's action for its next step.
+        step_mask: Whether each env takes part in the next step of its worker.
+        reset_on_done: Whether each env restarts at once if its next step ends its episode.
+        command: Each worker's command word (``CMD_STEP`` or ``CMD_PIPE``).
+        status: Each worker's status word after a step (``REPORT_ON_PIPE``, ``INFOS_IN_TABLE``).
+    """
+
+    ready_obs: Any
+    step_obs: Any
+    reward: Any
+    done: Any
+    truncated: Any
+    info_values: Any
+    info_schema: Any
+    action: Any
+    step_mask: Any
+    reset_on_done: Any
+    command: Any
+    status: Any
+
+
+# The arrays with one row per worker rather than per env.
+PER_WORKER = ("command", "status")
+
+
+def segment_entries(layouts: SharedBuffers, env_num: int, num_workers: int) -> list[tuple[str, Any, int]]:
+    """``(name, layout, rows)`` of every shared array, in order, as ``SharedArrays`` carves them."""
+    return [
+        (item.name, getattr(layouts, item.name), num_workers if item.name in PER_WORKER else env_num)
+        for item in fields(SharedBuffers)
+    ]
+
+
+@dataclass(frozen=True)
 class Attach:
-    """Map the shared segment ``segment``, whose arrays ``entries`` lists as ``(key, layout, rows)``."""
+    """Map the shared segment ``segment``, whose arrays have ``layouts`` (``env_num`` rows; ``num_workers`` words)."""
 
     segment: str
-    entries: list
+    layouts: SharedBuffers
+    env_num: int
+    num_workers: int
     op: ClassVar[Op] = Op.LAUNCH
 
 

@@ -17,6 +17,7 @@ from typing_extensions import override
 from ding_env.env_manager.backends.base import Ledger, consecutive_shares
 from ding_env.env_manager.backends.ray_host import STOP_TIMEOUT, HostServer
 from ding_env.env_manager.backends.remote import RemoteBackend, ServerLostCrash
+from ding_env.env_manager.backends.settings import EnvSetup, RaySettings
 from ding_env.errors import ConfigError
 from ding_env.ops import Op
 
@@ -92,54 +93,55 @@ class RayHosts:
 
     Args:
         env_fns: One constructor per env (shipped to the hosts through Ray, once).
-        cfg: The manager config.
+        settings: Where the hosts run and what each reserves.
         name: Names the manager in errors.
 
     Raises:
         ConfigError: When Ray is missing, cannot place the hosts within ``connect_timeout`` or a host fails to start.
     """
 
-    def __init__(self, env_fns: Sequence[Callable[[], Any]], cfg: Mapping, name: str) -> None:
+    def __init__(self, env_fns: Sequence[Callable[[], Any]], settings: RaySettings, name: str) -> None:
         self.ray = ray = import_ray(name)
         self.name = name
-        self.shares = consecutive_shares(list(range(len(env_fns))), cfg["num_hosts"])
+        self.shares = consecutive_shares(list(range(len(env_fns))), settings.num_hosts)
         self.actors: list[Any] = []
         self.group: Any = None
-        self.uses_started_instance = join_cluster(ray, cfg["address"])
+        self.uses_started_instance = join_cluster(ray, settings.address)
         self.closed = False
         try:
-            self.group = self.place(cfg)
-            self.actors = self.start_actors(env_fns, cfg)
-            self.addresses = self.fetch_addresses(range(len(self.actors)), cfg["connect_timeout"])
+            self.group = self.place(settings)
+            self.actors = self.start_actors(env_fns, settings)
+            self.addresses = self.fetch_addresses(range(len(self.actors)), settings.remote.connect_timeout)
         except BaseException:
             self.close()
             raise
 
-    def place(self, cfg: Mapping) -> Any:
+    def place(self, settings: RaySettings) -> Any:
         """A placement group of one ``host_resources`` bundle per host, once Ray placed it."""
         from ray.util.placement_group import placement_group
 
-        bundles = [dict(cfg["host_resources"]) for _ in self.shares]
-        group = placement_group(bundles, strategy=cfg["placement_strategy"])
-        ready, _ = self.ray.wait([group.ready()], timeout=cfg["connect_timeout"])
+        bundles = [dict(settings.host_resources) for _ in self.shares]
+        timeout = settings.remote.connect_timeout
+        group = placement_group(bundles, strategy=settings.placement_strategy)
+        ready, _ = self.ray.wait([group.ready()], timeout=timeout)
         if not ready:
             self.ray.util.remove_placement_group(group)
             raise ConfigError(
-                f"{self.name}: Ray could not place {len(bundles)} hosts of {bundles[0]} ({cfg['placement_strategy']}) "
-                f"within connect_timeout={cfg['connect_timeout']} s; the cluster has {self.ray.available_resources()} "
-                "free: lower num_hosts or host_resources, or add machines"
+                f"{self.name}: Ray could not place {len(bundles)} hosts of {bundles[0]} "
+                f"({settings.placement_strategy}) within connect_timeout={timeout} s; the cluster has "
+                f"{self.ray.available_resources()} free: lower num_hosts or host_resources, or add machines"
             )
         return group
 
-    def start_actors(self, env_fns: Sequence[Callable[[], Any]], cfg: Mapping) -> list[Any]:
+    def start_actors(self, env_fns: Sequence[Callable[[], Any]], settings: RaySettings) -> list[Any]:
         """One ``HostServer`` actor per bundle of the group."""
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-        resources = dict(cfg["host_resources"])
+        resources = dict(settings.host_resources)
         options = {option: resources.pop(key) for key, option in _RAY_RESOURCE_OPTIONS.items() if key in resources}
         # Worker processes inside a host do not fork it: a Ray worker process runs threads of its own.
-        context = "forkserver" if cfg["context"] == "fork" else cfg["context"]
-        server_cfg = {"num_workers": cfg["host_workers"], "context": context}
+        context = "forkserver" if settings.context == "fork" else settings.context
+        server_cfg = {"num_workers": settings.host_workers, "context": context}
         actor_class = self.ray.remote(HostServer)
         trainer_ip = self.ray.util.get_node_ip_address()
         return [
@@ -147,10 +149,10 @@ class RayHosts:
                 num_cpus=options.pop("num_cpus", 0),
                 **options,
                 resources=resources,
-                max_restarts=cfg["host_max_restarts"],
-                max_task_retries=cfg["host_max_restarts"],
+                max_restarts=settings.host_max_restarts,
+                max_task_retries=settings.host_max_restarts,
                 scheduling_strategy=PlacementGroupSchedulingStrategy(self.group, placement_group_bundle_index=index),
-            ).remote([env_fns[env_id] for env_id in share], server_cfg, index, trainer_ip, cfg["keys_dir"])
+            ).remote([env_fns[env_id] for env_id in share], server_cfg, index, trainer_ip, settings.remote.keys_dir)
             for index, share in enumerate(self.shares)
         ]
 
@@ -198,9 +200,10 @@ class RayHostBackend(RemoteBackend):
 
     Args:
         env_fns: ``{env_id: constructor}`` of the host's share (the host built its own envs from them).
-        cfg: The manager config.
+        settings: How to reach the host's server, and the settings its envs get.
         name: Names the manager in errors.
         ledger: Where lost envs are reported.
+        setup: The envs' seeds and reset kwargs (the manager's): a restarted host gets the seeds again.
         hosts: The manager's hosts.
         index: This host's index.
     """
@@ -208,20 +211,21 @@ class RayHostBackend(RemoteBackend):
     def __init__(
         self,
         env_fns: Mapping[int, Callable[[], Any]],
-        cfg: Mapping,
+        settings: RaySettings,
         name: str,
         ledger: Ledger,
+        setup: EnvSetup,
         hosts: RayHosts,
         index: int,
     ) -> None:
-        super().__init__(env_fns, cfg, name, ledger, hosts.addresses[index])
+        super().__init__(env_fns, settings.remote, name, ledger, setup, hosts.addresses[index])
         self.hosts, self.index = hosts, index
 
     @override
     def connect(self) -> None:
         if self.lost is not None:  # the host died: Ray restarts it, with a server on a new port
             try:
-                (self.address,) = self.hosts.fetch_addresses([self.index], self.cfg["connect_timeout"])
+                (self.address,) = self.hosts.fetch_addresses([self.index], self.settings.connect_timeout)
             except ConfigError as error:
                 raise self.lost_error(Op.RESET, f"it did not come back: {error}") from error
         super().connect()

@@ -22,12 +22,13 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
+from ding_env.env_manager.backends.settings import EnvSetup, RemoteSettings
 from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reordered
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostError
-from ding_env.remote.messages import CLIENT_SETTINGS, READY_OBS
+from ding_env.remote.messages import READY_OBS
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -56,16 +57,24 @@ class RemoteBackend(Backend):
 
     Args:
         env_fns: ``{env_id: constructor}`` of the share (the server builds its own envs; only the ids are used).
-        cfg: The manager config.
+        settings: How to reach the server, and the settings its envs get.
         name: Names the manager in errors.
         ledger: Where lost envs are reported.
+        setup: The envs' seeds and reset kwargs (the manager's): a server connected again gets the seeds again.
         address: The server's endpoint, e.g. ``tcp://127.0.0.1:5555``.
     """
 
     def __init__(
-        self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger, address: str
+        self,
+        env_fns: Mapping[int, Callable[[], Any]],
+        settings: RemoteSettings,
+        name: str,
+        ledger: Ledger,
+        setup: EnvSetup,
+        address: str,
     ) -> None:
-        super().__init__(env_fns, cfg, name, ledger)
+        super().__init__(env_fns, name, ledger, setup)
+        self.settings = settings
         self.address = address
         self.offset = self.env_ids[0]
         self.connection: Any = None  # a ServerConnection once launched
@@ -74,9 +83,6 @@ class RemoteBackend(Backend):
         # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
         self.pending: list[tuple[tuple[int, str] | None, np.ndarray, np.ndarray]] = []
         self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
-        # What a reconnection gives the server's envs again: their seeds and reset params.
-        self.seeds: dict[int, tuple[int, bool | None]] = {}
-        self.reset_params: dict[int, dict] = {}
 
     # ---- connection ------------------------------------------------------
 
@@ -89,9 +95,9 @@ class RemoteBackend(Backend):
         """Open a connection, check the server hosts this share, launch its workers with this manager's settings."""
         from ding_env.remote.client import ServerConnection  # imports zmq: only for managers that use it
 
-        cfg = self.cfg
+        settings = self.settings
         connection = ServerConnection(
-            self.address, cfg["connect_timeout"], cfg["heartbeat_timeout"], keys=cfg["keys_dir"]
+            self.address, settings.connect_timeout, settings.heartbeat_timeout, keys=settings.keys_dir
         )
         try:
             if connection.env_num != len(self.env_ids):
@@ -100,8 +106,8 @@ class RemoteBackend(Backend):
                     f"envs {self.env_ids[0]}..{self.env_ids[-1]} ({len(self.env_ids)}): start it with "
                     f"--envs {len(self.env_ids)}, or change env_num or servers"
                 )
-            settings = {key: cfg[key] for key in CLIENT_SETTINGS}
-            spaces = tuple(connection.request(Op.LAUNCH, cfg["connect_timeout"], settings=settings)["spaces"])
+            launched = connection.request(Op.LAUNCH, settings.connect_timeout, settings=settings.host.as_dict())
+            spaces = tuple(launched["spaces"])
             if self.spaces is not None and spaces != self.spaces:
                 raise ConfigError(f"{self.name}: server {self.address} came back with other spaces: {spaces}")
         except BaseException:
@@ -112,8 +118,9 @@ class RemoteBackend(Backend):
         # Reset kwargs come with every reset; seeds are given again to a server connected again.
         self.ready = arrays.allocate(arrays.layout_of(spaces[0]), len(self.env_ids))
         self.stale = np.zeros(len(self.env_ids), dtype=bool)  # rows an env call may have changed
-        for env_id, seed in self.seeds.items():
-            self.request(Op.SEED, env_id=env_id - self.offset, seed=seed[0], dynamic_seed=seed[1])
+        for env_id in self.env_ids:
+            if env_id in self.setup.seeds:
+                self.seed(env_id)
 
     def request(self, kind: Op, timeout: float | None = None, **body: Any) -> dict:
         """The reply to request ``kind``, its env ids global; a lost server raises ``ServerLostCrash``."""
@@ -124,7 +131,7 @@ class RemoteBackend(Backend):
             raise self.lost
         try:
             reply = self.connection.request(
-                kind, timeout if timeout is not None else self.limit("reset_timeout"), **body
+                kind, timeout if timeout is not None else self.limit(self.settings.host.reset_timeout), **body
             )
         except ServerLostError as error:
             raise self.lose_server(kind, error) from None
@@ -136,9 +143,10 @@ class RemoteBackend(Backend):
         self.report_lost(reply)
         return reply
 
-    def limit(self, key: str) -> float | None:
-        """How long to wait for a reply to a request the server limits by ``cfg[key]`` (None: no limit)."""
-        return None if self.cfg[key] is None else self.cfg[key] + REPLY_MARGIN
+    @staticmethod
+    def limit(server_limit: float | None) -> float | None:
+        """How long to wait for a reply to a request the server limits to ``server_limit`` seconds (None: no limit)."""
+        return None if server_limit is None else server_limit + REPLY_MARGIN
 
     def lose_server(self, command: Op, error: ServerLostError) -> ServerLostCrash:
         """Give up the connection: every env of the server is lost until a reset connects again."""
@@ -169,20 +177,16 @@ class RemoteBackend(Backend):
     # ---- envs ------------------------------------------------------------
 
     @override
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self.seeds[env_id] = (seed, dynamic_seed)
+    def seed(self, env_id: int) -> None:
+        seed, dynamic_seed = self.setup.seeds[env_id]
         self.request(Op.SEED, env_id=env_id - self.offset, seed=seed, dynamic_seed=dynamic_seed)
-
-    @override
-    def set_reset_param(self, env_id: int, param: dict) -> None:
-        self.reset_params[env_id] = param  # sent with every reset of the env
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
         try:
             if self.lost is not None:
                 self.connect()
-            params = {env_id - self.offset: self.reset_params.get(env_id, {}) for env_id in env_ids}
+            params = {env_id - self.offset: param for env_id, param in self.setup.params_of(env_ids).items()}
             reply = self.request(Op.RESET, env_ids=list(params), params=params)
         except (ServerLostCrash, ServerLostError, ServerError, ConfigError) as error:
             return [], [error]
@@ -226,7 +230,7 @@ class RemoteBackend(Backend):
         if self.lost is not None:
             return self.lost_outcome(env_ids, reset_on_done, self.lost)
         try:
-            reply = self.connection.receive(ticket, self.limit("step_timeout"))
+            reply = self.connection.receive(ticket, self.limit(self.settings.host.step_timeout))
         except ServerLostError as error:
             return self.lost_outcome(env_ids, reset_on_done, self.lose_server(Op.STEP, error))
         except ServerError as error:
@@ -341,7 +345,7 @@ class RemoteBackend(Backend):
         if self.connection is None or self.lost is not None:
             return []  # a lost server's envs went with it (reported when it was lost)
         try:
-            reply = self.connection.request(Op.CLOSE, CLOSE_TIMEOUT + (self.cfg["reset_timeout"] or 0.0))
+            reply = self.connection.request(Op.CLOSE, CLOSE_TIMEOUT + (self.settings.host.reset_timeout or 0.0))
         except (ServerLostError, ServerError) as error:
             return [
                 EnvError(env_id, Op.CLOSE, f"closing on server {self.address} failed: {error}")

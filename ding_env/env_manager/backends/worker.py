@@ -22,7 +22,7 @@ import cloudpickle
 import numpy as np
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.env_host import EnvHost, StepRows, env_spaces
+from ding_env.env_manager.backends.env_host import EnvHost
 from ding_env.env_manager.backends.info_table import InfoWriter
 from ding_env.env_manager.backends.manager_watch import ManagerWatch
 from ding_env.env_manager.backends.protocol import (
@@ -39,9 +39,13 @@ from ding_env.env_manager.backends.protocol import (
     Reset,
     Seed,
     SetAttr,
+    SharedBuffers,
     StepReport,
     first_env,
+    segment_entries,
 )
+from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
+from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.ops import Op
 
@@ -88,7 +92,8 @@ def worker_main(
     index: int,
     env_ids: list[int],
     payload: bytes,
-    cfg: dict,
+    settings: HostSettings,
+    setup: EnvSetup,
     conn: Any,
     cmd_sem: Any,
     done_sem: Any,
@@ -99,7 +104,8 @@ def worker_main(
     """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
-    worker = _Worker(index, env_ids, payload, cfg, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
+    host = EnvHost(dict(zip(env_ids, cloudpickle.loads(payload), strict=True)), settings, setup)
+    worker = _Worker(index, env_ids, host, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
     try:
         worker.run()
     finally:
@@ -107,7 +113,7 @@ def worker_main(
 
 
 class _Worker:
-    def __init__(self, index, env_ids, payload, cfg, conn, semaphores, spin_seconds, manager) -> None:
+    def __init__(self, index, env_ids, host, conn, semaphores, spin_seconds, manager) -> None:
         self.index = index
         self.env_ids = list(env_ids)
         self.first, self.stop = self.env_ids[0], self.env_ids[-1] + 1
@@ -115,14 +121,14 @@ class _Worker:
         self.cmd_sem, self.done_sem, self.any_done = semaphores
         self.spin_seconds = spin_seconds
         self.manager = manager
-        self.host = EnvHost(dict(zip(self.env_ids, cloudpickle.loads(payload), strict=True)), cfg)
+        self.host = host
         self.shared: SharedArrays | None = None
         self.running = True
 
     def run(self) -> None:
         try:
             self.host.launch()
-            spaces = env_spaces(self.host.envs[self.env_ids[0]])
+            spaces = self.host.spaces()
             self.conn.send(Reply(cloudpickle.dumps(spaces)))
         except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
             self.conn.send(Failure.of(error, self.env_ids[0], Op.LAUNCH))
@@ -167,24 +173,24 @@ class _Worker:
 
     def on_attach(self, request: Attach) -> None:
         """Map the shared segment and take this worker's views of it."""
-        self.shared = SharedArrays(request.entries, name=request.segment)
-        buffers = self.shared.arrays
-        # Single words and flags written from Python each step: through memoryviews, which index
-        # single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
-        self.commands, self.status = memoryview(buffers["command"]), memoryview(buffers["status"])
-        self.rows = StepRows(
-            buffers["ready_obs"], buffers["step_obs"], buffers["reward"], buffers["done"], buffers["truncated"], 0
-        )
-        self.step_mask, self.reset_on_done = buffers["step_mask"], buffers["reset_on_done"]
-        self.host.set_obs_layout(next(layout for key, layout, _ in request.entries if key == "ready_obs"))
-        self.read_actions = action_reader(buffers["action"])
-        self.info_writer = InfoWriter(buffers["info_values"], buffers["info_schema"])
+        entries = segment_entries(request.layouts, request.env_num, request.num_workers)
+        self.shared = SharedArrays(entries, name=request.segment)
+        buffers = SharedBuffers(**self.shared.arrays)
+        # Single words written from Python each step: through memoryviews, which index single items
+        # with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
+        self.commands, self.status = memoryview(buffers.command), memoryview(buffers.status)
+        self.rows = StepRows(buffers.ready_obs, buffers.step_obs, buffers.reward, buffers.done, buffers.truncated, 0)
+        self.step_mask, self.reset_on_done = buffers.step_mask, buffers.reset_on_done
+        self.host.set_obs_layout(request.layouts.ready_obs)
+        self.read_actions = action_reader(buffers.action)
+        self.info_writer = InfoWriter(buffers.info_values, buffers.info_schema)
 
     def on_seed(self, request: Seed) -> None:
-        self.host.seed(request.env_id, request.seed, request.dynamic_seed)
+        self.host.setup.seeds[request.env_id] = (request.seed, request.dynamic_seed)
+        self.host.seed(request.env_id)
 
     def on_reset(self, request: Reset) -> None:
-        self.host.reset_params.update(request.params)
+        self.host.setup.reset_params.update(request.params)
         for env_id in request.env_ids:
             self.rows.write_ready_obs(env_id, self.host.reset(env_id))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from multiprocessing import resource_tracker
 from multiprocessing.connection import wait as wait_connections
 from typing import Any
@@ -33,10 +33,11 @@ from ding_env.env_manager.backends.protocol import (
     Close,
     Failure,
     Request,
-    Reset,
-    Seed,
+    SharedBuffers,
     StepReport,
+    segment_entries,
 )
+from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker import wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
@@ -60,19 +61,28 @@ class WorkerPool:
     Args:
         env_fn: All env constructors, indexed by env id.
         worker_envs: The env ids each worker hosts.
-        cfg: The manager config (context, timeouts, retry settings).
+        settings: How workers are started and treat their envs.
+        setup: The envs' seeds and reset kwargs, which each worker gets when it starts.
         name: Names the manager in errors.
+        wake_on_any: Workers post a shared "any done" semaphore after each step.
     """
 
     def __init__(
-        self, env_fn: list[Callable], worker_envs: list[list[int]], cfg: Mapping, name: str, wake_on_any: bool = False
+        self,
+        env_fn: list[Callable],
+        worker_envs: list[list[int]],
+        settings: WorkerSettings,
+        setup: EnvSetup,
+        name: str,
+        wake_on_any: bool = False,
     ) -> None:
         self.env_fn = env_fn
         self.worker_envs = worker_envs
-        self.cfg = cfg
+        self.settings, self.setup = settings, setup
+        self.timeout = settings.host.reset_timeout  # of every pipe request
         self.name = name
         self.size = len(worker_envs)
-        self.context = mp.get_context(cfg["context"])
+        self.context = mp.get_context(settings.context)
         self.processes: list[Any] = [None] * self.size
         self.conns: list[Any] = [None] * self.size
         self.cmd_sems: list[Any] = [None] * self.size
@@ -87,8 +97,7 @@ class WorkerPool:
         self.worker_spin = WORKER_SPIN_SECONDS if self.size <= cores else 0.0
         self.parent_spin = PARENT_SPIN_SECONDS
         self.shared: SharedArrays | None = None
-        self.entries: list | None = None
-        self.buffers: dict = {}
+        self.layouts: SharedBuffers | None = None
         self.command_words: memoryview | None = None
         self.status_words: memoryview | None = None
         self.info_reader: InfoReader | None = None
@@ -103,7 +112,7 @@ class WorkerPool:
         try:
             for index in range(self.size):
                 self._spawn(index)
-            replies = [self.receive(index, Op.LAUNCH, self.cfg["connect_timeout"]) for index in range(self.size)]
+            replies = [self.receive(index, Op.LAUNCH, self.settings.connect_timeout) for index in range(self.size)]
             return cloudpickle.loads(replies[0])
         except BaseException:
             self.close_processes()
@@ -113,14 +122,21 @@ class WorkerPool:
         parent_conn, child_conn = self.context.Pipe()
         self.cmd_sems[index] = self.context.Semaphore(0)
         self.done_sems[index] = self.context.Semaphore(0)
-        payload = cloudpickle.dumps([self.env_fn[env_id] for env_id in self.worker_envs[index]])
+        env_ids = self.worker_envs[index]
+        payload = cloudpickle.dumps([self.env_fn[env_id] for env_id in env_ids])
+        # The worker's own copy of its envs' setup, as it stands now (a replacement starts seeded as before).
+        setup = EnvSetup(
+            {env_id: self.setup.seeds[env_id] for env_id in env_ids if env_id in self.setup.seeds},
+            {env_id: self.setup.reset_params[env_id] for env_id in env_ids if env_id in self.setup.reset_params},
+        )
         process = self.context.Process(
             target=worker_main,
             args=(
                 index,
-                self.worker_envs[index],
+                env_ids,
                 payload,
-                dict(self.cfg),
+                self.settings.host,
+                setup,
                 child_conn,
                 self.cmd_sems[index],
                 self.done_sems[index],
@@ -133,12 +149,14 @@ class WorkerPool:
         )
         process.start()
         child_conn.close()
-        if self.cfg["cpu_affinity"]:
+        if self.settings.cpu_affinity:
             cpus = sorted(os.sched_getaffinity(0))
             os.sched_setaffinity(process.pid, {cpus[index % len(cpus)]})
         self.processes[index], self.conns[index] = process, parent_conn
 
-    def allocate(self, spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space], env_num: int) -> dict:
+    def allocate(
+        self, spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space], env_num: int
+    ) -> SharedBuffers:
         """Allocate the shared segment from the spaces, attach every worker, and return the arrays."""
         observation_space, action_space, reward_space = spaces
         obs_layout = arrays.layout_of(observation_space)
@@ -148,50 +166,44 @@ class WorkerPool:
             raise TypeError(
                 f"{self.name}: the action space {action_space!r} has no array form; use BaseEnvManager for this env"
             ) from error
-        reward_layout = arrays.reward_layout(reward_space)
-        self.entries = [
-            ("ready_obs", obs_layout, env_num),
-            ("step_obs", obs_layout, env_num),
-            ("reward", reward_layout, env_num),
-            ("done", scalar_flags(bool), env_num),
-            ("truncated", scalar_flags(bool), env_num),
-            ("info_values", arrays.ArraySpec((INFO_SLOTS,), np.dtype(np.float64)), env_num),
-            ("info_schema", scalar_flags(np.int8), env_num),
-            ("action", action_layout, env_num),
-            ("step_mask", scalar_flags(bool), env_num),
-            ("reset_on_done", scalar_flags(bool), env_num),
-            ("command", scalar_flags(np.int64), self.size),
-            ("status", scalar_flags(np.int64), self.size),
-        ]
-        self.shared = SharedArrays(self.entries)
-        buffers = self.buffers = dict(self.shared.arrays)
+        self.layouts = SharedBuffers(
+            ready_obs=obs_layout,
+            step_obs=obs_layout,
+            reward=arrays.reward_layout(reward_space),
+            done=scalar_flags(bool),
+            truncated=scalar_flags(bool),
+            info_values=arrays.ArraySpec((INFO_SLOTS,), np.dtype(np.float64)),
+            info_schema=scalar_flags(np.int8),
+            action=action_layout,
+            step_mask=scalar_flags(bool),
+            reset_on_done=scalar_flags(bool),
+            command=scalar_flags(np.int64),
+            status=scalar_flags(np.int64),
+        )
+        self.env_num = env_num
+        self.shared = SharedArrays(segment_entries(self.layouts, env_num, self.size))
+        buffers = SharedBuffers(**self.shared.arrays)
         # One word per worker, read and written from Python each step: through a memoryview, which
         # indexes single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
-        self.command_words, self.status_words = memoryview(buffers["command"]), memoryview(buffers["status"])
-        self.info_reader = InfoReader(buffers["info_values"], buffers["info_schema"])
+        self.command_words, self.status_words = memoryview(buffers.command), memoryview(buffers.status)
+        self.info_reader = InfoReader(buffers.info_values, buffers.info_schema)
         for index in range(self.size):
             self._attach(index)
         return buffers
 
     def _attach(self, index: int) -> None:
-        self.request(index, Attach(self.shared.name, self.entries), self.cfg["connect_timeout"])
+        attach = Attach(self.shared.name, self.layouts, self.env_num, self.size)
+        self.request(index, attach, self.settings.connect_timeout)
 
-    def reset(self, index: int, env_ids: list[int], params: dict[int, dict], timeout: float | None) -> None:
-        """Reset ``env_ids`` of worker ``index`` with their reset kwargs (observations land in ``ready_obs``)."""
-        self.request(index, Reset(env_ids, params), timeout)
+    def restart(self, index: int) -> None:
+        """Replace worker ``index`` (dead, hung or not) with a fresh one hosting the same envs, set up as before.
 
-    def restart(self, index: int, seeds: Mapping[int, tuple]) -> None:
-        """Replace worker ``index`` (dead, hung or not) with a fresh one hosting the same envs, seeded as before.
-
-        Its envs need a reset, which brings their reset kwargs.
+        Its envs need a reset.
         """
         self._stop(index, kill=True)
         self._spawn(index)
-        self.receive(index, Op.LAUNCH, self.cfg["connect_timeout"])
+        self.receive(index, Op.LAUNCH, self.settings.connect_timeout)
         self._attach(index)
-        for env_id in self.worker_envs[index]:
-            if env_id in seeds:
-                self.request(index, Seed(env_id, *seeds[env_id]), self.cfg["reset_timeout"])
 
     def close(self, stuck: Collection[int] = ()) -> list[EnvError]:
         """Ask every live worker to close its envs, then join them all and free shared memory.
@@ -230,7 +242,6 @@ class WorkerPool:
                 process.join(max(0.0, deadline - time.monotonic()))
         for index in range(self.size):
             self._stop(index, kill=False)
-        self.buffers = {}
         self.command_words = self.status_words = None
         if self.info_reader is not None:
             self.info_reader.release()

@@ -20,6 +20,7 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Ledger, Spaces, WorkerView, consecutive_shares
 from ding_env.env_manager.backends.protocol import Call, GetAttr, Request, Reset, Seed, SetAttr
+from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_pool import WorkerPool
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
@@ -44,9 +45,10 @@ class WorkerSet:
     Args:
         env_fns: ``{env_id: constructor}`` for the ids ``0..n-1`` (pickled with cloudpickle for
             'spawn'/'forkserver', so lambdas work).
-        cfg: The manager config.
+        settings: How workers are started, waited for and treat their envs.
         name: Names the manager in errors.
         ledger: Where envs lost with a worker are reported.
+        setup: The envs' seeds and reset kwargs (the manager's).
         num_workers: Worker processes (at most one per env).
         wake_on_any: Workers post a shared "any done" semaphore after each step (for a backend that
             waits for any worker).
@@ -57,9 +59,10 @@ class WorkerSet:
     def __init__(
         self,
         env_fns: Mapping[int, Callable[[], Any]],
-        cfg: Mapping,
+        settings: WorkerSettings,
         name: str,
         ledger: Ledger,
+        setup: EnvSetup,
         num_workers: int,
         wake_on_any: bool = False,
         settle: Callable[[Collection[int]], None] | None = None,
@@ -68,46 +71,35 @@ class WorkerSet:
         if self.env_ids != list(range(len(self.env_ids))):
             raise ValueError(f"{name}: worker backends host the env ids 0..n-1, got {self.env_ids}")
         self.env_fns = [env_fns[env_id] for env_id in self.env_ids]
-        self.cfg, self.name, self.ledger = cfg, name, ledger
+        self.settings, self.name, self.ledger, self.setup = settings, name, ledger, setup
+        self.timeout = settings.host.reset_timeout  # of every pipe request
         self.wake_on_any, self.settle = wake_on_any, settle
         self.env_num = len(self.env_ids)
         self.worker_envs = consecutive_shares(self.env_ids, min(num_workers, self.env_num))
         self.num_workers = len(self.worker_envs)
         self.worker_of = np.repeat(np.arange(self.num_workers), [len(share) for share in self.worker_envs])
         self.pool: WorkerPool | None = None
-        # What a replaced worker's envs get again: their seeds and reset params.
-        self.seeds: dict[int, tuple[int, bool | None]] = {}
-        self.reset_params: dict[int, dict] = {}
 
     def launch(self) -> Spaces:
         """Start the workers and map the shared rows; the envs' spaces."""
-        self.pool = WorkerPool(self.env_fns, self.worker_envs, self.cfg, self.name, self.wake_on_any)
+        self.pool = WorkerPool(self.env_fns, self.worker_envs, self.settings, self.setup, self.name, self.wake_on_any)
         spaces = self.pool.start()
         try:
             buffers = self.pool.allocate(spaces, self.env_num)
         except BaseException:
             self.pool.close_processes()
             raise
-        self.ready_buf, self.step_buf = buffers["ready_obs"], buffers["step_obs"]
-        self.action_buf, self.reward_buf = buffers["action"], buffers["reward"]
-        self.done_buf, self.truncated_buf = buffers["done"], buffers["truncated"]
-        self.mask_buf, self.reset_buf = buffers["step_mask"], buffers["reset_on_done"]
+        self.ready_buf, self.step_buf = buffers.ready_obs, buffers.step_obs
+        self.action_buf, self.reward_buf = buffers.action, buffers.reward
+        self.done_buf, self.truncated_buf = buffers.done, buffers.truncated
+        self.mask_buf, self.reset_buf = buffers.step_mask, buffers.reset_on_done
         return spaces
 
     # ---- pipe requests -------------------------------------------------
 
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        """Seed one env in its worker (and again in a worker that replaces it)."""
-        self.seeds[env_id] = (seed, dynamic_seed)
-        self.env_request(env_id, Seed(env_id, seed, dynamic_seed))
-
-    def set_reset_param(self, env_id: int, param: dict) -> None:
-        """Keep one env's reset kwargs; every reset brings them to its worker."""
-        self.reset_params[env_id] = param
-
-    def params_of(self, env_ids: list[int]) -> dict[int, dict]:
-        """The reset kwargs of ``env_ids``, as a ``Reset`` request brings them."""
-        return {env_id: self.reset_params.get(env_id, {}) for env_id in env_ids}
+    def seed(self, env_id: int) -> None:
+        """Seed one env in its worker with its seed in the setup (a worker that replaces it starts so seeded)."""
+        self.env_request(env_id, Seed(env_id, *self.setup.seeds[env_id]))
 
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
         """Reset ``env_ids`` in their workers at once: the ids now ready and the errors of the others."""
@@ -115,10 +107,8 @@ class WorkerSet:
         if self.settle is not None:
             self.settle(by_worker)
         for index, ids in by_worker.items():
-            self.pool.send(index, Reset(ids, self.params_of(ids)))
-        replies, errors = self.gather(
-            by_worker, lambda index: self.pool.receive(index, Op.RESET, self.cfg["reset_timeout"])
-        )
+            self.pool.send(index, Reset(ids, self.setup.params_of(ids)))
+        replies, errors = self.gather(by_worker, lambda index: self.pool.receive(index, Op.RESET, self.timeout))
         # The workers that reset their envs: those are ready, whoever else failed.
         return [env_id for index in replies for env_id in by_worker[index]], errors
 
@@ -174,7 +164,7 @@ class WorkerSet:
         for index, request in requests.items():
             self.pool.send(index, request)
         replies, errors = self.gather(
-            by_worker, lambda index: self.pool.receive(index, requests[index].op, self.cfg["reset_timeout"])
+            by_worker, lambda index: self.pool.receive(index, requests[index].op, self.timeout)
         )
         if errors:
             raise errors[0]
@@ -188,9 +178,7 @@ class WorkerSet:
         index = int(self.worker_of[env_id])
         if self.settle is not None:
             self.settle([index])
-        replies, errors = self.gather(
-            {index: [env_id]}, lambda _: self.pool.request(index, request, self.cfg["reset_timeout"])
-        )
+        replies, errors = self.gather({index: [env_id]}, lambda _: self.pool.request(index, request, self.timeout))
         if errors:
             raise errors[0]
         return replies[index]
@@ -201,10 +189,8 @@ class WorkerSet:
         Envs whose (abnormal) results are on the way are the manager's to settle; the ledger
         marks only the others as needing a reset.
         """
-        env_ids = self.worker_envs[index]
-        seeds = {env_id: self.seeds[env_id] for env_id in env_ids if env_id in self.seeds}
-        self.pool.restart(index, seeds)
-        self.ledger.lose(env_ids)
+        self.pool.restart(index)
+        self.ledger.lose(self.worker_envs[index])
 
     # ---- step results --------------------------------------------------
 
@@ -240,12 +226,12 @@ class WorkerSet:
         infos = {env_id: abnormal_info(error) for env_id in lost}
         errors: dict[int, DingEnvError] = dict.fromkeys(lost, error)
         due = [env_id for env_id in lost if reset[env_id]]
-        if self.cfg["step_error"] != "abnormal" or not due:
+        if self.settings.host.step_error != "abnormal" or not due:
             return infos, errors
         replacement_failed = None
         for env_id in due:
             try:
-                self.pool.reset(index, [env_id], self.params_of([env_id]), self.cfg["reset_timeout"])
+                self.pool.request(index, Reset([env_id], self.setup.params_of([env_id])), self.timeout)
             except EnvError as reset_error:
                 errors[env_id] = kept(reset_error)
             except WORKER_FAILURES as worker_error:

@@ -23,6 +23,7 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
+from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_set import WORKER_FAILURES, WorkerSet, kept
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
 from ding_env.errors import DingEnvError, EnvError
@@ -33,19 +34,27 @@ class WorkerBackend(Backend):
 
     Args:
         env_fns: ``{env_id: constructor}`` for the ids ``0..n-1``.
-        cfg: The manager config.
+        settings: How workers are started, waited for and treat their envs.
         name: Names the manager in errors.
         ledger: Where envs lost with a worker are reported.
+        setup: The envs' seeds and reset kwargs (the manager's).
         num_workers: Worker processes.
     """
 
     views = True
 
     def __init__(
-        self, env_fns: Mapping[int, Callable[[], Any]], cfg: Mapping, name: str, ledger: Ledger, num_workers: int
+        self,
+        env_fns: Mapping[int, Callable[[], Any]],
+        settings: WorkerSettings,
+        name: str,
+        ledger: Ledger,
+        setup: EnvSetup,
+        num_workers: int,
     ) -> None:
-        super().__init__(env_fns, cfg, name, ledger)
-        self.workers = WorkerSet(env_fns, cfg, name, ledger, num_workers)
+        super().__init__(env_fns, name, ledger, setup)
+        self.step_timeout = settings.host.step_timeout
+        self.workers = WorkerSet(env_fns, settings, name, ledger, setup, num_workers)
         self.env_num = len(self.env_ids)
         self.all_workers = list(range(self.workers.num_workers))
         self.sent: tuple[np.ndarray, slice | np.ndarray, np.ndarray, list[int]] | None = None
@@ -63,12 +72,8 @@ class WorkerBackend(Backend):
         return spaces
 
     @override
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> None:
-        self.workers.seed(env_id, seed, dynamic_seed)
-
-    @override
-    def set_reset_param(self, env_id: int, param: dict) -> None:
-        self.workers.set_reset_param(env_id, param)
+    def seed(self, env_id: int) -> None:
+        self.workers.seed(env_id)
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
@@ -117,7 +122,7 @@ class WorkerBackend(Backend):
         if self.sent is None:
             return None
         (env_ids, rows, reset_on_done, stepping), self.sent = self.sent, None
-        workers, pool, timeout = self.workers, self.workers.pool, self.cfg["step_timeout"]
+        workers, pool, timeout = self.workers, self.workers.pool, self.step_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         failures: dict[int, DingEnvError] = {}
         for index in stepping:

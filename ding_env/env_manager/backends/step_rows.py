@@ -1,0 +1,66 @@
+"""``StepRows``: where a host writes its envs' step results, one row per env.
+
+``EnvHost.step`` writes each env's step observation, reward and done/truncated flags, and the
+observation it shows next, into these rows: views of the shared segment in a worker process,
+arrays of its own in the in-process backend. The parent reads them back as a ``TimestepBatch``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ding_env.env_manager import arrays
+
+
+def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
+    """A ``write(row, reward)`` for the reward rows.
+
+    A Python float into one-value float rows (the common reward) goes through a flat memoryview,
+    which skips numpy's indexing (benchmarks/history/runs.md, run 23); any
+    other reward is written by numpy, which rounds a float the same way.
+    """
+    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
+        return rewards.__setitem__
+    flat = memoryview(rewards.reshape(-1))
+
+    def write(row: int, value: Any) -> None:
+        if type(value) is float:
+            flat[row] = value
+        else:
+            rewards[row] = value
+
+    return write
+
+
+class StepRows:
+    """Where a host writes its envs' step results: row ``env_id - first`` of each array.
+
+    The workers' rows are views of the shared segment (``first=0``: rows by env id); the in-process
+    backend's are arrays of its own. Single flags and rewards are written through memoryviews, which
+    index single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
+
+    Args:
+        ready_obs: The observations each env shows next (a tree of arrays).
+        step_obs: The observations a step produced (the true final one where done).
+        reward: ``(rows, *reward shape)`` rewards.
+        done: ``(rows,)`` bool flags.
+        truncated: ``(rows,)`` bool flags.
+        first: The env id of row 0.
+    """
+
+    def __init__(
+        self, ready_obs: Any, step_obs: Any, reward: np.ndarray, done: np.ndarray, truncated: np.ndarray, first: int
+    ) -> None:
+        self.ready_obs, self.step_obs, self.first = ready_obs, step_obs, first
+        self.write_ready_obs = arrays.compile_writer(ready_obs)
+        self.write_step_obs = arrays.compile_writer(step_obs)
+        self.write_reward = reward_writer(reward)
+        self.done, self.truncated = memoryview(done), memoryview(truncated)
+
+    def release(self) -> None:
+        """Drop every view (before the memory they view is released)."""
+        self.ready_obs = self.step_obs = self.done = self.truncated = None
+        self.write_ready_obs = self.write_step_obs = self.write_reward = None
