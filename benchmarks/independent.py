@@ -16,7 +16,7 @@ import numpy as np
 from timing import timed
 from workloads import Workload
 
-from ding_env.env_manager.backends.workers import worker_shares
+from ding_env.env_manager.backends.base import consecutive_shares
 
 # The benchmark row of this executor.
 BOUND = "bound: independent processes, no executor"
@@ -61,7 +61,7 @@ def bench_independent_processes(workload: Workload, actions: np.ndarray, seconds
         RuntimeError: A process failed or did not report; it is named with its envs.
     """
     context = multiprocessing.get_context("spawn")  # a clean process, as a fresh worker would be
-    groups = worker_shares(
+    groups = consecutive_shares(
         list(range(workload.env_num)), min(workload.env_num, os.cpu_count() or 1)
     )  # as the managers split
     start = context.Barrier(len(groups))
