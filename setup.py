@@ -28,6 +28,8 @@ EXTRAS = {
     "zmq": ["pyzmq>=26", "msgspec>=0.19"],
     # EnvPool's C++ env pools (Atari, MuJoCo, classic control) as batch envs: ding_env.env.batch_sources.
     "envpool": ["envpool>=1.2"],
+    # The Ray managers: hosts placed on a cluster by Ray, stepped over the env servers' ZeroMQ wire.
+    "ray": ["ray>=2.40", "pyzmq>=26", "msgspec>=0.19"],
     "test": ["pytest>=8", "pytest-timeout>=2.3", "cloudpickle>=2.0"],
     # PufferLib (pufferlib-core) is a bench peer too, installed with --no-deps by `make bench`: it pins another torch.
     "bench": ["matplotlib>=3.7", "stable-baselines3>=2.3", "envpool>=1.2", "psutil>=5.9"],

@@ -37,7 +37,7 @@ from ding_env.version import __version__
 # Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
 # pipelines, through the batched API they share); `demo` steps through the dict API, which the V2 ones change.
 DEMO_MANAGERS = ("base", "subprocess", "async_subprocess")
-RUN_MANAGERS = (*DEMO_MANAGERS, "base_v2", "subprocess_v2", "remote", "async_remote")
+RUN_MANAGERS = (*DEMO_MANAGERS, "base_v2", "subprocess_v2", "remote", "async_remote", "ray", "async_ray")
 MANAGER_HELP = (
     "base: envs in this process; subprocess: shared-memory workers, every env each step; "
     "async_subprocess: workers, returns as soon as wait_num envs are ready"
@@ -45,7 +45,8 @@ MANAGER_HELP = (
 RUN_MANAGER_HELP = MANAGER_HELP + (
     "; base_v2 / subprocess_v2: DI-engine's V2 managers over base / subprocess; "
     "remote / async_remote: envs on `ding-env serve` servers (set env.manager.servers and "
-    "env.evaluator_manager.servers)"
+    "env.evaluator_manager.servers); ray / async_ray: envs on Ray actors, a local Ray instance or a cluster "
+    "(env.manager.address, num_hosts)"
 )
 COMMON_EXAMPLES = """examples:
   ding-env run configs/cartpole.py --steps 5000 --manager subprocess

@@ -26,6 +26,7 @@ from ding_env.env_manager.envpool_env_manager import PoolEnvManager
 from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
 from ding_env.env_manager.manager import EnvManager
 from ding_env.env_manager.outcome import ObsBatch, TimestepBatch
+from ding_env.env_manager.ray_env_manager import AsyncRayEnvManager, RayEnvManager
 from ding_env.env_manager.remote_env_manager import AsyncRemoteEnvManager, RemoteEnvManager
 from ding_env.env_manager.status import EnvStatus
 from ding_env.env_manager.subprocess_env_manager import (
@@ -38,6 +39,7 @@ __all__ = [
     "MANAGER_CLASSES",
     "MANAGER_CONFIG",
     "MANAGER_TYPES",
+    "AsyncRayEnvManager",
     "AsyncRemoteEnvManager",
     "AsyncSubprocessEnvManager",
     "BaseEnvManager",
@@ -49,6 +51,7 @@ __all__ = [
     "GymVectorEnvManager",
     "ObsBatch",
     "PoolEnvManager",
+    "RayEnvManager",
     "RemoteEnvManager",
     "SubprocessEnvManagerV2",
     "SyncSubprocessEnvManager",
@@ -71,6 +74,8 @@ MANAGER_CLASSES: Mapping[str, type] = {
         AsyncRemoteEnvManager,
         PoolEnvManager,
         GymVectorEnvManager,
+        RayEnvManager,
+        AsyncRayEnvManager,
     )
 }
 assert tuple(MANAGER_CLASSES) == MANAGER_TYPES, "config.MANAGER_TYPES lists the types of MANAGER_CLASSES"

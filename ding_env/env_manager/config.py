@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from easydict import EasyDict
@@ -19,7 +20,8 @@ from ding_env.errors import ConfigError
 MANAGER_CONFIG: dict[str, Any] = dict(
     # Manager kind for create_env_manager: 'base', 'subprocess' or 'async_subprocess'; 'base_v2' and
     # 'subprocess_v2' are 'base' and 'subprocess' with the treetensor interface of DI-engine's task pipelines;
-    # 'remote' / 'async_remote': envs on env servers (`ding-env serve`, see `servers`).
+    # 'remote' / 'async_remote': envs on env servers (`ding-env serve`, see `servers`); 'ray' / 'async_ray': envs
+    # on hosts Ray places on a cluster (the `ray` extra, see `num_hosts`).
     type="base",
     # Episodes each env runs before it counts as finished (``manager.done``).
     episode_num=float("inf"),
@@ -76,6 +78,21 @@ MANAGER_CONFIG: dict[str, Any] = dict(
     # Remote manager: a folder with client.key_secret and server.key (`ding-env keygen`) for servers started
     # with --keys: encrypted connections that only admitted clients get. None: plain connections.
     keys_dir=None,
+    # Ray managers: the cluster to join: None starts a local Ray instance sized to this machine (or joins the one
+    # `ray start` began here), 'auto' joins the running cluster, 'ray://head:10001' joins through Ray Client.
+    address=None,
+    # Ray managers: Ray actors hosting the envs, each a consecutive share (None: env_num / envs_per_host, else 1).
+    num_hosts=None,
+    # Ray managers: envs on each host (None: env_num shared out over num_hosts); num_hosts * envs_per_host == env_num.
+    envs_per_host=None,
+    # Ray managers: the Ray resources each host reserves, as a placement-group bundle (None: {'CPU': 1}).
+    host_resources=None,
+    # Ray managers: worker processes inside each host (0: the envs step in the host's own process).
+    host_workers=0,
+    # Ray managers: how the hosts' bundles are placed: 'SPREAD', 'PACK', 'STRICT_SPREAD' or 'STRICT_PACK'.
+    placement_strategy="SPREAD",
+    # Ray managers: times Ray restarts a host that died (-1: without limit); its envs come back at their next reset.
+    host_max_restarts=-1,
 )
 
 # Keys of DI-engine's manager configs that change nothing here, accepted so its configs load as
@@ -96,8 +113,11 @@ MANAGER_TYPES = (
     "async_remote",
     "env_pool",
     "gym_vector",
+    "ray",
+    "async_ray",
 )
 REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
+PLACEMENT_STRATEGIES = ("SPREAD", "PACK", "STRICT_SPREAD", "STRICT_PACK")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
 
@@ -173,6 +193,7 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     _expect(cfg.keys_dir is None or isinstance(cfg.keys_dir, str), "keys_dir", "None or a folder path", cfg.keys_dir)
     hb = cfg.heartbeat_timeout
     _expect(_is_number(hb) and hb > 0, "heartbeat_timeout", "seconds > 0", hb)
+    _check_ray_keys(cfg, env_num)
     _expect(
         not cfg.cpu_affinity or hasattr(os, "sched_setaffinity"),
         "cpu_affinity",
@@ -180,6 +201,44 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         cfg.cpu_affinity,
     )
     return cfg
+
+
+def _check_ray_keys(cfg: EasyDict, env_num: int) -> None:
+    """Validate the Ray managers' keys and settle ``num_hosts`` and ``envs_per_host``."""
+    address = cfg.address
+    _expect(address is None or isinstance(address, str), "address", "None, 'auto' or a Ray address", address)
+    for key in ("num_hosts", "envs_per_host"):
+        _expect(cfg[key] is None or (_is_int(cfg[key]) and cfg[key] >= 1), key, "None or an int >= 1", cfg[key])
+    if cfg.num_hosts is None:
+        cfg.num_hosts = env_num // cfg.envs_per_host if cfg.envs_per_host else 1
+    _expect(cfg.num_hosts <= env_num, "num_hosts", f"at most env_num={env_num}", cfg.num_hosts)
+    per_host = cfg.envs_per_host
+    _expect(
+        per_host is None or per_host * cfg.num_hosts == env_num,
+        "envs_per_host",
+        f"env_num / num_hosts = {env_num} / {cfg.num_hosts} (or None)",
+        per_host,
+    )
+    resources = cfg.host_resources
+    _expect(
+        resources is None
+        or (
+            isinstance(resources, Mapping)
+            and resources
+            and all(isinstance(name, str) and _is_number(amount) and amount >= 0 for name, amount in resources.items())
+            and any(amount > 0 for amount in resources.values())
+        ),
+        "host_resources",
+        "None or a dict of Ray resources such as {'CPU': 1, 'GPU': 0.5}, one amount > 0",
+        resources,
+    )
+    cfg.host_resources = {"CPU": 1} if resources is None else dict(resources)
+    workers = cfg.host_workers
+    _expect(_is_int(workers) and workers >= 0, "host_workers", "an int >= 0", workers)
+    strategy = cfg.placement_strategy
+    _expect(strategy in PLACEMENT_STRATEGIES, "placement_strategy", f"one of {PLACEMENT_STRATEGIES}", strategy)
+    restarts = cfg.host_max_restarts
+    _expect(_is_int(restarts) and restarts >= -1, "host_max_restarts", "an int >= -1", restarts)
 
 
 def _expect(ok: bool, key: str, expected: str, got: Any) -> None:

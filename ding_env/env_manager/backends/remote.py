@@ -152,9 +152,13 @@ class RemoteBackend(Backend):
 
     def lose_server(self, command: Op, error: ServerLostError) -> ServerLostCrash:
         """Give up the connection: every env of the server is lost until a reset connects again."""
-        self.lost = ServerLostCrash(self.address, self.env_ids, command, error.why)
+        self.lost = self.lost_error(command, error.why)
         self.connection.close()
         return self.lost
+
+    def lost_error(self, command: Op, why: str) -> ServerLostCrash:
+        """The error of this server's envs once it is lost during ``command``."""
+        return ServerLostCrash(self.address, self.env_ids, command, why)
 
     def report_lost(self, reply: dict) -> None:
         """Envs whose worker the server replaced lost their episodes."""
@@ -315,7 +319,7 @@ class RemoteBackend(Backend):
         flags |= self.ledger.claim_idle([env_id for env_id in self.env_ids if env_id not in flags])
         env_ids = np.array(sorted(flags), dtype=np.int64)
         count = len(env_ids)
-        restart_error = ServerLostCrash(self.address, self.env_ids, Op.RESET, error.why)
+        restart_error = self.lost_error(Op.RESET, error.why)
         errors = {row: restart_error if flags[env_id] else error for row, env_id in enumerate(env_ids.tolist())}
         obs = arrays.allocate(arrays.layout_of(self.spaces[0]), count)
         reward = arrays.allocate(arrays.reward_layout(self.spaces[2]), count)

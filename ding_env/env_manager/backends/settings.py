@@ -112,3 +112,35 @@ class EnvSetup:
     def params_of(self, env_ids: list[int]) -> dict[int, dict]:
         """The reset kwargs of each of ``env_ids`` (``{}`` for an env without any)."""
         return {env_id: self.reset_params.get(env_id, {}) for env_id in env_ids}
+
+
+@dataclass(frozen=True)
+class RaySettings:
+    """Where a Ray manager's hosts run and what each reserves; each host's backend gets ``remote`` beside them.
+
+    Attributes:
+        remote: How the manager reaches each host's env server.
+        address: The Ray cluster (None: a local instance, 'auto', 'ray://head:10001').
+        num_hosts: Ray actors hosting the envs, each a consecutive share.
+        host_resources: The Ray resources of each host, a placement-group bundle.
+        host_workers: Worker processes inside each host (0: the envs step in the host's process).
+        context: Start method of those workers.
+        placement_strategy: How Ray places the hosts' bundles.
+        host_max_restarts: Times Ray restarts a host that died (-1: without limit).
+    """
+
+    remote: RemoteSettings
+    address: str | None
+    num_hosts: int
+    host_resources: Mapping[str, float]
+    host_workers: int
+    context: str
+    placement_strategy: str
+    host_max_restarts: int
+
+    @classmethod
+    def of(cls, cfg: Mapping[str, Any]) -> RaySettings:
+        """The settings in a manager config."""
+        remote = RemoteSettings.of(cfg)
+        keys = ("address", "num_hosts", "host_resources", "host_workers", "context", "placement_strategy")
+        return cls(remote, *(cfg[key] for key in keys), cfg["host_max_restarts"])

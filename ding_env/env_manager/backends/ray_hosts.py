@@ -1,0 +1,235 @@
+"""The Ray managers' hosts: Ray actors placed by one placement group, each serving a share of the envs.
+
+``RayHosts`` joins (or starts) a Ray cluster, reserves one bundle of ``host_resources`` per host
+in a placement group, starts one ``HostServer`` actor per bundle and learns each env server's
+address. ``RayHostBackend`` is the remote backend (``backends/remote.py``) to one host: steps go
+over ZeroMQ, and when a host dies (Ray restarts it on a new port) the next reset asks Ray where
+it is now. ``RayHosts.close`` stops every actor, kills it and removes the placement group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from typing_extensions import override
+
+from ding_env.env_manager.backends.base import Ledger, consecutive_shares
+from ding_env.env_manager.backends.ray_host import STOP_TIMEOUT, HostServer
+from ding_env.env_manager.backends.remote import RemoteBackend, ServerLostCrash
+from ding_env.env_manager.backends.settings import EnvSetup, RaySettings
+from ding_env.errors import ConfigError
+from ding_env.ops import Op
+
+# Managers using the Ray instance this process started; the last to close shuts it down.
+_started_instance_users = 0
+_RAY_RESOURCE_OPTIONS = {"CPU": "num_cpus", "GPU": "num_gpus", "memory": "memory"}
+
+
+class HostView(NamedTuple):
+    """One host of a Ray manager.
+
+    Attributes:
+        index: The host's position among the manager's hosts.
+        env_ids: The env ids it hosts.
+        actor: The Ray actor handle (``ray.kill(actor, no_restart=False)`` makes Ray restart it).
+        address: Its env server's endpoint, as last learnt.
+    """
+
+    index: int
+    env_ids: list[int]
+    actor: Any
+    address: str
+
+
+class RayHostLost(ServerLostCrash):
+    """A Ray host stopped answering (its actor died or was killed): its envs are lost until their next reset.
+
+    Attributes:
+        host: The host's index in its manager.
+    """
+
+    def __init__(self, host: int, address: str, env_ids: list[int], command: Op, why: str) -> None:
+        super().__init__(address, env_ids, command, why)
+        self.host = host
+        self.args = (
+            f"Ray host {host} (env server {address}) hosting envs {self.env_ids} was lost during {command}: "
+            f"{why}; Ray restarts it (host_max_restarts) and a reset brings its envs back",
+        )
+
+
+def import_ray(name: str) -> Any:
+    """The ``ray`` module, or a ConfigError saying how to install it."""
+    try:
+        import ray
+    except ImportError as error:
+        raise ConfigError(f"{name}: the Ray managers need Ray: pip install 'ding-env[ray]' ({error})") from error
+    return ray
+
+
+def join_cluster(ray: Any, address: str | None) -> bool:
+    """Connect this process to Ray unless it is; whether it uses an instance this process started."""
+    global _started_instance_users
+    if ray.is_initialized():
+        if _started_instance_users:
+            _started_instance_users += 1
+        return bool(_started_instance_users)
+    # No address: a local instance sized to this machine (or the one `ray start` began on it).
+    ray.init(address=address, include_dashboard=False, configure_logging=False)
+    _started_instance_users = 1
+    return True
+
+
+def leave_cluster(ray: Any) -> None:
+    """Shut down the Ray instance this process started once no manager uses it."""
+    global _started_instance_users
+    _started_instance_users -= 1
+    if _started_instance_users == 0:
+        ray.shutdown()
+
+
+class RayHosts:
+    """``cfg.num_hosts`` Ray actors serving consecutive shares of ``env_fns``.
+
+    Args:
+        env_fns: One constructor per env (shipped to the hosts through Ray, once).
+        settings: Where the hosts run and what each reserves.
+        name: Names the manager in errors.
+
+    Raises:
+        ConfigError: When Ray is missing, cannot place the hosts within ``connect_timeout`` or a host fails to start.
+    """
+
+    def __init__(self, env_fns: Sequence[Callable[[], Any]], settings: RaySettings, name: str) -> None:
+        self.ray = ray = import_ray(name)
+        self.name = name
+        self.shares = consecutive_shares(list(range(len(env_fns))), settings.num_hosts)
+        self.actors: list[Any] = []
+        self.group: Any = None
+        self.uses_started_instance = join_cluster(ray, settings.address)
+        self.closed = False
+        try:
+            self.group = self.place(settings)
+            self.actors = self.start_actors(env_fns, settings)
+            self.addresses = self.fetch_addresses(range(len(self.actors)), settings.remote.connect_timeout)
+        except BaseException:
+            self.close()
+            raise
+
+    def place(self, settings: RaySettings) -> Any:
+        """A placement group of one ``host_resources`` bundle per host, once Ray placed it."""
+        from ray.util.placement_group import placement_group
+
+        bundles = [dict(settings.host_resources) for _ in self.shares]
+        timeout = settings.remote.connect_timeout
+        group = placement_group(bundles, strategy=settings.placement_strategy)
+        ready, _ = self.ray.wait([group.ready()], timeout=timeout)
+        if not ready:
+            self.ray.util.remove_placement_group(group)
+            raise ConfigError(
+                f"{self.name}: Ray could not place {len(bundles)} hosts of {bundles[0]} "
+                f"({settings.placement_strategy}) within connect_timeout={timeout} s; the cluster has "
+                f"{self.ray.available_resources()} free: lower num_hosts or host_resources, or add machines"
+            )
+        return group
+
+    def start_actors(self, env_fns: Sequence[Callable[[], Any]], settings: RaySettings) -> list[Any]:
+        """One ``HostServer`` actor per bundle of the group."""
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+        resources = dict(settings.host_resources)
+        options = {option: resources.pop(key) for key, option in _RAY_RESOURCE_OPTIONS.items() if key in resources}
+        # Worker processes inside a host do not fork it: a Ray worker process runs threads of its own.
+        context = "forkserver" if settings.context == "fork" else settings.context
+        server_cfg = {"num_workers": settings.host_workers, "context": context}
+        actor_class = self.ray.remote(HostServer)
+        trainer_ip = self.ray.util.get_node_ip_address()
+        return [
+            actor_class.options(
+                num_cpus=options.pop("num_cpus", 0),
+                **options,
+                resources=resources,
+                max_restarts=settings.host_max_restarts,
+                max_task_retries=settings.host_max_restarts,
+                scheduling_strategy=PlacementGroupSchedulingStrategy(self.group, placement_group_bundle_index=index),
+            ).remote([env_fns[env_id] for env_id in share], server_cfg, index, trainer_ip, settings.remote.keys_dir)
+            for index, share in enumerate(self.shares)
+        ]
+
+    def fetch_addresses(self, hosts: Sequence[int], timeout: float) -> list[str]:
+        """The env servers' addresses of ``hosts``, waiting for them to start (or restart) up to ``timeout``."""
+        refs = [self.actors[host].address.remote() for host in hosts]
+        ready, _ = self.ray.wait(refs, num_returns=len(refs), timeout=timeout)
+        if len(ready) < len(refs):
+            late = [host for host, ref in zip(hosts, refs, strict=True) if ref not in ready]
+            raise ConfigError(f"{self.name}: Ray hosts {late} did not start within connect_timeout={timeout} s")
+        try:
+            return self.ray.get(refs)
+        except self.ray.exceptions.RayError as error:
+            raise ConfigError(f"{self.name}: a Ray host failed to start: {error}") from error
+
+    def views(self, backends: Sequence[RayHostBackend]) -> list[HostView]:
+        """What each host is, as the manager shows it."""
+        return [
+            HostView(backend.index, list(backend.env_ids), self.actors[backend.index], backend.address)
+            for backend in backends
+        ]
+
+    def close(self) -> None:
+        """Stop every host (closing its envs and workers), kill its actor, remove the placement group; idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        ray = self.ray
+        try:
+            if self.actors:
+                stops = [actor.stop.remote() for actor in self.actors]
+                ray.wait(stops, num_returns=len(stops), timeout=STOP_TIMEOUT)
+                for actor in self.actors:
+                    ray.kill(actor, no_restart=True)
+            if self.group is not None:
+                ray.util.remove_placement_group(self.group)
+        finally:
+            self.actors, self.group = [], None
+            if self.uses_started_instance:
+                leave_cluster(ray)
+
+
+class RayHostBackend(RemoteBackend):
+    """The envs of host ``index`` of ``hosts``, stepped over its env server's ZeroMQ wire.
+
+    Args:
+        env_fns: ``{env_id: constructor}`` of the host's share (the host built its own envs from them).
+        settings: How to reach the host's server, and the settings its envs get.
+        name: Names the manager in errors.
+        ledger: Where lost envs are reported.
+        setup: The envs' seeds and reset kwargs (the manager's): a restarted host gets the seeds again.
+        hosts: The manager's hosts.
+        index: This host's index.
+    """
+
+    def __init__(
+        self,
+        env_fns: Mapping[int, Callable[[], Any]],
+        settings: RaySettings,
+        name: str,
+        ledger: Ledger,
+        setup: EnvSetup,
+        hosts: RayHosts,
+        index: int,
+    ) -> None:
+        super().__init__(env_fns, settings.remote, name, ledger, setup, hosts.addresses[index])
+        self.hosts, self.index = hosts, index
+
+    @override
+    def connect(self) -> None:
+        if self.lost is not None:  # the host died: Ray restarts it, with a server on a new port
+            try:
+                (self.address,) = self.hosts.fetch_addresses([self.index], self.settings.connect_timeout)
+            except ConfigError as error:
+                raise self.lost_error(Op.RESET, f"it did not come back: {error}") from error
+        super().connect()
+
+    @override
+    def lost_error(self, command: Op, why: str) -> ServerLostCrash:
+        return RayHostLost(self.index, self.address, self.env_ids, command, why)

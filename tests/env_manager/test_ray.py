@@ -1,0 +1,154 @@
+"""The Ray managers on one local Ray instance: the local managers' semantics, hosts that die, a clean close."""
+
+import time
+from functools import partial
+from threading import Timer
+
+import pytest
+
+from ding_env import create_env_manager
+from ding_env.errors import ConfigError, EnvCrashedError
+from tests.envs import CountingEnv
+from tests.support import (
+    arrays_of,
+    assert_same,
+    child_pids,
+    counting_fns,
+    leaked_segments,
+    process_running,
+    shm_segments,
+)
+from tests.support import trajectory as run_trajectory
+
+ray = pytest.importorskip("ray", reason="the Ray managers need the ray extra")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    """One local Ray instance for the module: the managers join it and leave it running."""
+    ray.init(num_cpus=2, include_dashboard=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def descendants(pids):
+    """``pids`` and every process below them."""
+    found, todo = set(), list(pids)
+    while todo:
+        pid = todo.pop()
+        found.add(pid)
+        todo += child_pids(pid)
+    return found
+
+
+def with_infos(batch):
+    return (*arrays_of(batch), batch.info)
+
+
+def trajectory(manager_type, fns, **cfg):
+    if manager_type == "async_ray":
+        cfg.setdefault("step_wait_timeout", 60.0)  # every env's result in each batch, as the serial manager's
+    return run_trajectory(manager_type, fns, steps=40, record=with_infos, actions=3, **cfg)
+
+
+@pytest.mark.parametrize(
+    ("manager_type", "hosts"), [("ray", 2), ("ray", 1), ("async_ray", 2)], ids=["2 hosts", "1 host", "async 2 hosts"]
+)
+def test_same_seeds_and_actions_give_the_local_managers_trajectories_bit_for_bit(manager_type, hosts):
+    fns = counting_fns(4, nested=True)  # Dict and Tuple observations, episodes of 3-7 steps
+    expected = trajectory("base", fns)
+    actual = trajectory(manager_type, fns, num_hosts=hosts)
+    assert_same([step[:-1] for step in actual], [step[:-1] for step in expected])
+    assert [step[-1] for step in actual] == [step[-1] for step in expected]
+
+
+def test_the_dict_api_episode_num_reset_params_and_env_calls_work_as_locally():
+    fns = counting_fns(4)
+    results = {}
+    for manager_type, extra in (("base", {}), ("ray", {"envs_per_host": 2})):
+        with create_env_manager({"type": manager_type, "episode_num": 2, **extra}, fns) as manager:
+            manager.seed(7, dynamic_seed=False)
+            manager.launch()
+            trace, t = [], 0
+            while not manager.done:
+                actions = {env_id: (env_id + t) % 3 for env_id in manager.ready_obs}
+                trace.append(
+                    {i: (ts.obs.tolist(), ts.reward.tolist(), ts.done) for i, ts in manager.step(actions).items()}
+                )
+                t += 1
+            manager.reset({3: {"offset": 10.0}})
+            manager.set_env_attr("marker", ["a", "b", "c", "d"])
+            results[manager_type] = (trace, manager.ready_obs[3][0], manager.marker, manager.current_step())
+    assert results["ray"] == results["base"]
+    assert results["base"][1] == 10.0  # the reset param reached the env on the second host
+
+
+def test_the_async_manager_returns_the_first_host_to_hold_wait_num_envs():
+    fns = [partial(CountingEnv, {"step_sleep": 0.0})] * 2 + [partial(CountingEnv, {"step_sleep": 0.5})] * 2
+    cfg = {"type": "async_ray", "num_hosts": 2, "wait_num": 2, "step_wait_timeout": None}
+    with create_env_manager(cfg, fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        first = manager.step({env_id: 0 for env_id in range(4)})
+        assert sorted(first) == [0, 1]  # the slow host's envs are still stepping
+        assert sorted(manager.step({})) == [2, 3]  # then the slow host's
+        assert sorted(manager.ready_obs) == [0, 1, 2, 3]
+
+
+def test_a_host_killed_mid_step_is_reported_naming_it_and_its_envs_and_its_envs_come_back_after_reset():
+    fns = [partial(CountingEnv, {"step_sleep": 1.0})] * 4
+    with create_env_manager({"type": "ray", "num_hosts": 2}, fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        host = manager.hosts[1]
+        killer = Timer(0.3, lambda: ray.kill(host.actor, no_restart=False))  # Ray restarts it
+        killer.start()
+        with pytest.raises(EnvCrashedError) as crash:
+            manager.step({env_id: 0 for env_id in range(4)})
+        killer.join()
+        assert crash.value.env_ids == [2, 3]
+        assert "Ray host 1" in str(crash.value) and "[2, 3]" in str(crash.value)
+        assert sorted(manager.ready_obs) == [0, 1]  # the other host's envs stepped and are ready
+        manager.reset({2: {}, 3: {}})
+        assert manager.hosts[1].address != host.address  # the restarted actor serves on a new port
+        timesteps = manager.step({env_id: 0 for env_id in range(4)})
+        assert sorted(timesteps) == [0, 1, 2, 3]
+        assert all(not timestep.info.get("abnormal") for timestep in timesteps.values())
+
+
+def test_close_leaves_no_actor_process_placement_group_or_shared_memory():
+    from ray.util import placement_group_table
+
+    before = shm_segments()
+    groups_before = set(placement_group_table())
+    with create_env_manager({"type": "ray", "num_hosts": 2, "host_workers": 1}, counting_fns(4)) as manager:
+        manager.launch()
+        manager.step({env_id: 0 for env_id in range(4)})
+        pids = descendants(ray.get([host.actor.pid.remote() for host in manager.hosts]))
+        assert len(pids) >= 4  # two actors and, in each, its worker (and forkserver)
+        actors = [host.actor for host in manager.hosts]
+    for actor in actors:
+        with pytest.raises(ray.exceptions.RayActorError):
+            ray.get(actor.address.remote(), timeout=30)
+    new_groups = {key: value for key, value in placement_group_table().items() if key not in groups_before}
+    assert new_groups and all(group["state"] == "REMOVED" for group in new_groups.values())
+    deadline = time.monotonic() + 30  # ray.kill ends the process without waiting for it
+    while any(process_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(process_running(pid) for pid in pids)
+    assert not leaked_segments(before, grace=5.0)
+
+
+def test_hosts_the_cluster_cannot_place_are_a_config_error_and_leave_nothing_behind():
+    from ray.util import placement_group_table
+
+    groups_before = set(placement_group_table())
+    cfg = {"type": "ray", "num_hosts": 2, "host_resources": {"CPU": 2}, "connect_timeout": 1.0}
+    manager = create_env_manager(cfg, counting_fns(2))
+    with pytest.raises(ConfigError, match="could not place 2 hosts"):
+        manager.launch()
+    manager.close()
+    new_groups = placement_group_table()
+    assert all(new_groups[key]["state"] == "REMOVED" for key in set(new_groups) - groups_before)
+    with pytest.raises(ConfigError, match="envs_per_host"):
+        create_env_manager({"type": "ray", "num_hosts": 2, "envs_per_host": 3}, counting_fns(4))
