@@ -292,8 +292,8 @@ def test_config_validation(manager_type):
         create_env_manager({"type": manager_type, "context": "thread"}, counting_fns(2))
     with pytest.raises(ConfigError, match="'type': expected one of"):
         create_env_manager({"type": "threads"}, counting_fns(2))
-    with pytest.raises(ConfigError, match="DI-engine's 'env_pool' manager is not in ding-env yet; use 'subprocess'"):
-        create_env_manager({"type": "env_pool"}, counting_fns(2))
+    with pytest.raises(ConfigError, match="'env_pool' makes its envs from its config"):
+        create_env_manager({"type": "env_pool", "env_id": "CartPole-v1", "env_num": 2}, counting_fns(2))
 
 
 # A manager section as DI-engine's compile_config writes it (formatted_total_config.py).
