@@ -75,6 +75,39 @@ def test_batch_timeline_quick_run():
     assert len(times) == 7 and times[0] > 0 and times[1] > 0 and times[4] > 0
 
 
+def test_per_env_budget_quick_run():
+    result = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/per_env_budget.py",
+            "--seconds",
+            "0",
+            "--rounds",
+            "1",
+            "--only",
+            "zero",
+            "--profile",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = {
+        cells[0]: cells[1:]
+        for line in result.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith("| stage")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    for stage in ("1 raw Gymnasium loop", "2 DingEnvWrapper.step loop", "3 base batched, views (copy_on_get=False)"):
+        assert float(rows[stage][0]) > 0
+    assert (
+        rows["4b subprocess batched, 2 workers, views (copy_on_get=False)"][1] == "3"
+    )  # its increment is over stage 3
+    assert "base batched, views (copy_on_get=False) / SyncVectorEnv =" in result.stdout
+    assert "Outside the waits for workers" in result.stdout
+
+
 REPO = Path(__file__).resolve().parents[1]
 RESULTS_MD = REPO / "benchmarks" / "RESULTS.md"
 
