@@ -34,7 +34,6 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -43,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pufferlib_peer  # noqa: E402
 from chart import plot  # noqa: E402
 from independent import BOUND, bench_independent_processes  # noqa: E402
-from timing import round_spread, timed  # noqa: E402
+from timing import round_spread, time_vector, timed  # noqa: E402
 from workloads import Workload, select, selected  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
@@ -78,21 +77,7 @@ def bench_single_loop(workload: Workload, actions: np.ndarray, seconds: float, m
 
 def bench_vector(make_envs: Callable, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int):
     """A vectorised env with Gymnasium's or SB3's interface: ``reset()`` then ``step(batch)``."""
-    return time_vector(make_envs(workload.gym_fns()), workload, actions, seconds, min_steps)
-
-
-def time_vector(envs: Any, workload: Workload, actions: np.ndarray, seconds: float, min_steps: int) -> float:
-    """Steps per second of a vectorised env stepping the batched ``actions``; closes it afterwards."""
-    envs.reset()
-
-    def step(i: int) -> int:
-        envs.step(actions[i % len(actions)])
-        return workload.env_num
-
-    try:
-        return timed(step, seconds, min_steps)
-    finally:
-        envs.close()
+    return time_vector(make_envs(workload.gym_fns()), workload.env_num, actions, seconds, min_steps)
 
 
 def sb3_subproc(env_fns: list) -> object:
@@ -108,7 +93,7 @@ def bench_envpool(workload: Workload, actions: np.ndarray, seconds: float, min_s
         raise SkipExecutor("EnvPool has no equivalent of this env")
     task, kwargs = ENVPOOL_TASKS[workload.env_id]
     return time_vector(
-        envpool.make_gymnasium(task, num_envs=workload.env_num, **kwargs), workload, actions, seconds, min_steps
+        envpool.make_gymnasium(task, num_envs=workload.env_num, **kwargs), workload.env_num, actions, seconds, min_steps
     )
 
 

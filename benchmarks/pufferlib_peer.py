@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
-from timing import timed
+from timing import time_vector
 from workloads import Workload
 
 # The layouts timed: PufferLib's best one differs by workload (one worker hosting every env wins
@@ -52,16 +52,7 @@ def bench_pufferlib(
         num_envs=workload.env_num,
         **kwargs,
     )
-    vecenv.reset(seed=0)
-
-    def step(i: int) -> int:
-        vecenv.step(actions[i % len(actions)])
-        return workload.env_num
-
-    try:
-        return timed(step, seconds, min_steps)
-    finally:
-        vecenv.close()
+    return time_vector(vecenv, workload.env_num, actions, seconds, min_steps)
 
 
 def executors() -> dict[str, Callable]:
