@@ -127,7 +127,10 @@ def _destination(src: Path, out: str | Path | None, in_place: bool) -> Path:
     if src.is_file() and dst.is_dir():
         raise ConfigError(f"ding-env port: {str(dst)!r} is a folder; give the ported file's path")
     if folder.resolve() == (src if src.is_dir() else src.parent).resolve():
-        raise ConfigError("ding-env port: --out is SRC's own place; use --in-place to port over SRC")
+        raise ConfigError(
+            f"ding-env port: --out {str(dst)!r} is in SRC's own folder, where the port's PORTING.md and --try's "
+            f"imports would mix with the original; give a path in another folder (ported/{src.name}), or --in-place"
+        )
     return dst
 
 
