@@ -8,7 +8,8 @@ Each stage adds one layer on top of the one before it, over the same envs and th
    2b. the wrapper stepped the way an env host steps it (``env_host.stepper_of``: plain fields, no timestep);
 3. ``BaseEnvManager``'s batched step (every env in this process: the env host writing its step rows,
    the observation check, the auto-reset, the ledger), with views of its arrays and with copies;
-4. ``SyncSubprocessEnvManager``'s batched step over 1 and 2 workers (the worker's write into shared
+4. ``SyncSubprocessEnvManager``'s batched step over 1 and 2 workers, and over 1 worker with the caller
+   hosting a share (``caller_share``) (the worker's write into shared
    memory, the parent's read), with views and with copies;
 5. the peers: Gymnasium's ``SyncVectorEnv`` and PufferLib 3's Serial and Multiprocessing vector envs.
 
@@ -90,18 +91,25 @@ BASE_COPIES = "3c base batched, copies (copy_on_get=True)"
 SYNC_VECTOR = "5a gymnasium SyncVectorEnv"
 
 
-def subprocess_name(workers: int, copies: bool) -> str:
-    """The row of the subprocess manager over ``workers`` workers, with copies or views."""
-    stage = "4" + "ab"[workers - 1] + ("c" if copies else "")
+# The subprocess layouts: (workers, whether the caller hosts a share beside them).
+LAYOUTS = ((1, False), (2, False), (1, True))
+
+
+def subprocess_name(workers: int, copies: bool, caller_share: bool = False) -> str:
+    """The row of the subprocess manager over ``workers`` workers (and the caller's share), with copies or views."""
+    stage = "4" + "abd"[LAYOUTS.index((workers, caller_share))] + ("c" if copies else "")
     kind = "copies (copy_on_get=True)" if copies else "views (copy_on_get=False)"
-    return f"{stage} subprocess batched, {workers} worker{'s' if workers > 1 else ''}, {kind}"
+    hosts = f"{workers} worker{'s' if workers > 1 else ''}"
+    return f"{stage} subprocess batched, {'caller + ' if caller_share else ''}{hosts}, {kind}"
 
 
-def manager_cfg(manager_type: str, workers: int | None, copies: bool) -> dict:
+def manager_cfg(manager_type: str, workers: int | None, copies: bool, caller_share: bool = False) -> dict:
     """The config of one of our managers in a stage."""
     cfg = {"type": manager_type, "copy_on_get": copies}
     if workers is not None:
         cfg["num_workers"] = workers
+    if caller_share:
+        cfg["caller_share"] = True
     return cfg
 
 
@@ -111,14 +119,13 @@ def stages() -> dict[str, Stage]:
         LOOP: Stage(bench_single_loop),
         WRAPPER: Stage(partial(bench_wrapper, False), LOOP),
         FAST_PATH: Stage(partial(bench_wrapper, True), WRAPPER),
-        BASE_VIEWS: Stage(partial(run_manager, "base", None, False), FAST_PATH),
-        BASE_COPIES: Stage(partial(run_manager, "base", None, True), BASE_VIEWS),
+        BASE_VIEWS: Stage(partial(run_manager, "base", None, False, False), FAST_PATH),
+        BASE_COPIES: Stage(partial(run_manager, "base", None, True, False), BASE_VIEWS),
     }
-    for workers in (1, 2):
-        table[subprocess_name(workers, False)] = Stage(partial(run_manager, "subprocess", workers, False), BASE_VIEWS)
-        table[subprocess_name(workers, True)] = Stage(
-            partial(run_manager, "subprocess", workers, True), subprocess_name(workers, False)
-        )
+    for workers, caller_share in LAYOUTS:
+        views, copies = subprocess_name(workers, False, caller_share), subprocess_name(workers, True, caller_share)
+        table[views] = Stage(partial(run_manager, "subprocess", workers, False, caller_share), BASE_VIEWS)
+        table[copies] = Stage(partial(run_manager, "subprocess", workers, True, caller_share), views)
     table[SYNC_VECTOR] = Stage(lambda *a: bench_vector(gym.vector.SyncVectorEnv, *a), LOOP)
     for stage, (name, run) in zip("bcd", pufferlib_peer.executors().items(), strict=False):
         table[f"5{stage} {name}"] = Stage(run, LOOP)
@@ -126,18 +133,31 @@ def stages() -> dict[str, Stage]:
 
 
 def run_manager(
-    manager_type: str, workers: int | None, copies: bool, workload: Workload, actions, seconds, min_steps
+    manager_type: str,
+    workers: int | None,
+    copies: bool,
+    caller_share: bool,
+    workload: Workload,
+    actions: np.ndarray,
+    seconds: float,
+    min_steps: int,
 ) -> float:
     """Steps per second of one of our managers' batched step."""
-    cfg = manager_cfg(manager_type, workers, copies)
+    cfg = manager_cfg(manager_type, workers, copies, caller_share)
     return bench_ding(cfg.pop("type"), True, workload, actions, seconds, min_steps, cfg=cfg)
 
 
-def run_rounds(workload: Workload, seconds: float, min_steps: int, rounds: int) -> dict[str, list[float]]:
-    """Steps/s of every stage in each round, the rounds interleaved (odd rounds in reverse order)."""
+def run_rounds(
+    workload: Workload, seconds: float, min_steps: int, rounds: int, only: str = ""
+) -> dict[str, list[float]]:
+    """Steps/s of every stage (whose number starts with one of ``only``'s, when given) in each round.
+
+    The rounds are interleaved (odd rounds in reverse order).
+    """
     table = stages()
     actions = workload.actions()
-    names = list(table)
+    wanted = tuple(prefix.strip() for prefix in only.split(",") if prefix.strip())
+    names = [name for name in table if not wanted or name.startswith(wanted)]
     rounds_of: dict[str, list[float]] = {name: [] for name in names}
     for index in range(rounds):
         for name in names if index % 2 == 0 else reversed(names):
@@ -160,9 +180,10 @@ def budget_table(workload: Workload, rounds_of: dict[str, list[float]]) -> list[
     for name, value in us.items():
         previous = table[name].previous
         over = previous.split(" ", 1)[0] if previous else ""  # the previous stage's number
-        increment = f"{value - us[previous]:+.2f}" if previous else ""
+        increment = f"{value - us[previous]:+.2f}" if previous in us else ""
         spread = round_spread(rounds_of[name], statistics.median(rounds_of[name]))
-        rows.append(f"| {name} | {value:.2f} | {over} | {increment} | {us[LOOP] / value:.2f} | {spread} |")
+        speed = f"{us[LOOP] / value:.2f}" if LOOP in us else ""
+        rows.append(f"| {name} | {value:.2f} | {over} | {increment} | {speed} | {spread} |")
     rows += ["", *ratio_rows(workload, us)]
     return rows
 
@@ -176,6 +197,8 @@ def ratio_rows(workload: Workload, us: dict[str, float]) -> list[str]:
     """The ratios the per-env targets name: time per env step, ours over the peer's (below 1: ours is faster)."""
     rows = []
     ours = {name: value for name, value in us.items() if name.startswith("4")}
+    if not ours:
+        return rows
     best_ours = min(ours, key=ours.get)
     # Against PufferLib's worker layouts (like with like: envs in worker processes) and against all of them.
     for peers in ("PufferLib Multiprocessing", "PufferLib"):
@@ -189,6 +212,8 @@ def ratio_rows(workload: Workload, us: dict[str, float]) -> list[str]:
             f" {ours[best_ours] / puffer[best_puffer]:.2f}"
         )
     for base in (BASE_VIEWS, BASE_COPIES):
+        if base not in us or SYNC_VECTOR not in us:
+            continue
         rows.append(
             f"- {workload.label}: {described(base)} / SyncVectorEnv = {us[base] / us[SYNC_VECTOR]:.2f}"
             f" (per batch {us[base] * workload.env_num:.1f} against {us[SYNC_VECTOR] * workload.env_num:.1f} us)"
@@ -200,12 +225,11 @@ def profile(workload: Workload, seconds: float) -> list[str]:
     """A profile of stages 3 and 4 (views): the functions with the most time of their own per env step."""
     actions = workload.actions()
     lines = []
-    for name, manager_type, workers in (
-        (BASE_VIEWS, "base", None),
-        (subprocess_name(1, False), "subprocess", 1),
-        (subprocess_name(2, False), "subprocess", 2),
+    for name, manager_type, workers, caller_share in (
+        (BASE_VIEWS, "base", None, False),
+        *((subprocess_name(workers, False, share), "subprocess", workers, share) for workers, share in LAYOUTS),
     ):
-        manager = create_env_manager(manager_cfg(manager_type, workers, False), workload.ding_fns())
+        manager = create_env_manager(manager_cfg(manager_type, workers, False, caller_share), workload.ding_fns())
         manager.launch()
         profiler = cProfile.Profile()
         counted = [0]
@@ -257,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median counts (default 3)")
     parser.add_argument("--only", default=LABELS, help=f"comma-separated workload labels (default {LABELS!r})")
     parser.add_argument("--profile", action="store_true", help="one more pass of cProfile over stages 3 and 4")
+    parser.add_argument(
+        "--stages", default="", help="comma-separated stage numbers to run, e.g. '1,4,5' (default: every stage)"
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
@@ -266,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     report = []
     for workload in select(args.only):
         print(f"\n{workload.label}")
-        rounds_of = run_rounds(workload, args.seconds, 50, args.rounds)
+        rounds_of = run_rounds(workload, args.seconds, 50, args.rounds, args.stages)
         report += [*budget_table(workload, rounds_of), ""]
     if args.profile:
         for workload in select(args.only):

@@ -325,11 +325,12 @@ class BaseBatchEnv(abc.ABC):
         if ids.ndim != 1 or (ids.size and ids.dtype.kind not in "iu"):
             raise ValueError(f"{self!r}: env_ids must be a flat sequence of ints, got {describe_value(env_ids)}")
         ids = ids.astype(np.int64, copy=False)
-        if ids.size and (ids.min() < 0 or ids.max() >= self._num_envs or len(np.unique(ids)) != len(ids)):
+        values = ids.tolist()  # checked as Python ints: fewer calls than numpy's min, max and unique for a batch
+        if values and (min(values) < 0 or max(values) >= self._num_envs or len(set(values)) != len(values)):
             raise ValueError(
                 f"{self!r}: env_ids must be distinct sub-env ids in [0, {self._num_envs}), got {describe_value(ids)}"
             )
-        if len(ids) == self._num_envs and (ids[1:] > ids[:-1]).all():
+        if len(values) == self._num_envs and values == sorted(values):
             return None  # every sub-env in order: the fast path
         return ids
 

@@ -133,8 +133,8 @@ class BatchHost:
 
     def _apply_seeds(self, batch: HostedBatch) -> None:
         """Give ``batch`` its ids' seeds when they changed since it last got them."""
-        seeds = [self.setup.seeds.get(env_id) for env_id in range(batch.first, batch.stop)]
-        if seeds == [None] * batch.num_envs or tuple(seeds) == batch.seeded:
+        seeds = tuple(map(self.setup.seeds.get, range(batch.first, batch.stop)))  # once per reset: no Python loop
+        if seeds == batch.seeded or seeds.count(None) == batch.num_envs:
             return
         unseeded = [batch.first + sub_id for sub_id, seed in enumerate(seeds) if seed is None]
         modes = {seed[1] for seed in seeds if seed is not None}
@@ -146,7 +146,7 @@ class BatchHost:
             )
         dynamic = modes.pop()
         batch.env.seed([seed[0] for seed in seeds], dynamic_seed=True if dynamic is None else dynamic)
-        batch.seeded = tuple(seeds)
+        batch.seeded = seeds
 
     @staticmethod
     def _sub_ids(batch: HostedBatch, env_ids: np.ndarray) -> np.ndarray | None:
@@ -179,7 +179,10 @@ class BatchHost:
         Done ids whose flag in ``resets`` is set are reset with one call; their ready rows get the
         reset observations, the step rows keep the final ones. Never raises: failures go to ``errors``.
         """
-        index = arrays.rows_of(env_ids - rows.first)
+        # env_ids increase: they are consecutive exactly when they span their count.
+        start = int(env_ids[0]) - rows.first
+        consecutive = int(env_ids[-1]) - rows.first - start == len(env_ids) - 1
+        index = slice(start, start + len(env_ids)) if consecutive else env_ids - rows.first
         try:
             record = batch.env.step(actions, self._sub_ids(batch, env_ids))
             arrays.write(rows.step_obs, index, record.obs)

@@ -177,6 +177,9 @@ class EnvHost:
         slots = batch_hosted(env_fn)
         self.env_fn = {env_id: fn for env_id, fn in env_fn.items() if env_id not in slots}
         self.batch = BatchHost(slots, settings, setup) if slots else None
+        # in_batch[env_id]: whether env_id is a batch env's sub-env, for a step to tell them apart without a loop.
+        self._in_batch = np.zeros(max(env_fn, default=-1) + 1, dtype=bool)
+        self._in_batch[list(slots)] = True
         self.settings, self.setup = settings, setup
         self._reset_timeout = settings.reset_timeout if limit_time else None
         self._step_timeout = settings.step_timeout if limit_time else None
@@ -308,8 +311,7 @@ class EnvHost:
         """
         infos: dict[int, dict] = {}
         errors: dict[int, EnvError] = {}
-        hosted = self.batch.batch_of
-        in_batch = np.fromiter((env_id in hosted for env_id in env_ids.tolist()), dtype=bool, count=len(env_ids))
+        in_batch = self._in_batch[env_ids]
         plain = np.flatnonzero(~in_batch)
         if len(plain):
             ids = env_ids[plain]
@@ -321,12 +323,20 @@ class EnvHost:
                 put_info,
             )
         if len(plain) < len(env_ids):
-            batched = np.flatnonzero(in_batch)
+            # Every id a batch env's (the usual case): positions are slices, and the rows are taken without a copy.
+            batched = np.flatnonzero(in_batch) if len(plain) else slice(None)
             ids = env_ids[batched]
             for batch, positions in self.batch.groups(ids):
-                picked = batched[positions]
+                picked = positions if len(plain) == 0 else batched[positions]
+                # Copies: the actions are the batch env's, whatever the caller does with its array.
                 self.batch.step(
-                    batch, ids[positions], arrays.take(actions, picked), resets[picked], rows, infos, errors
+                    batch,
+                    ids[positions],
+                    arrays.copy_tree(arrays.take(actions, picked)),
+                    resets[picked],
+                    rows,
+                    infos,
+                    errors,
                 )
         return infos, errors
 

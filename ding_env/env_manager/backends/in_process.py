@@ -94,9 +94,11 @@ class InProcessBackend(Backend):
                 ids, arrays.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows
             )
         rows = self.rows_of(env_ids)
-        info = [infos.get(env_id, {}) for env_id in ids] if infos else [{} for _ in ids]
-        if errors:
+        info = [{} for _ in ids]
+        if infos or errors:
             row_of = {env_id: row for row, env_id in enumerate(ids)}
+            for env_id, env_info in infos.items():
+                info[row_of[env_id]] = env_info
             errors = {row_of[env_id]: error for env_id, error in errors.items()}
         return TimestepBatch(
             env_ids,

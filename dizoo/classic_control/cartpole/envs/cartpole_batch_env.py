@@ -56,25 +56,29 @@ class CartPoleBatchEnv(BaseBatchEnv):
     def _reset(self, env_ids: EnvIds) -> np.ndarray:
         if self._state is None:
             self._state = np.zeros((4, self._num_envs), dtype=np.float64)
-        ids = range(self._num_envs) if env_ids is None else env_ids.tolist()
         # Each sub-env draws its start from its own generator, as a Gymnasium env from np_random.
-        for index, generator in zip(ids, self._episode_generators(env_ids), strict=True):
-            self._state[:, index] = generator.uniform(low=-RESET_BOUND, high=RESET_BOUND, size=(4,))
+        starts = [
+            generator.uniform(low=-RESET_BOUND, high=RESET_BOUND, size=(4,))
+            for generator in self._episode_generators(env_ids)
+        ]
         index = slice(None) if env_ids is None else env_ids
+        self._state[:, index] = np.array(starts).T
         self._steps[index] = 0
-        return np.ascontiguousarray(self._state[:, index].T, dtype=np.float32)
+        return np.array(self._state[:, index].T, dtype=np.float32, order="C")
 
     def _step(self, actions: Any, env_ids: EnvIds) -> BatchStep:
         actions = np.asarray(actions).reshape(-1)
-        if actions.dtype.kind not in "iub" or (actions.size and (actions.min() < 0 or actions.max() > 1)):
+        # Integers other than 0 and 1 (negative ones included) have a bit set above the lowest.
+        if actions.dtype.kind not in "iub" or (actions.dtype.kind != "b" and (actions >> 1).any()):
             ids = np.arange(self._num_envs) if env_ids is None else env_ids
             bad = ids[(actions < 0) | (actions > 1)] if actions.dtype.kind in "iub" else ids
             raise ValueError(
                 f"{self!r}: actions must be 0 or 1, one per stepped sub-env; sub-envs {bad.tolist()} got "
                 f"{describe_value(actions)}"
             )
-        index = slice(None) if env_ids is None else env_ids
-        x, x_dot, theta, theta_dot = self._state[:, index]
+        # Every sub-env (the usual step): the state rows are updated in place; some: on a copy of their columns.
+        state = self._state if env_ids is None else self._state[:, env_ids]
+        x, x_dot, theta, theta_dot = state
         # The expressions of Gymnasium's CartPoleEnv.step, in its order, so float64 results are bit-equal.
         force = np.where(actions == 1, FORCE_MAG, -FORCE_MAG)
         costheta = np.cos(theta)
@@ -84,17 +88,21 @@ class CartPoleBatchEnv(BaseBatchEnv):
             HALF_LENGTH * (4.0 / 3.0 - MASS_POLE * np.square(costheta) / TOTAL_MASS)
         )
         xacc = temp - POLE_MASS_LENGTH * thetaacc * costheta / TOTAL_MASS
-        x = x + TAU * x_dot
-        x_dot = x_dot + TAU * xacc
-        theta = theta + TAU * theta_dot
-        theta_dot = theta_dot + TAU * thetaacc
-        state = np.stack((x, x_dot, theta, theta_dot))
-        self._state[:, index] = state
+        # In Gymnasium's order: x and theta move with the velocities from before this step.
+        x += TAU * x_dot
+        x_dot += TAU * xacc
+        theta += TAU * theta_dot
+        theta_dot += TAU * thetaacc
+        index = slice(None) if env_ids is None else env_ids
+        if env_ids is not None:
+            self._state[:, index] = state
         self._steps[index] += 1
-        terminated = (x < -X_THRESHOLD) | (x > X_THRESHOLD) | (theta < -THETA_THRESHOLD) | (theta > THETA_THRESHOLD)
+        # |x| > bound is exactly x < -bound or x > bound (Gymnasium's test), in fewer array operations.
+        terminated = (np.abs(x) > X_THRESHOLD) | (np.abs(theta) > THETA_THRESHOLD)
         truncated = self._steps[index] >= self._max_episode_steps
         reward = np.ones(len(terminated), dtype=np.float32)
-        return self._transition(env_ids, np.ascontiguousarray(state.T, dtype=np.float32), reward, terminated, truncated)
+        obs = np.array(state.T, dtype=np.float32, order="C")
+        return self._transition(env_ids, obs, reward, terminated, truncated)
 
     def _close(self) -> None:
         self._state = None
