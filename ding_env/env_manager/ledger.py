@@ -108,6 +108,9 @@ class EnvLedger:
                 self.mark(env_ids, READY)
                 return
             ended = outcome.done
+            if not ended.any():  # no episode ended: every env stepped is ready again
+                self.mark(env_ids, READY)
+                return
             needs_reset = np.zeros(len(env_ids), dtype=bool)
         else:
             ended = outcome.done.copy()

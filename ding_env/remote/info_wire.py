@@ -33,11 +33,14 @@ class InfoSender:
         self.width = 0  # value slots the known schemas use
 
     def fields(self, env_ids: np.ndarray, infos: list[dict]) -> dict[str, Any]:
-        """``info_numbers``, ``info_values``, ``info_schemas`` and ``info`` (``{row: info}`` outside the table)."""
+        """``info_numbers``, ``info_values``, ``info_schemas`` and ``info`` (``{row: info}`` outside the table).
+
+        An empty info is in neither: the receiver gives a row with no info an empty dict.
+        """
         self.writer.start_step(0, len(self.numbers))
         others = {}
         for row, (env_id, info) in enumerate(zip(env_ids.tolist(), infos, strict=True)):
-            if not self.writer.put(env_id, info):
+            if info and not self.writer.put(env_id, info):  # an empty info travels as nothing at all
                 others[row] = info
         schemas = [
             (env_id, number, list(schema.keys), [kind.__name__ for kind in schema.types])
@@ -85,13 +88,13 @@ class InfoReceiver:
             table = self.reader.read(0, self.env_num)
         except KeyError as error:
             raise WireError(f"step reply: an info under schema {error} that was never announced") from None
+        if not table and not others:  # the usual mid-episode step: no env has an info
+            return [{} for _ in range(rows)]
         infos = []
         for row, env_id in enumerate(env_ids.tolist()):
             info = table.get(env_id)
             if info is None:
-                info = others.get(row)
-                if info is None:
-                    raise WireError(f"step reply: no info for row {row} (env {env_id})")
+                info = others.get(row, {})  # neither in the table nor sent: the env's info was empty
             infos.append(info)
         return infos
 
