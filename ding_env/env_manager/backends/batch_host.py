@@ -3,7 +3,8 @@
 ``EnvHost`` hands it the ids that are sub-envs of batch envs (``env_layout.BatchSlot``). Per batch
 env and per call it makes one ``seed``, one ``reset`` and one ``step`` on stacked arrays, and writes
 the results into the host's rows with one assignment per field: no loop over sub-envs in Python.
-Only done rows get an info dict (``truncated``, ``eval_episode_return`` and the env's info row).
+Rows get an info dict only when they have something to say: the batch env's info row when its
+``BatchStep.info`` has keys, and on done rows ``truncated`` and ``eval_episode_return`` too.
 
 A batch env whose step or reset raises is one failure of every id it hosts: each stepped id gets
 an abnormal row and an ``EnvError`` naming all of them; with ``step_error='abnormal'`` the batch
@@ -189,6 +190,9 @@ class BatchHost:
         except Exception as error:  # noqa: BLE001 - every stepped id gets an abnormal row and the error
             self._fail_step(batch, env_ids, index, resets, error, rows, infos, errors)
             return
+        if record.info:  # a running sub-env's info reaches the caller, as every step's info of a BaseEnv does
+            for position in np.flatnonzero(~done).tolist():
+                infos[int(env_ids[position])] = info_row(record.info, position)
         if not done.any():
             arrays.write(rows.ready_obs, index, arrays.take(rows.step_obs, index))
             return

@@ -304,7 +304,7 @@ class EnvHost:
         """``step`` for a host with batch envs: ``env_ids`` increasing, ``actions`` stacked (row ``k`` for id ``k``).
 
         Each batch env steps its ids with one call on its rows of ``actions``; the other envs step
-        one after another through ``step``. Done infos of batch envs are returned, not put.
+        one after another through ``step``. Infos of batch envs are returned, not put.
         """
         infos: dict[int, dict] = {}
         errors: dict[int, EnvError] = {}
