@@ -418,3 +418,10 @@ def test_di_engine_per_env_calls(make_manager):
     assert manager.figure_path == ["figures", None]
     with pytest.raises(ValueError, match="7"):
         manager.reward_shaping(7, [])
+
+
+def test_an_observation_of_another_dtype_is_an_error_naming_the_env_and_field(make_manager, hosted):
+    """Never a silent cast: a float64 observation for a float32 space is refused, naming the env and the field."""
+    manager = make_manager(hosted(counting_fns(2, obs_dtype="float64")))
+    with pytest.raises(EnvError, match=r"env 0 failed in reset: .*reset obs must have dtype float32, got float64"):
+        manager.launch()

@@ -187,6 +187,8 @@ class EnvHost:
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
         self._check = _no_check if layout is None else arrays.compile_check(layout, self.describe)
+        if self.batch is not None:
+            self.batch.set_obs_layout(layout)
 
     def describe(self, env_id: int) -> str:
         """Names an env in error messages."""
