@@ -16,6 +16,7 @@ from ding_env import BaseEnv, BaseEnvTimestep, DingEnvWrapper
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.timestep import termination, transition, truncation
 from ding_env.env_manager.arrays import stack
+from tests.trajectories import tree_copy
 
 
 def cartpole_fn() -> DingEnvWrapper:
@@ -539,18 +540,27 @@ class OwnGymMakeEnv(BaseEnv):
         return gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
 
 
-class CountingBatchEnv(BaseBatchEnv):
-    """``num_envs`` CountingEnvs (config ``env_cfg``) as one batch env: sub-env ``i`` is exactly a CountingEnv.
+class BatchOfEnvs(BaseBatchEnv):
+    """The envs of ``env_fns`` (config) as one batch env: sub-env ``i`` is exactly ``env_fns[i]()``.
 
-    Seeded as a manager seeds its envs (sub-env ``i`` gets its seed, with the same ``dynamic_seed``), so a
-    manager hosting it must give the trajectories of a manager hosting the CountingEnvs themselves.
+    Seeded as a manager seeds its envs (sub-env ``i`` gets its seed, with the same ``dynamic_seed``),
+    handed its action row as its own numpy array, and reporting its infos and episode return, so a
+    manager hosting it must give the trajectories of a manager hosting the envs themselves.
+    ``last_action`` is ``(type, dtype, shape)`` of one row of the stacked actions it got last.
     """
 
-    config: ClassVar[dict] = dict(num_envs=2, env_cfg={})
+    config: ClassVar[dict] = dict(num_envs=1, env_fns=[])
+    last_action = None
 
     def __init__(self, cfg: dict | None = None) -> None:
+        cfg = dict(cfg or {})
+        if "env_fns" in cfg:
+            cfg["num_envs"] = len(cfg["env_fns"])
         super().__init__(cfg)
-        self._envs = [CountingEnv(dict(self._cfg.env_cfg)) for _ in range(self._num_envs)]
+        self._envs = self._build_envs()
+
+    def _build_envs(self) -> list[BaseEnv]:
+        return [env_fn() for env_fn in self._cfg.env_fns]
 
     def seed(self, seed: Any, dynamic_seed: bool = True) -> None:
         super().seed(seed, dynamic_seed)
@@ -564,18 +574,29 @@ class CountingBatchEnv(BaseBatchEnv):
         return stack([self._envs[index].reset() for index in self._ids(env_ids)])
 
     def _step(self, actions: Any, env_ids: np.ndarray | None) -> BatchStep:
-        steps = [self._envs[index].step(action) for index, action in zip(self._ids(env_ids), actions, strict=True)]
-        truncated = [step.done and step.info["truncated"] for step in steps]
-        terminated = [step.done and not step.info["truncated"] for step in steps]
-        rewards = [step.reward for step in steps]
-        return self._transition(env_ids, stack([step.obs for step in steps]), rewards, terminated, truncated)
+        if isinstance(actions, np.ndarray):
+            self.last_action = (type(actions).__name__, actions.dtype.name, actions.shape[1:])
+        ids = self._ids(env_ids)
+        steps = [self._envs[index].step(tree_copy(actions, row)) for row, index in enumerate(ids)]
+        infos = [{key: value for key, value in step.info.items() if key not in FINAL_KEYS} for step in steps]
+        if any(info.keys() != infos[0].keys() for info in infos):
+            raise ValueError(f"{self!r} passes on only infos with the same keys in every row, got {infos}")
+        info = {key: object_rows([row[key] for row in infos]) for key in infos[0]}
+        terminated, truncated = [step.terminated for step in steps], [step.truncated for step in steps]
+        record = self._transition(
+            env_ids, stack([step.obs for step in steps]), [step.reward for step in steps], terminated, truncated, info
+        )
+        for row, step in enumerate(steps):  # the env's own return (a shaped reward may differ from what it sums)
+            if step.done:
+                record.episode_return[row] = step.info["eval_episode_return"]
+        return record
 
     def _close(self) -> None:
         for env in self._envs:
             env.close()
 
     def __repr__(self) -> str:
-        return f"CountingBatchEnv(num_envs={self._num_envs})"
+        return f"{type(self).__name__}(num_envs={self._num_envs})"
 
     @property
     def observation_space(self) -> gym.spaces.Space:
@@ -588,6 +609,27 @@ class CountingBatchEnv(BaseBatchEnv):
     @property
     def reward_space(self) -> gym.spaces.Space:
         return self._envs[0].reward_space
+
+
+# Info keys a manager adds to a done step of a batch env itself.
+FINAL_KEYS = ("truncated", "eval_episode_return")
+
+
+def object_rows(values: list) -> np.ndarray:
+    """``values`` as a 1-d object array, each value kept as it is."""
+    rows = np.empty(len(values), dtype=object)
+    for row, value in enumerate(values):  # one by one: numpy would unpack a list or tuple value
+        rows[row] = value
+    return rows
+
+
+class CountingBatchEnv(BatchOfEnvs):
+    """``num_envs`` CountingEnvs (config ``env_cfg``) as one batch env: sub-env ``i`` is exactly a CountingEnv."""
+
+    config: ClassVar[dict] = dict(num_envs=2, env_cfg={})
+
+    def _build_envs(self) -> list[BaseEnv]:
+        return [CountingEnv(dict(self._cfg.env_cfg)) for _ in range(self._num_envs)]
 
 
 class LockstepCountingBatchEnv(CountingBatchEnv):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ding_env import create_env_manager
 from tests.conftest import manager_cfg
-from tests.envs import CountingEnv
+from tests.envs import BatchOfEnvs, CountingEnv
 
 REPO = Path(__file__).resolve().parents[1]
 # DI-engine 0.5.3 lives in a venv of its own, which `make test` builds; DING_ENV_DI_ENGINE_VENV names another one.
@@ -30,6 +30,18 @@ def di_engine_dizoo() -> Path:
 def counting_fns(count: int, **cfg):
     """``count`` constructors of ``CountingEnv(cfg)``."""
     return [partial(CountingEnv, cfg) for _ in range(count)]
+
+
+def as_batch_envs(env_fns: list) -> list:
+    """The envs of ``env_fns`` with the same env ids, hosted as batch envs beside a plain env.
+
+    Each pair of consecutive envs becomes one ``BatchOfEnvs`` (2 envs: one batch env; 4: two); an odd
+    last env stays as it is (3 envs: a batch env and a plain env), and a single env is a batch env of one.
+    """
+    if len(env_fns) == 1:
+        return [partial(BatchOfEnvs, dict(env_fns=env_fns))]
+    pairs = [partial(BatchOfEnvs, dict(env_fns=env_fns[i : i + 2])) for i in range(0, len(env_fns) - 1, 2)]
+    return pairs + env_fns[len(pairs) * 2 :]
 
 
 def shm_segments():

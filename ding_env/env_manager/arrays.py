@@ -86,6 +86,32 @@ def compile_check(layout: Any, describe: Callable[[Any], str]) -> Callable[[Any,
     return check_tree
 
 
+def compile_stacked_check(layout: Any) -> Callable[[Any, int, str], None]:
+    """A fast ``check(value, rows, field)``: ``value`` must be ``rows`` observations of ``layout``, stacked.
+
+    What a batch env returns for ``rows`` sub-envs. The check raises ``EnvDataError`` naming the field,
+    the stacked shape or dtype expected and what arrived: no casting, as for one env's observation.
+    """
+    if isinstance(layout, ArraySpec):
+        shape, dtype = layout.shape, layout.dtype
+
+        def check_leaf(value: Any, rows: int, field: str) -> None:
+            if type(value) is not np.ndarray or value.shape != (rows, *shape) or value.dtype != dtype:
+                check_value(ArraySpec((rows, *shape), dtype), value, f"{rows} stacked rows", field)
+
+        return check_leaf
+
+    def check_tree(value: Any, rows: int, field: str) -> None:
+        check_value(
+            map_tree(lambda leaf: ArraySpec((rows, *leaf.shape), leaf.dtype), layout),
+            value,
+            f"{rows} stacked rows",
+            field,
+        )
+
+    return check_tree
+
+
 def allocate(layout: Any, count: int, make: Callable[[tuple[int, ...], np.dtype], np.ndarray] | None = None) -> Any:
     """A tree of arrays with a leading batch axis of ``count`` for every leaf."""
     make = make or (lambda shape, dtype: np.zeros(shape, dtype))

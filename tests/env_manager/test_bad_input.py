@@ -49,10 +49,11 @@ def lockstep(manager, reference, steps=3):
 
 
 @pytest.fixture(params=MANAGERS)
-def pair(request):
-    """A launched manager of 3 CountingEnvs and a serial reference seeded alike."""
+def pair(request, hosted):
+    """A launched manager of 3 CountingEnvs (hosted as ``hosted`` gives them) and a serial reference seeded alike."""
     fns = [partial(CountingEnv, {"limit": 10**6})] * 3
-    managers = [create_env_manager(manager_cfg(request.param, num_workers=2), fns), create_env_manager({}, fns)]
+    manager = create_env_manager(manager_cfg(request.param, num_workers=2), hosted(fns))
+    managers = [manager, create_env_manager({}, fns)]
     for manager in managers:
         manager.seed(7)
         manager.launch()
@@ -107,9 +108,9 @@ def test_bad_calls_are_refused_and_change_nothing(pair, call, needle):
 
 def test_a_bad_reset_kwarg_does_not_stick(pair):
     manager, reference = pair
-    with pytest.raises(EnvError) as raised:
-        manager.reset({1: {"bogus": 1}})
-    assert_clear(raised.value, "env 1 failed in reset", "bogus")
+    with pytest.raises(EnvError) as raised:  # env 2: a plain env in every hosting (batch envs refuse reset params)
+        manager.reset({2: {"bogus": 1}})
+    assert_clear(raised.value, "env 2 failed in reset", "bogus")
     manager.reset()  # every env, with the params each had before: the bad one is gone
     reference.reset()
     lockstep(manager, reference)
@@ -134,8 +135,8 @@ BAD_ACTIONS = {  # env -> [(actions for envs 0 and 1, text the message must hold
 
 @pytest.mark.parametrize("manager_type", MANAGERS)
 @pytest.mark.parametrize("space", sorted(BAD_ACTIONS))
-def test_bad_box_and_multi_discrete_actions_name_the_env(manager_type, space):
-    fns = [partial(ActionKindEnv, {"space": space, "limit": 10**6})] * 2
+def test_bad_box_and_multi_discrete_actions_name_the_env(manager_type, space, hosted):
+    fns = hosted([partial(ActionKindEnv, {"space": space, "limit": 10**6})] * 2)
     with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.launch()
         for actions, needle in BAD_ACTIONS[space]:
@@ -147,8 +148,9 @@ def test_bad_box_and_multi_discrete_actions_name_the_env(manager_type, space):
 
 
 @pytest.mark.parametrize("manager_type", MANAGERS)
-def test_bad_dict_actions_name_the_env(manager_type):
-    with create_env_manager(manager_cfg(manager_type), [partial(DictActionEnv, {"limit": 10**6})] * 2) as manager:
+def test_bad_dict_actions_name_the_env(manager_type, hosted):
+    fns = hosted([partial(DictActionEnv, {"limit": 10**6})] * 2)
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.launch()
         for actions in (
             {0: {"push": 1}, 1: {"push": 1, "scale": np.ones(1, np.float32)}},
@@ -172,9 +174,10 @@ def test_bad_dict_actions_name_the_env(manager_type):
     ids=["dict", "tuple"],
 )
 def test_a_bool_for_a_discrete_part_of_a_dict_or_tuple_action_names_the_env_and_key(
-    manager_type, env_cls, with_push, where
+    manager_type, env_cls, with_push, where, hosted
 ):
-    with create_env_manager(manager_cfg(manager_type), [partial(env_cls, {"limit": 10**6})] * 2) as manager:
+    fns = hosted([partial(env_cls, {"limit": 10**6})] * 2)
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.launch()
         with pytest.raises(ValueError) as raised:
             manager.step({0: with_push(1), 1: with_push(True)})  # Gymnasium's Discrete.contains takes it
@@ -186,8 +189,9 @@ def test_a_bool_for_a_discrete_part_of_a_dict_or_tuple_action_names_the_env_and_
 
 
 @pytest.mark.parametrize("manager_type", MANAGERS)
-def test_stacked_dict_actions_with_ragged_rows_name_the_key(manager_type):
-    with create_env_manager(manager_cfg(manager_type), [partial(DictActionEnv, {"limit": 10**6})] * 2) as manager:
+def test_stacked_dict_actions_with_ragged_rows_name_the_key(manager_type, hosted):
+    fns = hosted([partial(DictActionEnv, {"limit": 10**6})] * 2)
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.launch()
         for push, scale, key, rows in (
             (np.ones(3, np.int64), np.ones((2, 1), np.float32), "push", "shape=(3,)"),
@@ -358,6 +362,7 @@ def test_a_reward_space_the_managers_cannot_hold_is_refused_at_launch_naming_the
     assert_clear(raised.value, "DictRewardEnv()", "reward_space is Dict('goal': Box(", "declare a Box")
 
 
+# Plain envs only: a batch env's step returns the BatchStep its base class builds, never a plain tuple.
 @pytest.mark.parametrize("manager_type", MANAGERS)
 def test_a_step_returning_a_plain_tuple_is_named_with_the_fix(manager_type):
     from tests.checker.broken_envs import GoodEnv, PlainTupleStepEnv

@@ -9,7 +9,7 @@ from ding_env import create_env_manager
 from ding_env.errors import ConfigError, EnvError
 from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
 from tests.conftest import manager_cfg
-from tests.envs import CountingBatchEnv, CountingEnv, LockstepCountingBatchEnv
+from tests.envs import BatchOfEnvs, CountingBatchEnv, CountingEnv, LockstepCountingBatchEnv
 from tests.support import arrays_of
 
 
@@ -145,6 +145,36 @@ def test_a_failing_batch_env_is_renewed_with_abnormal_steps(make_manager):
         assert timestep.done and timestep.info["abnormal"] and "hosting env ids 0..1" in timestep.info["error"]
     assert manager.ready_obs_id == [0, 1]  # renewed and reset: the next episodes run
     assert all(obs[0] == 0 for obs in manager.ready_obs.values())
+
+
+@pytest.mark.parametrize("step_error", ["raise", "abnormal"])
+def test_a_failed_auto_reset_of_a_batch_env_keeps_the_true_final_transitions(make_manager, step_error):
+    # limit=1: every step ends an episode (a truncation); sub-env 1's second reset (the auto-reset) fails, and
+    # with it the batch env's one reset call for env ids 0 and 1. Env 2 is a plain env beside it.
+    batch = partial(
+        BatchOfEnvs,
+        dict(env_fns=[partial(CountingEnv, dict(limit=1)), partial(CountingEnv, dict(limit=1, fail_reset_at=2))]),
+    )
+    manager = make_manager([batch, partial(CountingEnv, dict(limit=1))], step_error=step_error)
+    manager.seed(0)
+    manager.launch()
+    with pytest.raises(
+        EnvError, match=r"env 0 failed in reset: batch env .* hosting env ids 0\.\.1 .*reset 2 fails"
+    ) as raised:
+        manager.step({0: 2, 1: 2, 2: 2})
+    results = raised.value.results
+    assert sorted(results) == [0, 1, 2] and sorted(raised.value.errors) == [0, 1]
+    for timestep in results.values():  # every env's real last step: counter 1, reward action + 1, truncated
+        assert timestep.done and timestep.truncated and "abnormal" not in timestep.info
+        assert timestep.obs[0] == 1.0 and timestep.reward[0] == 3.0
+    assert {env_id: status.name for env_id, status in manager.env_state.items()} == {
+        0: "NEEDS_RESET",
+        1: "NEEDS_RESET",
+        2: "READY",
+    }
+    assert manager.ready_obs_id == [2]  # never handed out without a reset
+    manager.reset({0: {}, 1: {}})
+    assert manager.ready_obs_id == [0, 1, 2]
 
 
 def test_reset_params_for_a_sub_env_are_refused(make_manager):

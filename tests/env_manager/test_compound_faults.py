@@ -1,4 +1,7 @@
-"""Faults on top of faults: every env is accounted for (a result, or named by the raised error)."""
+"""Faults on top of faults: every env is accounted for (a result, or named by the raised error).
+
+Plain envs only: a batch env's fault fails every id it hosts at once (test_batch_hosting has those cases).
+"""
 
 from __future__ import annotations
 

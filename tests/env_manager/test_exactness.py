@@ -14,7 +14,7 @@ import pytest
 from ding_env import create_env_manager
 from ding_env.checker import check_env
 from tests.conftest import manager_cfg
-from tests.envs import ActionKindEnv, CountingEnv, KeyOrderEnv
+from tests.envs import ActionKindEnv, BatchOfEnvs, CountingEnv, KeyOrderEnv
 
 REPO = Path(__file__).resolve().parents[2]
 # Every manager, the subprocess ones with shared memory on and off.
@@ -36,8 +36,8 @@ def make(manager_type, shared_memory, env_fn, **cfg):
 
 
 @pytest.mark.parametrize(("manager_type", "shared_memory"), EVERY_MANAGER)
-def test_dict_observations_come_in_the_space_key_order(manager_type, shared_memory):
-    fns = [partial(KeyOrderEnv, {"limit": 2})] * 3
+def test_dict_observations_come_in_the_space_key_order(manager_type, shared_memory, hosted):
+    fns = hosted([partial(KeyOrderEnv, {"limit": 2})] * 3)
     with make(manager_type, shared_memory, fns) as manager:
         order = list(manager.observation_space.spaces)
         assert order == ["goal", "grid", "pos"]  # Gymnasium's Dict sorts the keys the env gave it
@@ -61,8 +61,8 @@ def test_the_checker_finds_no_difference_between_processes_for_an_env_with_unsor
 
 @pytest.mark.parametrize(("manager_type", "shared_memory"), EVERY_MANAGER_AND_V2)
 @pytest.mark.parametrize("nested", [False, True])
-def test_batched_results_belong_to_the_caller(manager_type, shared_memory, nested):
-    fns = [partial(CountingEnv, {"nested": nested, "limit": 3})] * 4
+def test_batched_results_belong_to_the_caller(manager_type, shared_memory, nested, hosted):
+    fns = hosted([partial(CountingEnv, {"nested": nested, "limit": 3})] * 4)
     with make(manager_type, shared_memory, fns) as manager:
         manager.seed(0)
         manager.launch()
@@ -87,8 +87,8 @@ def leaves(tree):
 
 
 @pytest.mark.parametrize(("manager_type", "shared_memory"), EVERY_MANAGER)
-def test_without_copy_on_get_results_are_valid_until_the_next_call(manager_type, shared_memory):
-    fns = [partial(CountingEnv, {"limit": 10**6})] * 4
+def test_without_copy_on_get_results_are_valid_until_the_next_call(manager_type, shared_memory, hosted):
+    fns = hosted([partial(CountingEnv, {"limit": 10**6})] * 4)
     with make(manager_type, shared_memory, fns, copy_on_get=False) as manager:
         manager.seed(0)
         manager.launch()
@@ -99,6 +99,7 @@ def test_without_copy_on_get_results_are_valid_until_the_next_call(manager_type,
             np.testing.assert_array_equal(batch.reward[:, 0], t + 1)
 
 
+# Plain envs only: what is read is the manager's shared memory, the same whatever hosts the envs.
 @pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
 @pytest.mark.parametrize("shared_memory", [True, False])
 def test_arrays_read_after_close_never_crash_the_process(manager_type, shared_memory):
@@ -137,10 +138,13 @@ ACTIONS = {
 
 @pytest.mark.parametrize(("manager_type", "shared_memory"), EVERY_MANAGER)
 @pytest.mark.parametrize("space", sorted(ACTIONS))
-def test_actions_reach_the_env_as_numpy_arrays_of_the_space_dtype(manager_type, shared_memory, space):
-    """DI-engine's envs assert ``isinstance(action, np.ndarray)``: every form a policy sends must arrive so."""
+def test_actions_reach_the_env_as_numpy_arrays_of_the_space_dtype(manager_type, shared_memory, space, hosted):
+    """DI-engine's envs assert ``isinstance(action, np.ndarray)``: every form a policy sends must arrive so.
+
+    A batch env gets them stacked: its ``last_action`` is the type, dtype and shape of one row.
+    """
     given, expected = ACTIONS[space]
-    fns = [partial(ActionKindEnv, {"space": space, "limit": 10**6})] * 2
+    fns = hosted([partial(ActionKindEnv, {"space": space, "limit": 10**6})] * 2)
     with make(manager_type, shared_memory, fns) as manager:
         manager.launch()
         for action in given:
@@ -151,14 +155,27 @@ def test_actions_reach_the_env_as_numpy_arrays_of_the_space_dtype(manager_type, 
         assert manager.last_action == [expected, expected]
 
 
-def test_the_actions_an_env_gets_are_its_own():
-    class Keeper(ActionKindEnv):
-        def step(self, action):
-            self.kept = action
-            return super().step(action)
+class Keeper(ActionKindEnv):
+    """Keeps the action it got last."""
 
+    def step(self, action):
+        self.kept = action
+        return super().step(action)
+
+
+class StackKeeper(BatchOfEnvs):
+    """Keeps the stacked actions it got last."""
+
+    def _step(self, actions, env_ids):
+        self.kept = actions
+        return super()._step(actions, env_ids)
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["envs", "batch_env"])
+def test_the_actions_an_env_gets_are_its_own(batch):
+    env_fns = [partial(Keeper, {"space": "box", "limit": 10**6})] * 2
     actions = np.zeros((2, 2), np.float32)
-    with make("base", True, [partial(Keeper, {"space": "box", "limit": 10**6})] * 2) as manager:
+    with make("base", True, [partial(StackKeeper, dict(env_fns=env_fns))] if batch else env_fns) as manager:
         manager.launch()
         manager.step_batch(np.array([0, 1]), actions)
         actions[:] = 0.75  # the caller reuses its buffer

@@ -112,9 +112,8 @@ def test_env_exception_names_env_and_command_with_remote_traceback(manager_type)
 
 
 @pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
-def test_bad_actions_change_nothing(manager_type):
-
-    fns = [partial(CountingEnv, {"limit": 10**6})] * 2
+def test_bad_actions_change_nothing(manager_type, hosted):
+    fns = hosted([partial(CountingEnv, {"limit": 10**6})] * 2)
     with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.seed(0)
         manager.launch()

@@ -24,8 +24,8 @@ def rollout(manager, steps, action_of=lambda env_id, t: (env_id + t) % 3):
     return trace
 
 
-def test_launch_ready_step(make_manager):
-    manager = make_manager(counting_fns(3))
+def test_launch_ready_step(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(3)))
     manager.seed(0)
     manager.launch()
     ready = manager.ready_obs
@@ -38,8 +38,8 @@ def test_launch_ready_step(make_manager):
     assert type(timesteps[0].done) is bool
 
 
-def test_auto_reset_returns_final_obs_then_reset_obs(make_manager):
-    manager = make_manager(counting_fns(1))
+def test_auto_reset_returns_final_obs_then_reset_obs(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(1)))
     manager.seed(1)
     manager.launch()
     while True:
@@ -51,8 +51,8 @@ def test_auto_reset_returns_final_obs_then_reset_obs(make_manager):
     assert manager.ready_obs[0][0] == 0.0  # next ready obs is the reset obs
 
 
-def test_episode_num_finishes_envs(make_manager):
-    manager = make_manager(counting_fns(2), episode_num=2)
+def test_episode_num_finishes_envs(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(2)), episode_num=2)
     manager.seed(0)
     manager.launch()
     assert manager.active_env == [0, 1]
@@ -66,6 +66,7 @@ def test_episode_num_finishes_envs(make_manager):
     assert manager.ready_obs == {}
 
 
+# Plain envs only: reset params for a batch env's ids are refused (test_batch_hosting has the batch case).
 def test_without_auto_reset_done_envs_wait_for_reset(make_manager):
     manager = make_manager(counting_fns(2), auto_reset=False)
     manager.seed(0)
@@ -80,10 +81,10 @@ def test_without_auto_reset_done_envs_wait_for_reset(make_manager):
     assert manager.ready_obs[0][0] == 100.0
 
 
-def test_same_seed_same_trajectories_and_envs_differ(make_manager):
+def test_same_seed_same_trajectories_and_envs_differ(make_manager, hosted):
     traces = []
     for _ in range(2):
-        manager = make_manager(counting_fns(3))
+        manager = make_manager(hosted(counting_fns(3)))
         manager.seed(5)
         manager.launch()
         traces.append(rollout(manager, 30))
@@ -95,10 +96,10 @@ def test_same_seed_same_trajectories_and_envs_differ(make_manager):
     assert not np.array_equal(traces[0][0][0][0], traces[0][1][0][0])
 
 
-def test_seed_forms(make_manager):
+def test_seed_forms(make_manager, hosted):
     starts = {}
     for form in (7, [7, 8, 9], {0: 7, 1: 8, 2: 9}):
-        manager = make_manager(counting_fns(3))
+        manager = make_manager(hosted(counting_fns(3)))
         manager.seed(form, dynamic_seed=False)
         manager.launch()
         starts[str(form)] = [obs.copy() for _, obs in sorted(manager.ready_obs.items())]
@@ -107,11 +108,11 @@ def test_seed_forms(make_manager):
         for a, b in zip(first, other, strict=True):
             np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="got 2 seeds for 3 envs"):
-        make_manager(counting_fns(3)).seed([1, 2])
+        make_manager(hosted(counting_fns(3))).seed([1, 2])
 
 
-def test_static_seed_replays_episodes(make_manager):
-    manager = make_manager(counting_fns(1))
+def test_static_seed_replays_episodes(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(1)))
     manager.seed(3, dynamic_seed=False)
     manager.launch()
     trace = rollout(manager, 40, action_of=lambda env_id, t: 0)[0]
@@ -123,9 +124,9 @@ def test_static_seed_replays_episodes(make_manager):
         np.testing.assert_array_equal(a, b)
 
 
-def test_batched_api_matches_dict_api(make_manager):
-    dict_manager = make_manager(counting_fns(4))
-    batch_manager = make_manager(counting_fns(4))
+def test_batched_api_matches_dict_api(make_manager, hosted):
+    dict_manager = make_manager(hosted(counting_fns(4)))
+    batch_manager = make_manager(hosted(counting_fns(4)))
     for manager in (dict_manager, batch_manager):
         manager.seed(11)
         manager.launch()
@@ -146,8 +147,8 @@ def test_batched_api_matches_dict_api(make_manager):
             assert batch.truncated[row] == ts.truncated and batch.info[row] == ts.info
 
 
-def test_truncation_reaches_the_batch(make_manager):
-    manager = make_manager(counting_fns(2, limit=2))
+def test_truncation_reaches_the_batch(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(2, limit=2)))
     manager.seed(0)
     manager.launch()
     manager.step_batch([0, 1], np.zeros(2, dtype=np.int64))
@@ -155,8 +156,8 @@ def test_truncation_reaches_the_batch(make_manager):
     assert batch.done.tolist() == [True, True] and batch.truncated.tolist() == [True, True]
 
 
-def test_nested_observations(make_manager):
-    manager = make_manager(counting_fns(2, nested=True))
+def test_nested_observations(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(2, nested=True)))
     manager.seed(0)
     manager.launch()
     ready = manager.ready_obs_batch
@@ -166,8 +167,8 @@ def test_nested_observations(make_manager):
     assert timesteps[0].obs["count"] == 1 and timesteps[1].obs["pair"][0].dtype == np.float32
 
 
-def test_cartpole_through_manager(make_manager):
-    manager = make_manager([cartpole_fn] * 2)
+def test_cartpole_through_manager(make_manager, hosted):
+    manager = make_manager(hosted([cartpole_fn] * 2))
     manager.seed(0)
     manager.launch()
     assert manager.observation_space.shape == (4,) and manager.action_space.n == 2
@@ -175,8 +176,8 @@ def test_cartpole_through_manager(make_manager):
     assert len(trace[0]) == 50
 
 
-def test_bad_env_ids(make_manager):
-    manager = make_manager(counting_fns(2))
+def test_bad_env_ids(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(2)))
     manager.launch()
     with pytest.raises(ValueError, match="out of range"):
         manager.step({5: 0})
@@ -189,8 +190,8 @@ def test_bad_env_ids(make_manager):
         manager.step_batch([0, 0], np.zeros(2, dtype=np.int64))
 
 
-def test_state_errors(make_manager):
-    manager = make_manager(counting_fns(2))
+def test_state_errors(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(2)))
     with pytest.raises(EnvStateError, match="not launched"):
         manager.step({0: 0})
     with pytest.raises(EnvStateError, match="not launched"):
@@ -205,8 +206,8 @@ def test_state_errors(make_manager):
             call()
 
 
-def test_closed_until_launch_and_after_close_as_di_engine_code_expects(make_manager):
-    manager = make_manager(counting_fns(2))
+def test_closed_until_launch_and_after_close_as_di_engine_code_expects(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(2)))
     assert manager.closed  # DI-engine's pipelines run `if manager.closed: manager.launch()`
     manager.launch()
     assert not manager.closed
@@ -214,33 +215,41 @@ def test_closed_until_launch_and_after_close_as_di_engine_code_expects(make_mana
     assert manager.closed
 
 
-def test_context_manager_closes(manager_type):
+def test_context_manager_closes(manager_type, hosted):
     from ding_env import create_env_manager
 
-    with create_env_manager({"type": manager_type}, counting_fns(2)) as manager:
+    with create_env_manager({"type": manager_type}, hosted(counting_fns(2))) as manager:
         manager.launch()
     assert manager.closed
 
 
-def test_reset_retry_then_error(make_manager):
-    manager = make_manager(counting_fns(1, fail_reset_times=2), max_retry=3, retry_waiting_time=0.0)
+def test_reset_retry_then_error(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(1, fail_reset_times=2)), max_retry=3, retry_waiting_time=0.0)
     manager.launch()
     assert 0 in manager.ready_obs
-    failing = make_manager(counting_fns(1, fail_reset_times=5), max_retry=2, retry_waiting_time=0.0)
-    with pytest.raises(EnvError, match="env 0 failed in reset: RuntimeError: reset failure 2") as info:
+    failing = make_manager(hosted(counting_fns(1, fail_reset_times=5)), max_retry=2, retry_waiting_time=0.0)
+    # A batch env's error names it and its env ids before the sub-env's exception.
+    with pytest.raises(
+        EnvError, match=r"env 0 failed in reset: (batch env .*\): )?RuntimeError: reset failure 2"
+    ) as info:
         failing.launch()
     assert isinstance(info.value, RuntimeError) and "Traceback" in info.value.remote_traceback
 
 
-def test_renew_builds_a_fresh_env(make_manager):
+def test_renew_builds_a_fresh_env(make_manager, hosted):
     # Each fresh env fails its first reset; 'reset' retries the same env, 'renew' a new one.
-    manager = make_manager(counting_fns(1, fail_reset_times=1), max_retry=2, retry_type="renew", retry_waiting_time=0)
+    manager = make_manager(
+        hosted(counting_fns(1, fail_reset_times=1)), max_retry=2, retry_type="renew", retry_waiting_time=0
+    )
     with pytest.raises(EnvError, match="reset failure 1"):
         manager.launch()
-    manager = make_manager(counting_fns(1, fail_reset_times=1), max_retry=2, retry_type="reset", retry_waiting_time=0)
+    manager = make_manager(
+        hosted(counting_fns(1, fail_reset_times=1)), max_retry=2, retry_type="reset", retry_waiting_time=0
+    )
     manager.launch()
 
 
+# Plain envs only: a failing batch env fails for every id it hosts (test_batch_hosting has the batch case).
 def test_step_error_raise_keeps_other_results(make_manager):
     manager = make_manager(counting_fns(2, fail_step_at=1))
     manager.seed(0)
@@ -254,14 +263,15 @@ def test_step_error_raise_keeps_other_results(make_manager):
     assert manager.ready_obs_id == [0, 1]
 
 
-def test_step_error_abnormal_returns_done_and_renews(make_manager):
-    manager = make_manager(counting_fns(1, fail_step_at=0), step_error="abnormal")
+def test_step_error_abnormal_returns_done_and_renews(make_manager, hosted):
+    manager = make_manager(hosted(counting_fns(1, fail_step_at=0)), step_error="abnormal")
     manager.launch()
     timestep = manager.step({0: 0})[0]
     assert timestep.done and timestep.info["abnormal"] and "step failure" in timestep.info["error"]
     assert manager.ready_obs_id == [0]
 
 
+# Plain envs only: a sub-env answers with its batch env's attributes (test_batch_hosting has the batch case).
 def test_attribute_broadcast(make_manager):
     manager = make_manager(counting_fns(2))
     manager.launch()
@@ -317,11 +327,11 @@ DI_ENGINE_MANAGER_CFG = dict(
 )
 
 
-def test_di_engine_manager_configs_load_as_they_are(manager_type):
+def test_di_engine_manager_configs_load_as_they_are(manager_type, hosted):
     from ding_env import create_env_manager
 
     cfg = {**DI_ENGINE_MANAGER_CFG, "type": manager_type}
-    with create_env_manager(cfg, counting_fns(3)) as manager:
+    with create_env_manager(cfg, hosted(counting_fns(3))) as manager:
         manager.seed(0)
         manager.launch()
         assert manager.config.wait_num is None and "reset_inplace" not in manager.config
@@ -341,8 +351,8 @@ def test_di_engine_manager_configs_load_as_they_are(manager_type):
         create_env_manager({"type": manager_type, "step_wait_timeout": -1}, counting_fns(1))
 
 
-def test_a_subclass_step_reaches_the_manager(make_manager):
-    manager = make_manager([ShapedCartPole] * 2)
+def test_a_subclass_step_reaches_the_manager(make_manager, hosted):
+    manager = make_manager(hosted([ShapedCartPole] * 2))
     manager.seed(0)
     manager.launch()
     batch = manager.step_batch([0, 1], np.zeros(2, dtype=np.int64))
@@ -351,9 +361,9 @@ def test_a_subclass_step_reaches_the_manager(make_manager):
 
 
 @pytest.mark.parametrize("reward_as_array", [False, True])
-def test_rewards_arrive_in_the_reward_space_dtype(make_manager, reward_as_array):
+def test_rewards_arrive_in_the_reward_space_dtype(make_manager, hosted, reward_as_array):
     """Rewards not exact in float32, given as floats or float64 arrays, round the same in every manager."""
-    manager = make_manager([partial(TenthsEnv, {"reward_as_array": reward_as_array})] * 2)
+    manager = make_manager(hosted([partial(TenthsEnv, {"reward_as_array": reward_as_array})] * 2))
     manager.seed(0)
     manager.launch()
     for t in range(12):
@@ -366,9 +376,9 @@ def test_rewards_arrive_in_the_reward_space_dtype(make_manager, reward_as_array)
         assert batch.reward.tolist() == expected
 
 
-def test_subsets_and_all_envs_step_exactly_the_envs_named(make_manager):
+def test_subsets_and_all_envs_step_exactly_the_envs_named(make_manager, hosted):
     """Alternating subsets and every env: only the named envs take a step each time."""
-    manager = make_manager(counting_fns(4))
+    manager = make_manager(hosted(counting_fns(4)))
     manager.seed(0)
     manager.launch()
     steps = np.zeros(4, dtype=int)
@@ -380,9 +390,9 @@ def test_subsets_and_all_envs_step_exactly_the_envs_named(make_manager):
         assert batch.obs[:, 0].tolist() == steps[env_ids].tolist()
 
 
-def test_an_empty_step_steps_no_env_and_returns_nothing(make_manager):
+def test_an_empty_step_steps_no_env_and_returns_nothing(make_manager, hosted):
     """What a loop over the ready envs sends when none is ready: {} back, and no env takes a step."""
-    manager = make_manager(counting_fns(3))
+    manager = make_manager(hosted(counting_fns(3)))
     manager.seed(0)
     manager.launch()
     assert manager.step({}) == {}
@@ -393,6 +403,7 @@ def test_an_empty_step_steps_no_env_and_returns_nothing(make_manager):
     assert batch.obs[:, 0].tolist() == [1, 1, 1]  # the first step each env took
 
 
+# Plain envs only: render and the other per-env calls reach a sub-env's batch env, not the sub-env.
 def test_di_engine_per_env_calls(make_manager):
     from tests.envs import FigureEnv
 
@@ -407,3 +418,10 @@ def test_di_engine_per_env_calls(make_manager):
     assert manager.figure_path == ["figures", None]
     with pytest.raises(ValueError, match="7"):
         manager.reward_shaping(7, [])
+
+
+def test_an_observation_of_another_dtype_is_an_error_naming_the_env_and_field(make_manager, hosted):
+    """Never a silent cast: a float64 observation for a float32 space is refused, naming the env and the field."""
+    manager = make_manager(hosted(counting_fns(2, obs_dtype="float64")))
+    with pytest.raises(EnvError, match=r"env 0 failed in reset: .*reset obs must have dtype float32, got float64"):
+        manager.launch()

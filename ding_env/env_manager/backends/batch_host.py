@@ -3,7 +3,8 @@
 ``EnvHost`` hands it the ids that are sub-envs of batch envs (``env_layout.BatchSlot``). Per batch
 env and per call it makes one ``seed``, one ``reset`` and one ``step`` on stacked arrays, and writes
 the results into the host's rows with one assignment per field: no loop over sub-envs in Python.
-Only done rows get an info dict (``truncated``, ``eval_episode_return`` and the env's info row).
+Rows get an info dict only when they have something to say: the batch env's info row when its
+``BatchStep.info`` has keys, and on done rows ``truncated`` and ``eval_episode_return`` too.
 
 A batch env whose step or reset raises is one failure of every id it hosts: each stepped id gets
 an abnormal row and an ``EnvError`` naming all of them; with ``step_error='abnormal'`` the batch
@@ -70,6 +71,7 @@ class BatchHost:
 
     def __init__(self, slots: Mapping[int, BatchSlot], settings: HostSettings, setup: EnvSetup) -> None:
         self.settings, self.setup = settings, setup
+        self.set_obs_layout(None)
         self.batches: dict[int, HostedBatch] = {}
         for slot in slots.values():
             if slot.first not in self.batches:
@@ -79,6 +81,10 @@ class BatchHost:
             if missing:
                 raise ValueError(f"{batch.describe()} was split: this host lacks env ids {missing}")
         self.batch_of = {env_id: self.batches[slot.first] for env_id, slot in slots.items()}
+
+    def set_obs_layout(self, layout: Any) -> None:
+        """Check the stacked observations of every reset and step against ``layout`` from now on (None: no check)."""
+        self.check = _no_check if layout is None else arrays.compile_stacked_check(layout)
 
     def env_of(self, env_id: int) -> BaseBatchEnv:
         """The batch env hosting ``env_id``."""
@@ -122,7 +128,9 @@ class BatchHost:
         for attempt in range(1, attempts + 1):
             try:
                 self._apply_seeds(batch)
-                return batch.env.reset(self._sub_ids(batch, env_ids))
+                obs = batch.env.reset(self._sub_ids(batch, env_ids))
+                self.check(obs, len(env_ids), "reset obs")
+                return obs
             except Exception as error:  # noqa: BLE001 - retried, then re-raised naming the batch env's ids
                 if attempt == attempts:
                     raise batch.error(error, int(env_ids[0]), Op.RESET) from error
@@ -185,6 +193,7 @@ class BatchHost:
         index = slice(start, start + len(env_ids)) if consecutive else env_ids - rows.first
         try:
             record = batch.env.step(actions, self._sub_ids(batch, env_ids))
+            self.check(record.obs, len(env_ids), "step obs")
             arrays.write(rows.step_obs, index, record.obs)
             rows.rewards[index] = record.reward
             rows.done_flags[index] = done = record.terminated | record.truncated
@@ -192,6 +201,9 @@ class BatchHost:
         except Exception as error:  # noqa: BLE001 - every stepped id gets an abnormal row and the error
             self._fail_step(batch, env_ids, index, resets, error, rows, infos, errors)
             return
+        if record.info:  # a running sub-env's info reaches the caller, as every step's info of a BaseEnv does
+            for position in np.flatnonzero(~done).tolist():
+                infos[int(env_ids[position])] = info_row(record.info, position)
         if not done.any():
             arrays.write(rows.ready_obs, index, arrays.take(rows.step_obs, index))
             return
@@ -246,6 +258,10 @@ class BatchHost:
                 failures.append(batch.error(error, batch.first, Op.CLOSE))
             batch.env = None
         return failures
+
+
+def _no_check(obs: Any, rows: int, field: str) -> None:
+    """The check of stacked observations when no layout is set."""
 
 
 def _at(index: slice | np.ndarray, positions: np.ndarray) -> np.ndarray:

@@ -190,6 +190,8 @@ class EnvHost:
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
         self._check = _no_check if layout is None else arrays.compile_check(layout, self.describe)
+        if self.batch is not None:
+            self.batch.set_obs_layout(layout)
 
     def describe(self, env_id: int) -> str:
         """Names an env in error messages."""
@@ -307,7 +309,7 @@ class EnvHost:
         """``step`` for a host with batch envs: ``env_ids`` increasing, ``actions`` stacked (row ``k`` for id ``k``).
 
         Each batch env steps its ids with one call on its rows of ``actions``; the other envs step
-        one after another through ``step``. Done infos of batch envs are returned, not put.
+        one after another through ``step``. Infos of batch envs are returned, not put.
         """
         infos: dict[int, dict] = {}
         errors: dict[int, EnvError] = {}
