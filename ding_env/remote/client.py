@@ -20,6 +20,7 @@ from zmq.utils.monitor import recv_monitor_message
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 from ding_env.remote.protocol import HELLO
+from ding_env.remote.spin import SPIN_SECONDS, arrived_while_spinning
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT: Any = object()  # a request's timeout when none is given: the connection's
@@ -74,6 +75,7 @@ class ServerConnection:
         self._monitor = self._socket.get_monitor_socket(MONITORED_EVENTS)
         self._connected = False  # the server's port accepted the connection once
         self._refused_since: float | None = None  # when a connection was first refused (nothing listening)
+        self._dropped = False  # the monitor reported the connection dropped, and no receive has raised it yet
         self._poller = zmq.Poller()
         self._poller.register(self._socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)
@@ -107,18 +109,29 @@ class ServerConnection:
 
     def has_reply(self, timeout: float = 0.0) -> bool:
         """Whether a reply (or news of a dropped connection) arrived, waiting at most ``timeout`` seconds."""
-        return bool(self._poller.poll(int(timeout * 1000)))
+        if timeout > 0 and arrived_while_spinning(self._socket, min(timeout, SPIN_SECONDS)):
+            return True
+        ready = dict(self._poller.poll(int(timeout * 1000)))
+        if self._monitor in ready:
+            self._take_events()  # other news of the connection (connected, retried) is no reply
+        return self._socket in ready or self._dropped
 
     def receive(self, ticket: tuple[int, str], timeout: float | None = DEFAULT) -> dict:
         """The reply to the request of ``ticket``; raises as :meth:`request` does (``timeout=None``: no limit)."""
         seq, kind = ticket
         timeout = self.timeout if timeout is DEFAULT else timeout
         deadline = None if timeout is None else time.monotonic() + timeout
+        # The reply is likely close: poll for it before blocking (the monitor's news is read at the next wait).
+        spun = arrived_while_spinning(self._socket)
         while True:
             wait_until = self._give_up_at(deadline)
             left_ms = None if wait_until is None else max(0, int((wait_until - time.monotonic()) * 1000))
-            ready = dict(self._poller.poll(left_ms))
-            if self._monitor in ready and self._read_event() == zmq.EVENT_DISCONNECTED:
+            ready = {self._socket: zmq.POLLIN} if spun else dict(self._poller.poll(left_ms))
+            spun = False
+            if self._monitor in ready:
+                self._take_events()
+            if self._dropped:
+                self._dropped = False  # told once, as the monitor told it
                 raise ServerLostError(self.address, kind, timeout, "the connection dropped")
             if self._socket not in ready:
                 if wait_until is None or time.monotonic() < wait_until:
@@ -130,6 +143,12 @@ class ServerConnection:
             if error is not None:
                 raise error
             return reply
+
+    def _take_events(self) -> None:
+        """Read every event the monitor holds; a dropped connection is kept for ``receive`` to raise."""
+        while self._monitor.poll(0):
+            if self._read_event() == zmq.EVENT_DISCONNECTED:
+                self._dropped = True
 
     def _read_event(self) -> int:
         """The next event of the connection's monitor, noting whether the server's port accepts."""
