@@ -161,6 +161,7 @@ class DingEnvWrapper(BaseEnv):
             check_array_spaces(repr(self), self._env.action_space, "action_space")
             self._observation_space = convention_space(self._env.observation_space)
             self._convert_obs = obs_converter(self._observation_space)
+            self._adopt_obs = obs_converter(self._observation_space, copy=False)  # for _step_fields
             raw_actions = self._env.action_space
             self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
             self._convert_action = action_converter(
@@ -291,10 +292,11 @@ class DingEnvWrapper(BaseEnv):
     def step(self, action: Any) -> BaseEnvTimestep:
         """Apply ``action`` (converted to the action space's form) and return the timestep."""
         obs, reward, done, _, info = self._step_fields(action)
-        return BaseEnvTimestep(obs, as_reward(reward), done, info)
+        return BaseEnvTimestep(self._convert_obs(obs), as_reward(reward), done, info)  # an array of its own
 
     def _step_fields(self, action: Any) -> StepFields:
         # The step as plain fields (a float reward): the managers' fast path (see env_host.stepper_of).
+        # The observation may be the env's own array: a host copies it into its rows at once.
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         # Not self.env: after a reset the env exists, and the property costs on every step.
@@ -303,7 +305,7 @@ class DingEnvWrapper(BaseEnv):
         self._eval_episode_return += reward
         if self._rew_clip:
             reward = min(max(reward, -1.0), 1.0)
-        obs = self._convert_obs(obs)
+        obs = self._adopt_obs(obs)
         # numpy scalars become Python scalars: same values, ten times cheaper to send between processes.
         if info:
             info = {key: value.item() if isinstance(value, np.generic) else value for key, value in info.items()}

@@ -108,19 +108,27 @@ def scaled_action_space(space: gym.spaces.Space) -> gym.spaces.Space:
     return gym.spaces.Box(low=-1.0, high=1.0, shape=space.shape, dtype=space.dtype)
 
 
-def obs_converter(space: gym.spaces.Space) -> Callable[[Any], Any]:
-    """A function copying an observation into ``space``'s dtypes (a fresh array every call).
+def obs_converter(space: gym.spaces.Space, copy: bool = True) -> Callable[[Any], Any]:
+    """A function converting an observation into ``space``'s dtypes.
 
     ``space`` is the converted (convention) space: see ``dtypes.convention_space``.
+
+    Args:
+        space: The observation space.
+        copy: Return a fresh array every call. Without, an array already of the right dtype is
+            returned as it is (the env's own, which it may change at its next step): for a caller
+            that copies it at once, such as an env host writing its rows.
     """
     if isinstance(space, gym.spaces.Dict):
-        parts = {key: obs_converter(sub) for key, sub in space.spaces.items()}
+        parts = {key: obs_converter(sub, copy) for key, sub in space.spaces.items()}
         return lambda obs: {key: convert(obs[key]) for key, convert in parts.items()}
     if isinstance(space, gym.spaces.Tuple):
-        items = [obs_converter(sub) for sub in space.spaces]
+        items = [obs_converter(sub, copy) for sub in space.spaces]
         return lambda obs: tuple(convert(item) for convert, item in zip(items, obs, strict=True))
     dtype = space.dtype
-    return lambda obs: np.array(obs, dtype=dtype)
+    if copy:
+        return lambda obs: np.array(obs, dtype=dtype)
+    return lambda obs: np.asarray(obs, dtype=dtype)
 
 
 def di_engine_action(action: Any) -> Any:

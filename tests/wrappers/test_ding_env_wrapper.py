@@ -382,3 +382,52 @@ def test_reward_in_obs_preset_puts_the_last_reward_in_the_observation():
     timestep = env.step(np.int64(0))
     assert timestep.obs["reward"].tolist() == [1.0] and timestep.obs["obs"].dtype == np.float32
     assert timestep.reward.tolist() == [1.0]
+
+
+class BufferReusingEnv(gym.Env):
+    """Returns one observation array, changed in place at every step and reset (as some simulators do)."""
+
+    observation_space = gym.spaces.Box(-np.inf, np.inf, (2,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self):
+        self.obs = np.zeros(2, dtype=np.float32)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.obs[:] = 0
+        return self.obs, {}
+
+    def step(self, action):
+        self.obs += 1
+        return self.obs, 1.0, bool(self.obs[0] >= 3), False, {}
+
+
+def test_step_observations_are_the_callers_even_when_the_env_reuses_its_array():
+    env = DingEnvWrapper(BufferReusingEnv())
+    env.reset()
+    first = env.step(0).obs
+    env.step(0)
+    assert first.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess", "subprocess+caller"])
+def test_managers_keep_each_step_of_an_env_that_reuses_its_array(manager_type):
+    from ding_env import create_env_manager
+    from tests.conftest import manager_cfg
+
+    fns = [lambda: DingEnvWrapper(BufferReusingEnv())] * 2
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.launch()
+        seen = []
+        for _ in range(4):
+            ready = manager.ready_obs_batch
+            batch = manager.step_batch(ready.env_id, np.zeros(len(ready.env_id), dtype=np.int64))
+            seen.append((batch.obs[:, 0].tolist(), batch.done.tolist(), manager.ready_obs_batch.obs[:, 0].tolist()))
+    # Steps 1-3 then the final observation 3 with the reset one (0) ready, then step 1 again.
+    assert seen == [
+        ([1.0, 1.0], [False, False], [1.0, 1.0]),
+        ([2.0, 2.0], [False, False], [2.0, 2.0]),
+        ([3.0, 3.0], [True, True], [0.0, 0.0]),
+        ([1.0, 1.0], [False, False], [1.0, 1.0]),
+    ]
