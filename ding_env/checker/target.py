@@ -10,14 +10,20 @@ from easydict import EasyDict
 
 from ding_env.config import load_config_file
 from ding_env.env.base_env import BaseEnv
+from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, import_env_modules, import_object
 
 GYM_PREFIXES = ("gym:", "gymnasium:")
 
 
-def resolve_target(target: str, config_path: str | None = None) -> tuple[Callable[..., Any], EasyDict | None]:
+def resolve_target(
+    target: str, config_path: str | None = None, batch_envs: bool = False
+) -> tuple[Callable[..., Any], EasyDict | None]:
     """The env class (or a zero-argument factory) and its config for ``target``.
+
+    With ``batch_envs`` (what an env server hosts), the target may also be a ``BaseBatchEnv`` class,
+    and a ``DingEnvWrapper`` env section with ``batch=N`` builds its batch env of N sub-envs.
 
     ``gym:CartPole-v1`` is that Gymnasium (or legacy gym) id in ``DingEnvWrapper``; a config file
     whose env section has an ``env_id`` and no ``type``, or ``ding_env:DingEnvWrapper`` with
@@ -38,13 +44,13 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
         import_env_modules(cfg)  # the types the config's modules register can be targets
     if target.startswith(GYM_PREFIXES):
         env_id = target.split(":", 1)[1]
-        return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": env_id})), None
+        return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": env_id}), batch_envs=batch_envs), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = load_config_file(target).get("env")
         if env_cfg is None:
             raise ConfigError(f"config file {target!r} has no 'env' section")
         if "type" not in env_cfg and "env_id" in env_cfg:
-            return _wrapper_factory(EasyDict(env_cfg)), None
+            return _wrapper_factory(EasyDict(env_cfg), batch_envs=batch_envs), None
         return get_env_cls(env_cfg), EasyDict(env_cfg)
     if ":" in target:
         env_cls = import_object(target)
@@ -55,24 +61,33 @@ def resolve_target(target: str, config_path: str | None = None) -> tuple[Callabl
             f"cannot resolve {target!r}: give module:Class, gym:ENV_ID, a config file, or one of the registered "
             f"types {', '.join(ENV_REGISTRY.names())}"
         )
-    if not (isinstance(env_cls, type) and issubclass(env_cls, BaseEnv)):
-        raise ConfigError(f"{target!r} is {env_cls!r}, not a BaseEnv subclass")
+    kinds = (BaseEnv, BaseBatchEnv) if batch_envs else BaseEnv
+    if not (isinstance(env_cls, type) and issubclass(env_cls, kinds)):
+        expected = "a BaseEnv or BaseBatchEnv subclass" if batch_envs else "a BaseEnv subclass"
+        raise ConfigError(f"{target!r} is {env_cls!r}, not {expected}")
     from ding_env.env import DingEnvWrapper
 
     if issubclass(env_cls, DingEnvWrapper):
         # A registered type such as 'cartpole' fixes its Gymnasium id in its class config; the base class needs one.
         if cfg is None and not env_cls.config.get("env_id"):
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
-        return _wrapper_factory(EasyDict(cfg or {}), env_cls), None
+        return _wrapper_factory(EasyDict(cfg or {}), env_cls, batch_envs), None
     return env_cls, cfg
 
 
-def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None) -> Callable[[], BaseEnv]:
+def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None, batch_envs: bool = False) -> Callable[[], Any]:
     if wrapper_cls is None:
         from ding_env.env import DingEnvWrapper as wrapper_cls
 
-    def make_env() -> BaseEnv:
-        return wrapper_cls(cfg=EasyDict(cfg))
+    if batch_envs and cfg.get("batch") is not None:
+
+        def make_env() -> BaseBatchEnv:
+            return wrapper_cls.batch_env(EasyDict(cfg))
+
+    else:
+
+        def make_env() -> BaseEnv:
+            return wrapper_cls(cfg=EasyDict(cfg))
 
     make_env.__qualname__ = f"{wrapper_cls.__name__}({cfg.get('env_id') or wrapper_cls.config.get('env_id')!r})"
     return make_env

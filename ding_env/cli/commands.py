@@ -104,10 +104,11 @@ def serve(args: argparse.Namespace) -> int:
     except ImportError as error:
         print(f"ding-env serve needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
         return USAGE_ERROR
+    from ding_env.env_manager.env_layout import EnvLayout
     from ding_env.remote.served_envs import ServedEnvs
 
     try:
-        env_fns = env_fns_for(*resolve_target(args.target, args.config), args.envs)
+        env_fns = env_fns_for(*resolve_target(args.target, args.config, batch_envs=True), args.envs)
         server = EnvServer(
             lambda: ServedEnvs(env_fns, {"num_workers": args.workers}),
             args.bind or DEFAULT_BIND,
@@ -126,7 +127,9 @@ def serve(args: argparse.Namespace) -> int:
                 "it can run the envs' methods. Use it on a private network only.",
                 file=sys.stderr,
             )
-        print(f"ding-env serve: {args.envs} envs of {args.target} at {server.address}", flush=True)
+        env_ids = EnvLayout(env_fns).env_num  # a batch env's sub-envs are env ids of their own
+        served = f"{args.envs} envs" if env_ids == args.envs else f"{args.envs} batch envs ({env_ids} env ids)"
+        print(f"ding-env serve: {served} of {args.target} at {server.address}", flush=True)
         print("ding-env serve: ready (Ctrl-C stops and closes every env)", flush=True)
         server.serve()
     return 0

@@ -1,15 +1,17 @@
 """``RemoteEnvManager`` and ``AsyncRemoteEnvManager``: envs on env servers (``ding-env serve``), here or elsewhere.
 
 The manager's env ids are shared out among ``cfg.servers`` in consecutive runs of (nearly) equal
-size; each server must host exactly its run (``ding-env serve TARGET --envs N``). Everything else is
-``EnvManager``'s: the same seeds and actions give the same trajectories as the local managers.
+size, never cutting a batch env; each server must host exactly its run (``ding-env serve TARGET
+--envs N``, N constructors: with batch envs, N batch envs). Everything else is ``EnvManager``'s: the
+same seeds and actions give the same trajectories as the local managers.
 """
 
 from __future__ import annotations
 
-from ding_env.env_manager.backends.base import Backend, consecutive_shares
+from ding_env.env_manager.backends.base import Backend
 from ding_env.env_manager.backends.remote import RemoteBackend
 from ding_env.env_manager.backends.settings import RemoteSettings
+from ding_env.env_manager.env_layout import layout_shares
 from ding_env.env_manager.manager import EnvManager
 from ding_env.errors import ConfigError
 
@@ -32,16 +34,18 @@ class RemoteEnvManager(EnvManager):
     manager_type = "remote"
 
     def _backends(self) -> list[Backend]:
-        if self._layout.has_batches:
-            first, size, _ = self._layout.batches[0]
+        entries, servers = self._layout.entries, self._cfg.servers
+        # Runs of (nearly) equal size, never cutting a batch env: a server hosts whole batch envs.
+        shares = layout_shares(entries, list(range(self._env_num)), len(servers))
+        if len(shares) < len(servers):
             raise ConfigError(
-                f"{self._name}: env ids {first}..{first + size - 1} are a batch env; env servers host BaseEnvs only"
+                f"{self._name}: {len(servers)} servers, but the envs split into {len(shares)} runs of whole batch "
+                f"envs ({len(self._layout.batches)} batch envs): give fewer servers, or more batch envs"
             )
-        shares = consecutive_shares(list(range(self._env_num)), len(self._cfg.servers))
         settings = RemoteSettings.of(self._cfg, self._request_envs(len(shares)))
         return [
             RemoteBackend(
-                {env_id: self._env_fn[env_id] for env_id in share},
+                {env_id: entries[env_id] for env_id in share},
                 settings,
                 self._name,
                 self._ledger,

@@ -1,5 +1,8 @@
 """The envs a server hosts: N envs in its own process or in worker processes, answering ``messages.REQUESTS``.
 
+A constructor that builds a batch env (``BaseBatchEnv``) gives the server one env id per sub-env,
+consecutive, as it gives a local manager; a batch env is stepped with one call for all its ids.
+
 The envs run in a :class:`~ding_env.env_manager.backends.workers.WorkerBackend` (shared-memory
 workers, crash isolation, the manager's timeouts), or with ``num_workers=0`` in the server process
 itself (an ``InProcessBackend``: fewer processes, as ``BaseEnvManager``), with the server's env ids
@@ -28,6 +31,7 @@ from ding_env.env_manager.backends.in_process import InProcessBackend
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings, WorkerSettings
 from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.config import manager_config
+from ding_env.env_manager.env_layout import EnvLayout
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
 from ding_env.errors import ConfigError
@@ -44,8 +48,10 @@ class ServedEnvs:
     """
 
     def __init__(self, env_fns: list[Callable[[], BaseEnv]], server_cfg: Mapping | None = None) -> None:
-        self.env_num = len(env_fns)
-        self._env_fns = dict(enumerate(env_fns))
+        # A constructor of a batch env gives as many env ids as it has sub-envs, as in the local managers.
+        layout = EnvLayout(env_fns)
+        self.env_num = layout.env_num
+        self._env_fns = dict(enumerate(layout.entries))
         self._server_cfg = dict(server_cfg or {})
         # num_workers=0: the envs run in the server process itself (no crash isolation, no hard timeouts).
         self._in_server = self._server_cfg.get("num_workers") == 0

@@ -264,3 +264,56 @@ def test_run_refuses_an_evaluator_on_the_collectors_server_naming_the_key_to_set
     err = capsys.readouterr().err
     assert "env.evaluator_manager.servers: the evaluator needs env servers of its own" in err
     assert f"['{collector}']" in err and "ding-env serve TARGET --envs 2" in err
+
+
+BATCHES = "main_config = dict(env=dict(num_envs=3, env_cfg=dict(limit=4)))\n"  # CountingBatchEnvs of 3 sub-envs
+
+
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_servers_host_batch_envs_with_the_local_managers_trajectories(tmp_path, manager_type):
+    """Two servers of one batch env of 3 each: env ids 0..5, seeds, auto-reset and infos as in the base manager."""
+    config = tmp_path / "batches.py"
+    config.write_text(BATCHES)
+    fns = env_fns_for(*resolve_target("tests.envs:CountingBatchEnv", str(config), batch_envs=True), 2)
+    extra = {"step_wait_timeout": 60} if manager_type == "async_remote" else {}
+    with (
+        serving("tests.envs:CountingBatchEnv", 1, "--config", str(config)) as (first, _),
+        serving("tests.envs:CountingBatchEnv", 1, "--config", str(config)) as (second, _),
+    ):
+        remote = trajectory(manager_type, fns, steps=20, record=with_infos, actions=3, servers=[first, second], **extra)
+    local = trajectory("base", fns, steps=20, record=with_infos, actions=3)
+    assert len(local[0][0]) == 6  # both batch envs' sub-envs stepped
+    assert any(step[4].any() for step in local)  # episodes reached their limit
+    assert_same_with_infos(remote, local)
+
+
+def test_a_server_too_small_for_its_batch_envs_is_named_with_the_envs_to_serve(tmp_path):
+    config = tmp_path / "batches.py"
+    config.write_text(BATCHES)
+    fns = env_fns_for(*resolve_target("tests.envs:CountingBatchEnv", str(config), batch_envs=True), 2)
+    with serving("tests.envs:CountingBatchEnv", 1, "--config", str(config)) as (address, _):
+        manager = create_env_manager({"type": "remote", "servers": [address]}, fns)
+        with pytest.raises(ConfigError, match=r"hosts 3 envs, .* envs 0\.\.5 \(6\): start it with --envs 2"):
+            manager.launch()
+        manager.close()
+
+
+def test_more_servers_than_batch_envs_is_refused_at_launch(tmp_path):
+    config = tmp_path / "batches.py"
+    config.write_text(BATCHES)
+    fns = env_fns_for(*resolve_target("tests.envs:CountingBatchEnv", str(config), batch_envs=True), 1)
+    manager = create_env_manager({"type": "remote", "servers": ["tcp://127.0.0.1:1", "tcp://127.0.0.1:2"]}, fns)
+    with pytest.raises(ConfigError, match=r"2 servers, but the envs split into 1 runs of whole batch envs"):
+        manager.launch()
+    manager.close()
+
+
+def test_a_wrapper_config_with_batch_serves_its_batch_env(tmp_path):
+    """`ding-env serve gym:CartPole-v1 --config` with ``batch=4``: one Gymnasium vector env of 4, as locally."""
+    config = tmp_path / "batch.py"
+    config.write_text("main_config = dict(env=dict(batch=4))\n")
+    fns = env_fns_for(*resolve_target("gym:CartPole-v1", str(config), batch_envs=True), 1)
+    with serving("gym:CartPole-v1", 1, "--config", str(config)) as (address, _):
+        remote = trajectory("remote", fns, steps=30, servers=[address])
+    assert_same(remote, trajectory("base", fns, steps=30))
+    assert len(remote[0][0]) == 4

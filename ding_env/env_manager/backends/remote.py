@@ -23,6 +23,7 @@ from typing_extensions import override
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
 from ding_env.env_manager.backends.settings import EnvSetup, RemoteSettings
+from ding_env.env_manager.env_layout import BatchSlot
 from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reordered
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
@@ -102,10 +103,14 @@ class RemoteBackend(Backend):
         )
         try:
             if connection.env_num != len(self.env_ids):
+                # --envs counts constructors: a batch env's sub-envs are one.
+                constructors = sum(
+                    not isinstance(entry, BatchSlot) or entry.sub_id == 0 for entry in self.env_fns.values()
+                )
                 raise ConfigError(
                     f"{self.name}: server {self.address} hosts {connection.env_num} envs, but this manager gives it "
                     f"envs {self.env_ids[0]}..{self.env_ids[-1]} ({len(self.env_ids)}): start it with "
-                    f"--envs {len(self.env_ids)}, or change env_num or servers"
+                    f"--envs {constructors}, or change env_num or servers"
                 )
             launched = connection.request(Op.LAUNCH, settings.connect_timeout, settings=settings.host.as_dict())
             spaces = tuple(launched["spaces"])
