@@ -204,16 +204,21 @@ class BatchHost:
         if record.info:  # a running sub-env's info reaches the caller, as every step's info of a BaseEnv does
             for position in np.flatnonzero(~done).tolist():
                 infos[int(env_ids[position])] = info_row(record.info, position)
+        # Every row shows its step's observation next; a row whose episode ended gets its reset one below,
+        # and one that is not reset needs a reset before its row is read again.
+        arrays.write(rows.ready_obs, index, record.obs)
         if not done.any():
-            arrays.write(rows.ready_obs, index, arrays.take(rows.step_obs, index))
             return
         ended = np.flatnonzero(done)
-        running = np.flatnonzero(~done)
-        if len(running):
-            arrays.write(rows.ready_obs, _at(index, running), arrays.take(record.obs, running))
-        info, returns, truncated = record.info, record.episode_return, record.truncated
-        for position in ended.tolist():
-            infos[int(env_ids[position])] = final_info(info_row(info, position), returns[position], truncated[position])
+        info = record.info
+        for position, env_id, episode_return, truncated in zip(
+            ended.tolist(),
+            env_ids[ended].tolist(),
+            record.episode_return[ended].tolist(),
+            record.truncated[ended].tolist(),
+            strict=True,
+        ):
+            infos[env_id] = final_info(info_row(info, position) if info else None, episode_return, truncated)
         due = ended[resets[ended]]
         if len(due):
             due_ids = env_ids[due]

@@ -42,6 +42,7 @@ class InProcessBackend(Backend):
         super().__init__(env_fns, name, ledger, setup)
         self.host = EnvHost(self.env_fns, settings, setup, limit_time=True)
         self.first = self.env_ids[0]  # the ids are consecutive: env id ``first + k`` has row ``k``
+        self.every_row = slice(0, len(self.env_ids))
         self.sent: tuple[np.ndarray, Any, np.ndarray] | None = None
 
     @override
@@ -96,7 +97,11 @@ class InProcessBackend(Backend):
         rows = self.rows_of(env_ids)
         info = [{} for _ in ids]
         if infos or errors:
-            row_of = {env_id: row for row, env_id in enumerate(ids)}
+            if isinstance(rows, slice):  # consecutive ids: an id's row is its offset from the first
+                first = ids[0]
+                row_of = {env_id: env_id - first for env_id in (*infos, *errors)}
+            else:
+                row_of = {env_id: row for row, env_id in enumerate(ids)}
             for env_id, env_info in infos.items():
                 info[row_of[env_id]] = env_info
             errors = {row_of[env_id]: error for env_id, error in errors.items()}
@@ -118,7 +123,9 @@ class InProcessBackend(Backend):
         return arrays.take(self.ready_rows, self.rows_of(env_ids))
 
     def rows_of(self, env_ids: np.ndarray) -> slice | np.ndarray:
-        """The rows of ``env_ids`` (increasing) in this backend's arrays: a slice when they are consecutive."""
+        """The rows of ``env_ids`` (increasing, distinct, this backend's) in its arrays: a slice when consecutive."""
+        if len(env_ids) == len(self.env_ids):  # every env: the usual step, told without a look at each id
+            return self.every_row
         return arrays.rows_of(env_ids - self.first if self.first else env_ids)
 
     @override
