@@ -109,9 +109,10 @@ class ServerConnection:
 
     def has_reply(self, timeout: float = 0.0) -> bool:
         """Whether a reply (or news of a dropped connection) arrived, waiting at most ``timeout`` seconds."""
-        if timeout > 0 and arrived_while_spinning(self._socket, min(timeout, SPIN_SECONDS)):
+        spin = min(timeout, SPIN_SECONDS)
+        if spin > 0 and arrived_while_spinning(self._socket, spin):
             return True
-        ready = dict(self._poller.poll(int(timeout * 1000)))
+        ready = dict(self._poller.poll(int((timeout - spin) * 1000)))  # the rest of the time, blocked
         if self._monitor in ready:
             self._take_events()  # other news of the connection (connected, retried) is no reply
         return self._socket in ready or self._dropped
@@ -122,7 +123,7 @@ class ServerConnection:
         timeout = self.timeout if timeout is DEFAULT else timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         # The reply is likely close: poll for it before blocking (the monitor's news is read at the next wait).
-        spun = arrived_while_spinning(self._socket)
+        spun = arrived_while_spinning(self._socket, SPIN_SECONDS if timeout is None else min(timeout, SPIN_SECONDS))
         while True:
             wait_until = self._give_up_at(deadline)
             left_ms = None if wait_until is None else max(0, int((wait_until - time.monotonic()) * 1000))
