@@ -34,7 +34,8 @@ def resolve_target(
 
     Raises:
         RegistryError: If the class cannot be imported or the type is unknown.
-        ConfigError: If a config file is missing or broken, or the target is not a ``BaseEnv``.
+        ConfigError: If a config file is missing or broken, or the target is not a ``BaseEnv`` (nor,
+            with ``batch_envs``, a ``BaseBatchEnv``).
     """
     cfg = None
     if config_path is not None:
@@ -51,7 +52,10 @@ def resolve_target(
             raise ConfigError(f"config file {target!r} has no 'env' section")
         if "type" not in env_cfg and "env_id" in env_cfg:
             return _wrapper_factory(EasyDict(env_cfg), batch_envs=batch_envs), None
-        return get_env_cls(env_cfg), EasyDict(env_cfg)
+        env_cls = get_env_cls(env_cfg)
+        if batch_envs and env_cfg.get("batch") is not None and _is_wrapper(env_cls):  # a type such as 'cartpole'
+            return _wrapper_factory(EasyDict(env_cfg), env_cls, batch_envs), None
+        return env_cls, EasyDict(env_cfg)
     if ":" in target:
         env_cls = import_object(target)
     elif target in ENV_REGISTRY:
@@ -73,6 +77,13 @@ def resolve_target(
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
         return _wrapper_factory(EasyDict(cfg or {}), env_cls, batch_envs), None
     return env_cls, cfg
+
+
+def _is_wrapper(env_cls: Any) -> bool:
+    """Whether ``env_cls`` is ``DingEnvWrapper`` or a subclass (a registered type such as 'cartpole')."""
+    from ding_env.env import DingEnvWrapper
+
+    return isinstance(env_cls, type) and issubclass(env_cls, DingEnvWrapper)
 
 
 def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None, batch_envs: bool = False) -> Callable[[], Any]:

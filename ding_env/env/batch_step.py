@@ -70,10 +70,15 @@ def _tree_row(tree: Any, row: int) -> Any:
 
 
 def info_row(info: dict, row: int) -> dict:
-    """Row ``row`` of a batch env's info (``{key: array with n rows}``), numpy scalars as Python scalars."""
+    """Row ``row`` of a batch env's info (``{key: array with n rows}``), numpy scalars as Python scalars.
+
+    A row that is an array is a copy: the batch env may write its info arrays again at its next step.
+    """
     return {key: _plain(value[row]) for key, value in info.items()}
 
 
 def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python scalar, as ``DingEnvWrapper`` gives env infos."""
-    return value.item() if isinstance(value, np.generic) else value
+    """A numpy scalar as the Python scalar, as ``DingEnvWrapper`` gives env infos; an array row as a copy."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value.copy() if isinstance(value, np.ndarray) else value

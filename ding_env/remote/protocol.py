@@ -13,7 +13,9 @@ from ding_env.env_manager.backends.settings import HostSettings
 PROTOCOL = "ding-env"
 # Raised whenever a message's meaning changes; client and server must speak the same one.
 # 3: msgpack headers of typed structs (msgspec); step replies carry infos as a table.
-PROTOCOL_VERSION = 3
+# 4: an empty info travels as nothing (a row with no info is an empty dict); a server may host batch
+#    envs, its env count their sub-envs.
+PROTOCOL_VERSION = 4
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
 CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))

@@ -26,6 +26,7 @@ import numpy as np
 from ding_env import BaseEnv
 from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
 from ding_env.config import deep_merge_dicts
+from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.in_process import InProcessBackend
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings, WorkerSettings
@@ -43,11 +44,11 @@ class ServedEnvs:
     """The envs of one server; every public method answers the request of the same name with a reply body.
 
     Args:
-        env_fns: One constructor per env.
+        env_fns: One constructor per env, or per batch env (whose sub-envs each get an env id).
         server_cfg: Manager settings of the server's side (``context``, ``num_workers``, ``connect_timeout``, ...).
     """
 
-    def __init__(self, env_fns: list[Callable[[], BaseEnv]], server_cfg: Mapping | None = None) -> None:
+    def __init__(self, env_fns: list[Callable[[], BaseEnv | BaseBatchEnv]], server_cfg: Mapping | None = None) -> None:
         # A constructor of a batch env gives as many env ids as it has sub-envs, as in the local managers.
         layout = EnvLayout(env_fns)
         self.env_num = layout.env_num
@@ -209,12 +210,12 @@ class ServedEnvs:
 
 
 def env_fns_for(
-    env_fn_or_class: Callable[..., BaseEnv], cfg: Mapping | None, count: int
-) -> list[Callable[[], BaseEnv]]:
+    env_fn_or_class: Callable[..., BaseEnv | BaseBatchEnv], cfg: Mapping | None, count: int
+) -> list[Callable[[], BaseEnv | BaseBatchEnv]]:
     """``count`` env constructors for what ``resolve_target`` returned.
 
-    A ``BaseEnv`` class gets its ``default_config()`` merged under ``cfg`` when it takes a cfg; each env
-    gets a copy of its own.
+    A ``BaseEnv`` (or ``BaseBatchEnv``) class gets its ``default_config()`` merged under ``cfg`` when it
+    takes a cfg; each env gets a copy of its own.
     """
     if not isinstance(env_fn_or_class, type):
         return [env_fn_or_class] * count

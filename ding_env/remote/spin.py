@@ -17,6 +17,8 @@ import zmq
 
 # How long a side polls before it blocks: a reply on loopback or a LAN comes well within it.
 SPIN_SECONDS = 0.001
+# Gives the core to another runnable thread (sched_yield is POSIX-only; sleep(0) yields elsewhere).
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 def arrived_while_spinning(socket: Any, seconds: float = SPIN_SECONDS) -> bool:
@@ -29,4 +31,4 @@ def arrived_while_spinning(socket: Any, seconds: float = SPIN_SECONDS) -> bool:
             return True
         if time.perf_counter() >= deadline:
             return False
-        os.sched_yield()
+        _yield()

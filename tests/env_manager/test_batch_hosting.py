@@ -222,3 +222,34 @@ def test_workers_host_whole_batch_envs():
     with create_env_manager(manager_cfg("subprocess", num_workers=2), [batch_fn(5)]) as manager:
         manager.launch()
         assert [worker.env_ids for worker in manager.workers] == [[0, 1, 2, 3, 4]]
+
+
+class ReusedInfoBatchEnv(CountingBatchEnv):
+    """A ``CountingBatchEnv`` whose info has an array row per sub-env, written in place at every step."""
+
+    def _step(self, actions, env_ids):
+        record = super()._step(actions, env_ids)
+        if not hasattr(self, "counts"):
+            self.counts = np.zeros((self.num_envs, 2))
+        self.counts += 1
+        return record._replace(info={**record.info, "count": self.counts[: len(record.reward)]})
+
+
+def test_an_info_row_that_is_an_array_is_the_callers_own(make_manager):
+    manager = make_manager([partial(ReusedInfoBatchEnv, dict(num_envs=2))])
+    manager.launch()
+    first = manager.step_batch([0, 1], np.zeros(2, dtype=np.int64))
+    manager.step_batch([0, 1], np.zeros(2, dtype=np.int64))
+    assert [info["count"].tolist() for info in first.info] == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_config_file_of_a_wrapper_type_with_batch_serves_its_batch_env(tmp_path):
+    from ding_env.checker.target import resolve_target
+    from ding_env.env.batch_env import BaseBatchEnv
+
+    config = tmp_path / "cartpole_batch.py"
+    config.write_text("main_config = dict(env=dict(type='cartpole', batch=4))\n")
+    env_fn, cfg = resolve_target(str(config), batch_envs=True)
+    env = env_fn()
+    assert isinstance(env, BaseBatchEnv) and env.num_envs == 4 and cfg is None
+    env.close()

@@ -147,6 +147,37 @@ def test_batched_api_matches_dict_api(make_manager, hosted):
             assert batch.truncated[row] == ts.truncated and batch.info[row] == ts.info
 
 
+@pytest.mark.parametrize("order", [[3, 2, 1, 0], [1, 0, 3, 2], [2, 0]], ids=["reversed", "swapped pairs", "some"])
+def test_envs_stepped_out_of_order_give_each_env_its_own_action_and_results(make_manager, hosted, order):
+    """Each env gets its own action and its own results, whatever the order of the ids asked for.
+
+    Results are matched by env id: the sync managers keep the order asked for, the async ones give id order.
+    """
+    in_order = make_manager(hosted(counting_fns(4, limit=3)))
+    shuffled = make_manager(hosted(counting_fns(4, limit=3)))
+    for manager in (in_order, shuffled):
+        manager.seed(5)
+        manager.launch()
+    ids = np.array(order)
+    for t in range(8):  # through the episodes' ends: auto-reset, final observations and done infos
+        actions = (ids * 2 + t) % 3
+        got = shuffled.step_batch(ids, actions)
+        rank = np.argsort(ids)
+        expected = in_order.step_batch(ids[rank], actions[rank])
+        assert sorted(got.env_id.tolist()) == sorted(order)
+        for row, env_id in enumerate(got.env_id.tolist()):
+            want = int(np.flatnonzero(expected.env_id == env_id)[0])
+            np.testing.assert_array_equal(got.obs[row], expected.obs[want])
+            assert got.reward[row][0] == expected.reward[want][0] and got.done[row] == expected.done[want]
+            assert got.truncated[row] == expected.truncated[want] and got.info[row] == expected.info[want]
+        np.testing.assert_array_equal(shuffled.ready_obs_batch.obs, in_order.ready_obs_batch.obs)
+    timesteps = shuffled.step({env_id: env_id % 3 for env_id in reversed(order)})
+    expected = in_order.step({env_id: env_id % 3 for env_id in sorted(order)})
+    for env_id in order:
+        np.testing.assert_array_equal(timesteps[env_id].obs, expected[env_id].obs)
+        assert timesteps[env_id].reward[0] == expected[env_id].reward[0]
+
+
 def test_truncation_reaches_the_batch(make_manager, hosted):
     manager = make_manager(hosted(counting_fns(2, limit=2)))
     manager.seed(0)

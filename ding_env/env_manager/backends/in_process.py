@@ -42,7 +42,6 @@ class InProcessBackend(Backend):
         super().__init__(env_fns, name, ledger, setup)
         self.host = EnvHost(self.env_fns, settings, setup, limit_time=True)
         self.first = self.env_ids[0]  # the ids are consecutive: env id ``first + k`` has row ``k``
-        self.every_row = slice(0, len(self.env_ids))
         self.sent: tuple[np.ndarray, Any, np.ndarray] | None = None
 
     @override
@@ -89,7 +88,12 @@ class InProcessBackend(Backend):
         (env_ids, actions, reset_on_done), self.sent = self.sent, None
         ids = env_ids.tolist()
         if self.host.batch is not None:
-            infos, errors = self.host.step_stacked(env_ids, actions, reset_on_done, self.rows)
+            stepped = (env_ids, actions, reset_on_done)
+            if len(ids) > 1 and not (env_ids[1:] > env_ids[:-1]).all():  # step_stacked takes increasing ids
+                order = np.argsort(env_ids, kind="stable")
+                stepped = (env_ids[order], arrays.take(actions, order), reset_on_done[order])
+            # The rows are written by env id: the results below are read in the order asked for.
+            infos, errors = self.host.step_stacked(*stepped, self.rows)
         else:  # each env gets arrays of its own, as the workers give them
             infos, errors = self.host.step(
                 ids, arrays.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows
@@ -123,9 +127,7 @@ class InProcessBackend(Backend):
         return arrays.take(self.ready_rows, self.rows_of(env_ids))
 
     def rows_of(self, env_ids: np.ndarray) -> slice | np.ndarray:
-        """The rows of ``env_ids`` (increasing, distinct, this backend's) in its arrays: a slice when consecutive."""
-        if len(env_ids) == len(self.env_ids):  # every env: the usual step, told without a look at each id
-            return self.every_row
+        """The rows of ``env_ids`` (distinct, this backend's) in its arrays: a slice when consecutive and increasing."""
         return arrays.rows_of(env_ids - self.first if self.first else env_ids)
 
     @override

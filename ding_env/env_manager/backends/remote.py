@@ -58,7 +58,8 @@ class RemoteBackend(Backend):
     """Hosts the envs ``env_fns`` names on the env server at ``address``.
 
     Args:
-        env_fns: ``{env_id: constructor}`` of the share (the server builds its own envs; only the ids are used).
+        env_fns: ``{env_id: entry}`` of the share, a constructor or a batch env's ``BatchSlot`` (the server
+            builds its own envs; only the ids, and how many constructors they come from, are used).
         settings: How to reach the server, and the settings its envs get.
         name: Names the manager in errors.
         ledger: Where lost envs are reported.
