@@ -43,6 +43,8 @@ class InProcessBackend(Backend):
         self.host = EnvHost(self.env_fns, settings, setup, limit_time=True)
         self.first = self.env_ids[0]  # the ids are consecutive: env id ``first + k`` has row ``k``
         self.sent: tuple[np.ndarray, Any, np.ndarray] | None = None
+        self.known_ids: np.ndarray | None = None  # a read-only array of ids, and its rows (rows_of)
+        self.known_rows: slice | np.ndarray | None = None
 
     @override
     def launch(self) -> Spaces:
@@ -87,9 +89,11 @@ class InProcessBackend(Backend):
             return None
         (env_ids, actions, reset_on_done), self.sent = self.sent, None
         ids = env_ids.tolist()
+        rows = self.rows_of(env_ids)
         if self.host.batch is not None:
             stepped = (env_ids, actions, reset_on_done)
-            if len(ids) > 1 and not (env_ids[1:] > env_ids[:-1]).all():  # step_stacked takes increasing ids
+            # step_stacked takes increasing ids (a slice of rows: they are).
+            if not isinstance(rows, slice) and len(ids) > 1 and not (env_ids[1:] > env_ids[:-1]).all():
                 order = np.argsort(env_ids, kind="stable")
                 stepped = (env_ids[order], arrays.take(actions, order), reset_on_done[order])
             # The rows are written by env id: the results below are read in the order asked for.
@@ -98,7 +102,6 @@ class InProcessBackend(Backend):
             infos, errors = self.host.step(
                 ids, arrays.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows
             )
-        rows = self.rows_of(env_ids)
         info = [{} for _ in ids]
         if infos or errors:
             if isinstance(rows, slice):  # consecutive ids: an id's row is its offset from the first
@@ -128,7 +131,15 @@ class InProcessBackend(Backend):
 
     def rows_of(self, env_ids: np.ndarray) -> slice | np.ndarray:
         """The rows of ``env_ids`` (distinct, this backend's) in its arrays: a slice when consecutive and increasing."""
-        return arrays.rows_of(env_ids - self.first if self.first else env_ids)
+        # While every env is ready the manager hands out one read-only array of every id, step after
+        # step: its rows are looked up once. An array that is writable, or a view of another, may change
+        # between calls and is looked at anew.
+        if env_ids is self.known_ids:
+            return self.known_rows
+        rows = arrays.rows_of(env_ids - self.first if self.first else env_ids)
+        if not env_ids.flags.writeable and env_ids.base is None:
+            self.known_ids, self.known_rows = env_ids, rows
+        return rows
 
     @override
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
