@@ -69,9 +69,7 @@ def resolve_target(
     if not (isinstance(env_cls, type) and issubclass(env_cls, kinds)):
         expected = "a BaseEnv or BaseBatchEnv subclass" if batch_envs else "a BaseEnv subclass"
         raise ConfigError(f"{target!r} is {env_cls!r}, not {expected}")
-    from ding_env.env import DingEnvWrapper
-
-    if issubclass(env_cls, DingEnvWrapper):
+    if _is_wrapper(env_cls):
         # A registered type such as 'cartpole' fixes its Gymnasium id in its class config; the base class needs one.
         if cfg is None and not env_cls.config.get("env_id"):
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")

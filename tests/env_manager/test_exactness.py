@@ -170,6 +170,22 @@ class StackKeeper(BatchOfEnvs):
         self.kept = actions
         return super()._step(actions, env_ids)
 
+    @property
+    def kept_is_its_own(self):
+        """Whether the kept actions own their memory (not a view of the manager's or the caller's arrays)."""
+        return bool(self.kept.flags.owndata)
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "subprocess+caller"])
+def test_a_batch_env_gets_stacked_actions_of_its_own_in_every_manager(manager_type):
+    """In a worker the stacked actions are rows of shared memory the parent writes again: never the env's."""
+    env_fns = [partial(Keeper, {"space": "box", "limit": 10**6})] * 2
+    batch_fn = partial(StackKeeper, dict(env_fns=env_fns))
+    with create_env_manager(manager_cfg(manager_type), [batch_fn, batch_fn]) as manager:
+        manager.launch()
+        manager.step_batch(np.arange(4), np.zeros((4, 2), np.float32))
+        assert manager.kept_is_its_own == [True] * 4
+
 
 @pytest.mark.parametrize("batch", [False, True], ids=["envs", "batch_env"])
 def test_the_actions_an_env_gets_are_its_own(batch):

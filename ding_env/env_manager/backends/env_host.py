@@ -308,6 +308,8 @@ class EnvHost:
     ) -> tuple[dict[int, dict], dict[int, EnvError]]:
         """``step`` for a host with batch envs: ``env_ids`` increasing, ``actions`` stacked (row ``k`` for id ``k``).
 
+        Every env gets actions of its own: ``actions`` may be views the caller writes again.
+
         Each batch env steps its ids with one call on its rows of ``actions``; the other envs step
         one after another through ``step``. Infos of batch envs are returned, not put.
         """
@@ -325,16 +327,19 @@ class EnvHost:
                 put_info,
             )
         if len(plain) < len(env_ids):
-            # Every id a batch env's (the usual case): positions are slices, and the rows are taken without a copy.
-            batched = np.flatnonzero(in_batch) if len(plain) else slice(None)
+            # Every id a batch env's (the usual case): its positions are slices of the stacked actions.
+            every = not len(plain)
+            batched = slice(None) if every else np.flatnonzero(in_batch)
             ids = env_ids[batched]
             for batch, positions in self.batch.groups(ids):
-                picked = positions if len(plain) == 0 else batched[positions]
-                # Copies: the actions are the batch env's, whatever the caller does with its array.
+                picked = positions if every else batched[positions]
+                # The actions are the batch env's own, whatever the caller does with its array: a slice
+                # takes views, which are copied; an index array takes copies already.
+                taken = arrays.take(actions, picked)
                 self.batch.step(
                     batch,
                     ids[positions],
-                    arrays.copy_tree(arrays.take(actions, picked)),
+                    arrays.copy_tree(taken) if every else taken,
                     resets[picked],
                     rows,
                     infos,

@@ -235,8 +235,9 @@ class _Worker:
         """Step this worker's envs through ``EnvHost.step_stacked``: its batch envs write their rows in one go."""
         ids = np.flatnonzero(self.step_mask[first:stop]) + first
         rows = arrays.rows_of(ids)
-        # Copies: the parent writes the next step's actions into these rows while an env may keep its own.
-        actions = arrays.copy_tree(arrays.take(self.actions, rows))
+        # Views of the shared rows: step_stacked gives every env actions of its own (the parent writes the
+        # next step's actions into these rows while an env may keep its own).
+        actions = arrays.take(self.actions, rows)
         return self.host.step_stacked(ids, actions, self.reset_on_done[rows], self.rows, self.info_writer.put)
 
     def report(self, infos: dict[int, dict], errors: dict[int, Any]) -> None:
