@@ -200,7 +200,7 @@ class BaseBatchEnv(abc.ABC):
         """
         ids = self._checked_ids(env_ids)
         if ids is None:
-            if not self._running.all():
+            if np.count_nonzero(self._running) != self._num_envs:  # count_nonzero: a C call, .all() a Python one
                 self._refuse_step(np.flatnonzero(~self._running))
         else:
             if self.lockstep:
@@ -219,8 +219,8 @@ class BaseBatchEnv(abc.ABC):
             )
         record = self._step(actions, ids)
         done = record.done
-        if done.any():
-            self._running[np.flatnonzero(done) if ids is None else ids[done]] = False
+        if np.count_nonzero(done):
+            self._running[done if ids is None else ids[done]] = False
         return record
 
     def close(self) -> None:

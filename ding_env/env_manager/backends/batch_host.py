@@ -40,7 +40,7 @@ class HostedBatch:
         self.fn, self.first, self.num_envs, self.lockstep = slot.fn, slot.first, slot.num_envs, slot.lockstep
         self.stop = self.first + self.num_envs
         self.env: BaseBatchEnv | None = None
-        self.seeded: tuple | None = None  # the seeds last given to env.seed
+        self.seeded: tuple | None = None  # the seeds last given to env.seed; None: look at the setup again
 
     def describe(self) -> str:
         """Names the batch env and every env id it hosts."""
@@ -141,8 +141,11 @@ class BatchHost:
 
     def _apply_seeds(self, batch: HostedBatch) -> None:
         """Give ``batch`` its ids' seeds when they changed since it last got them."""
-        seeds = tuple(map(self.setup.seeds.get, range(batch.first, batch.stop)))  # once per reset: no Python loop
-        if seeds == batch.seeded or seeds.count(None) == batch.num_envs:
+        if batch.seeded is not None:  # nothing seeded since: EnvHost.seed clears it when one of its ids is
+            return
+        seeds = tuple(map(self.setup.seeds.get, range(batch.first, batch.stop)))
+        if seeds.count(None) == batch.num_envs:
+            batch.seeded = seeds  # unseeded: fresh entropy, as a BaseEnv
             return
         unseeded = [batch.first + sub_id for sub_id, seed in enumerate(seeds) if seed is None]
         modes = {seed[1] for seed in seeds if seed is not None}
@@ -207,9 +210,9 @@ class BatchHost:
         # Every row shows its step's observation next; a row whose episode ended gets its reset one below,
         # and one that is not reset needs a reset before its row is read again.
         arrays.write(rows.ready_obs, index, record.obs)
-        if not done.any():
+        if not np.count_nonzero(done):
             return
-        ended = np.flatnonzero(done)
+        ended = done.nonzero()[0]  # done is flat: the method, without flatnonzero's Python layers
         info = record.info
         for position, env_id, episode_return, truncated in zip(
             ended.tolist(),

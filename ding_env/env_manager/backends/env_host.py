@@ -32,6 +32,7 @@ from ding_env.ops import Op
 
 # Reward spaces the managers hold: one array per env (arrays.reward_layout).
 REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
+_NO_POSITIONS = np.zeros(0, dtype=np.int64)  # the positions of plain envs in a step of batch envs only
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -180,6 +181,7 @@ class EnvHost:
         # in_batch[env_id]: whether env_id is a batch env's sub-env, for a step to tell them apart without a loop.
         self._in_batch = np.zeros(max(env_fn, default=-1) + 1, dtype=bool)
         self._in_batch[list(slots)] = True
+        self._only_batch = len(slots) == len(env_fn)  # then every stepped id is a batch env's: no need to look
         self.settings, self.setup = settings, setup
         self._reset_timeout = settings.reset_timeout if limit_time else None
         self._step_timeout = settings.step_timeout if limit_time else None
@@ -315,8 +317,8 @@ class EnvHost:
         """
         infos: dict[int, dict] = {}
         errors: dict[int, EnvError] = {}
-        in_batch = self._in_batch[env_ids]
-        plain = np.flatnonzero(~in_batch)
+        in_batch = None if self._only_batch else self._in_batch[env_ids]
+        plain = _NO_POSITIONS if in_batch is None else np.flatnonzero(~in_batch)
         if len(plain):
             ids = env_ids[plain]
             infos, errors = self.step(
