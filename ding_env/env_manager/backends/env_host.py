@@ -313,7 +313,7 @@ class EnvHost:
         Every env gets actions of its own: ``actions`` may be views the caller writes again.
 
         Each batch env steps its ids with one call on its rows of ``actions``; the other envs step
-        one after another through ``step``. Infos of batch envs are returned, not put.
+        one after another through ``step``. Every env's info goes to ``put_info`` first, as in ``step``.
         """
         infos: dict[int, dict] = {}
         errors: dict[int, EnvError] = {}
@@ -333,6 +333,7 @@ class EnvHost:
             every = not len(plain)
             batched = slice(None) if every else np.flatnonzero(in_batch)
             ids = env_ids[batched]
+            batch_infos: dict[int, dict] = {}
             for batch, positions in self.batch.groups(ids):
                 picked = positions if every else batched[positions]
                 # The actions are the batch env's own, whatever the caller does with its array: a slice
@@ -344,9 +345,14 @@ class EnvHost:
                     arrays.copy_tree(taken) if every else taken,
                     resets[picked],
                     rows,
-                    infos,
+                    batch_infos,
                     errors,
                 )
+            # Done rows' infos (truncated, eval_episode_return) come nearly every step of a large batch env:
+            # stored by put_info (the workers' info table), they need no message on the pipe.
+            for env_id, info in batch_infos.items():
+                if put_info is None or not put_info(env_id, info):
+                    infos[env_id] = info
         return infos, errors
 
     def step(
