@@ -81,6 +81,8 @@ class InfoReceiver:
             raise WireError(f"step reply: info tables of shapes {numbers.shape} and {values.shape} for {rows} rows")
         if type(others) is not dict or not all(type(info) is dict for info in others.values()):
             raise WireError("step reply: info must map rows to info dicts")
+        if not others and not np.count_nonzero(numbers):  # the usual mid-episode step: no env has an info
+            return [{} for _ in range(rows)]
         self.numbers[:] = 0
         self.numbers[env_ids] = numbers
         self.values[env_ids, : values.shape[1]] = values
@@ -88,8 +90,6 @@ class InfoReceiver:
             table = self.reader.read(0, self.env_num)
         except KeyError as error:
             raise WireError(f"step reply: an info under schema {error} that was never announced") from None
-        if not table and not others:  # the usual mid-episode step: no env has an info
-            return [{} for _ in range(rows)]
         infos = []
         for row, env_id in enumerate(env_ids.tolist()):
             info = table.get(env_id)

@@ -206,7 +206,7 @@ _reply = msgspec.msgpack.Decoder(Ok | Stepped | Failed)
 _encode = msgspec.msgpack.Encoder().encode
 
 
-def check_header(envelope: Envelope, side: str) -> None:
+def check_header(envelope: Envelope | Message, side: str) -> None:
     """Refuse a message from another protocol or version; ``side`` names the sender ('client', 'server').
 
     Raises:
@@ -259,20 +259,17 @@ def decode(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str)
         raise WireError("no frames").at(path)
     head = frames[0]
     head = head.buffer if hasattr(head, "buffer") else head
-    try:
-        envelope = _envelope.decode(head)
-    except (msgspec.DecodeError, ValueError) as error:
-        raise WireError(f"its first frame is not a msgpack header: {error}"[:300]).at(path) from None
-    except RecursionError:
-        raise WireError("values nested too deeply").at(path) from None
-    check_header(envelope, side)
+    # One decode for a well-formed message; a header that does not decode is read again as an envelope,
+    # so a peer of another protocol or version is told so rather than given a validation error.
     try:
         message = decoder.decode(head)
     except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError; bad UTF-8 a ValueError
+        check_header(_read_envelope(head, path), side)
         kind = "" if isinstance(error, msgspec.ValidationError) else "its first frame is not a msgpack header: "
         raise WireError(f"{kind}{error}"[:300]).at(path) from None
     except RecursionError:
         raise WireError("values nested too deeply").at(path) from None
+    check_header(message, side)
     path = f"{path} {message.__struct_config__.tag}"
     values = Decoder(frames[1:])
     fields = {}
@@ -298,6 +295,16 @@ def decode(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str)
     except WireError as error:
         raise error.at(path) from None
     return message, fields
+
+
+def _read_envelope(head: Any, path: str) -> Envelope:
+    """The fields every protocol version keeps, of a header that did not decode as a message."""
+    try:
+        return _envelope.decode(head)
+    except (msgspec.DecodeError, ValueError) as error:
+        raise WireError(f"its first frame is not a msgpack header: {error}"[:300]).at(path) from None
+    except RecursionError:
+        raise WireError("values nested too deeply").at(path) from None
 
 
 def _encoded(encoder: Encoder, value: Any, key: str) -> Any:

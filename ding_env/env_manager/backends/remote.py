@@ -284,22 +284,28 @@ class RemoteBackend(Backend):
     def keep_ready_obs(self, reply: dict) -> None:
         """Keep the stepped envs' ready observations: the step's, or for ended episodes the restart's."""
         local, done = reply["env_id"], reply["done"]
+        if not np.count_nonzero(done):  # no episode ended: every row's observation is its ready one
+            arrays.write(self.ready, local, reply["obs"])
+            return
         arrays.write(self.ready, local[~done], arrays.take(reply["obs"], np.flatnonzero(~done)))
-        if done.any():
-            arrays.write(self.ready, local[done], reply["restart_obs"])
+        arrays.write(self.ready, local[done], reply["restart_obs"])
 
     def outcome_of(self, reply: dict, sent: np.ndarray) -> TimestepBatch:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
         env_id = reply["env_id"].astype(np.int64) + self.offset
-        if np.array_equal(env_id, sent):  # the common case: the rows of the envs sent, as sent
-            keep = np.ones(len(env_id), dtype=bool)
-        else:
-            keep = np.isin(env_id, sent)
+        infos = self.infos.infos(reply["env_id"], reply)
+        if len(env_id) == len(sent) and env_id.tolist() == sent.tolist():  # the common case: the envs sent, as sent
+            rows = range(len(env_id))
+            errors = {row: self.globalised(error) for row, error in reply["errors"].items() if row in rows}
+            return TimestepBatch(
+                env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
+                reply["reset_on_done"],
+            )  # fmt: skip
+        keep = np.isin(env_id, sent)
         if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
             claimed = self.ledger.claim_idle(env_id[~keep].tolist())
             keep |= np.isin(env_id, list(claimed))
         rows = np.flatnonzero(keep)
-        infos = self.infos.infos(reply["env_id"], reply)
         if len(rows) != len(env_id):
             infos = [infos[row] for row in rows.tolist()]
         errors = {}
