@@ -20,7 +20,7 @@ from zmq.utils.monitor import recv_monitor_message
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 from ding_env.remote.protocol import HELLO
-from ding_env.remote.spin import SPIN_SECONDS, arrived_while_spinning
+from ding_env.remote.spin import Spinner
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT: Any = object()  # a request's timeout when none is given: the connection's
@@ -79,6 +79,7 @@ class ServerConnection:
         self._poller = zmq.Poller()
         self._poller.register(self._socket, zmq.POLLIN)
         self._poller.register(self._monitor, zmq.POLLIN)
+        self._spinner = Spinner()  # polls for replies before blocking while they come quickly
         self._socket.connect(address)
         self._seq = 0
         try:
@@ -109,10 +110,11 @@ class ServerConnection:
 
     def has_reply(self, timeout: float = 0.0) -> bool:
         """Whether a reply (or news of a dropped connection) arrived, waiting at most ``timeout`` seconds."""
-        spin = min(timeout, SPIN_SECONDS)
-        if spin > 0 and arrived_while_spinning(self._socket, spin):
+        start = time.monotonic()
+        if self._spinner.arrived(self._socket, timeout):
             return True
-        ready = dict(self._poller.poll(int((timeout - spin) * 1000)))  # the rest of the time, blocked
+        left = max(0.0, timeout - (time.monotonic() - start))
+        ready = dict(self._poller.poll(int(left * 1000)))  # the rest of the time, blocked
         if self._monitor in ready:
             self._take_events()  # other news of the connection (connected, retried) is no reply
         return self._socket in ready or self._dropped
@@ -123,7 +125,7 @@ class ServerConnection:
         timeout = self.timeout if timeout is DEFAULT else timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         # The reply is likely close: poll for it before blocking (the monitor's news is read at the next wait).
-        spun = arrived_while_spinning(self._socket, SPIN_SECONDS if timeout is None else min(timeout, SPIN_SECONDS))
+        spun = self._spinner.arrived(self._socket, timeout)
         while True:
             wait_until = self._give_up_at(deadline)
             left_ms = None if wait_until is None else max(0, int((wait_until - time.monotonic()) * 1000))

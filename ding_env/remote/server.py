@@ -34,7 +34,7 @@ from ding_env.remote.errors import ServerError, WireError
 from ding_env.remote.messages import peek, read_request, reply_frames
 from ding_env.remote.protocol import HELLO
 from ding_env.remote.served_envs import ServedEnvs
-from ding_env.remote.spin import arrived_while_spinning
+from ding_env.remote.spin import Spinner
 
 DEFAULT_BIND = "tcp://127.0.0.1:5555"
 DEFAULT_MAX_MESSAGE_BYTES = 256 * 2**20
@@ -117,11 +117,12 @@ class EnvServer:
 
     def serve(self, should_stop: Callable[[], bool] = lambda: False) -> None:
         """Answer requests until ``should_stop()`` or an exception (Ctrl-C); then close every env and worker."""
+        spinner = Spinner()
         try:
             answered = False
             while not should_stop():
                 # Right after a reply, the client's next request is likely close: poll for it before blocking.
-                if (answered and arrived_while_spinning(self._socket)) or self._socket.poll(POLL_MS, zmq.POLLIN):
+                if (answered and spinner.arrived(self._socket)) or self._socket.poll(POLL_MS, zmq.POLLIN):
                     self.handle_one()
                     answered = True
                 else:
