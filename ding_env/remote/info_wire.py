@@ -31,6 +31,7 @@ class InfoSender:
         self.numbers = np.zeros(env_num, dtype=np.int8)
         self.writer = InfoWriter(self.values, self.numbers)
         self.width = 0  # value slots the known schemas use
+        self.no_numbers, self.no_values = np.zeros_like(self.numbers), np.zeros_like(self.values)
 
     def fields(self, env_ids: np.ndarray, infos: list[dict]) -> dict[str, Any]:
         """``info_numbers``, ``info_values``, ``info_schemas`` and ``info`` (``{row: info}`` outside the table).
@@ -38,6 +39,10 @@ class InfoSender:
         An empty info is in neither: the receiver gives a row with no info an empty dict.
         """
         self.writer.start_step(0, len(self.numbers))
+        if not any(infos):  # the usual mid-episode step: no env has an info (the zero rows are never written)
+            rows = len(infos)
+            return {"info_numbers": self.no_numbers[:rows], "info_values": self.no_values[:rows, : self.width],
+                    "info_schemas": [], "info": {}}  # fmt: skip
         others = {}
         for row, (env_id, info) in enumerate(zip(env_ids.tolist(), infos, strict=True)):
             if info and not self.writer.put(env_id, info):  # an empty info travels as nothing at all

@@ -143,7 +143,9 @@ class ServedEnvs:
             **{name: np.array(getattr(outcome, name)) for name in ("reward", "done", "truncated", "reset_on_done")},
             "errors": dict(outcome.errors),
             # The ready observations that are not the step's: of envs that ended (and restarted) in it.
-            "restart_obs": self._ready_obs_copy(outcome.env_id[outcome.done].tolist()),
+            "restart_obs": self._ready_obs_copy(outcome.env_id[outcome.done].tolist())
+            if np.count_nonzero(outcome.done)
+            else None,
             **self._infos.fields(outcome.env_id, outcome.info),
         }
 
