@@ -31,7 +31,6 @@ class InfoSender:
         self.numbers = np.zeros(env_num, dtype=np.int8)
         self.writer = InfoWriter(self.values, self.numbers)
         self.width = 0  # value slots the known schemas use
-        self.no_numbers, self.no_values = np.zeros_like(self.numbers), np.zeros_like(self.values)
 
     def fields(self, env_ids: np.ndarray, infos: list[dict]) -> dict[str, Any]:
         """``info_numbers``, ``info_values``, ``info_schemas`` and ``info`` (``{row: info}`` outside the table).
@@ -39,10 +38,8 @@ class InfoSender:
         An empty info is in neither: the receiver gives a row with no info an empty dict.
         """
         self.writer.start_step(0, len(self.numbers))
-        if not any(infos):  # the usual mid-episode step: no env has an info (the zero rows are never written)
-            rows = len(infos)
-            return {"info_numbers": self.no_numbers[:rows], "info_values": self.no_values[:rows, : self.width],
-                    "info_schemas": [], "info": {}}  # fmt: skip
+        if not any(infos):  # the usual mid-episode step: no env has an info, and the reply no info table
+            return {"info_numbers": None, "info_values": None, "info_schemas": [], "info": {}}
         others = {}
         for row, (env_id, info) in enumerate(zip(env_ids.tolist(), infos, strict=True)):
             if info and not self.writer.put(env_id, info):  # an empty info travels as nothing at all
@@ -52,9 +49,10 @@ class InfoSender:
             for env_id, (number, schema) in self.writer.take_announced().items()
         ]
         self.width = max([self.width, *(len(keys) for _, _, keys, _ in schemas)])
+        in_table = bool(np.count_nonzero(self.numbers))
         return {
-            "info_numbers": self.numbers[env_ids],
-            "info_values": self.values[env_ids, : self.width],
+            "info_numbers": self.numbers[env_ids] if in_table else None,
+            "info_values": self.values[env_ids, : self.width] if in_table else None,
             "info_schemas": schemas,
             "info": others,
         }
@@ -82,12 +80,14 @@ class InfoReceiver:
         self.learn(reply["info_schemas"])
         numbers, values, others = reply["info_numbers"], reply["info_values"], reply["info"]
         rows = len(env_ids)
-        if numbers.shape != (rows,) or values.ndim != 2 or len(values) != rows or values.shape[1] > INFO_SLOTS:
-            raise WireError(f"step reply: info tables of shapes {numbers.shape} and {values.shape} for {rows} rows")
         if type(others) is not dict or not all(type(info) is dict for info in others.values()):
             raise WireError("step reply: info must map rows to info dicts")
-        if not others and not np.count_nonzero(numbers):  # the usual mid-episode step: no env has an info
-            return [{} for _ in range(rows)]
+        if numbers is None and values is None:  # no row's info is in the table
+            return [others.get(row, {}) for row in range(rows)] if others else [{} for _ in range(rows)]
+        if numbers is None or values is None:
+            raise WireError("step reply: info_numbers and info_values come together")
+        if numbers.shape != (rows,) or values.ndim != 2 or len(values) != rows or values.shape[1] > INFO_SLOTS:
+            raise WireError(f"step reply: info tables of shapes {numbers.shape} and {values.shape} for {rows} rows")
         self.numbers[:] = 0
         self.numbers[env_ids] = numbers
         self.values[env_ids, : values.shape[1]] = values

@@ -152,11 +152,12 @@ class Ok(Message, tag="ok"):
     body: dict[str, Any]
 
 
-class Stepped(Message, tag="stepped"):
+class Stepped(Message, tag="stepped", kw_only=True):
     """A step's reply: row k of every array is env ``env_id[k]``; infos as the local managers' info table.
 
     ``info_numbers[k]`` is the schema number of row k's info in ``info_values`` (0: the info is in
-    ``info``, by row); ``info_schemas`` announces new schemas as ``(env id, number, keys, type names)``.
+    ``info``, by row; both are left out when no row's info is in the table); ``info_schemas``
+    announces new schemas as ``(env id, number, keys, type names)``.
     ``restart_obs`` holds the ready observations of the envs that ended (and restarted), ``errors``
     the rows' errors, ``lost`` the envs whose worker the server replaced.
     """
@@ -170,8 +171,8 @@ class Stepped(Message, tag="stepped"):
     reset_on_done: ArrayRef
     restart_obs: Any
     errors: Any
-    info_numbers: ArrayRef
-    info_values: ArrayRef
+    info_numbers: ArrayRef | None = None
+    info_values: ArrayRef | None = None
     info_schemas: list[tuple[int, int, list[str], list[Literal["float", "int", "bool"]]]]
     info: Any
     lost: EnvIds
