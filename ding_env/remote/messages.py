@@ -19,6 +19,7 @@ Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, ClassVar, Literal
 
 import msgspec
@@ -274,21 +275,17 @@ def decode(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str)
     path = f"{path} {message.__struct_config__.tag}"
     values = Decoder(frames[1:])
     fields = {}
-    for name in message.__struct_fields__:
-        if name in HEADER_FIELDS:
-            continue
+    for name, how in _field_plan(type(message)):
         value = getattr(message, name)
         try:
-            if name in message.encoded:
+            if how is _PLAIN:
+                fields[name] = values.array(value) if type(value) is ArrayRef else value
+            elif how is _VALUE:
                 fields[name] = values.value(value)
-            elif name in message.encoded_maps:
-                fields[name] = {key: _decoded(values, item, key) for key, item in value.items()}
-            elif type(value) is ArrayRef:
-                fields[name] = values.array(value)
             else:
-                fields[name] = value
+                fields[name] = {key: _decoded(values, item, key) for key, item in value.items()}
         except WireError as error:
-            raise error.at(path if name in message.encoded_maps else f"{path} {name}") from None
+            raise error.at(path if how is _MAP else f"{path} {name}") from None
         except RecursionError:
             raise WireError("values nested too deeply").at(f"{path} {name}") from None
     try:
@@ -296,6 +293,19 @@ def decode(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str)
     except WireError as error:
         raise error.at(path) from None
     return message, fields
+
+
+_PLAIN, _VALUE, _MAP = "plain", "value", "map"  # how a field is decoded: as is (or an array), a value, a map of them
+
+
+@cache  # one entry per message class
+def _field_plan(cls: type[Message]) -> tuple[tuple[str, str], ...]:
+    """``(name, how)`` for each field of ``cls`` beyond the header's: worked out once, not at every message."""
+    return tuple(
+        (name, _VALUE if name in cls.encoded else _MAP if name in cls.encoded_maps else _PLAIN)
+        for name in cls.__struct_fields__
+        if name not in HEADER_FIELDS
+    )
 
 
 def _read_envelope(head: Any, path: str) -> Envelope:

@@ -311,11 +311,16 @@ class Decoder:
     def array(self, ref: ArrayRef) -> np.ndarray:
         """The array ``ref`` describes, checked against its buffer's size; a copy the caller owns."""
         dtype = _dtype(ref.dtype)
-        buffer = self.buffer(ref.frame) if ref.data is None else memoryview(ref.data)
+        buffer = ref.data  # inline bytes, read as they are
+        if buffer is None:
+            buffer = self.buffer(ref.frame)
+            size = buffer.nbytes
+        else:
+            size = len(buffer)
         expected = math.prod(ref.shape) * dtype.itemsize
-        if buffer.nbytes != expected:
+        if size != expected:
             raise WireError(
-                f"an array of shape {ref.shape} and dtype {dtype} takes {expected} bytes, its frame has {buffer.nbytes}"
+                f"an array of shape {ref.shape} and dtype {dtype} takes {expected} bytes, its frame has {size}"
             )
         # A copy: the frame's memory belongs to the message, and arrays handed to callers are theirs to change.
         return np.frombuffer(buffer, dtype=dtype).reshape(ref.shape).copy()
