@@ -150,6 +150,11 @@ class WorkerBackend(Backend):
                 infos.update(failed_infos)
                 errors.update(failed_errors)
         obs, reward, done, truncated = self.every_result if rows is self.every_row else workers.results(rows)
+        if rows is self.every_row and not errors:  # every env in id order, row k being env k: place the few infos
+            info = [{} for _ in range(len(env_ids))]
+            for env_id, env_info in infos.items():
+                info[env_id] = env_info
+            return TimestepBatch(env_ids, obs, reward, done, truncated, info, NO_ERRORS, reset_on_done)
         ids = env_ids.tolist()
         row_errors = {row: errors[env_id] for row, env_id in enumerate(ids) if env_id in errors}
         info = [infos.get(env_id, {}) for env_id in ids]
