@@ -143,12 +143,14 @@ class EnvServer:
             log.warning("cannot reply to %s request %d: %s", kind, seq, error)
 
     def _answer(self, client: bytes, frames: list) -> tuple[int, str, list]:
-        seq, kind = peek(frames)
+        seq, kind = None, "message"
         try:
             seq, kind, body = read_request(frames)
             result = self._dispatch(client, kind, body)
             return seq, kind, reply_frames(seq, result, request=kind)
         except Exception as error:  # noqa: BLE001 - the client gets the error; the server keeps serving
+            if seq is None:  # a malformed request: its number and kind as far as they can be read
+                seq, kind = peek(frames)
             if not isinstance(error, (WireError, ServerError)):
                 log.warning("%s request %d failed: %s: %s", kind, seq, type(error).__name__, error)
             try:
