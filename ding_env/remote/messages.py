@@ -10,7 +10,7 @@ stacked array whatever the number of envs) or ``"error"``. ``seq`` numbers a cli
 reply carries the same number, so a client that gave up waiting can drop a late reply.
 
 Decoding refuses, with a :class:`WireError`, a header that is not msgpack, another protocol or
-version (:class:`ProtocolMismatchError`, checked before anything else), an unknown kind, a missing,
+version (:class:`ProtocolMismatchError`, checked before any field is read), an unknown kind, a missing,
 unknown or mistyped field, a dtype that would need pickle, an array whose bytes do not match its
 shape, values nested too deeply and frames the header does not refer to.
 
@@ -157,7 +157,7 @@ class Stepped(Message, tag="stepped", kw_only=True):
     """A step's reply: row k of every array is env ``env_id[k]``; infos as the local managers' info table.
 
     ``info_numbers[k]`` is the schema number of row k's info in ``info_values`` (0: the info is in
-    ``info``, by row; both are left out when no row's info is in the table); ``info_schemas``
+    ``info``, by row; both are None when no row's info is in the table); ``info_schemas``
     announces new schemas as ``(env id, number, keys, type names)``.
     ``restart_obs`` holds the ready observations of the envs that ended (and restarted), ``errors``
     the rows' errors, ``lost`` the envs whose worker the server replaced.

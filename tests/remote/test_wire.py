@@ -8,6 +8,7 @@ import pytest
 from ding_env.env_manager.status import CALLABLE, MISSING
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError
+from ding_env.remote.info_wire import InfoReceiver
 from ding_env.remote.messages import read_reply, reply_frames
 from ding_env.remote.protocol import PROTOCOL, PROTOCOL_VERSION
 
@@ -200,3 +201,38 @@ def test_an_error_reply_carries_the_error_and_any_other_exception_becomes_a_serv
     assert seq == 5 and isinstance(error, ServerError)
     assert (error.request, error.error_type, error.message) == ("get_attr", "KeyError", "'missing'")
     assert "KeyError" in error.remote_traceback
+
+
+def step_reply(**info_fields):
+    """A step reply of 3 envs as the client reads it, with the given info fields."""
+    result = {
+        "env_id": np.arange(3),
+        "obs": np.zeros((3, 2), np.float32),
+        **{name: np.zeros(3, bool) for name in ("done", "truncated", "reset_on_done")},
+        "reward": np.zeros((3, 1), np.float32),
+        "restart_obs": None,
+        "errors": {},
+        "info_schemas": [],
+        "info": {},
+        "lost": [],
+        **info_fields,
+    }
+    seq, body, error = read_reply(reply_frames(2, result, request="step"))
+    assert (seq, error) == (2, None)
+    return body
+
+
+def test_a_step_reply_without_an_info_table_gives_each_row_its_sent_info_or_an_empty_one():
+    reply = step_reply(info={1: {"note": "only row 1 has an info"}})
+    assert reply["info_numbers"] is None and reply["info_values"] is None
+    infos = InfoReceiver(3).infos(reply["env_id"], reply)
+    assert infos == [{}, {"note": "only row 1 has an info"}, {}]
+    assert infos[0] is not infos[2]  # each row's dict is its own
+
+
+@pytest.mark.parametrize("present", ["info_numbers", "info_values"])
+def test_a_step_reply_with_half_an_info_table_is_refused(present):
+    table = {"info_numbers": np.zeros(3, np.int8), "info_values": np.zeros((3, 0))}
+    reply = step_reply(**{present: table[present]})
+    with pytest.raises(WireError, match="info_numbers and info_values come together"):
+        InfoReceiver(3).infos(reply["env_id"], reply)
