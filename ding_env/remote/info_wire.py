@@ -83,7 +83,7 @@ class InfoReceiver:
         if type(others) is not dict or not all(type(info) is dict for info in others.values()):
             raise WireError("step reply: info must map rows to info dicts")
         if numbers is None and values is None:  # no row's info is in the table
-            return [others.get(row, {}) for row in range(rows)] if others else [{} for _ in range(rows)]
+            return [others.get(row, {}) for row in range(rows)]
         if numbers is None or values is None:
             raise WireError("step reply: info_numbers and info_values come together")
         if numbers.shape != (rows,) or values.ndim != 2 or len(values) != rows or values.shape[1] > INFO_SLOTS:

@@ -15,7 +15,7 @@ PROTOCOL = "ding-env"
 # 3: msgpack headers of typed structs (msgspec); step replies carry infos as a table.
 # 4: an empty info travels as nothing (a row with no info is an empty dict); a server may host batch
 #    envs, its env count their sub-envs.
-# 5: a step reply leaves out its info table when no row's info is in it.
+# 5: a step reply's info table is None when no row's info is in it.
 PROTOCOL_VERSION = 5
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.

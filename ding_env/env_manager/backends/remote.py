@@ -295,28 +295,24 @@ class RemoteBackend(Backend):
         env_id = reply["env_id"].astype(np.int64) + self.offset
         infos = self.infos.infos(reply["env_id"], reply)
         if len(env_id) == len(sent) and env_id.tolist() == sent.tolist():  # the common case: the envs sent, as sent
-            rows = range(len(env_id))
-            errors = {row: self.globalised(error) for row, error in reply["errors"].items() if row in rows}
-            return TimestepBatch(
-                env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
-                reply["reset_on_done"],
-            )  # fmt: skip
-        keep = np.isin(env_id, sent)
-        if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
-            claimed = self.ledger.claim_idle(env_id[~keep].tolist())
-            keep |= np.isin(env_id, list(claimed))
-        rows = np.flatnonzero(keep)
-        if len(rows) != len(env_id):
-            infos = [infos[row] for row in rows.tolist()]
+            kept = range(len(env_id))
+        else:
+            keep = np.isin(env_id, sent)
+            if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
+                claimed = self.ledger.claim_idle(env_id[~keep].tolist())
+                keep |= np.isin(env_id, list(claimed))
+            kept = np.flatnonzero(keep).tolist()
         errors = {}
         if reply["errors"]:
-            row_of = {int(row): new for new, row in enumerate(rows.tolist())}
+            row_of = {row: new for new, row in enumerate(kept)}
             errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
-        if len(rows) == len(env_id):
+        if len(kept) == len(env_id):
             return TimestepBatch(
                 env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
                 reply["reset_on_done"],
             )  # fmt: skip
+        infos = [infos[row] for row in kept]
+        rows = np.array(kept, dtype=np.int64)
         return TimestepBatch(
             env_id[rows], arrays.take(reply["obs"], rows), reply["reward"][rows], reply["done"][rows],
             reply["truncated"][rows], infos, errors, reply["reset_on_done"][rows],
