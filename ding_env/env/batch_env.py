@@ -47,7 +47,7 @@ import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
 
-from ding_env.config import deep_merge_dicts
+from ding_env.config import check_config_dict, deep_merge_dicts
 from ding_env.env.batch_step import BatchStep, EnvIds, scalar_reward_space
 from ding_env.env.seeding import checked_seed, derive_seeds
 from ding_env.errors import ConfigError, EnvStateError
@@ -76,8 +76,9 @@ class BaseBatchEnv(abc.ABC):
         """Store the config, merged over :meth:`default_config`.
 
         Raises:
-            ConfigError: ``num_envs`` is not an int >= 1.
+            ConfigError: ``cfg`` is neither a dict nor None, or ``num_envs`` is not an int >= 1.
         """
+        check_config_dict(cfg, f"{type(self).__name__} cfg")
         self._cfg = deep_merge_dicts(self.default_config(), cfg)
         num_envs = self._cfg.get("num_envs")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:

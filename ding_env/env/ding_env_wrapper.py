@@ -41,6 +41,7 @@ from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
 from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.extras import FAMILY_EXTRAS, needs_extra
+from ding_env.summary import describe_value
 
 
 class DingEnvWrapper(BaseEnv):
@@ -118,6 +119,13 @@ class DingEnvWrapper(BaseEnv):
                 f"DingEnvWrapper wraps single-agent Gymnasium envs, and {type(env).__name__} is a PettingZoo "
                 "multi-agent env: wrap it with ding_env.PettingZooEnv(env) (observations with agent_state, "
                 "global_state and action_mask; one action and one reward per agent)"
+            )
+        if env is not None and not (callable(getattr(env, "reset", None)) and callable(getattr(env, "step", None))):
+            # Checked here: the env is otherwise first used at launch, in a worker, with a less telling error.
+            hint = f"; to make it by id, pass cfg=dict(env_id={env!r})" if isinstance(env, str) else ""
+            raise TypeError(
+                "DingEnvWrapper env: expected a Gymnasium (or gym) env with reset() and step(), or None to make "
+                f"one from cfg.env_id, got {type(env).__name__} {describe_value(env)}{hint}"
             )
         check_config_dict(cfg, "DingEnvWrapper cfg")
         cfg = dict(cfg or {})

@@ -15,6 +15,7 @@ import pytest
 
 from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.errors import ConfigError, DingEnvError, EnvDataError, EnvError
+from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
 from tests.conftest import manager_cfg
 from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv, TupleActionEnv
 
@@ -227,7 +228,7 @@ def test_an_env_supervisor_env_fn_that_is_not_a_list_is_named():
 
 @pytest.mark.parametrize("cfg", ["abc", ["env_id", "CartPole-v1"], 3])
 def test_an_env_cfg_that_is_not_a_dict_is_named(cfg):
-    for make in (partial(DingEnvWrapper, cfg=cfg), partial(CountingEnv, cfg)):
+    for make in (partial(DingEnvWrapper, cfg=cfg), partial(CountingEnv, cfg), partial(CartPoleBatchEnv, cfg)):
         with pytest.raises(ConfigError) as raised:
             make()
         assert_clear(raised.value, "cfg: expected a dict of config keys (or None)", type(cfg).__name__)
@@ -304,6 +305,15 @@ def test_every_ding_env_wrapper_key_is_checked_when_the_wrapper_is_built(key, va
     with pytest.raises(ConfigError) as raised:
         DingEnvWrapper(cfg={"env_id": "CartPole-v1", key: value})
     assert_clear(raised.value, repr(key), repr(value))
+
+
+@pytest.mark.parametrize("env", ["CartPole-v1", 64, gym.spaces.Discrete(2)])
+def test_ding_env_wrapper_refuses_an_env_that_is_no_gym_env_when_built(env):
+    with pytest.raises(TypeError) as raised:
+        DingEnvWrapper(env)
+    assert_clear(raised.value, "DingEnvWrapper env: expected a Gymnasium (or gym) env", type(env).__name__)
+    if isinstance(env, str):  # the env id in the env's place: the message says where an id goes
+        assert "cfg=dict(env_id='CartPole-v1')" in str(raised.value)
 
 
 def test_ding_env_wrapper_seed_api_takes_only_a_boolean():
