@@ -5,7 +5,7 @@ Each stage adds one layer on top of the one before it, over the same envs and th
 1. a plain Python loop over raw Gymnasium envs (``env.step``, ``env.reset`` when an episode ends);
 2. the same envs behind ``DingEnvWrapper`` (no env wrappers), their public ``step`` called in a loop:
    the timestep, the ``(1,)`` reward, the dtype conversions, the info scalars;
-   2b. the wrapper stepped the way an env host steps it (``env_host.stepper_of``: plain fields, no timestep);
+   2b. the wrapper stepped the way an env host steps it (``hosted_env.stepper_of``: plain fields, no timestep);
 3. ``BaseEnvManager``'s batched step (every env in this process: the env host writing its step rows,
    the observation check, the auto-reset, the ledger), with views of its arrays and with copies;
 4. ``SyncSubprocessEnvManager``'s batched step over 1 and 2 workers, and over 1 worker with the caller
@@ -46,7 +46,7 @@ from timing import round_spread, timed  # noqa: E402
 from workloads import Workload, select  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
-from ding_env.env_manager.backends.env_host import stepper_of  # noqa: E402
+from ding_env.env_manager.backends.hosted_env import stepper_of  # noqa: E402
 
 LABELS = "CartPole-v1 x8,zero-cost x8"
 PROFILE_TOP = 12

@@ -28,7 +28,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env_manager import create_env_manager, validation
-from ding_env.env_manager.backends.env_host import is_gym_env
+from ding_env.env_manager.backends.hosted_env import is_gym_env
 from ding_env.lockstep import Lockstep, rewards_of
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)

@@ -303,7 +303,7 @@ class DingEnvWrapper(BaseEnv):
         return BaseEnvTimestep(self._convert_obs(obs), as_reward(reward), done, info)  # an array of its own
 
     def _step_fields(self, action: Any) -> StepFields:
-        # The step as plain fields (a float reward): the managers' fast path (see env_host.stepper_of).
+        # The step as plain fields (a float reward): the managers' fast path (see hosted_env.stepper_of).
         # The observation may be the env's own array: a host copies it into its rows at once.
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")

@@ -54,7 +54,7 @@ class BaseEnvTimestep(NamedTuple):
 class StepFields(NamedTuple):
     """One step as plain fields, without the ``(1,)`` reward array: what env hosts copy into the managers' buffers.
 
-    Not part of the env contract (``BaseEnv.step`` is): ``env_manager.env_host.stepper_of`` reads a
+    Not part of the env contract (``BaseEnv.step`` is): ``env_manager.backends.hosted_env.stepper_of`` reads a
     step as these fields, through an env class's private fast path where it has one.
 
     Attributes:

@@ -33,7 +33,7 @@ from ding_env.env.timestep import BaseEnvTimestep
 from ding_env.env_manager import validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.base import Backend, WorkerView
-from ding_env.env_manager.backends.env_host import spaces_of_fn
+from ding_env.env_manager.backends.hosted_env import spaces_of_fn
 from ding_env.env_manager.backends.settings import EnvSetup
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls

@@ -173,7 +173,7 @@ class PettingZooEnv(BaseEnv):
 
     def _step_fields(self, action: Any) -> StepFields:
         # The step as plain fields, the reward a (n_agents,) float32 array: the managers' fast path
-        # (see env_host.stepper_of).
+        # (see hosted_env.stepper_of).
         if self._needs_reset:
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         action = np.asarray(action)

@@ -1,0 +1,142 @@
+"""What a host needs to know of one env: building it, reading its spaces, and how to step it.
+
+``EnvHost`` builds and steps its envs through these; the manager reads the spaces of a throwaway
+env with ``spaces_of_fn`` before launch, and ``vector`` tells Gymnasium envs from ``BaseEnv``s with
+``is_gym_env``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+
+from ding_env.env.base_env import BaseEnv
+from ding_env.env.timestep import StepFields, is_timestep, reported_truncation
+from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
+from ding_env.errors import EnvDataError, EnvError, NotATimestepError
+from ding_env.ops import Op
+
+# Reward spaces the managers hold: one array per env (arrays.reward_layout).
+REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
+
+
+def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+    """The observation, action and reward spaces of ``env``, as Gymnasium spaces.
+
+    An env that knows its spaces only after its first reset (some of DI-engine's do) is reset
+    once to read them, as DI-engine's managers do; gym's spaces become Gymnasium's.
+    """
+    try:
+        spaces = (env.observation_space, env.action_space, env.reward_space)
+    except AttributeError:
+        spaces = (None,)
+    if any(space is None for space in spaces):  # unset, or None until the first reset
+        env.reset()
+        spaces = (env.observation_space, env.action_space, env.reward_space)
+    spaces = tuple(to_gymnasium_space(space) for space in spaces)
+    if not isinstance(spaces[2], REWARD_SPACES):
+        raise EnvDataError(
+            f"{env!r}: reward_space is {spaces[2]}, which the managers cannot hold (one reward array per env): "
+            "declare a Box ((1,), or (n_agents,)), Discrete, MultiDiscrete or MultiBinary, and put a structured "
+            "reward's parts in info"
+        )
+    return spaces
+
+
+def spaces_of_fn(env_fn: Callable[[], Any]) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+    """The spaces of a throwaway env from ``env_fn`` (closed again), before any env is launched."""
+    env = env_fn()
+    try:
+        return env_spaces(env)
+    finally:
+        env.close()
+
+
+def stepper_of(env: Any) -> Callable[[Any], StepFields]:
+    """How a host steps ``env``: a function ``action -> StepFields``, chosen here and nowhere else.
+
+    ``step`` is the one public stepping method. An env class may add a private fast path,
+    ``_step_fields``, that ``step`` itself is built on (``DingEnvWrapper``, ``PettingZooEnv``): it
+    skips building a timestep per step. It is used only when the class that defines ``step``
+    defines it too, so a subclass that overrides ``step`` is stepped through its own ``step``.
+    """
+    step_owner = next((cls for cls in type(env).__mro__ if "step" in vars(cls)), object)
+    if "_step_fields" in vars(step_owner):
+        return env._step_fields
+    return partial(step_fields_of, env)
+
+
+def step_fields_of(env: Any, action: Any) -> StepFields:
+    """``env.step(action)`` as plain fields.
+
+    A done step's info gets ``truncated`` when the env left it out (DI-engine's own envs may report
+    a time limit as gym's ``TimeLimit.truncated``).
+    """
+    timestep = env.step(action)
+    try:
+        done = bool(timestep.done)
+        info = timestep.info
+    except AttributeError:
+        if is_timestep(timestep):
+            raise
+        raise NotATimestepError.of(env, timestep) from None
+    truncated = done and reported_truncation(info)
+    if done and "truncated" not in info:
+        info = dict(info, truncated=truncated)
+    return StepFields(timestep.obs, timestep.reward, done, truncated, info)
+
+
+def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
+    """``env_fn()``, checked to be an env the managers can drive.
+
+    Raises:
+        EnvError: ``env_fn`` raised, or returned None, a Gymnasium or gym env (which needs
+            ``DingEnvWrapper``), or an object without ``reset``/``step``/``seed``/``close``.
+    """
+    try:
+        env = env_fn()
+    except Exception as error:  # noqa: BLE001 - re-raised with the env it belongs to
+        raise EnvError.of(error, env_id, Op.LAUNCH) from error
+    if is_gym_env(env):
+        raise EnvError(
+            env_id,
+            Op.LAUNCH,
+            f"env_fn returned a {type(env).__module__.split('.')[0]} env ({type(env).__name__}), expected a "
+            "BaseEnv: wrap it, e.g. lambda: DingEnvWrapper(gymnasium.make(...))",
+        )
+    missing = [name for name in ENV_METHODS if not callable(getattr(env, name, None))]
+    if missing:
+        raise EnvError(
+            env_id,
+            Op.LAUNCH,
+            f"env_fn returned {type(env).__name__} {env!r:.80}, which has no {', '.join(missing)}; expected a BaseEnv",
+        )
+    return env
+
+
+# What every env the managers drive must have (BaseEnv's abstract methods; DI-engine's own envs have them).
+ENV_METHODS = ("reset", "step", "seed", "close")
+
+
+def is_gym_env(env: Any) -> bool:
+    """Whether ``env`` is a Gymnasium or legacy gym env rather than a ``BaseEnv``.
+
+    DI-engine's own envs subclass ``gym.Env`` too; they declare a ``reward_space`` (which gym's do
+    not), or at least DI-engine's ``seed(seed, dynamic_seed)`` (some set their spaces in ``reset``).
+    """
+    try:
+        di_engine_seed = "dynamic_seed" in inspect.signature(type(env).seed).parameters
+    except (AttributeError, TypeError, ValueError):  # no seed, or one without a signature
+        di_engine_seed = False
+    return (
+        not isinstance(env, BaseEnv)
+        and not hasattr(type(env), "reward_space")
+        and not di_engine_seed
+        and any(
+            cls.__name__ == "Env" and cls.__module__.split(".")[0] in ("gym", "gymnasium") for cls in type(env).__mro__
+        )
+    )
