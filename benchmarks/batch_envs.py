@@ -4,7 +4,10 @@ CartPole-v1 x64, against one Python loop over 64 Gymnasium envs (``gymnasium.mak
 
 - ``base, 64 BaseEnvs``: ``BaseEnvManager`` over 64 ``DingEnvWrapper``s;
 - ``base, 1 batch env of 64``: ``BaseEnvManager`` over one ``CartPoleBatchEnv(num_envs=64)``;
-- ``subprocess, 2 batch envs of 32``: ``SyncSubprocessEnvManager`` (2 workers), one batch env each.
+- ``subprocess, 2 batch envs of 32``: ``SyncSubprocessEnvManager`` (2 workers), one batch env each;
+- ``CartPoleBatchEnv of 64 / of 32, stepped directly``: the batch env alone (its step, then a reset of the
+  sub-envs that ended), no manager: the most the base row, and half the most the two-worker row (two
+  workers stepping 32 each in parallel), could reach.
 
 The managers are driven with the batched API (``ready_obs_batch`` / ``step_batch``, auto-reset on).
 
@@ -56,6 +59,24 @@ def single_loop(count: int) -> Callable[[int], int]:
             _, _, terminated, truncated, _ = env.step(action)
             if terminated or truncated:
                 env.reset()
+        return count
+
+    return step
+
+
+def direct_batch_loop(count: int) -> Callable[[int], int]:
+    """One ``CartPoleBatchEnv`` of ``count`` sub-envs stepped directly, the ended ones reset after each step."""
+    env = CartPoleBatchEnv(dict(num_envs=count))
+    OPENED.append(env)
+    env.seed(list(range(count)), dynamic_seed=True)
+    env.reset()
+    actions = np.random.default_rng(0).integers(0, 2, (ACTION_ROWS, count))
+
+    def step(i: int) -> int:
+        record = env.step(actions[i % ACTION_ROWS])
+        ended = np.flatnonzero(record.terminated | record.truncated)
+        if len(ended):
+            env.reset(ended)
         return count
 
     return step
@@ -132,6 +153,11 @@ def executors() -> dict[str, tuple[Callable[[], Callable[[int], int]], str | Non
         ),
         "CartPole x64: subprocess (2 workers), 2 batch envs of 32": (
             lambda: manager_loop(SyncSubprocessEnvManager([partial(CartPoleBatchEnv, dict(num_envs=32))] * 2, sub_cfg)),
+            loop,
+        ),
+        "CartPole x64: CartPoleBatchEnv of 64, stepped directly": (partial(direct_batch_loop, CARTPOLE_ENVS), loop),
+        "CartPole x64: CartPoleBatchEnv of 32, stepped directly": (
+            partial(direct_batch_loop, CARTPOLE_ENVS // 2),
             loop,
         ),
         "Pong x4: raw EnvPool": (partial(raw_pool_loop, "Pong-v5", **PONG), None),

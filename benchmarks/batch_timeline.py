@@ -11,6 +11,7 @@ Usage::
 
     python benchmarks/bench_env_manager.py ...      # throughput, side by side with the peers
     python benchmarks/batch_timeline.py --only cartpole,zero --batches 5000
+    python benchmarks/batch_timeline.py --only none --batch-envs 32   # 2 CartPoleBatchEnvs of 32, one per worker
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import json
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +43,21 @@ PHASES = (
 )
 
 
+class BatchEnvWorkload:
+    """Two ``CartPoleBatchEnv``s of ``size`` sub-envs (``batch_envs.py``'s subprocess row), one per worker."""
+
+    def __init__(self, size: int) -> None:
+        self.label = f"CartPoleBatchEnv 2 x {size}"
+        self.env_num = 2 * size
+        self.size = size
+
+    def ding_fns(self) -> list:
+        """The two batch envs' constructors."""
+        from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
+
+        return [partial(CartPoleBatchEnv, dict(num_envs=self.size))] * 2
+
+
 def record_worker_steps(folder: Path) -> None:
     """Make workers started from now on (by 'fork') keep their step times and write them to ``folder`` at exit."""
     step, shutdown = _worker._Worker.step, _worker._Worker.shutdown
@@ -57,7 +74,9 @@ def record_worker_steps(folder: Path) -> None:
     _worker._Worker.step, _worker._Worker.shutdown = timed_step, saving_shutdown
 
 
-def timeline(workload: Workload, batches: int, warmup: int, folder: Path, cfg: dict) -> dict[str, float]:
+def timeline(
+    workload: Workload | BatchEnvWorkload, batches: int, warmup: int, folder: Path, cfg: dict
+) -> dict[str, float]:
     """Median microseconds of each phase over ``batches`` synchronous batched steps of ``workload``.
 
     ``cfg`` updates the manager config (its context stays 'fork').
@@ -114,16 +133,23 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=3000, help="measured batches per workload")
     parser.add_argument("--warmup", type=int, default=500, help="batches run before measuring")
     parser.add_argument("--cpu-affinity", action="store_true", help="pin worker i to the i-th CPU")
+    parser.add_argument(
+        "--batch-envs", type=int, default=0, help="also time 2 CartPoleBatchEnvs of this many sub-envs on 2 workers"
+    )
     args = parser.parse_args()
     print("| workload | " + " | ".join(PHASES) + " |")
     print("|---|" + "---:|" * len(PHASES))
     with tempfile.TemporaryDirectory() as folder:
         record_worker_steps(Path(folder))
-        for workload in select(args.only):
-            if not workload.installed:
+        workloads = list(select(args.only)) + ([BatchEnvWorkload(args.batch_envs)] if args.batch_envs else [])
+        for workload in workloads:
+            if not getattr(workload, "installed", True):
                 print(f"| {workload.label} | skipped: {workload.needs} is not installed |")
                 continue
-            phases = timeline(workload, args.batches, args.warmup, Path(folder), {"cpu_affinity": args.cpu_affinity})
+            cfg = {"cpu_affinity": args.cpu_affinity}
+            if isinstance(workload, BatchEnvWorkload):
+                cfg["num_workers"] = 2  # one batch env per worker
+            phases = timeline(workload, args.batches, args.warmup, Path(folder), cfg)
             print(f"| {workload.label} | " + " | ".join(f"{phases[name]:.1f} us" for name in PHASES) + " |", flush=True)
 
 
