@@ -74,7 +74,7 @@ def direct_batch_loop(count: int) -> Callable[[int], int]:
 
     def step(i: int) -> int:
         record = env.step(actions[i % ACTION_ROWS])
-        ended = np.flatnonzero(record.terminated | record.truncated)
+        ended = np.flatnonzero(record.done)
         if len(ended):
             env.reset(ended)
         return count
