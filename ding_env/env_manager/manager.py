@@ -294,8 +294,8 @@ class EnvManager(EnvCalls, DIEngineCalls):
             )
         env_ids = validation.parse_env_ids(self._name, self._env_num, actions)
         self._ledger.check_ready(self._name, env_ids)
-        outcome = self._step(env_ids, self._action_checker().check_mapping(env_ids, actions))
-        timesteps = timesteps_of(outcome, self._cfg.copy_on_get and self._shares.views)
+        outcome, views = self._step(env_ids, self._action_checker().check_mapping(env_ids, actions))
+        timesteps = timesteps_of(outcome, self._cfg.copy_on_get and views)
         raise_step_errors(outcome, timesteps, self._cfg.step_error)
         return timesteps
 
@@ -321,8 +321,8 @@ class EnvManager(EnvCalls, DIEngineCalls):
         env_ids = env_id if env_id is self._offered_ids else validation.parse_env_ids(self._name, self._env_num, env_id)
         self._ledger.check_ready(self._name, env_ids)
         action = self._action_checker().check_batch(env_ids, action)
-        batch = self._step(env_ids, action)
-        if self._cfg.copy_on_get and self._shares.views:
+        batch, views = self._step(env_ids, action)
+        if self._cfg.copy_on_get and views:
             batch = owned(batch)
         if batch.errors:
             raise_step_errors(batch, batch, self._cfg.step_error)
@@ -386,8 +386,12 @@ class EnvManager(EnvCalls, DIEngineCalls):
 
     # ---- stepping ------------------------------------------------------
 
-    def _step(self, env_ids: np.ndarray, actions: Any) -> TimestepBatch:
-        """Step ``env_ids`` in their backends and settle their statuses from the results."""
+    def _step(self, env_ids: np.ndarray, actions: Any) -> tuple[TimestepBatch, bool]:
+        """Step ``env_ids`` in their backends and settle their statuses from the results.
+
+        Returns:
+            The results, and whether their arrays may be views of a backend's buffers.
+        """
         self._offered_ids = None
         if self._layout.lockstep:
             self._check_lockstep(env_ids)
@@ -398,11 +402,13 @@ class EnvManager(EnvCalls, DIEngineCalls):
             shares.send(env_ids, actions, reset_on_done)
         if self.returns_early:  # wait for wait_num of the envs stepping (this step's or earlier ones)
             wait_num = min(self._cfg.wait_num or self._env_num, ledger.count(STEPPING))
-            outcome = shares.collect_early(wait_num, self._cfg.step_wait_timeout, self._spaces)
+            outcome, views = shares.collect_early(wait_num, self._cfg.step_wait_timeout, self._spaces)
         else:
-            outcome = shares.collect(env_ids) or empty_batch(self._spaces)  # None: no env was stepped
+            outcome, views = shares.collect(env_ids)
+            if outcome is None:  # no env was stepped
+                outcome, views = empty_batch(self._spaces), False
         ledger.apply(outcome)
-        return outcome
+        return outcome, views
 
     def _action_checker(self) -> ActionChecker:
         if self._actions is None:

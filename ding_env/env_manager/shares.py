@@ -16,7 +16,7 @@ import numpy as np
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Spaces
 from ding_env.env_manager.failures import raise_close_failures
-from ding_env.env_manager.outcome import TimestepBatch, empty_batch, in_id_order, joined, reordered
+from ding_env.env_manager.outcome import TimestepBatch, empty_batch, in_id_order, in_order, joined, reordered
 from ding_env.errors import DingEnvError, EnvError
 
 # How long an early-returning manager sleeps at most between looks at its backends (seconds).
@@ -29,12 +29,11 @@ class Shares:
     def __init__(self, backends: list[Backend]) -> None:
         self.backends = backends
         self.single = backends[0] if len(backends) == 1 else None
-        # Whether step results may be views of a backend's buffers (a step that only one backend took part in
-        # returns its outcome as it is).
-        self.views = any(backend.views for backend in backends)
         self.collect_order = sorted(backends, key=lambda backend: not backend.steps_when_collected)
         # The index of the backend hosting each env id.
         self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
+        # The first env id of every backend but the first: where increasing env ids pass to the next backend.
+        self.bounds = np.array([backend.env_ids[0] for backend in backends[1:]], dtype=np.int64)
 
     def poll(self) -> int:
         """Let every backend take in the results that arrived; how many envs have results to hand over."""
@@ -87,13 +86,15 @@ class Shares:
         if self.single is not None:
             obs = self.single.ready_obs(env_ids)
             return arrays.copy_tree(obs) if self.single.views and copy else obs
-        return arrays.concatenate([backend.ready_obs(env_ids[rows]) for backend, rows in self.split(env_ids)])
+        return arrays.concatenate([backend.ready_obs(ids) for backend, ids, _ in self.split_increasing(env_ids)])
 
     def ready_obs_rows(self, env_ids: np.ndarray, copy: bool) -> list[Any]:
         """The ready observation of each of ``env_ids``, one tree per env (copies unless ``copy`` is False)."""
         if not len(env_ids):
             return []
-        return arrays.split_rows(self.ready_obs(env_ids, copy=False), len(env_ids), copy and self.views)
+        # Observations from several backends are joined into new arrays: their rows need no copy.
+        views = self.single is not None and self.single.views
+        return arrays.split_rows(self.ready_obs(env_ids, copy=False), len(env_ids), copy and views)
 
     def backend_of(self, env_id: int) -> Backend:
         """The backend hosting ``env_id``."""
@@ -103,6 +104,19 @@ class Shares:
         """``(backend, rows of env_ids it hosts)`` for each backend hosting some of ``env_ids``."""
         owners = self.owner[env_ids]
         return [(b, rows) for i, b in enumerate(self.backends) if len(rows := np.flatnonzero(owners == i))]
+
+    def split_increasing(self, env_ids: np.ndarray) -> list[tuple[Backend, np.ndarray, slice]]:
+        """``(backend, its ids, their rows)`` for each backend hosting some of the increasing ``env_ids``.
+
+        Each backend's ids are a run of ``env_ids``, so one search finds every run, and the rows are
+        slices (views, where ``split`` builds index arrays).
+        """
+        cuts = [0, *np.searchsorted(env_ids, self.bounds).tolist(), len(env_ids)]
+        return [
+            (backend, env_ids[start:stop], slice(start, stop))
+            for backend, start, stop in zip(self.backends, cuts[:-1], cuts[1:], strict=True)
+            if stop > start
+        ]
 
     def each(self, env_ids: list[int], ask: Callable[[Backend, list[int]], list | None]) -> list:
         """``ask(backend, its ids)`` for each backend hosting some of ``env_ids``; the answers in ``env_ids`` order."""
@@ -119,26 +133,38 @@ class Shares:
         if self.single is not None:
             self.single.send(env_ids, actions, reset_on_done)
             return
-        for backend, rows in self.split(env_ids):
-            backend.send(env_ids[rows], arrays.take(actions, rows), reset_on_done[rows])
+        if not in_order(env_ids.tolist()):  # the order of a dict of actions
+            for backend, rows in self.split(env_ids):
+                backend.send(env_ids[rows], arrays.take(actions, rows), reset_on_done[rows])
+            return
+        for backend, share_ids, rows in self.split_increasing(env_ids):
+            backend.send(share_ids, arrays.take(actions, rows), reset_on_done[rows])
 
-    def collect(self, order: np.ndarray) -> TimestepBatch | None:
+    def collect(self, order: np.ndarray) -> tuple[TimestepBatch | None, bool]:
         """The results of every env sent, rows in the order of the env ids ``order`` (the synchronous step).
 
         Envs a backend adds (the idle envs of a lost worker) come after the ones asked for.
+
+        Returns:
+            The batch (None when no env was sent), and whether its arrays may be views of a backend's
+            buffers (results joined from several backends are new arrays, the caller's already).
         """
         if self.single is not None:
-            return self.single.collect(True)
-        merged = self.collect_each(True)
+            return self.single.collect(True), self.single.views
+        merged, views = self.collect_each(True)
         if merged is not None and not np.array_equal(order, merged.env_id):
             extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
-            merged = reordered(merged, np.concatenate([order, extra]) if len(extra) else order)
-        return merged
+            merged, views = reordered(merged, np.concatenate([order, extra]) if len(extra) else order), False
+        return merged, views
 
-    def collect_each(self, wait: bool) -> TimestepBatch | None:
-        """Every backend's ``collect(wait)``, joined in backend order (None when none had results)."""
+    def collect_each(self, wait: bool) -> tuple[TimestepBatch | None, bool]:
+        """Every backend's ``collect(wait)``, joined in backend order (None when none had results).
+
+        Returns:
+            The batch, and whether its arrays may be views of a backend's buffers.
+        """
         if self.single is not None:
-            return self.single.collect(wait)
+            return self.single.collect(wait), self.single.views
         # Backends that step in this process run first, while the others step in theirs; the others
         # are collected even if one raises, so none is left with a step in flight.
         collected: dict[int, TimestepBatch | None] = {}
@@ -149,10 +175,12 @@ class Shares:
             for backend in self.collect_order:
                 if id(backend) not in collected:
                     collected[id(backend)] = backend.collect(wait)
-        outcomes = [outcome for backend in self.backends if (outcome := collected[id(backend)]) is not None]
-        return joined(outcomes) if outcomes else None
+        outcomes = [(backend, outcome) for backend in self.backends if (outcome := collected[id(backend)]) is not None]
+        if len(outcomes) == 1:  # a step only one backend took part in: its outcome as it is
+            return outcomes[0][1], outcomes[0][0].views
+        return (joined([outcome for _, outcome in outcomes]) if outcomes else None), False
 
-    def collect_early(self, wait_num: int, timeout: float | None, spaces: tuple) -> TimestepBatch:
+    def collect_early(self, wait_num: int, timeout: float | None, spaces: tuple) -> tuple[TimestepBatch, bool]:
         """The managers' one wait loop: results once ``wait_num`` envs have them, or some after ``timeout`` seconds.
 
         Every manager that returns early (the async ones) waits here; backends only take in what
@@ -164,7 +192,8 @@ class Shares:
             spaces: The envs' spaces, to shape a step that returns no env.
 
         Returns:
-            The results in increasing env id order.
+            The results in increasing env id order, and whether their arrays may be views of a backend's
+            buffers.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -175,4 +204,8 @@ class Shares:
             share = (min(WAIT_SLICE_SECONDS, left) or WAIT_SLICE_SECONDS) / len(self.backends)
             for backend in self.backends:
                 backend.wait(share)
-        return in_id_order(self.collect_each(False) or empty_batch(spaces))
+        batch, views = self.collect_each(False)
+        if batch is None:
+            return empty_batch(spaces), False
+        ordered = in_id_order(batch)
+        return ordered, views and ordered is batch

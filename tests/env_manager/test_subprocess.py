@@ -21,6 +21,7 @@ from ding_env import (
 )
 from ding_env.errors import ConfigError, EnvError
 from tests.conftest import manager_cfg
+from tests.env_manager.conftest import MANAGER_SETUPS
 from tests.envs import (
     CountingEnv,
     DictActionEnv,
@@ -166,7 +167,7 @@ def test_in_process_manager_has_no_workers():
         assert manager.workers == []
 
 
-@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+@pytest.mark.parametrize("manager_type", MANAGER_SETUPS)
 @pytest.mark.parametrize("nested", [False, True])
 def test_returned_results_belong_to_the_caller(manager_type, nested):
     fns = counting_fns(4, nested=nested, limit=10**6)
@@ -177,7 +178,14 @@ def test_returned_results_belong_to_the_caller(manager_type, nested):
         timesteps = manager.step({env_id: 0 for env_id in range(4)})
         ready_batch = manager.ready_obs_batch
         batch = manager.step_batch(ready_batch.env_id, np.zeros(4, np.int64))
-        results = (ready, {env_id: (ts.obs, ts.reward) for env_id, ts in timesteps.items()}, ready_batch.obs, batch)
+        alone = manager.step_batch([0], np.zeros(1, np.int64))  # an env of one share (worker or caller) alone
+        results = (
+            ready,
+            {env_id: (ts.obs, ts.reward) for env_id, ts in timesteps.items()},
+            ready_batch.obs,
+            batch,
+            alone,
+        )
         kept = snapshot(results)
         for leaf in leaves(timesteps[0].obs):
             if isinstance(leaf, np.ndarray):  # scalar leaves come back as numpy scalars, immutable
