@@ -128,7 +128,8 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
             if self._cfg.scale_obs:
                 obs_space = gym.spaces.Box(0.0, 1.0, obs_space.shape, np.float32)
             self._spec = (obs_space, convention_space(action_space))
-            self._convert_obs = _scaled if self._cfg.scale_obs else obs_converter(obs_space)
+            # EnvPool hands out new arrays every call (each owns its buffer): no copy when the dtype is ours.
+            self._convert_obs = _scaled if self._cfg.scale_obs else obs_converter(obs_space, copy=False)
         return self._spec
 
     def _make_pool(self) -> None:
