@@ -34,6 +34,12 @@ class Shares:
         self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
         # The first env id of every backend but the first: where increasing env ids pass to the next backend.
         self.bounds = np.array([backend.env_ids[0] for backend in backends[1:]], dtype=np.int64)
+        # Every env id, increasing (most steps): each backend's whole run, its ids read-only as they are shared.
+        self.whole_runs = []
+        for backend in backends:
+            ids = np.array(backend.env_ids, dtype=np.int64)
+            ids.flags.writeable = False
+            self.whole_runs.append((backend, ids, slice(backend.env_ids[0], backend.env_ids[-1] + 1)))
 
     def poll(self) -> int:
         """Let every backend take in the results that arrived; how many envs have results to hand over."""
@@ -111,6 +117,8 @@ class Shares:
         Each backend's ids are a run of ``env_ids``, so one search finds every run, and the rows are
         slices (views, where ``split`` builds index arrays).
         """
+        if len(env_ids) == len(self.owner):  # distinct ids, as many as there are envs: all of them
+            return self.whole_runs
         cuts = [0, *np.searchsorted(env_ids, self.bounds).tolist(), len(env_ids)]
         return [
             (backend, env_ids[start:stop], slice(start, stop))
