@@ -86,7 +86,10 @@ class Shares:
         return failures
 
     def ready_obs(self, env_ids: np.ndarray, copy: bool) -> Any:
-        """The stacked ready observations of ``env_ids``, copies unless ``copy`` is False."""
+        """The stacked ready observations of ``env_ids`` (increasing, as ``ledger.ready_ids`` gives them).
+
+        Copies unless ``copy`` is False.
+        """
         if not len(env_ids):
             return None
         if self.single is not None:
@@ -95,7 +98,10 @@ class Shares:
         return arrays.concatenate([backend.ready_obs(ids) for backend, ids, _ in self.split_increasing(env_ids)])
 
     def ready_obs_rows(self, env_ids: np.ndarray, copy: bool) -> list[Any]:
-        """The ready observation of each of ``env_ids``, one tree per env (copies unless ``copy`` is False)."""
+        """The ready observation of each of ``env_ids`` (increasing), one tree per env.
+
+        Copies unless ``copy`` is False.
+        """
         if not len(env_ids):
             return []
         # Observations from several backends are joined into new arrays: their rows need no copy.
@@ -151,7 +157,8 @@ class Shares:
     def collect(self, order: np.ndarray) -> tuple[TimestepBatch | None, bool]:
         """The results of every env sent, rows in the order of the env ids ``order`` (the synchronous step).
 
-        Envs a backend adds (the idle envs of a lost worker) come after the ones asked for.
+        Envs a backend adds (the idle envs of a lost worker) come after the ones asked for (with one
+        backend, as that backend orders them).
 
         Returns:
             The batch (None when no env was sent), and whether its arrays may be views of a backend's

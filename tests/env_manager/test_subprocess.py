@@ -178,13 +178,19 @@ def test_returned_results_belong_to_the_caller(manager_type, nested):
         timesteps = manager.step({env_id: 0 for env_id in range(4)})
         ready_batch = manager.ready_obs_batch
         batch = manager.step_batch(ready_batch.env_id, np.zeros(4, np.int64))
-        alone = manager.step_batch([0], np.zeros(1, np.int64))  # an env of one share (worker or caller) alone
+        # The envs of one share alone: the first env's (a worker's) and the last env's (the caller's, with a
+        # caller share), through both APIs.
+        first_alone = manager.step_batch([0], np.zeros(1, np.int64))
+        last_alone = manager.step_batch([3], np.zeros(1, np.int64))
+        last_alone_dict = manager.step({3: 0})
         results = (
             ready,
             {env_id: (ts.obs, ts.reward) for env_id, ts in timesteps.items()},
             ready_batch.obs,
             batch,
-            alone,
+            first_alone,
+            last_alone,
+            (last_alone_dict[3].obs, last_alone_dict[3].reward),
         )
         kept = snapshot(results)
         for leaf in leaves(timesteps[0].obs):

@@ -100,10 +100,11 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
-        """Start stepping ``env_ids`` (increasing).
+        """Start stepping ``env_ids``.
 
         Args:
-            env_ids: int64 env ids.
+            env_ids: Distinct int64 env ids, in the caller's order (increasing in most steps; a dict of
+                actions gives its own order).
             actions: Stacked actions (row ``k`` for ``env_ids[k]``) or a list of per-env actions.
             reset_on_done: Whether each env restarts at once if its episode ends.
         """
