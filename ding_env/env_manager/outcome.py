@@ -76,8 +76,13 @@ def empty_batch(spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Spa
     return TimestepBatch(np.zeros(0, dtype=np.int64), obs, reward, flags, flags.copy(), [], NO_ERRORS, flags.copy())
 
 
-def joined(batches: list[TimestepBatch]) -> TimestepBatch:
-    """One batch with the rows of ``batches`` one after another (new arrays, unless there is one batch)."""
+def joined(
+    batches: list[TimestepBatch], env_id: np.ndarray | None = None, reset_on_done: np.ndarray | None = None
+) -> TimestepBatch:
+    """One batch with the rows of ``batches`` one after another (new arrays, unless there is one batch).
+
+    ``env_id`` and ``reset_on_done``, when given, are those rows' ids and flags already joined.
+    """
     if len(batches) == 1:
         return batches[0]
     errors, offset = {}, 0
@@ -85,14 +90,14 @@ def joined(batches: list[TimestepBatch]) -> TimestepBatch:
         errors.update({offset + row: error for row, error in batch.errors.items()})
         offset += len(batch.env_id)
     return TimestepBatch(
-        np.concatenate([batch.env_id for batch in batches]),
+        np.concatenate([batch.env_id for batch in batches]) if env_id is None else env_id,
         arrays.concatenate([batch.obs for batch in batches]),
         np.concatenate([batch.reward for batch in batches]),
         np.concatenate([batch.done for batch in batches]),
         np.concatenate([batch.truncated for batch in batches]),
         [info for batch in batches for info in batch.info],
         errors,
-        np.concatenate([batch.reset_on_done for batch in batches]),
+        np.concatenate([batch.reset_on_done for batch in batches]) if reset_on_done is None else reset_on_done,
     )
 
 

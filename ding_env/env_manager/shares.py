@@ -29,6 +29,8 @@ class Shares:
     def __init__(self, backends: list[Backend]) -> None:
         self.backends = backends
         self.single = backends[0] if len(backends) == 1 else None
+        # A synchronous step sent in increasing id order: its ids, reset flags and each backend's ids.
+        self.sent_in_order: tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None = None
         self.collect_order = sorted(backends, key=lambda backend: not backend.steps_when_collected)
         # The index of the backend hosting each env id.
         self.owner = np.concatenate([np.full(len(b.env_ids), i) for i, b in enumerate(backends)])
@@ -147,12 +149,15 @@ class Shares:
         if self.single is not None:
             self.single.send(env_ids, actions, reset_on_done)
             return
+        self.sent_in_order = None
         if not in_order(env_ids.tolist()):  # the order of a dict of actions
             for backend, rows in self.split(env_ids):
                 backend.send(env_ids[rows], arrays.take(actions, rows), reset_on_done[rows])
             return
-        for backend, share_ids, rows in self.split_increasing(env_ids):
+        parts = self.split_increasing(env_ids)
+        for backend, share_ids, rows in parts:
             backend.send(share_ids, arrays.take(actions, rows), reset_on_done[rows])
+        self.sent_in_order = (env_ids, reset_on_done, [share_ids for _, share_ids, _ in parts])
 
     def collect(self, order: np.ndarray) -> tuple[TimestepBatch | None, bool]:
         """The results of every env sent, rows in the order of the env ids ``order`` (the synchronous step).
@@ -166,7 +171,16 @@ class Shares:
         """
         if self.single is not None:
             return self.single.collect(True), self.single.views
-        merged, views = self.collect_each(True)
+        outcomes = self.collect_outcomes(True)
+        sent, self.sent_in_order = self.sent_in_order, None
+        if (
+            sent is not None
+            and len(outcomes) == len(sent[2]) > 1
+            and all(outcome.env_id is ids for (_, outcome), ids in zip(outcomes, sent[2], strict=True))
+        ):
+            # Each backend returned the envs it was sent, which were in the caller's order: no ids to join or check.
+            return joined([outcome for _, outcome in outcomes], env_id=sent[0], reset_on_done=sent[1]), False
+        merged, views = self.joined_outcomes(outcomes)
         if merged is not None and not np.array_equal(order, merged.env_id):
             extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
             merged, views = reordered(merged, np.concatenate([order, extra]) if len(extra) else order), False
@@ -180,6 +194,10 @@ class Shares:
         """
         if self.single is not None:
             return self.single.collect(wait), self.single.views
+        return self.joined_outcomes(self.collect_outcomes(wait))
+
+    def collect_outcomes(self, wait: bool) -> list[tuple[Backend, TimestepBatch]]:
+        """``(backend, its collect(wait))`` for each backend that had results, in backend order."""
         # Backends that step in this process run first, while the others step in theirs; the others
         # are collected even if one raises, so none is left with a step in flight.
         collected: dict[int, TimestepBatch | None] = {}
@@ -190,7 +208,11 @@ class Shares:
             for backend in self.collect_order:
                 if id(backend) not in collected:
                     collected[id(backend)] = backend.collect(wait)
-        outcomes = [(backend, outcome) for backend in self.backends if (outcome := collected[id(backend)]) is not None]
+        return [(backend, outcome) for backend in self.backends if (outcome := collected[id(backend)]) is not None]
+
+    @staticmethod
+    def joined_outcomes(outcomes: list[tuple[Backend, TimestepBatch]]) -> tuple[TimestepBatch | None, bool]:
+        """The outcomes joined in their order (None for none), and whether the result may be a backend's views."""
         if len(outcomes) == 1:  # a step only one backend took part in: its outcome as it is
             return outcomes[0][1], outcomes[0][0].views
         return (joined([outcome for _, outcome in outcomes]) if outcomes else None), False

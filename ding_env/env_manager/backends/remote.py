@@ -295,7 +295,7 @@ class RemoteBackend(Backend):
         env_id = reply["env_id"].astype(np.int64) + self.offset
         infos = self.infos.infos(reply["env_id"], reply)
         if len(env_id) == len(sent) and env_id.tolist() == sent.tolist():  # the common case: the envs sent, as sent
-            kept = range(len(env_id))
+            env_id, kept = sent, range(len(sent))  # the ids as sent: a manager over several servers joins them at once
         else:
             keep = np.isin(env_id, sent)
             if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
