@@ -13,13 +13,17 @@ The managers are driven with the batched API (``ready_obs_batch`` / ``step_batch
 
 EnvPool x4 (Pong-v5 with DI-engine's Atari keys, HalfCheetah-v4), through the ``env_pool`` manager type
 (DI-engine's dict interface, ``batch_size = env_num``), against raw EnvPool with the same settings
-stepped in a loop (EnvPool resets finished envs itself).
+stepped in a loop (EnvPool resets finished envs itself); once with EnvPool's default threads, once
+with its threads pinned to cores (``thread_affinity_offset=0``, through ``make_kwargs``). Two floor
+rows step raw EnvPool with 20 us of busy caller work after each step (what a policy, or a manager
+of any kind, adds): EnvPool's own step then slows too, which bounds what any layer above it reaches.
 
 Every executor is built once; the rounds interleave them (each round times each executor for
 ``--seconds``), so a loaded machine slows them alike; the medians over the rounds are reported with
 the load average::
 
     PYTHONPATH=$PWD python benchmarks/batch_envs.py --rounds 5 --seconds 2
+    PYTHONPATH=$PWD python benchmarks/batch_envs.py --only Pong   # the Pong rows and their baselines
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import time
 from collections.abc import Callable
 from functools import partial
 
@@ -40,9 +45,13 @@ from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatch
 
 CARTPOLE_ENVS = 64
 POOL_ENVS = 4
+PINNED = dict(thread_affinity_offset=0)  # EnvPool's threads pinned to cores 0, 1, ...
+CALLER_WORK_US = 20  # the busy caller of the floor rows
 # DI-engine's settings for Pong in its env_pool pipeline.
 PONG = dict(episodic_life=True, reward_clip=True, gray_scale=True, stack_num=4, frame_skip=4)
 ACTION_ROWS = 256  # precomputed action batches, cycled: every executor gets the same actions
+# An executor: how to build its step function, and the name of its baseline (None: it is one).
+Row = tuple[Callable[[], Callable[[int], int]], str | None]
 OPENED: list = []  # managers and pools, closed at the end
 
 
@@ -97,9 +106,10 @@ def manager_loop(manager: BaseEnvManager) -> Callable[[int], int]:
     return step
 
 
-def pool_manager_loop(env_id: str, **keys) -> Callable[[int], int]:
+def pool_manager_loop(env_id: str, make_kwargs: dict | None = None, **keys) -> Callable[[int], int]:
     """The ``env_pool`` manager type, driven with DI-engine's dict interface."""
-    manager = create_env_manager(dict(type="env_pool", env_id=env_id, env_num=POOL_ENVS, batch_size=POOL_ENVS, **keys))
+    cfg = dict(type="env_pool", env_id=env_id, env_num=POOL_ENVS, batch_size=POOL_ENVS, make_kwargs=make_kwargs or {})
+    manager = create_env_manager(dict(cfg, **keys))
     OPENED.append(manager)
     manager.launch()
     actions = _pool_actions(manager.action_space)
@@ -112,17 +122,22 @@ def pool_manager_loop(env_id: str, **keys) -> Callable[[int], int]:
     return step
 
 
-def raw_pool_loop(env_id: str, **keys) -> Callable[[int], int]:
-    """Raw EnvPool with the same settings, stepped in a loop."""
+def raw_pool_loop(env_id: str, caller_work_us: float = 0.0, **keys) -> Callable[[int], int]:
+    """Raw EnvPool with the same settings, stepped in a loop; the caller busy ``caller_work_us`` after each step."""
     import envpool
 
     pool = envpool.make_gymnasium(env_id, num_envs=POOL_ENVS, batch_size=POOL_ENVS, seed=0, **keys)
     OPENED.append(pool)
     pool.reset()
     actions = _pool_actions(pool.action_space)
+    work_seconds = caller_work_us * 1e-6
 
     def step(i: int) -> int:
         pool.step(actions[i % ACTION_ROWS])
+        if work_seconds:
+            busy_until = time.perf_counter() + work_seconds
+            while time.perf_counter() < busy_until:  # busy, as a caller computing in Python is
+                pass
         return POOL_ENVS
 
     return step
@@ -135,7 +150,7 @@ def _pool_actions(space: gym.spaces.Space) -> np.ndarray:
     return rng.uniform(-1, 1, (ACTION_ROWS, POOL_ENVS, *space.shape)).astype(np.float32)
 
 
-def executors() -> dict[str, tuple[Callable[[], Callable[[int], int]], str | None]]:
+def executors() -> dict[str, Row]:
     """``{name: (build, baseline name)}``; a baseline has no baseline."""
     cartpole = partial(DingEnvWrapper, cfg=dict(env_id="CartPole-v1"))
     base_cfg = BaseEnvManager.default_config()
@@ -160,12 +175,25 @@ def executors() -> dict[str, tuple[Callable[[], Callable[[int], int]], str | Non
             partial(direct_batch_loop, CARTPOLE_ENVS // 2),
             loop,
         ),
-        "Pong x4: raw EnvPool": (partial(raw_pool_loop, "Pong-v5", **PONG), None),
-        "Pong x4: env_pool manager": (partial(pool_manager_loop, "Pong-v5", **PONG), "Pong x4: raw EnvPool"),
-        "HalfCheetah x4: raw EnvPool": (partial(raw_pool_loop, "HalfCheetah-v4"), None),
-        "HalfCheetah x4: env_pool manager": (
-            partial(pool_manager_loop, "HalfCheetah-v4"),
-            "HalfCheetah x4: raw EnvPool",
+        **pool_rows("Pong x4", "Pong-v5", PONG),
+        **pool_rows("HalfCheetah x4", "HalfCheetah-v4", {}),
+    }
+
+
+def pool_rows(workload: str, env_id: str, keys: dict) -> dict[str, Row]:
+    """Raw EnvPool and the ``env_pool`` type with EnvPool's default threads and pinned ones, and the floor row."""
+    raw, pinned = f"{workload}: raw EnvPool", f"{workload}: raw EnvPool, threads pinned"
+    return {
+        raw: (partial(raw_pool_loop, env_id, **keys), None),
+        f"{workload}: env_pool manager": (partial(pool_manager_loop, env_id, **keys), raw),
+        f"{workload}: raw EnvPool, caller busy {CALLER_WORK_US} us per step": (
+            partial(raw_pool_loop, env_id, CALLER_WORK_US, **keys),
+            raw,
+        ),
+        pinned: (partial(raw_pool_loop, env_id, **keys, **PINNED), None),
+        f"{workload}: env_pool manager, threads pinned": (
+            partial(pool_manager_loop, env_id, make_kwargs=PINNED, **keys),
+            pinned,
         ),
     }
 
@@ -174,8 +202,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--only", default="", help="rows whose name contains this, with their baselines")
     args = parser.parse_args()
     table = executors()
+    asked = {name for name in table if args.only in name}
+    table = {name: row for name, row in table.items() if name in asked or name in {table[n][1] for n in asked}}
     rounds: dict[str, list[float]] = {name: [] for name in table}
     try:
         steps = {name: build() for name, (build, _) in table.items()}
