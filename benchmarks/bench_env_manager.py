@@ -196,6 +196,10 @@ def executors(workload: Workload) -> dict[str, Callable]:
         table[f"ding_env {manager_type} (batched, cpu_affinity)"] = lambda *a, m=manager_type: bench_ding(
             m, True, *a, cfg={"cpu_affinity": True}
         )
+    # Views of the shared rows, as PufferLib's executors hand back: the layout to set beside them.
+    table["ding_env subprocess (batched, cpu_affinity, copy_on_get=False)"] = lambda *a: bench_ding(
+        "subprocess", True, *a, cfg={"cpu_affinity": True, "copy_on_get": False}
+    )
     # The calling process hosts one share of the envs and steps it while one worker steps the other:
     # two busy processes on two cores, like the bound row, instead of two workers and a waiting caller.
     table["ding_env subprocess (batched, caller_share)"] = lambda *a: bench_ding(
