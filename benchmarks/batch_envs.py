@@ -206,7 +206,8 @@ def main() -> None:
     args = parser.parse_args()
     table = executors()
     asked = {name for name in table if args.only in name}
-    table = {name: row for name, row in table.items() if name in asked or name in {table[n][1] for n in asked}}
+    wanted = asked | {table[name][1] for name in asked}  # the rows asked for and their baselines
+    table = {name: row for name, row in table.items() if name in wanted}
     rounds: dict[str, list[float]] = {name: [] for name in table}
     try:
         steps = {name: build() for name, (build, _) in table.items()}
