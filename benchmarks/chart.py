@@ -63,7 +63,7 @@ def plot(results: dict, path: Path, rows: Callable[[dict[str, float]], dict[str,
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     # No timestamps in the file, so the same run always gives the same bytes.
-    fig.savefig(path, dpi=80, metadata={"Software": None})
+    fig.savefig(path, dpi=80, bbox_inches="tight", metadata={"Software": None})  # long row names stay whole
     plt.close(fig)
     return True
 

@@ -20,7 +20,7 @@ from independent import BOUND
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_DIR = BENCH_DIR / "results"
-STANDING_JSON = RESULTS_DIR / "results-2026-11-22-run19.json"
+STANDING_JSON = RESULTS_DIR / "results-2026-11-24-run31.json"
 
 SINGLE = "single-process loop"
 # ding-env's default way to step envs in worker processes: the ratio to each peer is taken against it.
@@ -30,6 +30,8 @@ PEERS = (
     "gymnasium AsyncVectorEnv",
     "SB3 SubprocVecEnv",
     "EnvPool",
+    "PufferLib Serial",
+    "PufferLib Multiprocessing (1 worker)",
     "DI-engine SyncSubprocessEnvManager (dict)",
     "DI-engine AsyncSubprocessEnvManager (dict)",
 )
@@ -39,6 +41,8 @@ OURS = (
     REFERENCE,
     "ding_env async_subprocess (batched)",
     "ding_env subprocess (batched, cpu_affinity)",
+    # Views of the shared rows, as PufferLib's executors hand back: the layout to set beside them.
+    "ding_env subprocess (batched, cpu_affinity, copy_on_get=False)",
 )
 STANDING_ROWS = (SINGLE, BOUND, *PEERS, *OURS)
 # DI-engine's managers have only the dict API: each is also set against ours through that API.
