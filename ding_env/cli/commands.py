@@ -87,6 +87,18 @@ def check(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def where_envs_step(workers: int | None) -> str:
+    """One line for ``ding-env serve``'s start: where the envs step, and the other choice."""
+    if workers:
+        return f"the envs step in {workers} worker processes (--workers 0: in this process, fastest for cheap envs)"
+    # The server's own process is the measured default for cheap envs; costly ones (Atari) ran faster in
+    # workers (benchmarks/RESULTS.md, the remote Pong rows), which users would not learn from the default.
+    return (
+        "the envs step in this process; --workers N steps them in N processes, in parallel and each crash "
+        "isolated (faster for costly envs such as Atari)"
+    )
+
+
 def serve(args: argparse.Namespace) -> int:
     """`ding-env serve`: hosts envs for remote managers until Ctrl-C."""
     from ding_env.checker.target import resolve_target
@@ -130,6 +142,7 @@ def serve(args: argparse.Namespace) -> int:
         env_ids = EnvLayout(env_fns).env_num  # a batch env's sub-envs are env ids of their own
         served = f"{args.envs} envs" if env_ids == args.envs else f"{args.envs} batch envs ({env_ids} env ids)"
         print(f"ding-env serve: {served} of {args.target} at {server.address}", flush=True)
+        print(f"ding-env serve: {where_envs_step(args.workers)}", flush=True)
         print("ding-env serve: ready (Ctrl-C stops and closes every env)", flush=True)
         server.serve()
     return 0

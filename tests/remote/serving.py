@@ -12,8 +12,11 @@ CARTPOLE = "configs/cartpole.py"
 
 
 @contextmanager
-def serving(target, envs, *extra, bind="tcp://127.0.0.1:*"):
-    """A `ding-env serve` process on loopback; yields ``(address, process)``, then stops it with Ctrl-C."""
+def serving(target, envs, *extra, bind="tcp://127.0.0.1:*", startup=None):
+    """A `ding-env serve` process on loopback; yields ``(address, process)``, then stops it with Ctrl-C.
+
+    The lines it prints up to "ready" are appended to the list ``startup``, when one is given.
+    """
     command = [sys.executable, "-m", "ding_env", "serve", target, "--envs", str(envs), "--bind", bind]
     # SIGINT as a terminal delivers it: a test run started in the background inherits SIGINT ignored.
     server = subprocess.Popen(
@@ -26,6 +29,8 @@ def serving(target, envs, *extra, bind="tcp://127.0.0.1:*"):
     try:
         address = None
         for line in server.stdout:
+            if startup is not None:
+                startup.append(line.rstrip("\n"))
             if " at tcp://" in line:
                 address = line.rsplit(" at ", 1)[1].strip()
             if "ready" in line:

@@ -84,6 +84,22 @@ def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
     assert not any(os.path.exists(segment) for segment in segments)
 
 
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ((), "the envs step in this process; --workers N steps them in N processes"),
+        (("--workers", "2"), "in 2 worker processes"),
+    ],
+)
+def test_serve_says_where_the_envs_step_and_keeps_the_address_line_as_scripts_read_it(extra, expected):
+    startup = []
+    with serving(CARTPOLE, 2, *extra, startup=startup) as (address, _):
+        with ServerConnection(address) as connection:
+            launched(connection)
+    assert startup[0].endswith(f" at {address}")  # scripts take the address from the end of this line
+    assert any(expected in line for line in startup), startup
+
+
 def test_remote_steps_match_a_local_manager_bit_for_bit(cartpole_server):
     steps, env_num = 60, 4
     local_fns = env_fns_for(*resolve_target(CARTPOLE), env_num)
