@@ -41,6 +41,8 @@ OURS = (
     REFERENCE,
     "ding_env async_subprocess (batched)",
     "ding_env subprocess (batched, cpu_affinity)",
+    # A new seed every episode, as collectors do: what seeding costs each env family (docs/env-families.md).
+    "ding_env subprocess (batched, seed per episode)",
     # Views of the shared rows, as PufferLib's executors hand back: the layout to set beside them.
     "ding_env subprocess (batched, cpu_affinity, copy_on_get=False)",
 )
