@@ -94,8 +94,7 @@ def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
 def test_serve_says_where_the_envs_step_and_keeps_the_address_line_as_scripts_read_it(extra, expected):
     startup = []
     with serving(CARTPOLE, 2, *extra, startup=startup) as (address, _):
-        with ServerConnection(address) as connection:
-            launched(connection)
+        pass
     assert startup[0].endswith(f" at {address}")  # scripts take the address from the end of this line
     assert any(expected in line for line in startup), startup
 
