@@ -18,6 +18,10 @@ with its threads pinned to cores (``thread_affinity_offset=0``, through ``make_k
 rows step raw EnvPool with 20 us of busy caller work after each step (what a policy, or a manager
 of any kind, adds): EnvPool's own step then slows too, which bounds what any layer above it reaches.
 
+Pong x8 with ``batch_size`` 4, EnvPool's asynchronous mode: raw EnvPool (``recv`` four results, ``send``
+their actions) against the ``env_pool`` type with the same settings (``step`` with an action for every
+ready env returns the first four results to arrive, the other envs running meanwhile).
+
 Every executor is built once; the rounds interleave them (each round times each executor for
 ``--seconds``), so a loaded machine slows them alike; the medians over the rounds are reported with
 the load average::
@@ -45,6 +49,7 @@ from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatch
 
 CARTPOLE_ENVS = 64
 POOL_ENVS = 4
+ASYNC_POOL = (8, 4)  # env_num, batch_size of the asynchronous rows
 PINNED = dict(thread_affinity_offset=0)  # EnvPool's threads pinned to cores 0, 1, ...
 CALLER_WORK_US = 20  # the busy caller of the floor rows
 # DI-engine's settings for Pong in its env_pool pipeline.
@@ -143,11 +148,44 @@ def raw_pool_loop(env_id: str, caller_work_us: float = 0.0, **keys) -> Callable[
     return step
 
 
-def _pool_actions(space: gym.spaces.Space) -> np.ndarray:
+def async_manager_loop(env_id: str, **keys) -> Callable[[int], int]:
+    """The ``env_pool`` type in EnvPool's asynchronous mode (``batch_size < env_num``), every ready env acting."""
+    env_num, batch_size = ASYNC_POOL
+    manager = create_env_manager(dict(type="env_pool", env_id=env_id, env_num=env_num, batch_size=batch_size, **keys))
+    OPENED.append(manager)
+    manager.launch()
+    actions = _pool_actions(manager.action_space, env_num)
+
+    def step(i: int) -> int:
+        row = actions[i % ACTION_ROWS]
+        return len(manager.step({env_id: row[env_id] for env_id in manager.ready_obs}))
+
+    return step
+
+
+def raw_async_pool_loop(env_id: str, **keys) -> Callable[[int], int]:
+    """Raw EnvPool in its asynchronous mode: ``recv`` a batch, ``send`` its actions (EnvPool resets envs itself)."""
+    import envpool
+
+    env_num, batch_size = ASYNC_POOL
+    pool = envpool.make_gymnasium(env_id, num_envs=env_num, batch_size=batch_size, seed=0, **keys)
+    OPENED.append(pool)
+    pool.async_reset()
+    actions = _pool_actions(pool.action_space, batch_size)
+
+    def step(i: int) -> int:
+        info = pool.recv()[-1]
+        pool.send(actions[i % ACTION_ROWS], info["env_id"])
+        return batch_size
+
+    return step
+
+
+def _pool_actions(space: gym.spaces.Space, envs: int = POOL_ENVS) -> np.ndarray:
     rng = np.random.default_rng(0)
     if isinstance(space, gym.spaces.Discrete):
-        return rng.integers(0, space.n, (ACTION_ROWS, POOL_ENVS))
-    return rng.uniform(-1, 1, (ACTION_ROWS, POOL_ENVS, *space.shape)).astype(np.float32)
+        return rng.integers(0, space.n, (ACTION_ROWS, envs))
+    return rng.uniform(-1, 1, (ACTION_ROWS, envs, *space.shape)).astype(np.float32)
 
 
 def executors() -> dict[str, Row]:
@@ -177,6 +215,11 @@ def executors() -> dict[str, Row]:
         ),
         **pool_rows("Pong x4", "Pong-v5", PONG),
         **pool_rows("HalfCheetah x4", "HalfCheetah-v4", {}),
+        "Pong x8, batch_size 4: raw EnvPool (async)": (partial(raw_async_pool_loop, "Pong-v5", **PONG), None),
+        "Pong x8, batch_size 4: env_pool manager (async)": (
+            partial(async_manager_loop, "Pong-v5", **PONG),
+            "Pong x8, batch_size 4: raw EnvPool (async)",
+        ),
     }
 
 

@@ -9,14 +9,16 @@ DI-engine builds it from a config alone (no ``env_fn``)::
 
 The pool is one ``EnvPoolBatchEnv`` in a ``BaseEnvManager``: the envs step in EnvPool's threads, and
 every result follows ``EnvManager``'s semantics (truncation kept in ``info['truncated']``, the true final
-observation on the done step, ``eval_episode_return`` the game's raw return, auto-reset).
+observation on the done step, ``eval_episode_return`` the game's raw return, auto-reset). With
+``batch_size < env_num`` (DI-engine's asynchronous mode) the pool runs in EnvPool's asynchronous mode
+instead (``envpool_async.AsyncEnvPool``): each ``step`` returns the first ``batch_size`` results to
+arrive, and the other envs keep running while the policy computes.
 
 What differs from DI-engine's class: observations keep EnvPool's dtype (Atari frames ``uint8``, not cast
 to float32); ``seed(s)`` gives env ``i`` the seed ``s + i`` as in DI-engine, and the config's ``seed`` is
-used when ``seed()`` is not called (DI-engine ignored it and took 0). With ``batch_size < env_num``
-(DI-engine's asynchronous mode) each ``step`` returns ``batch_size`` envs' results, those waiting longest
-first, and ``ready_obs`` holds just those envs; the pool steps the envs it is given at once, so unlike
-EnvPool's own asynchronous mode the envs do not run while the policy computes.
+used when ``seed()`` is not called (DI-engine ignored it and took 0). In the asynchronous mode an env
+whose episode ended is restarted by EnvPool and is ready again once its first observation arrives;
+DI-engine's class handed the restart back as a transition of its own (reward 0, the reset observation).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from functools import partial
-from itertools import islice
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -34,7 +35,8 @@ from ding_env.config import deep_merge_dicts, merge_known_keys
 from ding_env.env.base_env import BaseEnvTimestep
 from ding_env.env.batch_sources.envpool_env import ATARI_MODULE, EnvPoolBatchEnv, envpool_family, import_envpool
 from ding_env.env_manager.base_env_manager import BaseEnvManager
-from ding_env.errors import ConfigError
+from ding_env.env_manager.envpool_async import AsyncEnvPool
+from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_value
 
 __all__ = ["PoolEnvManager"]
@@ -69,7 +71,7 @@ class PoolEnvManager:
         # EnvPool task id ('Pong-v5', 'HalfCheetah-v4', 'CartPole-v1', ...).
         env_id=None,
         env_num=8,
-        # Envs returned by each step: env_num (EnvPool's synchronous mode) or fewer (see the module docstring).
+        # Envs returned by each step: env_num (EnvPool's synchronous mode) or fewer (its asynchronous mode).
         batch_size=8,
         # Env i gets seed + i when seed() is not called (None: 0, as DI-engine).
         seed=None,
@@ -103,27 +105,32 @@ class PoolEnvManager:
             )
         atari_kwargs = {key: cfg[key] for key in ATARI_MAKE_KEYS}
         env_fn = partial(pool_env, cfg.env_id, cfg.env_num, atari_kwargs, dict(cfg.make_kwargs or {}))
-        self._manager = BaseEnvManager([env_fn], BaseEnvManager.default_config())
+        # One of the two: the synchronous mode, or EnvPool's asynchronous one.
+        self._manager: BaseEnvManager | None = None
+        self._async: AsyncEnvPool | None = None
+        if cfg.batch_size < cfg.env_num:
+            self._async = AsyncEnvPool(env_fn(), cfg.batch_size, repr(self))
+        else:
+            self._manager = BaseEnvManager([env_fn], BaseEnvManager.default_config())
         self._seed: int | None = cfg.seed
-        self._ready_ids: list[int] = []
-        self._waiting: dict[int, BaseEnvTimestep] = {}  # stepped, not yet returned (batch_size < env_num)
 
     # ---- DI-engine's interface -------------------------------------------
 
     def launch(self) -> None:
         """Make the pool (seeded) and reset every env."""
-        self._manager.seed(0 if self._seed is None else self._seed)
-        self._manager.launch()
-        self._after_reset()
+        seed = 0 if self._seed is None else self._seed
+        if self._async is not None:
+            self._async.start(seed)
+        else:
+            self._manager.seed(seed)
+            self._manager.launch()
 
     def reset(self) -> None:
-        """Reset every env."""
-        self._manager.reset()
-        self._after_reset()
-
-    def _after_reset(self) -> None:
-        self._ready_ids = list(range(self.env_num))
-        self._waiting = {}
+        """Reset every env (in the asynchronous mode with a new pool, seeded as at launch)."""
+        if self._async is not None:
+            self._async.start(0 if self._seed is None else self._seed)
+        else:
+            self._manager.reset()
 
     def step(self, action: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
         """Step the envs of ``action`` (ids of ``ready_obs``) and return ``batch_size`` envs' timesteps.
@@ -133,20 +140,17 @@ class PoolEnvManager:
         """
         if not isinstance(action, Mapping):
             raise TypeError(f"{self!r}.step: expected {{env_id: action}}, got {describe_value(action)}")
-        ready = set(self._ready_ids)
-        not_ready = [env_id for env_id in action if env_id not in ready]
+        if self._async is None:
+            return self._manager.step(action)
+        if self.closed:
+            raise EnvStateError(f"{self!r} is not launched; call launch() first")
+        not_ready = [env_id for env_id in action if env_id not in self._async.ready]
         if not_ready:
-            raise ValueError(f"{self!r}.step: env ids {not_ready} are not ready; ready env ids: {sorted(ready)}")
-        timesteps = self._manager.step(action)
-        if self._cfg.batch_size == self.env_num:
-            self._ready_ids = list(timesteps)
-            return timesteps
-        self._waiting.update(timesteps)
-        returned = dict(islice(self._waiting.items(), self._cfg.batch_size))
-        for env_id in returned:
-            del self._waiting[env_id]
-        self._ready_ids = list(returned)
-        return returned
+            raise ValueError(
+                f"{self!r}.step: env ids {not_ready[:20]} are not ready; "
+                f"ready env ids: {sorted(self._async.ready)[:20]}"
+            )
+        return self._async.step(action)
 
     def seed(self, seed: int, dynamic_seed: bool | None = None) -> None:
         """Env ``i`` gets ``seed + i`` at the next ``launch()`` or ``reset()``; every episode follows from it.
@@ -157,29 +161,41 @@ class PoolEnvManager:
         if dynamic_seed is False:
             warnings.warn(f"{self!r}: EnvPool cannot replay an episode start; dynamic_seed=False ignored", stacklevel=2)
         self._seed = seed
-        self._manager.seed(seed)
+        if self._manager is not None:
+            self._manager.seed(seed)
 
     def close(self) -> None:
         """Close the pool. Safe to call more than once."""
-        self._manager.close()
+        if self._async is not None:
+            self._async.close()
+        else:
+            self._manager.close()
 
     @property
     def env_num(self) -> int:
         """Number of envs."""
-        return self._manager.env_num
+        return self._cfg.env_num
 
     @property
     def ready_obs(self) -> dict[int, Any]:
         """``{env_id: obs}`` of the envs to step next."""
         if self.closed:
             return {}
-        obs = self._manager.ready_obs
-        return {env_id: obs[env_id] for env_id in self._ready_ids}
+        if self._async is not None:
+            return {
+                env_id: obs.copy() for env_id, obs in self._async.ready.items()
+            }  # the caller's own, as in the sync mode
+        return self._manager.ready_obs
 
     @property
     def closed(self) -> bool:
         """True until ``launch()`` and after ``close()``."""
-        return self._manager.closed
+        return self._manager.closed if self._manager is not None else self._async.pool is None
+
+    @property
+    def _envs(self) -> BaseEnvManager | EnvPoolBatchEnv:
+        # What knows the spaces: the synchronous manager, or the asynchronous pool's task.
+        return self._manager if self._manager is not None else self._async.pool_env
 
     @property
     def _closed(self) -> bool:
@@ -189,17 +205,17 @@ class PoolEnvManager:
     @property
     def observation_space(self) -> gym.spaces.Space:
         """One env's observation space."""
-        return self._manager.observation_space
+        return self._envs.observation_space
 
     @property
     def action_space(self) -> gym.spaces.Space:
         """One env's action space."""
-        return self._manager.action_space
+        return self._envs.action_space
 
     @property
     def reward_space(self) -> gym.spaces.Space:
         """One env's reward space."""
-        return self._manager.reward_space
+        return self._envs.reward_space
 
     def __enter__(self) -> PoolEnvManager:
         return self

@@ -11,7 +11,7 @@ from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.env_manager import MANAGER_TYPES
 from ding_env.env_manager.envpool_env_manager import PoolEnvManager
 from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
-from ding_env.errors import ConfigError
+from ding_env.errors import ConfigError, EnvStateError
 
 
 def test_both_types_are_manager_types_at_their_di_engine_paths():
@@ -55,19 +55,65 @@ def test_env_pool_steps_as_envpool_itself_with_truncation_kept():
     assert manager.closed
 
 
-def test_env_pool_with_a_smaller_batch_size_returns_that_many_envs_the_longest_waiting_first():
+def _per_env_trajectories(batch_size: int, steps: int) -> tuple[dict[int, list], list[int]]:
+    """Each env's (obs acted on, reward, done, info, next obs) under actions fixed per env and step."""
+    manager = PoolEnvManager(
+        dict(env_id="CartPole-v1", env_num=6, batch_size=batch_size, make_kwargs=dict(max_episode_steps=12))
+    )
+    manager.seed(3)
+    manager.launch()
+    trajectories, counts, returned = {env_id: [] for env_id in range(6)}, [0] * 6, []
+    acted_on, ready = {}, manager.ready_obs  # the observation each running env was given its action on
+    while min(map(len, trajectories.values())) < steps:
+        actions = {env_id: (env_id * 7 + counts[env_id]) % 3 % 2 for env_id in ready}
+        for env_id in actions:
+            acted_on[env_id] = ready[env_id]
+            counts[env_id] += 1
+        timesteps = manager.step(actions)
+        returned.append(len(timesteps))
+        for env_id, timestep in timesteps.items():
+            trajectories[env_id].append(
+                (acted_on.pop(env_id), timestep.reward, timestep.done, timestep.info, timestep.obs)
+            )
+        ready = manager.ready_obs
+    manager.close()
+    return {env_id: steps_[:steps] for env_id, steps_ in trajectories.items()}, returned
+
+
+def test_env_pool_async_mode_gives_each_env_the_sync_mode_s_trajectory():
+    # batch_size < env_num: EnvPool's asynchronous mode. Which envs come back in which step depends on
+    # its threads; each env's own steps, its episode ends and restarts do not.
+    sync, _ = _per_env_trajectories(batch_size=6, steps=40)
+    asynchronous, returned = _per_env_trajectories(batch_size=4, steps=40)
+    assert max(returned) == 4 and sum(count == 4 for count in returned) > len(returned) // 2
+    ended = 0
+    for env_id in range(6):
+        for (obs, reward, done, info, next_obs), expected in zip(asynchronous[env_id], sync[env_id], strict=True):
+            assert np.array_equal(obs, expected[0]) and np.array_equal(next_obs, expected[4])
+            assert reward.dtype == expected[1].dtype and reward == expected[1] == 1.0  # no restart as a transition
+            assert (done, info) == (expected[2], expected[3])
+            ended += done
+    assert ended > 6  # episodes ended, by termination and at the time limit, and restarted
+    assert any(info.get("truncated") for steps in sync.values() for *_, info, _ in steps)
+
+
+def test_env_pool_async_mode_refuses_envs_that_are_not_ready_and_bad_actions():
     manager = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=6, batch_size=4, seed=1))
     assert manager.closed
+    with pytest.raises(EnvStateError, match="not launched"):
+        manager.step({0: 0})
     manager.launch()
-    assert sorted(manager.ready_obs) == list(range(6))
-    returned = [sorted(manager.step({env_id: 0 for env_id in manager.ready_obs}))]
-    for _ in range(3):
-        returned.append(sorted(manager.step({env_id: 1 for env_id in manager.ready_obs})))
-        assert sorted(manager.ready_obs) == returned[-1]
-    assert returned == [[0, 1, 2, 3], [0, 1, 4, 5], [2, 3, 4, 5], [0, 1, 2, 3]]
-    with pytest.raises(ValueError, match=r"env ids \[4\] are not ready"):
-        manager.step({4: 0})
+    assert len(manager.ready_obs) >= 4
+    returned = manager.step({env_id: 0 for env_id in manager.ready_obs})
+    assert 1 <= len(returned) <= 4
+    waiting = sorted(set(range(6)) - set(manager.ready_obs))
+    with pytest.raises(ValueError, match=rf"env ids \[{waiting[0]}\] are not ready"):
+        manager.step({waiting[0]: 0})
+    ready = sorted(manager.ready_obs)
+    with pytest.raises(ValueError, match=rf"env {ready[0]}\b.*Discrete\(2\)"):
+        manager.step({ready[0]: 5})
     manager.close()
+    assert manager.closed and manager.ready_obs == {}
 
 
 def test_env_pool_gives_atari_games_di_engine_s_keys():

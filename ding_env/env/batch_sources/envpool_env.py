@@ -132,18 +132,37 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
             self._convert_obs = _scaled if self._cfg.scale_obs else obs_converter(obs_space, copy=False)
         return self._spec
 
-    def _make_pool(self) -> None:
-        self._close()
-        seeds = self.seeds
-        if seeds is None:  # unseeded, as a BaseEnv: fresh entropy
+    def make_pool(self, seeds: list[int] | None, batch_size: int | None = None) -> Any:
+        """A raw EnvPool pool of this batch env's task and settings (not this batch env's own).
+
+        Args:
+            seeds: One seed per sub-env (None: fresh entropy, as an unseeded ``BaseEnv``).
+            batch_size: The results each ``recv`` waits for, below ``num_envs`` for EnvPool's
+                asynchronous mode (None: ``num_envs``, the synchronous mode).
+        """
+        if seeds is None:
             seeds = derive_seeds(int(np.random.SeedSequence().entropy % (2**31 - self._num_envs)), self._num_envs)
         self._spaces()
         with _quiet_spaces():
-            self._pool = self._envpool().make_gymnasium(
-                self._cfg.env_id, num_envs=self._num_envs, batch_size=self._num_envs, seed=seeds, **self._make_kwargs()
+            pool = self._envpool().make_gymnasium(
+                self._cfg.env_id,
+                num_envs=self._num_envs,
+                batch_size=batch_size or self._num_envs,
+                seed=seeds,
+                **self._make_kwargs(),
             )
-            self._pool_action_space = self._pool.action_space
-            self._pool.observation_space  # noqa: B018 - the pool builds (and keeps) it on first access
+            pool.observation_space  # noqa: B018 - the pool builds (and keeps) it on first access
+        return pool
+
+    def convert_obs(self, obs: np.ndarray) -> Any:
+        """Stacked EnvPool observations in this batch env's observation space (float32 floats, scaled frames)."""
+        self._spaces()
+        return self._convert_obs(obs)
+
+    def _make_pool(self) -> None:
+        self._close()
+        self._pool = self.make_pool(self.seeds)
+        self._pool_action_space = self._pool.action_space
         self._seeds_applied()
         self._ended[:] = False
 
