@@ -54,7 +54,10 @@ class AsyncEnvPool:
         self.check_actions = ActionChecker(pool_env.action_space, owner).check_mapping
 
     def start(self, seed: int) -> None:
-        """Make a new pool (env ``i`` seeded with ``seed + i``), reset every env and wait for ``batch_size`` of them."""
+        """Make a new pool (env ``i`` seeded with ``seed + i``), reset every env and wait for ``batch_size`` of them.
+
+        Each env's episodes then start again from its seed, at every call.
+        """
         self.close()
         self.pool = self.pool_env.make_pool(derive_seeds(seed, self.env_num), self.recv_size)
         self.ready, self.held, self.restarted = {}, {}, {}
@@ -98,6 +101,10 @@ class AsyncEnvPool:
                 self.ready[env_id] = timestep.obs
             elif env_id in self.restarted:
                 self.ready[env_id] = self.restarted.pop(env_id)
+        # Every env this step returned may be restarting: wait for one to act on, as the caller's next
+        # step needs (further results are held for it).
+        while not self.ready and len(self.running) >= self.recv_size:
+            self._receive()
         return returned
 
     def _receive(self) -> None:

@@ -36,7 +36,7 @@ from ding_env.env.base_env import BaseEnvTimestep
 from ding_env.env.batch_sources.envpool_env import ATARI_MODULE, EnvPoolBatchEnv, envpool_family, import_envpool
 from ding_env.env_manager.base_env_manager import BaseEnvManager
 from ding_env.env_manager.envpool_async import AsyncEnvPool
-from ding_env.errors import ConfigError, EnvStateError
+from ding_env.errors import ClosedEnvError, ConfigError, EnvStateError
 from ding_env.summary import describe_value
 
 __all__ = ["PoolEnvManager"]
@@ -113,6 +113,7 @@ class PoolEnvManager:
         else:
             self._manager = BaseEnvManager([env_fn], BaseEnvManager.default_config())
         self._seed: int | None = cfg.seed
+        self._async_closed = False  # the asynchronous mode was closed: for good, as a manager is
 
     # ---- DI-engine's interface -------------------------------------------
 
@@ -120,20 +121,29 @@ class PoolEnvManager:
         """Make the pool (seeded) and reset every env."""
         seed = 0 if self._seed is None else self._seed
         if self._async is not None:
+            self._check_open()
             self._async.start(seed)
         else:
             self._manager.seed(seed)
             self._manager.launch()
 
     def reset(self) -> None:
-        """Reset every env (in the asynchronous mode with a new pool, seeded as at launch)."""
+        """Reset every env.
+
+        In the asynchronous mode the pool is made again: each env starts again from its seed, as at
+        ``launch()`` (the synchronous mode goes on to new episodes); ``seed()`` a new seed first for new ones.
+        """
         if self._async is not None:
+            self._check_open()
             self._async.start(0 if self._seed is None else self._seed)
         else:
             self._manager.reset()
 
     def step(self, action: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
-        """Step the envs of ``action`` (ids of ``ready_obs``) and return ``batch_size`` envs' timesteps.
+        """Step the envs of ``action`` (ids of ``ready_obs``) and return the timesteps of up to ``batch_size`` envs.
+
+        The synchronous mode returns every env's; the asynchronous one those that arrived first (see
+        ``envpool_async.AsyncEnvPool.step``).
 
         Raises:
             ValueError: For an env id that is not ready (its previous result was not returned yet).
@@ -142,6 +152,7 @@ class PoolEnvManager:
             raise TypeError(f"{self!r}.step: expected {{env_id: action}}, got {describe_value(action)}")
         if self._async is None:
             return self._manager.step(action)
+        self._check_open()
         if self.closed:
             raise EnvStateError(f"{self!r} is not launched; call launch() first")
         not_ready = [env_id for env_id in action if env_id not in self._async.ready]
@@ -168,6 +179,7 @@ class PoolEnvManager:
         """Close the pool. Safe to call more than once."""
         if self._async is not None:
             self._async.close()
+            self._async_closed = True
         else:
             self._manager.close()
 
@@ -191,6 +203,10 @@ class PoolEnvManager:
     def closed(self) -> bool:
         """True until ``launch()`` and after ``close()``."""
         return self._manager.closed if self._manager is not None else self._async.pool is None
+
+    def _check_open(self) -> None:
+        if self._async_closed:
+            raise ClosedEnvError(f"{self!r} is closed")
 
     @property
     def _envs(self) -> BaseEnvManager | EnvPoolBatchEnv:

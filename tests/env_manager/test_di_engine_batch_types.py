@@ -11,7 +11,7 @@ from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.env_manager import MANAGER_TYPES
 from ding_env.env_manager.envpool_env_manager import PoolEnvManager
 from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
-from ding_env.errors import ConfigError, EnvStateError
+from ding_env.errors import ClosedEnvError, ConfigError, EnvStateError
 
 
 def test_both_types_are_manager_types_at_their_di_engine_paths():
@@ -97,6 +97,29 @@ def test_env_pool_async_mode_gives_each_env_the_sync_mode_s_trajectory():
     assert any(info.get("truncated") for steps in sync.values() for *_, info, _ in steps)
 
 
+def test_env_pool_async_mode_always_leaves_an_env_to_act_on():
+    # Episodes of 5 steps: some steps return only done envs, all restarting when the step ends.
+    manager = create_env_manager(
+        dict(
+            type="env_pool",
+            env_id="CartPole-v1",
+            env_num=8,
+            batch_size=4,
+            seed=0,
+            make_kwargs=dict(max_episode_steps=5),
+        )
+    )
+    manager.launch()
+    done_only = 0
+    for step in range(100):
+        ready = manager.ready_obs
+        assert ready
+        timesteps = manager.step({env_id: step % 2 for env_id in ready})
+        done_only += bool(timesteps) and all(timestep.done for timestep in timesteps.values())
+    assert done_only > 0
+    manager.close()
+
+
 def test_env_pool_async_mode_refuses_envs_that_are_not_ready_and_bad_actions():
     manager = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=6, batch_size=4, seed=1))
     assert manager.closed
@@ -114,6 +137,10 @@ def test_env_pool_async_mode_refuses_envs_that_are_not_ready_and_bad_actions():
         manager.step({ready[0]: 5})
     manager.close()
     assert manager.closed and manager.ready_obs == {}
+    for call in (lambda: manager.step({0: 0}), manager.reset, manager.launch):
+        with pytest.raises(ClosedEnvError, match="is closed"):
+            call()
+    manager.close()  # twice is fine
 
 
 def test_env_pool_gives_atari_games_di_engine_s_keys():
