@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.env.batch_sources.envpool_env import EnvPoolBatchEnv
+from ding_env.env.batch_sources.envpool_env import EnvPoolBatchEnv, idle_actions
 from ding_env.env.seeding import derive_seeds
 from ding_env.env.timestep import BaseEnvTimestep, final_info
 from ding_env.env_manager.actions import ActionChecker
@@ -130,8 +130,7 @@ class AsyncEnvPool:
             reward_row = np.array([reward[row]], dtype=np.float32)
             self.held[env_id] = BaseEnvTimestep(obs[row].copy(), reward_row, done, step_info)
         if ended:  # EnvPool restarts an env whose episode ended when it is stepped once more, the action ignored
-            space = self.pool.action_space
-            self.pool.send(np.zeros((len(ended), *space.shape), dtype=space.dtype), np.array(ended, dtype=np.int32))
+            self.pool.send(idle_actions(self.pool, len(ended)), np.array(ended, dtype=np.int32))
             self.restarting[ended] = True
             self.running.update(ended)
 

@@ -193,10 +193,8 @@ class PoolEnvManager:
         """``{env_id: obs}`` of the envs to step next."""
         if self.closed:
             return {}
-        if self._async is not None:
-            return {
-                env_id: obs.copy() for env_id, obs in self._async.ready.items()
-            }  # the caller's own, as in the sync mode
+        if self._async is not None:  # copies, the caller's own, as in the synchronous mode
+            return {env_id: obs.copy() for env_id, obs in self._async.ready.items()}
         return self._manager.ready_obs
 
     @property

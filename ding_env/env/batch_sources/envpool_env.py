@@ -82,7 +82,6 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
         super().__init__(cfg)
         self._pool: Any = None
         self._reward_space = scalar_reward_space()
-        self._pool_action_space: gym.spaces.Space | None = None
         self._spec: Any = None
         self._ended = np.zeros(self._num_envs, dtype=bool)  # EnvPool's own "episode ended" flag
         self._game_returns = np.zeros(self._num_envs, dtype=np.float64)
@@ -162,7 +161,6 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
     def _make_pool(self) -> None:
         self._close()
         self._pool = self.make_pool(self.seeds)
-        self._pool_action_space = self._pool.action_space
         self._seeds_applied()
         self._ended[:] = False
 
@@ -182,7 +180,7 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
             if len(part) == 0:
                 continue
             if after_end:
-                obs, _, _, _, info = self._pool.step(self._idle_actions(len(part)), env_id=part.astype(np.int32))
+                obs, _, _, _, info = self._pool.step(idle_actions(self._pool, len(part)), env_id=part.astype(np.int32))
             else:
                 obs, info = self._pool.reset(env_id=part.astype(np.int32))
             order = rows_in_order(info["env_id"], part)
@@ -192,10 +190,6 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
         self._started_episodes(ids)
         self._ended[ids] = False
         return self._convert_obs(merge_rows(rows, ids))
-
-    def _idle_actions(self, count: int) -> np.ndarray:
-        space = self._pool_action_space
-        return np.zeros((count, *space.shape), dtype=space.dtype)
 
     def _step(self, actions: Any, env_ids: EnvIds) -> BatchStep:
         ids = self._pool.all_env_ids if env_ids is None else env_ids.astype(np.int32)
@@ -243,6 +237,12 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
         if self._pool is not None:
             raise TypeError(f"{self!r} cannot be pickled once its pool is made (before its first reset it can)")
         return self.__dict__.copy()
+
+
+def idle_actions(pool: Any, count: int) -> np.ndarray:
+    """``count`` zero actions of ``pool``'s action space: what restarts finished envs (EnvPool ignores them)."""
+    space = pool.action_space
+    return np.zeros((count, *space.shape), dtype=space.dtype)
 
 
 def envpool_family(envpool: Any, env_id: str, where: str) -> str:
