@@ -7,12 +7,13 @@ DI-engine builds it from a config alone (no ``env_fn``)::
     manager.launch()
     timesteps = manager.step({env_id: action for env_id in manager.ready_obs})
 
-The pool is one ``EnvPoolBatchEnv`` in a ``BaseEnvManager``: the envs step in EnvPool's threads, and
-every result follows ``EnvManager``'s semantics (truncation kept in ``info['truncated']``, the true final
-observation on the done step, ``eval_episode_return`` the game's raw return, auto-reset). With
-``batch_size < env_num`` (DI-engine's asynchronous mode) the pool runs in EnvPool's asynchronous mode
-instead (``envpool_async.AsyncEnvPool``): each ``step`` returns the first ``batch_size`` results to
-arrive, and the other envs keep running while the policy computes.
+The pool is stepped by ``envpool_runner.EnvPoolRunner``, which turns EnvPool's stacked results into
+timesteps directly, with the managers' semantics (truncation kept in ``info['truncated']``, the true
+final observation on the done step, ``eval_episode_return`` the game's raw return, auto-reset): the
+same trajectories as an ``EnvPoolBatchEnv`` in any manager, without the batch-env and manager layers,
+which cost about as much as EnvPool's own step on MuJoCo tasks. With ``batch_size < env_num``
+(DI-engine's asynchronous mode) the pool runs in EnvPool's asynchronous mode: each ``step`` returns
+the first ``batch_size`` results to arrive, and the other envs keep running while the policy computes.
 
 What differs from DI-engine's class: observations keep EnvPool's dtype (Atari frames ``uint8``, not cast
 to float32); ``seed(s)`` gives env ``i`` the seed ``s + i`` as in DI-engine, and the config's ``seed`` is
@@ -25,17 +26,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from functools import partial
 from typing import Any, ClassVar
 
 import gymnasium as gym
+import numpy as np
 from easydict import EasyDict
 
 from ding_env.config import deep_merge_dicts, merge_known_keys
 from ding_env.env.base_env import BaseEnvTimestep
 from ding_env.env.batch_sources.envpool_env import ATARI_MODULE, EnvPoolBatchEnv, envpool_family, import_envpool
-from ding_env.env_manager.base_env_manager import BaseEnvManager
-from ding_env.env_manager.envpool_async import AsyncEnvPool
+from ding_env.env_manager.envpool_runner import EnvPoolRunner
 from ding_env.errors import ClosedEnvError, ConfigError, EnvStateError
 from ding_env.summary import describe_value
 
@@ -104,64 +104,63 @@ class PoolEnvManager:
                 f"got {cfg.batch_size!r}"
             )
         atari_kwargs = {key: cfg[key] for key in ATARI_MAKE_KEYS}
-        env_fn = partial(pool_env, cfg.env_id, cfg.env_num, atari_kwargs, dict(cfg.make_kwargs or {}))
-        # One of the two: the synchronous mode, or EnvPool's asynchronous one.
-        self._manager: BaseEnvManager | None = None
-        self._async: AsyncEnvPool | None = None
-        if cfg.batch_size < cfg.env_num:
-            self._async = AsyncEnvPool(env_fn(), cfg.batch_size, repr(self))
-        else:
-            self._manager = BaseEnvManager([env_fn], BaseEnvManager.default_config())
+        pool_task = pool_env(cfg.env_id, cfg.env_num, atari_kwargs, dict(cfg.make_kwargs or {}))
+        self._runner = EnvPoolRunner(pool_task, cfg.batch_size, repr(self))
         self._seed: int | None = cfg.seed
-        self._async_closed = False  # the asynchronous mode was closed: for good, as a manager is
+        self._reseed = False  # seed() was called since the pool was made
+        self._closed_for_good = False
 
     # ---- DI-engine's interface -------------------------------------------
 
     def launch(self) -> None:
-        """Make the pool (seeded) and reset every env."""
-        seed = 0 if self._seed is None else self._seed
-        if self._async is not None:
-            self._check_open()
-            self._async.start(seed)
-        else:
-            self._manager.seed(seed)
-            self._manager.launch()
+        """Make the pool (seeded) and reset every env.
+
+        Raises:
+            EnvStateError: When already launched.
+        """
+        self._check_open()
+        if not self.closed:
+            raise EnvStateError(f"{self!r} is already launched; call reset() to start over")
+        self._runner.start(self._pool_seed())
 
     def reset(self) -> None:
         """Reset every env.
 
-        In the asynchronous mode the pool is made again: each env starts again from its seed, as at
-        ``launch()`` (the synchronous mode goes on to new episodes); ``seed()`` a new seed first for new ones.
+        The synchronous mode goes on to new episodes (after ``seed()``, each env starts again from its
+        new seed). In the asynchronous mode the pool is made again: each env starts again from its seed,
+        as at ``launch()``; ``seed()`` a new seed first for new episodes.
         """
-        if self._async is not None:
-            self._check_open()
-            self._async.start(0 if self._seed is None else self._seed)
+        self._check_open()
+        if self._runner.synchronous and not self._reseed and not self.closed:
+            self._runner.reset(None)
         else:
-            self._manager.reset()
+            self._runner.start(self._pool_seed())
 
     def step(self, action: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
         """Step the envs of ``action`` (ids of ``ready_obs``) and return the timesteps of up to ``batch_size`` envs.
 
-        The synchronous mode returns every env's; the asynchronous one those that arrived first (see
-        ``envpool_async.AsyncEnvPool.step``).
+        The synchronous mode returns every stepped env's; the asynchronous one those that arrived first (see
+        ``envpool_runner.EnvPoolRunner.step``).
 
         Raises:
             ValueError: For an env id that is not ready (its previous result was not returned yet).
         """
         if not isinstance(action, Mapping):
             raise TypeError(f"{self!r}.step: expected {{env_id: action}}, got {describe_value(action)}")
-        if self._async is None:
-            return self._manager.step(action)
         self._check_open()
         if self.closed:
             raise EnvStateError(f"{self!r} is not launched; call launch() first")
-        not_ready = [env_id for env_id in action if env_id not in self._async.ready]
+        ready = self._runner.ready
+        not_ready = [env_id for env_id in action if env_id not in ready]
+        known = range(self.env_num)
+        unknown = [env_id for env_id in not_ready if not (isinstance(env_id, (int, np.integer)) and env_id in known)]
+        if unknown:
+            raise ValueError(f"{self!r}.step: env ids {unknown[:20]} are out of range [0, {self.env_num})")
         if not_ready:
             raise ValueError(
-                f"{self!r}.step: env ids {not_ready[:20]} are not ready; "
-                f"ready env ids: {sorted(self._async.ready)[:20]}"
+                f"{self!r}.step: env ids {not_ready[:20]} are not ready; ready env ids: {sorted(ready)[:20]}"
             )
-        return self._async.step(action)
+        return self._runner.step(action)
 
     def seed(self, seed: int, dynamic_seed: bool | None = None) -> None:
         """Env ``i`` gets ``seed + i`` at the next ``launch()`` or ``reset()``; every episode follows from it.
@@ -172,16 +171,12 @@ class PoolEnvManager:
         if dynamic_seed is False:
             warnings.warn(f"{self!r}: EnvPool cannot replay an episode start; dynamic_seed=False ignored", stacklevel=2)
         self._seed = seed
-        if self._manager is not None:
-            self._manager.seed(seed)
+        self._reseed = True
 
     def close(self) -> None:
         """Close the pool. Safe to call more than once."""
-        if self._async is not None:
-            self._async.close()
-            self._async_closed = True
-        else:
-            self._manager.close()
+        self._runner.close()
+        self._closed_for_good = True
 
     @property
     def env_num(self) -> int:
@@ -190,26 +185,29 @@ class PoolEnvManager:
 
     @property
     def ready_obs(self) -> dict[int, Any]:
-        """``{env_id: obs}`` of the envs to step next."""
-        if self.closed:
-            return {}
-        if self._async is not None:  # copies, the caller's own, as in the synchronous mode
-            return {env_id: obs.copy() for env_id, obs in self._async.ready.items()}
-        return self._manager.ready_obs
+        """``{env_id: obs}`` of the envs to step next (copies, the caller's own)."""
+        ready = self._runner.ready
+        # By env id in the synchronous mode, as every manager gives them; by arrival in the asynchronous one.
+        items = sorted(ready.items()) if self._runner.synchronous else ready.items()
+        return {env_id: obs.copy() for env_id, obs in items}
 
     @property
     def closed(self) -> bool:
         """True until ``launch()`` and after ``close()``."""
-        return self._manager.closed if self._manager is not None else self._async.pool is None
+        return self._runner.pool is None
+
+    def _pool_seed(self) -> int:
+        self._reseed = False
+        return 0 if self._seed is None else self._seed
 
     def _check_open(self) -> None:
-        if self._async_closed:
+        if self._closed_for_good:
             raise ClosedEnvError(f"{self!r} is closed")
 
     @property
-    def _envs(self) -> BaseEnvManager | EnvPoolBatchEnv:
-        # What knows the spaces: the synchronous manager, or the asynchronous pool's task.
-        return self._manager if self._manager is not None else self._async.pool_env
+    def _envs(self) -> EnvPoolBatchEnv:
+        # What knows the spaces: the pool's task.
+        return self._runner.pool_env
 
     @property
     def _closed(self) -> bool:

@@ -7,7 +7,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import DingEnvWrapper, create_env_manager
+from ding_env import BaseEnvManager, DingEnvWrapper, create_env_manager
+from ding_env.env.batch_sources.envpool_env import EnvPoolBatchEnv
 from ding_env.env_manager import MANAGER_TYPES
 from ding_env.env_manager.envpool_env_manager import PoolEnvManager
 from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
@@ -53,6 +54,63 @@ def test_env_pool_steps_as_envpool_itself_with_truncation_kept():
     assert truncations > 0
     manager.close()
     assert manager.closed
+
+
+def _timesteps_as_tuples(timesteps: dict) -> list:
+    return [(env_id, t.obs, t.reward, t.reward.dtype, t.done, t.info) for env_id, t in timesteps.items()]
+
+
+def _assert_same_steps(ours: list, generic: list) -> None:
+    assert len(ours) == len(generic)
+    for (env_id, obs, reward, dtype, done, info), expected in zip(ours, generic, strict=True):
+        assert (env_id, dtype, done, info) == (expected[0], expected[3], expected[4], expected[5])
+        assert np.array_equal(obs, expected[1]) and np.array_equal(reward, expected[2])
+
+
+@pytest.mark.parametrize(
+    "env_id, keys, episode_ends",
+    [
+        ("CartPole-v1", dict(make_kwargs=dict(max_episode_steps=15)), "truncations and terminations"),
+        # Episodic life: a lost life ends an episode, the game goes on, and eval_episode_return is the
+        # raw game score across lives (rewards clipped).
+        ("Breakout-v5", dict(episodic_life=True, reward_clip=True, stack_num=2), "lost lives"),
+    ],
+)
+def test_env_pool_sync_mode_steps_as_an_envpool_batch_env_in_the_base_manager(env_id, keys, episode_ends):
+    # The env_pool type steps its pool itself; an EnvPoolBatchEnv with the same settings in BaseEnvManager is
+    # the managers' generic route. Same seeds and actions: the same timesteps, through reset() and seed().
+    ours = PoolEnvManager(dict(env_id=env_id, env_num=3, batch_size=3, **keys))
+    atari = {key: keys[key] for key in ("episodic_life", "reward_clip", "stack_num") if key in keys}
+    if atari:
+        atari.update(gray_scale=True, frame_skip=4)
+    batch_cfg = dict(env_id=env_id, num_envs=3, env_wrapper=None, make_kwargs={**atari, **keys.get("make_kwargs", {})})
+    generic = BaseEnvManager([partial(EnvPoolBatchEnv, batch_cfg)], BaseEnvManager.default_config())
+    rng = np.random.default_rng(0)
+    ended = 0
+    for manager in (ours, generic):
+        manager.seed(11)
+        manager.launch()
+    for step in range(300):
+        if step == 100:
+            for manager in (ours, generic):  # new episodes, from where the seeds' streams are
+                manager.reset()
+        if step == 200:
+            for manager in (ours, generic):  # each env starts again from its new seed
+                manager.seed(5)
+                manager.reset()
+        ready = ours.ready_obs
+        assert list(ready) == list(generic.ready_obs) == [0, 1, 2]
+        for env_id in ready:
+            assert np.array_equal(ready[env_id], generic.ready_obs[env_id])
+        actions = {
+            env_id: int(action) for env_id, action in zip([2, 0, 1], rng.integers(0, 4 if atari else 2, 3), strict=True)
+        }
+        stepped = _timesteps_as_tuples(ours.step(actions))
+        _assert_same_steps(stepped, _timesteps_as_tuples(generic.step(actions)))
+        ended += sum(done for *_, done, _ in stepped)
+    assert ended > 3, f"expected {episode_ends}"
+    ours.close()
+    generic.close()
 
 
 def _per_env_trajectories(batch_size: int, steps: int) -> tuple[dict[int, list], list[int]]:
