@@ -129,9 +129,12 @@ class PoolEnvManager:
         The synchronous mode goes on to new episodes (after ``seed()``, each env starts again from its
         new seed). In the asynchronous mode the pool is made again: each env starts again from its seed,
         as at ``launch()``; ``seed()`` a new seed first for new episodes.
+
+        Raises:
+            EnvStateError: Before ``launch()``.
         """
-        self._check_open()
-        if self._runner.synchronous and not self._reseed and not self.closed:
+        self._check_launched()
+        if self._runner.synchronous and not self._reseed:
             self._runner.reset(None)
         else:
             self._runner.start(self._pool_seed())
@@ -143,19 +146,17 @@ class PoolEnvManager:
         ``envpool_runner.EnvPoolRunner.step``).
 
         Raises:
-            ValueError: For an env id that is not ready (its previous result was not returned yet).
+            ValueError: For an env id that is not an int in ``0..env_num - 1``, or not ready (its
+                previous result was not returned yet).
         """
         if not isinstance(action, Mapping):
             raise TypeError(f"{self!r}.step: expected {{env_id: action}}, got {describe_value(action)}")
-        self._check_open()
-        if self.closed:
-            raise EnvStateError(f"{self!r} is not launched; call launch() first")
+        self._check_launched()
+        env_num = self.env_num
+        if not all(type(env_id) is int and 0 <= env_id < env_num for env_id in action):
+            action = self._int_ids(action)
         ready = self._runner.ready
         not_ready = [env_id for env_id in action if env_id not in ready]
-        known = range(self.env_num)
-        unknown = [env_id for env_id in not_ready if not (isinstance(env_id, (int, np.integer)) and env_id in known)]
-        if unknown:
-            raise ValueError(f"{self!r}.step: env ids {unknown[:20]} are out of range [0, {self.env_num})")
         if not_ready:
             raise ValueError(
                 f"{self!r}.step: env ids {not_ready[:20]} are not ready; ready env ids: {sorted(ready)[:20]}"
@@ -168,6 +169,7 @@ class PoolEnvManager:
         EnvPool seeds an env once, so ``dynamic_seed=False`` (replaying one episode start) is not
         available: it is warned about and ignored, as DI-engine does.
         """
+        self._check_open()
         if dynamic_seed is False:
             warnings.warn(f"{self!r}: EnvPool cannot replay an episode start; dynamic_seed=False ignored", stacklevel=2)
         self._seed = seed
@@ -203,6 +205,26 @@ class PoolEnvManager:
     def _check_open(self) -> None:
         if self._closed_for_good:
             raise ClosedEnvError(f"{self!r} is closed")
+
+    def _check_launched(self) -> None:
+        self._check_open()
+        if self.closed:
+            raise EnvStateError(f"{self!r} is not launched; call launch() first")
+
+    def _int_ids(self, action: Mapping[int, Any]) -> dict[int, Any]:
+        """``action`` keyed by Python ints (numpy integers become ints).
+
+        Raises:
+            ValueError: For an id that is not an integer in ``0..env_num - 1``.
+        """
+        bad = [
+            env_id
+            for env_id in action
+            if isinstance(env_id, bool) or not isinstance(env_id, (int, np.integer)) or not 0 <= env_id < self.env_num
+        ]
+        if bad:
+            raise ValueError(f"{self!r}.step: env ids are ints in [0, {self.env_num}), got {bad[:20]}")
+        return {int(env_id): value for env_id, value in action.items()}
 
     @property
     def _envs(self) -> EnvPoolBatchEnv:

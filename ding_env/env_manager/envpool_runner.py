@@ -55,8 +55,11 @@ class EnvPoolRunner:
         # whenever an asynchronous step still needs results: never more.
         self.recv_size = self.env_num if self.synchronous else min(batch_size, self.env_num - batch_size + 1)
         self.pool: Any = None
+        # Observations are kept as rows of the arrays EnvPool returned (new arrays at every recv, which
+        # nothing writes again); the caller gets copies of its own (timesteps here, ready_obs in the manager).
         self.ready: dict[int, np.ndarray] = {}  # env id -> the observation to act on
-        self.held: dict[int, BaseEnvTimestep] = {}  # results arrived and not returned yet, oldest first
+        # Results arrived and not returned yet, oldest first: env id -> (timestep, its observation's row).
+        self.held: dict[int, tuple[BaseEnvTimestep, np.ndarray]] = {}
         self.restarted: dict[int, np.ndarray] = {}  # first observations of envs whose done step is held
         self.running: set[int] = set()  # envs stepping or restarting in the pool
         self.restarting = np.zeros(self.env_num, dtype=bool)
@@ -104,20 +107,23 @@ class EnvPoolRunner:
             for env_id in env_ids:
                 del self.ready[env_id]
             self.running.update(env_ids)
-        elif not (self.synchronous or self.held):
+        elif self.synchronous:
+            return {}
+        self._receive_for_step()
+        if not (actions or self.held):
             raise ValueError(
                 f"{self.owner}.step: no actions, and no result can come back: {len(self.running)} envs are running "
                 f"and EnvPool returns them {self.recv_size} at a time; give actions to the ready envs "
                 f"{sorted(self.ready)[:20]}"
             )
-        self._receive_for_step()
-        if self.synchronous:  # every stepped env's result, in the order asked for
-            returned = {env_id: self.held.pop(env_id) for env_id in actions}
-        else:
-            returned = {env_id: self.held.pop(env_id) for env_id in list(islice(self.held, self.batch_size))}
-        for env_id, timestep in returned.items():
+        # The synchronous mode: every stepped env's result, in the order asked for.
+        order = list(actions) if self.synchronous else list(islice(self.held, self.batch_size))
+        returned = {}
+        for env_id in order:
+            timestep, next_obs = self.held.pop(env_id)
+            returned[env_id] = timestep
             if not timestep.done:
-                self.ready[env_id] = timestep.obs
+                self.ready[env_id] = next_obs
             elif env_id in self.restarted:
                 self.ready[env_id] = self.restarted.pop(env_id)
         if not (self.synchronous or self.ready):
@@ -148,16 +154,17 @@ class EnvPoolRunner:
     def _receive(self) -> None:
         """Take in one batch of EnvPool results: steps become held timesteps, restarts ready observations."""
         obs, reward, terminated, truncated, info = self.pool.recv()
+        env_ids = info["env_id"].tolist()
+        self.running.difference_update(env_ids)  # first: whatever fails below, recv never waits for them again
         obs = self.pool_env.convert_obs(obs)
         raw = info.get("reward", reward)  # unclipped when EnvPool clips the reward
         ended = []
-        for row, env_id in enumerate(info["env_id"].tolist()):
-            self.running.discard(env_id)
+        for row, env_id in enumerate(env_ids):
             if self.restarting[env_id]:
                 self.restarting[env_id] = False
                 if info["elapsed_step"][row] == 0:  # a new game (after a lost life the game goes on)
                     self.game_returns[env_id] = 0.0
-                (self.restarted if env_id in self.held else self.ready)[env_id] = obs[row].copy()
+                (self.restarted if env_id in self.held else self.ready)[env_id] = obs[row]
                 continue
             self.game_returns[env_id] += raw[row]
             done = bool(terminated[row] or truncated[row])
@@ -166,7 +173,7 @@ class EnvPoolRunner:
                 step_info = final_info(None, self.game_returns[env_id], bool(truncated[row] and not terminated[row]))
                 ended.append(env_id)
             reward_row = np.array([reward[row]], dtype=np.float32)
-            self.held[env_id] = BaseEnvTimestep(obs[row].copy(), reward_row, done, step_info)
+            self.held[env_id] = BaseEnvTimestep(obs[row].copy(), reward_row, done, step_info), obs[row]
         if ended:  # EnvPool restarts an env whose episode ended when it is stepped once more, the action ignored
             self.pool.send(idle_actions(self.pool, len(ended)), np.array(ended, dtype=np.int32))
             self.restarting[ended] = True

@@ -263,3 +263,84 @@ def test_gym_vector_hosts_base_envs_as_the_subprocess_manager_does():
             results.append({env_id: timestep.obs for env_id, timestep in timesteps.items()})
     assert results[0].keys() == results[1].keys()
     assert all(np.array_equal(results[0][env_id], results[1][env_id]) for env_id in results[0])
+
+
+MODES = pytest.mark.parametrize("batch_size", [6, 4], ids=["sync", "async"])
+
+
+def _launched_pool(batch_size: int) -> PoolEnvManager:
+    manager = PoolEnvManager(dict(env_id="CartPole-v1", env_num=6, batch_size=batch_size, seed=2))
+    manager.launch()
+    return manager
+
+
+@MODES
+def test_env_pool_timesteps_and_ready_obs_are_the_caller_s_own(batch_size):
+    manager = _launched_pool(batch_size)
+    timesteps = manager.step({env_id: 0 for env_id in manager.ready_obs})
+    before = manager.ready_obs
+    for timestep in timesteps.values():
+        timestep.obs[:] = 123.0
+    for obs in before.values():
+        obs[:] = -7.0
+    after = manager.ready_obs
+    assert after and not any((obs == 123.0).any() or (obs == -7.0).any() for obs in after.values())
+    manager.close()
+
+
+@MODES
+def test_env_pool_refuses_ids_that_are_not_env_ids_and_takes_numpy_ints(batch_size):
+    manager = _launched_pool(batch_size)
+    for bad in (1.0, True, 6, -1, "0"):
+        with pytest.raises(ValueError, match=r"env ids are ints in \[0, 6\), got \[" + repr(bad).replace(".", r"\.")):
+            manager.step({bad: 0})
+    ready = list(manager.ready_obs)
+    timesteps = manager.step({np.int64(env_id): 0 for env_id in ready})
+    assert all(type(env_id) is int for env_id in (*timesteps, *manager.ready_obs))
+    manager.close()
+
+
+@MODES
+def test_env_pool_needs_launch_before_reset_and_is_closed_for_seed_after_close(batch_size):
+    manager = PoolEnvManager(dict(env_id="CartPole-v1", env_num=6, batch_size=batch_size))
+    with pytest.raises(EnvStateError, match="not launched"):
+        manager.reset()
+    manager.launch()
+    manager.reset()
+    assert len(manager.ready_obs) >= batch_size
+    manager.close()
+    with pytest.raises(ClosedEnvError, match="is closed"):
+        manager.seed(1)
+
+
+def test_env_pool_async_step_without_actions_returns_the_running_envs_results():
+    manager = _launched_pool(2)  # 6 envs, 2 results a step: 4 envs still running after each step
+    for _ in range(3):
+        manager.step({env_id: 1 for env_id in manager.ready_obs})
+    assert len(manager.step({})) == 2
+    manager.close()
+
+
+@MODES
+def test_env_pool_recovers_with_reset_from_a_step_that_failed_after_its_results_arrived(batch_size, monkeypatch):
+    # An exception (a KeyboardInterrupt, say) between EnvPool's recv and the timesteps: the envs of that
+    # result are lost until reset(), and no later call waits for them.
+    manager = _launched_pool(batch_size)
+    convert = EnvPoolBatchEnv.convert_obs
+
+    def fail_once(self, obs):
+        monkeypatch.setattr(EnvPoolBatchEnv, "convert_obs", convert)
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(EnvPoolBatchEnv, "convert_obs", fail_once)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        manager.step({env_id: 0 for env_id in manager.ready_obs})
+    for _ in range(3):  # returns (or says nothing can come back) instead of waiting for the lost envs
+        try:
+            manager.step({env_id: 0 for env_id in manager.ready_obs})
+        except ValueError as error:
+            assert "no result can come back" in str(error)
+    manager.reset()
+    assert len(manager.ready_obs) >= batch_size
+    assert len(manager.step({env_id: 0 for env_id in manager.ready_obs})) == batch_size
+    manager.close()
