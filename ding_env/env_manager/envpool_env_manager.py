@@ -127,16 +127,16 @@ class PoolEnvManager:
         """Reset every env.
 
         The synchronous mode goes on to new episodes (after ``seed()``, each env starts again from its
-        new seed). In the asynchronous mode the pool is made again: each env starts again from its seed,
-        as at ``launch()``; ``seed()`` a new seed first for new episodes.
+        new seed). In the asynchronous mode, and after an interrupted step, the pool is made again: each
+        env starts again from its seed, as at ``launch()``; ``seed()`` a new seed first for new episodes.
 
         Raises:
             EnvStateError: Before ``launch()``.
         """
         self._check_launched()
-        if self._runner.synchronous and not self._reseed:
-            self._runner.reset(None)
-        else:
+        if self._runner.synchronous and not self._reseed and self._runner.interrupted is None:
+            self._runner.reset()
+        else:  # the asynchronous mode, a new seed, or a pool whose step was interrupted: a new pool
             self._runner.start(self._pool_seed())
 
     def step(self, action: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
@@ -146,8 +146,12 @@ class PoolEnvManager:
         ``envpool_runner.EnvPoolRunner.step``).
 
         Raises:
+            TypeError: For ``action`` not a mapping.
             ValueError: For an env id that is not an int in ``0..env_num - 1``, or not ready (its
-                previous result was not returned yet).
+                previous result was not returned yet), or an action outside the action space.
+            EnvStateError: Before ``launch()``, or after a step interrupted while EnvPool ran it (Ctrl-C):
+                ``reset()`` then makes the pool again.
+            ClosedEnvError: After ``close()``.
         """
         if not isinstance(action, Mapping):
             raise TypeError(f"{self!r}.step: expected {{env_id: action}}, got {describe_value(action)}")

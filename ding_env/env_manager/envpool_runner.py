@@ -19,11 +19,15 @@ reset (a step whose action it ignores, as ``EnvPoolBatchEnv`` resets it), which 
 transition. With the same seeds and each env given the same actions, every env's trajectory is the
 same in both modes, and the one ``EnvPoolBatchEnv`` gives it in any manager; which envs come back in
 which asynchronous batch depends on EnvPool's threads.
+
+A step or reset interrupted on its way through the pool (Ctrl-C inside EnvPool's ``send`` or ``recv``)
+leaves the envs in no known state: later steps raise ``EnvStateError``, never waiting for results that
+may not come, until ``start`` makes a new pool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import islice
 from typing import Any
 
@@ -33,6 +37,7 @@ from ding_env.env.batch_sources.envpool_env import EnvPoolBatchEnv, idle_actions
 from ding_env.env.seeding import derive_seeds
 from ding_env.env.timestep import BaseEnvTimestep, final_info
 from ding_env.env_manager.actions import ActionChecker
+from ding_env.errors import EnvStateError
 
 
 class EnvPoolRunner:
@@ -66,27 +71,18 @@ class EnvPoolRunner:
         self.game_returns = np.zeros(self.env_num, dtype=np.float64)
         self.owner = owner
         self.check_actions = ActionChecker(pool_env.action_space, owner).check_mapping
+        self.interrupted: str | None = None  # what interrupted a step or reset in EnvPool's calls, until start()
 
     def start(self, seed: int) -> None:
         """Make a new pool (env ``i`` seeded with ``seed + i``) and reset every env; wait for ``batch_size`` of them."""
         self.close()
         self.pool = self.pool_env.make_pool(derive_seeds(seed, self.env_num), self.recv_size)
-        self._reset_all()
+        self.interrupted = None
+        self._in_pool(self._reset_all)
 
-    def reset(self, seed: int | None) -> None:
-        """Start new episodes in every env.
-
-        Args:
-            seed: None: the synchronous mode resets each env in its pool, its episodes going on from
-                its seed. A seed (needed by the asynchronous mode, whose envs may be running): the pool
-                is made again, each env starting again from its seed as at ``start``.
-        """
-        if seed is not None:
-            self.start(seed)
-            return
-        if not self.synchronous:
-            raise ValueError(f"{self.owner}: the asynchronous mode resets by making its pool again; give a seed")
-        self._reset_all()
+    def reset(self) -> None:
+        """The synchronous mode's new episodes: reset each env in its pool, its episodes going on from its seed."""
+        self._in_pool(self._reset_all)
 
     def step(self, actions: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
         """Send ``actions`` (of ready envs) and return the results, up to ``batch_size`` of those that arrived first.
@@ -99,25 +95,50 @@ class EnvPoolRunner:
         Raises:
             ValueError: For an action outside the action space (naming its env id), or (asynchronous
                 mode) for no actions when no result can come back (naming the ready envs).
+            EnvStateError: After a step or reset that was interrupted (``start`` makes the pool again).
         """
-        if actions:
-            env_ids = list(actions)
-            stacked = self.check_actions(np.array(env_ids, dtype=np.int64), actions)
+        if self.interrupted is not None:
+            raise EnvStateError(
+                f"{self.owner}: an earlier step or reset was interrupted ({self.interrupted}) while EnvPool ran it, "
+                "which leaves its envs in no known state; call reset() to make the pool again"
+            )
+        env_ids = list(actions)
+        stacked = self.check_actions(np.array(env_ids, dtype=np.int64), actions) if env_ids else None
+        if stacked is None and self.synchronous:
+            return {}
+        try:  # not _in_pool: a call less per step
+            returned = self._step(env_ids, stacked)
+        except BaseException as error:
+            self.interrupted = type(error).__name__
+            raise
+        if returned is None:
+            raise ValueError(
+                f"{self.owner}.step: no actions, and no result can come back: {len(self.running)} envs are running, "
+                f"fewer than the {self.recv_size} EnvPool gathers at a time; give actions to the ready envs "
+                f"{sorted(self.ready)[:20]}"
+            )
+        return returned
+
+    def _in_pool(self, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(*args)``; anything raised on the way (Ctrl-C in EnvPool's own calls) marks the pool interrupted."""
+        try:
+            return work(*args)
+        except BaseException as error:
+            self.interrupted = type(error).__name__
+            raise
+
+    def _step(self, env_ids: list[int], stacked: np.ndarray | None) -> dict[int, BaseEnvTimestep] | None:
+        """Send the checked actions of ``env_ids``, receive, and take the results to return (None: none can)."""
+        if stacked is not None:
             self.pool.send(stacked.astype(self.pool.action_space.dtype, copy=False), np.array(env_ids, dtype=np.int32))
             for env_id in env_ids:
                 del self.ready[env_id]
             self.running.update(env_ids)
-        elif self.synchronous:
-            return {}
         self._receive_for_step()
-        if not (actions or self.held):
-            raise ValueError(
-                f"{self.owner}.step: no actions, and no result can come back: {len(self.running)} envs are running "
-                f"and EnvPool returns them {self.recv_size} at a time; give actions to the ready envs "
-                f"{sorted(self.ready)[:20]}"
-            )
+        if not (env_ids or self.held):
+            return None
         # The synchronous mode: every stepped env's result, in the order asked for.
-        order = list(actions) if self.synchronous else list(islice(self.held, self.batch_size))
+        order = env_ids if self.synchronous else list(islice(self.held, self.batch_size))
         returned = {}
         for env_id in order:
             timestep, next_obs = self.held.pop(env_id)
