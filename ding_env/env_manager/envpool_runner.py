@@ -106,11 +106,7 @@ class EnvPoolRunner:
         stacked = self.check_actions(np.array(env_ids, dtype=np.int64), actions) if env_ids else None
         if stacked is None and self.synchronous:
             return {}
-        try:  # not _in_pool: a call less per step
-            returned = self._step(env_ids, stacked)
-        except BaseException as error:
-            self.interrupted = type(error).__name__
-            raise
+        returned = self._in_pool(self._step, env_ids, stacked)
         if returned is None:
             raise ValueError(
                 f"{self.owner}.step: no actions, and no result can come back: {len(self.running)} envs are running, "
@@ -164,7 +160,7 @@ class EnvPoolRunner:
             self._receive()
 
     def _receive_for_step(self) -> None:
-        """Receive what a step (or reset) waits for: every running env (synchronous), or ``batch_size`` results."""
+        """Receive what a step waits for: every running env (synchronous), or ``batch_size`` results."""
         if self.synchronous:
             while self.running:  # the stepped envs, then the restarts of those whose episode ended
                 self._receive()
