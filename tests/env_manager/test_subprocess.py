@@ -1,5 +1,6 @@
 """What is specific to the subprocess managers: processes, shared memory, contexts, async ordering."""
 
+import gc
 import os
 import signal
 import subprocess
@@ -159,6 +160,39 @@ def test_workers_host_several_envs(manager_type):
         assert len({worker.pid for worker in workers}) == 2 and os.getpid() not in {worker.pid for worker in workers}
         assert all(process_running(worker.pid) for worker in workers)
     assert manager.workers == [] and not any(process_running(worker.pid) for worker in workers)
+
+
+class CollectingEnv(CountingEnv):
+    def collect_garbage(self) -> None:
+        gc.collect()
+
+
+class FinalizerLog:
+    """Garbage (a cycle) whose finalizer writes the id of the process that ran it to ``path``."""
+
+    def __init__(self, path) -> None:
+        self.path, self.cycle = path, self
+
+    def __del__(self) -> None:
+        with open(self.path, "a") as log:
+            log.write(f"{os.getpid()}\n")
+
+
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_forked_workers_never_finalize_the_managers_garbage(manager_type, tmp_path):
+    log = tmp_path / "finalized"
+    gc.disable()  # the garbage must still be there when the workers fork
+    try:
+        FinalizerLog(log)
+        env_fns = [partial(CollectingEnv, {}) for _ in range(2)]
+        with create_env_manager({"type": manager_type, "context": "fork"}, env_fns) as manager:
+            manager.launch()
+            manager.call_env_method("collect_garbage")  # in each worker
+            assert not log.exists()
+    finally:
+        gc.enable()
+    gc.collect()
+    assert log.read_text().split() == [str(os.getpid())]
 
 
 def test_in_process_manager_has_no_workers():

@@ -38,7 +38,7 @@ from ding_env.env_manager.backends.protocol import (
     segment_entries,
 )
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
-from ding_env.env_manager.backends.worker import wait_semaphore, worker_main
+from ding_env.env_manager.backends.worker import start_forked, wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
@@ -147,7 +147,10 @@ class WorkerPool:
             name=f"ding_env-worker-{index}",
             daemon=True,
         )
-        process.start()
+        if self.settings.context == "fork":
+            start_forked(process)
+        else:
+            process.start()
         child_conn.close()
         if self.settings.cpu_affinity:
             cpus = sorted(os.sched_getaffinity(0))
