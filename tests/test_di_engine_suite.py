@@ -74,7 +74,7 @@ def test_di_engine_env_tests_that_pass_on_di_engine_pass_on_ding_env(tmp_path):
     assert DI_ENGINE_PYTHON.exists(), "the DI-engine venv is missing: `make test` builds .venv-di-engine"
     report = tmp_path / "report.json"
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    # Its own session, so that a run past its bound is ended with every env process it started.
+    # Its own session, so that a run past its bound is ended with every process it started.
     with subprocess.Popen(
         [str(DI_ENGINE_PYTHON), str(SUITE / "run_di_engine_tests.py"), "--required", "--report", str(report)],
         stdout=subprocess.PIPE,
@@ -87,8 +87,13 @@ def test_di_engine_env_tests_that_pass_on_di_engine_pass_on_ding_env(tmp_path):
         try:
             output, _ = run.communicate(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
-            os.killpg(run.pid, signal.SIGKILL)
-            output, _ = run.communicate()
+            # SIGTERM first: multiprocessing's resource tracker ignores it and unlinks what the others leave.
+            os.killpg(run.pid, signal.SIGTERM)
+            try:
+                output, _ = run.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(run.pid, signal.SIGKILL)
+                output, _ = run.communicate()
             pytest.fail(f"DI-engine's env tests ran past {RUN_TIMEOUT} s; their output ends:\n{output[-4000:]}")
     assert report.exists(), output[-6000:]
     outcomes = json.loads(report.read_text())
