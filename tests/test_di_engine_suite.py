@@ -74,8 +74,8 @@ def test_di_engine_env_tests_that_pass_on_di_engine_pass_on_ding_env(tmp_path):
     assert DI_ENGINE_PYTHON.exists(), "the DI-engine venv is missing: `make test` builds .venv-di-engine"
     report = tmp_path / "report.json"
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    # Its own session, so that a run past its bound is ended with every process it started.
-    with subprocess.Popen(
+    # Its own session, so that a run cut short (past its bound, or by Ctrl-C) ends with every process it started.
+    run = subprocess.Popen(
         [str(DI_ENGINE_PYTHON), str(SUITE / "run_di_engine_tests.py"), "--required", "--report", str(report)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -83,21 +83,29 @@ def test_di_engine_env_tests_that_pass_on_di_engine_pass_on_ding_env(tmp_path):
         cwd=tmp_path,
         env=env,
         start_new_session=True,
-    ) as run:
-        try:
-            output, _ = run.communicate(timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            # SIGTERM first: multiprocessing's resource tracker ignores it and unlinks what the others leave.
-            os.killpg(run.pid, signal.SIGTERM)
-            try:
-                output, _ = run.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(run.pid, signal.SIGKILL)
-                output, _ = run.communicate()
-            pytest.fail(f"DI-engine's env tests ran past {RUN_TIMEOUT} s; their output ends:\n{output[-4000:]}")
+    )
+    try:
+        output, _ = run.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        output = end_session(run)
+        pytest.fail(f"DI-engine's env tests ran past {RUN_TIMEOUT} s; their output ends:\n{output[-4000:]}")
+    finally:
+        if run.poll() is None:
+            end_session(run)
     assert report.exists(), output[-6000:]
     outcomes = json.loads(report.read_text())
     required = runner.required_tests()
     assert sorted(outcomes) == sorted(required), output[-2000:]
     failed = {name: outcome for name, outcome in outcomes.items() if outcome != "passed"}
     assert not failed, f"{failed}\n{output[-6000:]}"
+
+
+def end_session(run: subprocess.Popen) -> str:
+    """End ``run`` and every process of its session; its output."""
+    # SIGTERM first: multiprocessing's resource tracker ignores it and unlinks what the others leave.
+    os.killpg(run.pid, signal.SIGTERM)
+    try:
+        return run.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        return run.communicate()[0]
