@@ -309,8 +309,8 @@ class ActionKindEnv(CountingEnv):
     """A CountingEnv that, as DI-engine's dizoo envs do, asserts its action is an ``np.ndarray``.
 
     ``space``: 'discrete', 'discrete_from_1' (``Discrete(3, start=1)``), 'box' (-1 to 1), 'box_per_dim'
-    (-1 to 1, then 0 to 2) or 'multi_discrete'. ``last_action`` is ``(type, dtype, shape)`` of
-    the action it got last.
+    (-1 to 1, then 0 to 2), 'box_matrix' (-1 to 1, shape (2, 3)) or 'multi_discrete'. ``last_action`` is
+    ``(type, dtype, shape)`` of the action it got last.
     """
 
     config: ClassVar[dict] = dict(CountingEnv.config, space="discrete")
@@ -325,6 +325,8 @@ class ActionKindEnv(CountingEnv):
     def action_space(self) -> gym.spaces.Space:
         if self._cfg.space == "box":
             return gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        if self._cfg.space == "box_matrix":
+            return gym.spaces.Box(-1.0, 1.0, (2, 3), np.float32)
         if self._cfg.space == "box_per_dim":
             return gym.spaces.Box(np.array([-1.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32))
         if self._cfg.space == "multi_discrete":

@@ -38,6 +38,7 @@ class ActionChecker:
         self.owner = owner
         self.shape = tuple(space.shape or ())
         self.size = int(np.prod(self.shape, dtype=np.int64))  # values in one action
+        self.squeezed = _squeezed(self.shape)
         self.dtype = np.dtype(space.dtype) if space.dtype is not None else None
         self.array_form = isinstance(
             space, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
@@ -93,7 +94,7 @@ class ActionChecker:
         array = np.asarray(actions)
         expected = (len(env_ids), *self.shape)
         if array.shape != expected:
-            if array.size == int(np.prod(expected)) and array.ndim >= 1 and array.shape[0] == len(env_ids):
+            if array.ndim >= 1 and array.shape[0] == len(env_ids) and _squeezed(array.shape[1:]) == self.squeezed:
                 array = array.reshape(expected)  # e.g. (n, 1) for Discrete, (n,) for a Box of shape (1,)
             else:
                 raise ValueError(
@@ -127,7 +128,7 @@ class ActionChecker:
         if not self.array_form:
             return self._checked(env_id, action)
         array = np.asarray(action)
-        if array.size != self.size:
+        if _squeezed(array.shape) != self.squeezed:
             self._fail(env_id, action, f"has shape {array.shape}, expected {self.shape}")
         return self.check_batch(np.array([env_id]), array[None])[0]
 
@@ -245,6 +246,16 @@ class ActionChecker:
             f"{self.owner}: action for env {env_id} {problem}: expected a value in {self.space}, "
             f"got {describe_value(action)}"
         )
+
+
+def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` without its dimensions of size 1.
+
+    An action is taken in any shape equal to the space's up to such dimensions ((1,) for a Discrete's
+    (), as DI-engine's policies give it) and reshaped; any other shape, even with as many values (a
+    transposed Box action), is refused: reshaping it would scramble the values.
+    """
+    return tuple(size for size in shape if size != 1)
 
 
 def _bool_leaf(tree: Any, value: Any, path: str) -> str | None:

@@ -149,6 +149,24 @@ def test_bad_box_and_multi_discrete_actions_name_the_env(manager_type, space, ho
 
 
 @pytest.mark.parametrize("manager_type", MANAGERS)
+def test_an_action_with_as_many_values_in_another_shape_is_refused_not_reshaped(manager_type, hosted):
+    fns = hosted([partial(ActionKindEnv, {"space": "box_matrix", "limit": 10**6})] * 2)
+    good = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.launch()
+        for bad in (good.T, good.reshape(6)):  # reshaped, the values would land in other places
+            with pytest.raises(ValueError) as raised:
+                manager.step({0: good, 1: bad})
+            assert_clear(raised.value, f"env 1 has shape {bad.shape}, expected (2, 3)")
+            with pytest.raises(ValueError) as raised:
+                manager.step_batch(np.array([0, 1]), np.stack([bad, bad]))
+            assert_clear(raised.value, f"got shape {(2, *bad.shape)}")
+        # Dimensions of size 1 are taken (as DI-engine's (1,) for a Discrete action).
+        assert sorted(manager.step({0: good[None], 1: good[:, :, None]})) == [0, 1]
+        assert len(manager.step_batch(np.array([0, 1]), np.stack([good, good])[:, None]).env_id) == 2
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
 def test_bad_dict_actions_name_the_env(manager_type, hosted):
     fns = hosted([partial(DictActionEnv, {"limit": 10**6})] * 2)
     with create_env_manager(manager_cfg(manager_type), fns) as manager:
