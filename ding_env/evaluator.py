@@ -45,29 +45,36 @@ def evaluate(
     stop_value: float | None = None,
     seed: int | None = None,
     on_episode: Callable[[float], None] | None = None,
+    dynamic_seed: bool = False,
+    step_every_env: bool = False,
 ) -> EvalResult:
     """Run exactly ``n_episode`` episodes with ``policy`` and summarise the returns.
 
-    The manager is reset first; with ``seed`` it is re-seeded statically, so
-    the same seed and policy give the same returns.
+    The manager is reset first; with ``seed`` it is re-seeded (statically by default: every episode
+    of an env replays its seed), so the same seed and policy give the same returns.
 
     Args:
         manager: A launched evaluator manager.
         policy: Maps a batch of observations to a batch of actions.
         n_episode: Episodes to run, spread over the envs.
         stop_value: Mean return that counts as solved.
-        seed: Static seed applied before the evaluation.
+        seed: Seed applied before the evaluation.
         on_episode: Called with each finished episode's return (progress display).
+        dynamic_seed: Seed each episode anew, drawn reproducibly from ``seed``. Batch envs whose
+            simulator takes seeds only for all its envs at once (Gymnasium vector envs, EnvPool)
+            need it: they replay a static seed only when every sub-env resets together.
+        step_every_env: Step every ready env, also those that ran their share of the episodes (their
+            later episodes are not counted), as lockstep batch envs (a Gymnasium vector env) need.
     """
     if seed is not None:
-        manager.seed(seed, dynamic_seed=False)
+        manager.seed(seed, dynamic_seed=dynamic_seed)
     manager.reset()
     remaining = episode_quota(n_episode, manager.env_num)
     returns: list[float] = []
     steps = 0
     while remaining.any():
         ready = manager.ready_obs_batch
-        wanted = remaining[ready.env_id] > 0
+        wanted = np.ones(len(ready.env_id), dtype=bool) if step_every_env else remaining[ready.env_id] > 0
         env_ids = ready.env_id[wanted]
         obs = _rows(ready.obs, wanted)
         actions = policy_actions(policy, obs, len(env_ids)) if len(env_ids) else np.zeros(0, dtype=np.int64)

@@ -80,8 +80,13 @@ def run_job(
         truncated = 0
         done_steps = 0
         n_episode = eval_episodes or cfg.env.n_evaluator_episode
+        # batch=N envs (a Gymnasium vector env, EnvPool) replay a static seed only when all their sub-envs
+        # reset together, which an evaluator's episodes of different lengths never do; a Gymnasium vector
+        # env also steps all its sub-envs or none.
+        batched = cfg.env.get("batch") is not None
         if progress is not None:
-            progress.write(f"collecting {steps} steps, then evaluating {n_episode} episodes\n")
+            seeding = " (each episode seeded anew from the run's seed: batch envs)" if batched else ""
+            progress.write(f"collecting {steps} steps, then evaluating {n_episode} episodes{seeding}\n")
             progress.flush()
         start = time.perf_counter()
         with progress_bar(steps, progress, "collect", "step") as bar:
@@ -96,7 +101,14 @@ def run_job(
         elapsed = time.perf_counter() - start
         with progress_bar(n_episode, progress, "eval   ", "ep") as bar:
             result = evaluate(
-                evaluator, policy, n_episode, cfg.env.stop_value, seed=cfg.seed, on_episode=lambda _: bar.update()
+                evaluator,
+                policy,
+                n_episode,
+                cfg.env.stop_value,
+                seed=cfg.seed,
+                on_episode=lambda _: bar.update(),
+                dynamic_seed=batched,
+                step_every_env=batched,
             )
         return RunSummary(
             cfg.exp_name,

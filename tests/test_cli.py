@@ -270,6 +270,19 @@ def test_a_policy_returning_too_few_actions_is_named(tmp_path):
     assert f"policy 'act' ({tmp_path / 'few.py'}:4) returned 7 actions (shape (7,)) for 8 observations" in result.stderr
 
 
+@pytest.mark.parametrize("source", ["gym_vector", "envpool"])
+def test_run_evaluates_batch_envs_reproducibly(source):
+    # An evaluator's episodes end at different steps: a Gymnasium vector env or an EnvPool pool cannot replay
+    # static seeds per sub-env, and the vector env steps all its sub-envs or none.
+    args = ("run", "configs/cartpole.py", "--steps", "200", "--set", "env.batch=4", "--set", "env.evaluator_env_num=4")
+    args += ("--set", f"env.batch_source={source!r}")
+    runs = [ding_env_command(*args, cwd=REPO) for _ in range(2)]
+    for result in runs:
+        assert result.returncode == 0, result.stderr
+        assert "eval episodes        10" in result.stdout
+    assert runs[0].stdout.splitlines()[-2:] == runs[1].stdout.splitlines()[-2:]  # eval return, stop value
+
+
 @pytest.mark.parametrize("manager", ["base_v2", "subprocess_v2"])
 def test_run_takes_the_v2_managers(manager):
     result = ding_env_command("run", "configs/cartpole.py", "--steps", "200", "--manager", manager, cwd=REPO)
