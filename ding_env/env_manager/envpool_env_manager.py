@@ -36,8 +36,11 @@ from ding_env.config import deep_merge_dicts, merge_known_keys
 from ding_env.env.base_env import BaseEnvTimestep
 from ding_env.env.batch_sources.envpool_env import ATARI_MODULE, EnvPoolBatchEnv, envpool_family, import_envpool
 from ding_env.env_manager.envpool_runner import EnvPoolRunner
+from ding_env.env_manager.validation import check_dynamic_seed, check_seed
 from ding_env.errors import ClosedEnvError, ConfigError, EnvStateError
 from ding_env.summary import describe_value
+
+INT32_MAX = 2**31 - 1  # EnvPool takes its seeds as int32
 
 __all__ = ["PoolEnvManager"]
 
@@ -106,7 +109,7 @@ class PoolEnvManager:
         atari_kwargs = {key: cfg[key] for key in ATARI_MAKE_KEYS}
         pool_task = pool_env(cfg.env_id, cfg.env_num, atari_kwargs, dict(cfg.make_kwargs or {}))
         self._runner = EnvPoolRunner(pool_task, cfg.batch_size, repr(self))
-        self._seed: int | None = cfg.seed
+        self._seed: int | None = None if cfg.seed is None else self._checked_seed(cfg.seed, "config 'seed'")
         self._reseed = False  # seed() was called since the pool was made
         self._closed_for_good = False
 
@@ -174,10 +177,21 @@ class PoolEnvManager:
         available: it is warned about and ignored, as DI-engine does.
         """
         self._check_open()
-        if dynamic_seed is False:
+        seed = self._checked_seed(seed, "seed")
+        if check_dynamic_seed(repr(self), dynamic_seed) is False:
             warnings.warn(f"{self!r}: EnvPool cannot replay an episode start; dynamic_seed=False ignored", stacklevel=2)
         self._seed = seed
         self._reseed = True
+
+    def _checked_seed(self, seed: Any, what: str) -> int:
+        """``seed`` as an int >= 0 whose envs' seeds ``seed + i`` fit EnvPool's int32 seeds."""
+        seed = check_seed(repr(self), seed, what)
+        if seed + self._cfg.env_num - 1 > INT32_MAX:
+            raise ValueError(
+                f"{self!r}: {what} + env id must fit EnvPool's int32 seeds (at most {INT32_MAX}), got {seed} "
+                f"for {self._cfg.env_num} envs"
+            )
+        return seed
 
     def close(self) -> None:
         """Close the pool. Safe to call more than once."""

@@ -313,6 +313,32 @@ def test_env_pool_needs_launch_before_reset_and_is_closed_for_seed_after_close(b
         manager.seed(1)
 
 
+@pytest.mark.parametrize(
+    "seed, error, needle",
+    [
+        (-1, ValueError, "seed must be an int >= 0, got -1"),
+        (1.5, TypeError, "seed must be an int >= 0, got float 1.5"),
+        (True, TypeError, "got bool True"),
+        ("3", TypeError, "got str '3'"),
+        (2**31 - 5, ValueError, "seed + env id must fit EnvPool's int32 seeds (at most 2147483647), got 2147483643"),
+    ],
+)
+def test_env_pool_refuses_a_bad_seed_when_given_as_the_other_managers_do(seed, error, needle):
+    with pytest.raises(error) as raised:
+        PoolEnvManager(dict(env_id="CartPole-v1", env_num=6, batch_size=6, seed=seed))
+    assert "config 'seed'" in str(raised.value) and "PoolEnvManager(CartPole-v1" in str(raised.value)
+    manager = PoolEnvManager(dict(env_id="CartPole-v1", env_num=6, batch_size=6))
+    with pytest.raises(error) as raised:
+        manager.seed(seed)
+    assert needle in str(raised.value) and len(str(raised.value)) < 300
+    with pytest.raises(TypeError, match="dynamic_seed must be True, False or None"):
+        manager.seed(0, dynamic_seed="no")
+    manager.seed(2**31 - 6)  # the last env's seed is the largest int32
+    manager.launch()
+    assert sorted(manager.ready_obs) == list(range(6))
+    manager.close()
+
+
 def test_env_pool_async_step_without_actions_returns_the_running_envs_results():
     manager = _launched_pool(2)  # 6 envs, 2 results a step: 4 envs still running after each step
     for _ in range(3):
