@@ -109,6 +109,11 @@ class PlainTupleStepEnv(GoodEnv):
         return tuple(super().step(action))  # (obs, reward, done, info) by position
 
 
+class ListInfoEnv(GoodEnv):
+    def step(self, action):
+        return super().step(action)._replace(info=[("moves", 1)])
+
+
 class SharedBufferEnv(GoodEnv):
     def make_obs(self):
         buffer = self.__dict__.setdefault("_buffer", np.zeros(2, dtype=np.float32))

@@ -404,3 +404,16 @@ def test_a_step_returning_a_plain_tuple_is_named_with_the_fix(manager_type):
     assert_clear(
         raised.value, "PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep", "transition("
     )
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_an_info_that_is_not_a_dict_is_named_at_the_first_step(manager_type):
+    from tests.checker.broken_envs import GoodEnv, ListInfoEnv
+
+    with create_env_manager(manager_cfg(manager_type), [GoodEnv, ListInfoEnv]) as manager:
+        manager.seed(0)
+        manager.launch()
+        with pytest.raises(EnvError) as raised:
+            manager.step({0: 0, 1: 0})
+    assert raised.value.env_id == 1
+    assert_clear(raised.value, "ListInfoEnv.step() returned a list as info, expected a dict", "[('moves', 1)]")

@@ -19,6 +19,7 @@ from ding_env.env.timestep import StepFields, is_timestep, reported_truncation
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvDataError, EnvError, NotATimestepError
 from ding_env.ops import Op
+from ding_env.summary import describe_value
 
 # Reward spaces the managers hold: one array per env (arrays.reward_layout).
 REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
@@ -84,6 +85,13 @@ def step_fields_of(env: Any, action: Any) -> StepFields:
         if is_timestep(timestep):
             raise
         raise NotATimestepError.of(env, timestep) from None
+    if not isinstance(info, dict):
+        if info is not None:  # None: nothing to say, as {}
+            raise EnvDataError(
+                f"{type(env).__name__}.step() returned a {type(info).__name__} as info, expected a dict "
+                f"({{}} when there is nothing to say): {describe_value(info)}"
+            )
+        info = {}
     truncated = done and reported_truncation(info)
     if done and "truncated" not in info:
         info = dict(info, truncated=truncated)
