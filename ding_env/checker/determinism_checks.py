@@ -97,16 +97,28 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
 
 
 def check_global_rng(ctx: CheckContext) -> list[Finding]:
-    """Seeding, resetting and stepping leave numpy's and Python's global RNG state untouched."""
+    """Seeding, resetting and stepping leave numpy's and Python's global RNG state untouched.
+
+    The rollout starts from fresh global states drawn from entropy, so an env that seeds a global RNG
+    with a constant is caught even when an earlier check left that very state; the caller's states
+    are put back afterwards.
+    """
     name = "check_global_rng"
 
     def body() -> list[Finding]:
-        numpy_state, python_state = np.random.get_state(), random.getstate()
-        env = ctx.make_env()
-        rollout(env, ctx, ctx.seed, dynamic=True)
-        env.random_action()
-        env.close()
-        after = np.random.get_state()
+        callers_states = np.random.get_state(), random.getstate()
+        np.random.set_state(np.random.RandomState().get_state())
+        random.setstate(random.Random().getstate())
+        try:
+            numpy_state, python_state = np.random.get_state(), random.getstate()
+            env = ctx.make_env()
+            rollout(env, ctx, ctx.seed, dynamic=True)
+            env.random_action()
+            env.close()
+            after, python_after = np.random.get_state(), random.getstate()
+        finally:
+            np.random.set_state(callers_states[0])
+            random.setstate(callers_states[1])
         touched = [
             name
             for name, same in (
@@ -114,7 +126,7 @@ def check_global_rng(ctx: CheckContext) -> list[Finding]:
                     "numpy (np.random.seed / np.random.*)",
                     all(np.array_equal(x, y) for x, y in zip(numpy_state, after, strict=True)),
                 ),
-                ("Python (random.seed / random.*)", random.getstate() == python_state),
+                ("Python (random.seed / random.*)", python_after == python_state),
             )
             if not same
         ]

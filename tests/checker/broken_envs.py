@@ -132,6 +132,12 @@ class GlobalSeedEnv(GoodEnv):
         np.random.seed(seed)
 
 
+class GlobalSeedInResetEnv(GoodEnv):
+    def reset(self):
+        np.random.seed(123)  # a constant: the state is the same after every reset
+        return super().reset()
+
+
 class RandomActionNEnv(GoodEnv):
     def random_action(self):
         return np.int64(self.action_space.n)

@@ -1,5 +1,8 @@
 """For each check, an env it catches and the good env it passes."""
 
+import random
+
+import numpy as np
 import pytest
 
 from ding_env.checker import CHECKS, EnvCheckError, check_all, check_array_space, check_env
@@ -25,6 +28,7 @@ CAUGHT = [
     ("check_static_seed", gallery.UnseededRngEnv, "error", "different"),
     ("check_dynamic_seed", gallery.UnseededRngEnv, "error", "diverged"),
     ("check_global_rng", gallery.GlobalSeedEnv, "error", "global numpy"),
+    ("check_global_rng", gallery.GlobalSeedInResetEnv, "error", "global numpy"),
     ("check_lazy_init", gallery.UnpicklableEnv, "error", "pickling"),
     ("check_lazy_init", gallery.EagerEnv, "error", "_init_flag"),
     ("check_time_limit", gallery.TimeLimitAsTerminationEnv, "error", "as a termination"),
@@ -47,6 +51,21 @@ def test_check_catches_its_broken_env(check_name, env_cls, severity, text):
 @pytest.mark.parametrize("check_name", sorted(CHECK_BY_NAME))
 def test_good_env_passes_every_check(check_name):
     assert _run(check_name, gallery.GoodEnv) == []
+
+
+def test_a_global_reseed_to_a_constant_is_caught_after_the_other_checks_ran_the_env():
+    # The checks before check_global_rng leave the global state the env's np.random.seed(123) sets.
+    findings = check_env(gallery.GlobalSeedInResetEnv, episodes=2).findings
+    assert [f.check for f in findings if f.severity == "error"] == ["check_global_rng"], findings
+
+
+def test_the_global_rng_check_gives_the_callers_global_states_back():
+    np.random.seed(7)
+    random.seed(7)
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    assert _run("check_global_rng", gallery.GlobalSeedEnv)  # the env seeds numpy's global RNG
+    assert random.getstate() == python_state
+    assert all(np.array_equal(x, y) for x, y in zip(np.random.get_state(), numpy_state, strict=True))
 
 
 def test_a_time_limit_reported_as_gym_did_is_a_truncation_as_in_the_managers():
