@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ding_env.porting import numpy2
 from ding_env.porting.findings import ERROR, NOTE, WARNING, Item
-from ding_env.porting.names import OUTSIDE, RENAMED, imported_ding_names, resolve
+from ding_env.porting.names import OUTSIDE, RENAMED, imported_ding_names, rename_module, resolve
 
 NAMES, HAZARDS = "names", "hazards"
 MOVED_MODULES = {"pettingzoo.mpe": "mpe2"}  # PettingZoo 1.25 moved MPE into the mpe2 package
@@ -46,7 +46,12 @@ def scan_names(path: str, tree: ast.AST) -> list[Item]:
     spelled = {_dotted(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)} - {None}
     for node, module, name in imported_ding_names(tree):
         resolution = resolve(module, name)
-        if resolution.status != RENAMED:
+        if resolution.status == OUTSIDE and node.end_lineno != node.lineno and rename_module(module) is not None:
+            # The rename keeps a one-line import of it from DI-engine, but moves a statement over several lines whole.
+            moved = f"{OUTSIDE}, and the rename moves this import of several lines to {rename_module(module)}"
+            fix = f"import it from {module} in a statement of its own, then port again ({resolution.fix})"
+            groups.setdefault((node.lineno, moved, fix), []).append(resolution.name)
+        elif resolution.status != RENAMED:
             groups.setdefault((node.lineno, resolution.status, resolution.fix), []).append(resolution.name)
         elif name is None and any(dotted.startswith(module + ".") for dotted in spelled):
             items.append(

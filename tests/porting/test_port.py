@@ -146,6 +146,34 @@ def test_the_report_names_each_gap_and_hazard_with_its_line_and_fix(tmp_path):
     assert report["fixed"] == []
 
 
+MIXED_IMPORTS = """from ding.utils import ENV_REGISTRY, set_pkg_seed  # one line, two kinds of names
+from ding.utils import (
+    ENV_REGISTRY as REGISTRY,
+    to_device,
+)
+
+
+def policies():
+    from ding.utils import POLICY_REGISTRY
+"""
+
+
+def test_names_outside_the_env_layer_keep_importing_from_di_engine(tmp_path):
+    (tmp_path / "mixed.py").write_text(MIXED_IMPORTS)
+    code, report = port_json("mixed.py", "--out", "port/mixed.py", cwd=tmp_path)
+    ported = (tmp_path / "port" / "mixed.py").read_text().splitlines()
+    assert ported[0] == (
+        "from ding_env.utils import ENV_REGISTRY; from ding.utils import set_pkg_seed  # one line, two kinds of names"
+    )
+    assert ported[8] == "    from ding.utils import POLICY_REGISTRY"  # no name of it moves: the line stays
+    found = {(item["where"], item["severity"], item["what"].split(":")[0]) for item in report["items"]}
+    assert ("mixed.py:1", "note", "ding.utils.set_pkg_seed") in found
+    assert ("mixed.py:9", "note", "ding.utils.POLICY_REGISTRY") in found
+    # A statement over several lines is renamed whole: to_device would then be imported from ding_env.
+    assert ported[1] == "from ding_env.utils import ("
+    assert ("mixed.py:2", "error", "ding.utils.to_device") in found and code == 1
+
+
 def test_fix_applies_what_is_sure_and_lists_each_change(tmp_path):
     (tmp_path / "my_env.py").write_text(NAMES_AND_HAZARDS)
     _, report = port_json("my_env.py", "--out", "port/my_env.py", "--fix", cwd=tmp_path)
