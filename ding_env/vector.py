@@ -216,8 +216,22 @@ class ManagerVectorEnv(VectorEnv):
         return tuple(self._lockstep.env_attribute(name))
 
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
-        """Set attribute ``name`` of every env: ``values`` has one value per env, or is one value for all."""
-        self._lockstep.set_env_attribute(name, values)
+        """Set attribute ``name`` of every env: ``values`` has one value per env, or is one value for all.
+
+        A Gymnasium env made from a factory gets it where its wrappers hold it, as ``SyncVectorEnv``
+        sets it; an env of your own (a ``BaseEnv``) on itself.
+        """
+        try:
+            self._lockstep.env_attribute("set_wrapper_attr")  # the Gymnasium envs' slots have it
+        except AttributeError:
+            self._lockstep.set_env_attribute(name, values)
+            return
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"set_attr({name!r}) got {len(values)} values for {self.num_envs} envs")
+        for env_id, value in enumerate(values):
+            self.manager.call_env_method("set_wrapper_attr", name, value, env_ids=[env_id])
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the manager and its envs."""
@@ -240,6 +254,23 @@ class GymnasiumVectorSlot(DingEnvWrapper):
     def __init__(self, env: Any) -> None:
         super().__init__(env, {"env_wrapper": []})
         self._pending_seed: int | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        """A public attribute the slot lacks: the Gymnasium env's, found through its wrappers.
+
+        As ``SyncVectorEnv.get_attr`` finds it: ``spec``, ``render_mode``, ``gravity``, a method, ...
+        """
+        if name.startswith("_"):  # the slot's own state, looked up before it is set (unpickling, say)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self._gymnasium_env().get_wrapper_attr(name)
+
+    def set_wrapper_attr(self, name: str, value: Any) -> None:
+        """Set ``name`` on the Gymnasium env where its wrappers hold it, as ``SyncVectorEnv.set_attr`` does."""
+        self._gymnasium_env().set_wrapper_attr(name, value)
+
+    def _gymnasium_env(self) -> Any:
+        built = self.__dict__.get("_env")
+        return built if built is not None else self.__dict__["_user_env"]
 
     def seed(self, seed: int, dynamic_seed: bool = True) -> None:
         """Seed the next reset with ``seed`` (``dynamic_seed`` is ignored: later resets continue the env's RNG)."""

@@ -122,6 +122,33 @@ def test_gymnasium_env_factories_swap_in_for_sync_vector_env(manager_type):
         reference.close()
 
 
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_attributes_of_gymnasium_envs_are_read_and_set_where_sync_vector_env_does(manager_type):
+    env_fns = [lambda: gym.make("CartPole-v1")] * 2
+    ours = ManagerVectorEnv(env_fns, manager_cfg=manager_cfg(manager_type))
+    reference = SyncVectorEnv(env_fns)
+    try:
+        for envs in (ours, reference):
+            envs.reset(seed=5)
+        assert [spec.id for spec in ours.get_attr("spec")] == ["CartPole-v1"] * 2
+        for name in ("render_mode", "gravity", "length"):  # the last two are the unwrapped env's
+            assert ours.get_attr(name) == reference.get_attr(name)
+        assert ours.call("get_wrapper_attr", "masspole") == reference.call("get_wrapper_attr", "masspole")
+        for envs in (ours, reference):
+            envs.set_attr("gravity", [100.0, 9.8])  # the physics changes, in env 0 only
+        assert ours.get_attr("gravity") == (100.0, 9.8)
+        for _ in range(6):
+            obs, *_ = ours.step(np.zeros(2, np.int64))
+            np.testing.assert_array_equal(obs, reference.step(np.zeros(2, np.int64))[0])
+        with pytest.raises(AttributeError, match="no_such_thing"):
+            ours.get_attr("no_such_thing")
+        with pytest.raises(ValueError, match=r"set_attr\('gravity'\) got 3 values for 2 envs"):
+            ours.set_attr("gravity", [1.0, 2.0, 3.0])
+    finally:
+        ours.close()
+        reference.close()
+
+
 def test_final_obs_and_info_where_gymnasium_puts_them(make_adapted):
     envs = make_adapted(SameStepVectorEnv, [partial(CountingEnv, {"limit": 4})] * 2)
     envs.reset(seed=0)
