@@ -183,15 +183,20 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
 
 
 def check_obs_memory(ctx: CheckContext) -> list[Finding]:
-    """Observations of consecutive steps do not share memory (``np.shares_memory``)."""
+    """The env leaves the observations it returned alone.
+
+    Observations of consecutive steps share no memory (``np.shares_memory``), and no step writes to an
+    observation returned before (one the env keeps and writes again changes under its caller).
+    """
     name = "check_obs_memory"
 
     def body() -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
         previous = env.reset()
+        returned = [(leaf, leaf.copy()) for leaf in leaves(previous) if isinstance(leaf, np.ndarray)]
         env.action_space.seed(ctx.seed)  # after reset: some DI-engine envs only know their spaces then
-        for _ in range(min(ctx.max_steps, 20)):
+        for step in range(1, min(ctx.max_steps, 20) + 1):
             timestep = step_env(env, sample(env.action_space, ctx))
             for old, new in zip(leaves(previous), leaves(timestep.obs), strict=False):
                 if np.shares_memory(old, new):
@@ -204,6 +209,18 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
                             "return a copy (obs.copy()) instead of the same array every step",
                         )
                     ]
+            if any(not np.array_equal(leaf, copy, equal_nan=leaf.dtype.kind in "fc") for leaf, copy in returned):
+                env.close()
+                return [
+                    Finding(
+                        name,
+                        ERROR,
+                        f"step {step} changed, in place, an observation the env had returned before: "
+                        "whoever holds it (a replay buffer, a trajectory) sees it change",
+                        "build each observation in a new array and never write to one already returned",
+                    )
+                ]
+            returned += [(leaf, leaf.copy()) for leaf in leaves(timestep.obs) if isinstance(leaf, np.ndarray)]
             if timestep.done:
                 break
             previous = timestep.obs

@@ -114,6 +114,14 @@ class ListInfoEnv(GoodEnv):
         return super().step(action)._replace(info=[("moves", 1)])
 
 
+class WritesReturnedObsEnv(GoodEnv):
+    def make_obs(self):
+        if hasattr(self, "_last"):
+            self._last[:] = 0  # in bounds: only a comparison with what was returned tells
+        self._last = self._pos.copy()
+        return self._last
+
+
 class SharedBufferEnv(GoodEnv):
     def make_obs(self):
         buffer = self.__dict__.setdefault("_buffer", np.zeros(2, dtype=np.float32))

@@ -24,6 +24,7 @@ CAUGHT = [
     ("check_step_output", gallery.PlainTupleStepEnv, "error", "PlainTupleStepEnv.step() returned a tuple of 4"),
     ("check_obs_memory", gallery.PlainTupleStepEnv, "error", "not a BaseEnvTimestep"),
     ("check_obs_memory", gallery.SharedBufferEnv, "error", "share memory"),
+    ("check_obs_memory", gallery.WritesReturnedObsEnv, "error", "changed, in place, an observation"),
     ("check_random_action", gallery.RandomActionNEnv, "error", "outside Discrete(n=2, start=0): [0, 1]"),
     ("check_static_seed", gallery.UnseededRngEnv, "error", "different"),
     ("check_dynamic_seed", gallery.UnseededRngEnv, "error", "diverged"),
