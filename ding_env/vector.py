@@ -219,19 +219,9 @@ class ManagerVectorEnv(VectorEnv):
         """Set attribute ``name`` of every env: ``values`` has one value per env, or is one value for all.
 
         A Gymnasium env made from a factory gets it where its wrappers hold it, as ``SyncVectorEnv``
-        sets it; an env of your own (a ``BaseEnv``) on itself.
+        sets it (``GymnasiumVectorSlot.set_wrapper_attr``); an env of your own (a ``BaseEnv``) on itself.
         """
-        try:
-            self._lockstep.env_attribute("set_wrapper_attr")  # the Gymnasium envs' slots have it
-        except AttributeError:
-            self._lockstep.set_env_attribute(name, values)
-            return
-        if not isinstance(values, (list, tuple)):
-            values = [values] * self.num_envs
-        if len(values) != self.num_envs:
-            raise ValueError(f"set_attr({name!r}) got {len(values)} values for {self.num_envs} envs")
-        for env_id, value in enumerate(values):
-            self.manager.call_env_method("set_wrapper_attr", name, value, env_ids=[env_id])
+        self._lockstep.set_env_attribute(name, values)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the manager and its envs."""
@@ -260,17 +250,28 @@ class GymnasiumVectorSlot(DingEnvWrapper):
 
         As ``SyncVectorEnv.get_attr`` finds it: ``spec``, ``render_mode``, ``gravity``, a method, ...
         """
-        if name.startswith("_"):  # the slot's own state, looked up before it is set (unpickling, say)
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return self._gymnasium_env().get_wrapper_attr(name)
+        if name.startswith("_") or self._owns(name):
+            # The slot's own state (looked up before it is set when unpickling), or its own property
+            # failing: raise its error, never the Gymnasium env's attribute of that name.
+            return object.__getattribute__(self, name)
+        env = self.__dict__.get("_env") or self.__dict__.get("_user_env")
+        if env is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r} (no env yet)")
+        return env.get_wrapper_attr(name)
 
     def set_wrapper_attr(self, name: str, value: Any) -> None:
-        """Set ``name`` on the Gymnasium env where its wrappers hold it, as ``SyncVectorEnv.set_attr`` does."""
-        self._gymnasium_env().set_wrapper_attr(name, value)
+        """Set ``name`` where ``get_attr`` reads it.
 
-    def _gymnasium_env(self) -> Any:
-        built = self.__dict__.get("_env")
-        return built if built is not None else self.__dict__["_user_env"]
+        On the slot when the slot has it, else on the Gymnasium env where its wrappers hold it (as
+        ``SyncVectorEnv.set_attr`` sets it).
+        """
+        if self._owns(name):
+            setattr(self, name, value)
+        else:
+            (self.__dict__.get("_env") or self.__dict__["_user_env"]).set_wrapper_attr(name, value)
+
+    def _owns(self, name: str) -> bool:
+        return name in self.__dict__ or any(name in vars(cls) for cls in type(self).__mro__)
 
     def seed(self, seed: int, dynamic_seed: bool = True) -> None:
         """Seed the next reset with ``seed`` (``dynamic_seed`` is ignored: later resets continue the env's RNG)."""

@@ -8,6 +8,7 @@ names with a reason of one of its two kinds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -103,9 +104,11 @@ def test_di_engine_env_tests_that_pass_on_di_engine_pass_on_ding_env(tmp_path):
 def end_session(run: subprocess.Popen) -> str:
     """End ``run`` and every process of its session; its output."""
     # SIGTERM first: multiprocessing's resource tracker ignores it and unlinks what the others leave.
-    os.killpg(run.pid, signal.SIGTERM)
-    try:
-        return run.communicate(timeout=30)[0]
-    except subprocess.TimeoutExpired:
-        os.killpg(run.pid, signal.SIGKILL)
-        return run.communicate()[0]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):  # the session ended by itself meanwhile
+            os.killpg(run.pid, sig)
+        try:
+            return run.communicate(timeout=30)[0]
+        except subprocess.TimeoutExpired:
+            continue
+    return "(the run's output stayed open after SIGKILL)"

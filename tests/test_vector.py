@@ -142,7 +142,7 @@ def test_attributes_of_gymnasium_envs_are_read_and_set_where_sync_vector_env_doe
             np.testing.assert_array_equal(obs, reference.step(np.zeros(2, np.int64))[0])
         with pytest.raises(AttributeError, match="no_such_thing"):
             ours.get_attr("no_such_thing")
-        with pytest.raises(ValueError, match=r"set_attr\('gravity'\) got 3 values for 2 envs"):
+        with pytest.raises(ValueError, match=r"set_env_attr\('gravity'\) got 3 values for 2 envs"):
             ours.set_attr("gravity", [1.0, 2.0, 3.0])
     finally:
         ours.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -194,7 +195,7 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
         previous = env.reset()
-        returned = [(leaf, leaf.copy()) for leaf in leaves(previous) if isinstance(leaf, np.ndarray)]
+        returned = [(leaf, leaf.copy()) for leaf in leaves(previous) if _numeric(leaf)]
         env.action_space.seed(ctx.seed)  # after reset: some DI-engine envs only know their spaces then
         for step in range(1, min(ctx.max_steps, 20) + 1):
             timestep = step_env(env, sample(env.action_space, ctx))
@@ -220,7 +221,7 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
                         "build each observation in a new array and never write to one already returned",
                     )
                 ]
-            returned += [(leaf, leaf.copy()) for leaf in leaves(timestep.obs) if isinstance(leaf, np.ndarray)]
+            returned += [(leaf, leaf.copy()) for leaf in leaves(timestep.obs) if _numeric(leaf)]
             if timestep.done:
                 break
             previous = timestep.obs
@@ -228,6 +229,11 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
         return []
 
     return guard(name, "stepping the env", body)
+
+
+def _numeric(leaf: Any) -> bool:
+    """Whether ``leaf`` is an array compared by value (numbers and bools; not objects or strings)."""
+    return isinstance(leaf, np.ndarray) and leaf.dtype.kind in "biufc"
 
 
 def check_random_action(ctx: CheckContext) -> list[Finding]:

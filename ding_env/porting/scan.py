@@ -9,6 +9,7 @@ MPE move to ``mpe2``. A hazard that ``--fix`` can apply carries its ``replacemen
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
 from ding_env.porting import numpy2
@@ -44,11 +45,15 @@ def scan_names(path: str, tree: ast.AST) -> list[Item]:
     groups: dict[tuple[int, str, str], list[str]] = {}
     items = []
     spelled = {_dotted(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)} - {None}
+    starts = Counter(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
     for node, module, name in imported_ding_names(tree):
         resolution = resolve(module, name)
-        if resolution.status == OUTSIDE and node.end_lineno != node.lineno and rename_module(module) is not None:
-            # The rename keeps a one-line import of it from DI-engine, but moves a statement over several lines whole.
-            moved = f"{OUTSIDE}, and the rename moves this import of several lines to {rename_module(module)}"
+        whole = node.end_lineno != node.lineno or starts[node.lineno] > 1
+        if resolution.status == OUTSIDE and whole and rename_module(module) is not None:
+            # The rename keeps a one-line import of it from DI-engine, but moves a statement that spans several
+            # lines, or shares its line with another statement, whole.
+            new_module = rename_module(module)
+            moved = f"{OUTSIDE}, and the rename moves this import, which is not alone on one line, to {new_module}"
             fix = f"import it from {module} in a statement of its own, then port again ({resolution.fix})"
             groups.setdefault((node.lineno, moved, fix), []).append(resolution.name)
         elif resolution.status != RENAMED:

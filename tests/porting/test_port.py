@@ -151,6 +151,7 @@ from ding.utils import (
     ENV_REGISTRY as REGISTRY,
     to_device,
 )
+import os; from ding.utils import get_rank
 
 
 def policies():
@@ -165,13 +166,14 @@ def test_names_outside_the_env_layer_keep_importing_from_di_engine(tmp_path):
     assert ported[0] == (
         "from ding_env.utils import ENV_REGISTRY; from ding.utils import set_pkg_seed  # one line, two kinds of names"
     )
-    assert ported[8] == "    from ding.utils import POLICY_REGISTRY"  # no name of it moves: the line stays
+    assert ported[9] == "    from ding.utils import POLICY_REGISTRY"  # no name of it moves: the line stays
     found = {(item["where"], item["severity"], item["what"].split(":")[0]) for item in report["items"]}
     assert ("mixed.py:1", "note", "ding.utils.set_pkg_seed") in found
-    assert ("mixed.py:9", "note", "ding.utils.POLICY_REGISTRY") in found
+    assert ("mixed.py:10", "note", "ding.utils.POLICY_REGISTRY") in found
     # A statement over several lines is renamed whole: to_device would then be imported from ding_env.
     assert ported[1] == "from ding_env.utils import ("
     assert ("mixed.py:2", "error", "ding.utils.to_device") in found and code == 1
+    assert ("mixed.py:6", "error", "ding.utils.get_rank") in found  # so is a line of two statements
 
 
 def test_fix_applies_what_is_sure_and_lists_each_change(tmp_path):

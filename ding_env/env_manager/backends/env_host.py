@@ -369,8 +369,14 @@ class EnvHost:
     def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
         """Set attribute ``name`` of each env to its value (an env's exception raises ``EnvError``)."""
         for env_id, value in zip(env_ids, values, strict=True):
+            env = self.envs[env_id]
+            # An env that wraps another (a Gymnasium env in ManagerVectorEnv) says where the attribute lives.
+            setter = getattr(type(env), "set_wrapper_attr", None)
             try:
-                setattr(self.envs[env_id], name, value)
+                if setter is None:
+                    setattr(env, name, value)
+                else:
+                    setter(env, name, value)
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
                 raise EnvError.of(error, env_id, Op.SET_ATTR, name) from error
 
