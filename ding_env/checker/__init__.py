@@ -87,6 +87,8 @@ FOLLOWS_FROM = {
     "check_dynamic_seed": ("check_obs_memory",),
     "check_subprocess": ("check_obs_memory", "check_static_seed"),
 }
+# Checks whose failure, after these failed, repeats them: the managers refuse the same output the checks named.
+REPEATS = {"check_subprocess": ("check_reset_obs", "check_step_output")}
 
 
 def check_env(
@@ -148,6 +150,8 @@ def check_env(
         cause = next(
             (raised_by[seen] for f in findings for seen in raised_by if seen in (_exception_of(f) or "")), None
         )
+        if cause is None and any(finding.severity == ERROR for finding in findings):
+            cause = next((name for name in REPEATS.get(check.__name__, ()) if name in failed), None)
         if cause is not None:  # the env raised what it raised in an earlier check (maybe inside an EnvError)
             report.skipped[check.__name__] = cause
             continue

@@ -54,6 +54,20 @@ def test_good_env_passes_every_check(check_name):
     assert _run(check_name, gallery.GoodEnv) == []
 
 
+@pytest.mark.parametrize(
+    "env_cls, cause",
+    [(gallery.Float64ObsEnv, "check_reset_obs"), (gallery.ListInfoEnv, "check_step_output")],
+    ids=lambda v: getattr(v, "__name__", v),
+)
+def test_the_subprocess_check_failing_on_output_already_named_is_a_skip(env_cls, cause):
+    report = check_env(env_cls, episodes=2)
+    assert report.skipped == {"check_subprocess": cause}
+    assert "check_subprocess" not in {finding.check for finding in report.findings}
+    # Output the managers take: the subprocess check runs and passes, whatever the output checks said.
+    report = check_env(gallery.ZeroDimRewardEnv, episodes=2)
+    assert report.skipped == {} and {f.check for f in report.findings} == {"check_step_output"}
+
+
 def test_a_global_reseed_to_a_constant_is_caught_after_the_other_checks_ran_the_env():
     # The checks before check_global_rng leave the global state the env's np.random.seed(123) sets.
     findings = check_env(gallery.GlobalSeedInResetEnv, episodes=2).findings
