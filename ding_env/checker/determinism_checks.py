@@ -17,12 +17,16 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
     name = "check_static_seed"
 
     def body() -> list[Finding]:
-        env = ctx.make_env()
+        # The replay runs in an env of its own, and only resets after an episode's end are compared: a reset
+        # after an episode cut at max_steps may go on with it (Atari's episodic life does, as DI-engine's).
+        env, fresh = ctx.make_env(), ctx.make_env()
         first = rollout(env, ctx, ctx.seed, dynamic=False)
-        replay = rollout(env, ctx, ctx.seed, dynamic=False, actions=[episode.actions for episode in first])
+        replay = rollout(fresh, ctx, ctx.seed, dynamic=False, actions=[episode.actions for episode in first])
         env.close()
+        fresh.close()
         findings = []
-        starts = [np.concatenate([np.ravel(a) for a in leaves(episode.reset_obs)]) for episode in first]
+        after_ends = [episode for index, episode in enumerate(first) if index == 0 or first[index - 1].ended]
+        starts = [np.concatenate([np.ravel(a) for a in leaves(episode.reset_obs)]) for episode in after_ends]
         if not all(np.array_equal(starts[0], start) for start in starts[1:]):
             findings.append(
                 Finding(

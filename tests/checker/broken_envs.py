@@ -122,6 +122,21 @@ class WritesReturnedObsEnv(GoodEnv):
         return self._last
 
 
+class GoesOnAfterACutEnv(GoodEnv):
+    """A reset after an episode that did not end goes on with it, as Atari's episodic life does (a good env)."""
+
+    def reset(self):
+        if getattr(self, "_running", False):
+            return self.make_obs()
+        self._running = True
+        return super().reset()
+
+    def step(self, action):
+        timestep = super().step(action)
+        self._running = not timestep.done
+        return timestep
+
+
 class SharedBufferEnv(GoodEnv):
     def make_obs(self):
         buffer = self.__dict__.setdefault("_buffer", np.zeros(2, dtype=np.float32))

@@ -68,6 +68,11 @@ def test_the_subprocess_check_failing_on_output_already_named_is_a_skip(env_cls,
     assert report.skipped == {} and {f.check for f in report.findings} == {"check_step_output"}
 
 
+def test_episodes_cut_at_max_steps_are_no_seeding_failure_for_an_env_that_goes_on_after_a_cut():
+    assert _run("check_static_seed", gallery.GoesOnAfterACutEnv, max_steps=3) == []
+    assert _run("check_static_seed", gallery.UnseededRngEnv, max_steps=3)  # still caught when cut
+
+
 def test_a_global_reseed_to_a_constant_is_caught_after_the_other_checks_ran_the_env():
     # The checks before check_global_rng leave the global state the env's np.random.seed(123) sets.
     findings = check_env(gallery.GlobalSeedInResetEnv, episodes=2).findings
