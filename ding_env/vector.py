@@ -254,10 +254,7 @@ class GymnasiumVectorSlot(DingEnvWrapper):
             # The slot's own state (looked up before it is set when unpickling), or its own property
             # failing: raise its error, never the Gymnasium env's attribute of that name.
             return object.__getattribute__(self, name)
-        env = self.__dict__.get("_env") or self.__dict__.get("_user_env")
-        if env is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r} (no env yet)")
-        return env.get_wrapper_attr(name)
+        return self._gymnasium_env(name).get_wrapper_attr(name)
 
     def set_wrapper_attr(self, name: str, value: Any) -> None:
         """Set ``name`` where ``get_attr`` reads it.
@@ -268,10 +265,17 @@ class GymnasiumVectorSlot(DingEnvWrapper):
         if self._owns(name):
             setattr(self, name, value)
         else:
-            (self.__dict__.get("_env") or self.__dict__["_user_env"]).set_wrapper_attr(name, value)
+            self._gymnasium_env(name).set_wrapper_attr(name, value)
 
     def _owns(self, name: str) -> bool:
         return name in self.__dict__ or any(name in vars(cls) for cls in type(self).__mro__)
+
+    def _gymnasium_env(self, name: str) -> Any:
+        """The Gymnasium env (as built, else as given), read without ``__getattr__``."""
+        env = self.__dict__.get("_env") or self.__dict__.get("_user_env")
+        if env is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r} (no env yet)")
+        return env
 
     def seed(self, seed: int, dynamic_seed: bool = True) -> None:
         """Seed the next reset with ``seed`` (``dynamic_seed`` is ignored: later resets continue the env's RNG)."""

@@ -390,30 +390,22 @@ def test_a_reward_space_the_managers_cannot_hold_is_refused_at_launch_naming_the
     assert_clear(raised.value, "DictRewardEnv()", "reward_space is Dict('goal': Box(", "declare a Box")
 
 
-# Plain envs only: a batch env's step returns the BatchStep its base class builds, never a plain tuple.
-@pytest.mark.parametrize("manager_type", MANAGERS)
-def test_a_step_returning_a_plain_tuple_is_named_with_the_fix(manager_type):
-    from tests.checker.broken_envs import GoodEnv, PlainTupleStepEnv
+# Plain envs only: a batch env's step returns the BatchStep its base class builds, never a plain tuple or a list info.
+BAD_STEP_OUTPUTS = {
+    "PlainTupleStepEnv": ("PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep", "transition("),
+    "ListInfoEnv": ("ListInfoEnv.step() returned a list as info, expected a dict", "[('moves', 1)]"),
+}
 
-    with create_env_manager(manager_cfg(manager_type), [GoodEnv, PlainTupleStepEnv]) as manager:
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+@pytest.mark.parametrize("broken", sorted(BAD_STEP_OUTPUTS))
+def test_a_step_output_of_the_wrong_kind_is_named_at_the_first_step_with_the_fix(manager_type, broken):
+    from tests.checker import broken_envs
+
+    with create_env_manager(manager_cfg(manager_type), [broken_envs.GoodEnv, getattr(broken_envs, broken)]) as manager:
         manager.seed(0)
         manager.launch()
         with pytest.raises(EnvError) as raised:
             manager.step({0: 0, 1: 0})
     assert raised.value.env_id == 1
-    assert_clear(
-        raised.value, "PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep", "transition("
-    )
-
-
-@pytest.mark.parametrize("manager_type", MANAGERS)
-def test_an_info_that_is_not_a_dict_is_named_at_the_first_step(manager_type):
-    from tests.checker.broken_envs import GoodEnv, ListInfoEnv
-
-    with create_env_manager(manager_cfg(manager_type), [GoodEnv, ListInfoEnv]) as manager:
-        manager.seed(0)
-        manager.launch()
-        with pytest.raises(EnvError) as raised:
-            manager.step({0: 0, 1: 0})
-    assert raised.value.env_id == 1
-    assert_clear(raised.value, "ListInfoEnv.step() returned a list as info, expected a dict", "[('moves', 1)]")
+    assert_clear(raised.value, *BAD_STEP_OUTPUTS[broken])
