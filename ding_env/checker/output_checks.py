@@ -15,6 +15,13 @@ from ding_env.env.spaces import dtype_problems, leaves, value_problems
 from ding_env.env.timestep import reported_truncation
 
 SPACES = ("observation_space", "action_space", "reward_space")
+# How check_spaces names a space still None after reset(): every other check needs the spaces (check_env skips them).
+NO_SPACE = "None after reset()"
+
+
+def lacks_spaces(findings: list[Finding]) -> bool:
+    """Whether ``findings`` (of check_spaces) say a space is still None after the first reset."""
+    return any(NO_SPACE in finding.message for finding in findings)
 
 
 def check_spaces(ctx: CheckContext) -> list[Finding]:
@@ -36,6 +43,18 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
             )
             env.seed(ctx.seed)
             env.reset()
+        still_unknown = [attr for attr in SPACES if getattr(env, attr) is None]
+        if still_unknown:
+            return [
+                *findings,
+                Finding(
+                    name,
+                    ERROR,
+                    f"{', '.join(still_unknown)} {'are' if len(still_unknown) > 1 else 'is'} {NO_SPACE}: the managers hold every env's results in arrays laid "
+                    "out by the spaces (DI-engine's base manager steps such an env)",
+                    "declare each in __init__, or set it in reset(): a gymnasium.spaces object",
+                ),
+            ]
         for attr in SPACES:
             space = getattr(env, attr)
             if not isinstance(space, gym.spaces.Space):

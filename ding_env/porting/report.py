@@ -22,6 +22,7 @@ def format_report(result: PortResult) -> str:
         *_items("DI-engine names the rename does not bring", [i for i in result.items if i.kind == NAMES]),
         *_items("Hazards found by the static scan", [i for i in result.items if i.kind == HAZARDS]),
         *_changes("Fixes applied (--fix)", result.fixed),
+        *_joined(result.joined),
         *_trial(result.trial),
         *_changes("Import lines renamed", result.renamed),
     ]
@@ -36,6 +37,7 @@ def report_dict(result: PortResult) -> dict:
         "files": result.files,
         "renamed": _change_dicts(result.renamed),
         "fixed": _change_dicts(result.fixed),
+        "joined": result.joined,
         "items": [{**dataclasses.asdict(item), "where": item.where} for item in result.items],
         "trial": result.trial,
         "failures": result.failures,
@@ -87,6 +89,20 @@ def _changes(title: str, changes: list) -> list[str]:
     return [*lines, ""]
 
 
+def _joined(files: list[str]) -> list[str]:
+    if not files:
+        return []
+    return [
+        "## Packages joined with ding-env's dizoo",
+        "",
+        "Packages ding-env's own `dizoo` has too: each extends its package path (two lines appended), so "
+        "ding-env's built-in envs stay importable beside the port whichever comes first on `sys.path`.",
+        "",
+        *(f"- `{file}`" for file in files),
+        "",
+    ]
+
+
 def _trial(trial: dict | None) -> list[str]:
     if trial is None:
         return []
@@ -100,6 +116,9 @@ def _trial(trial: dict | None) -> list[str]:
     for module, result in failed.items():
         kind = "imports DI-engine beyond the env layer (not a failure)" if result.get("outside") else "FAILED"
         lines.append(f"- `{module}` {kind}: {_traced(result)}")
+    for module, result in trial["imports"].items():
+        if result.get("replaces"):
+            lines.append(f"- `{module}` replaces a built-in module: {result['replaces']}")
     if not trial["envs"]:
         lines.append("No env type was registered.")
     for env in trial["envs"]:

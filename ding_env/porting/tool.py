@@ -20,6 +20,7 @@ from pathlib import Path
 from ding_env.errors import ConfigError
 from ding_env.porting.findings import ERROR, NOTE, Item
 from ding_env.porting.fixes import apply_fixes
+from ding_env.porting.packages import joined_init, own_dizoo_names, package_of
 from ding_env.porting.rewrite import Change, decode, encode, parse, rename_imports_with_changes
 from ding_env.porting.scan import HAZARDS, hazard_items, scan_hazards, scan_names
 
@@ -38,6 +39,8 @@ class PortResult:
         files: Every file of the port, relative to the port's folder.
         renamed: ``(file, Change)`` per renamed import line.
         fixed: ``(file, Change)`` per line ``--fix`` changed.
+        joined: The ``__init__.py`` files of packages ding-env's own ``dizoo`` has too, whose package
+            path now extends into ding-env's (``porting.packages``).
         items: The findings of the static scan (names and hazards).
         trial: What ``--try`` found (None without it): the JSON of :func:`trial.run_trial`.
         trial_timeout: Seconds the trial may take.
@@ -48,6 +51,7 @@ class PortResult:
     files: list[str] = field(default_factory=list)
     renamed: list[tuple[str, Change]] = field(default_factory=list)
     fixed: list[tuple[str, Change]] = field(default_factory=list)
+    joined: list[str] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)
     trial: dict | None = None
     trial_timeout: float = 1800.0
@@ -97,6 +101,8 @@ def port(
     dst = _destination(src, out, in_place)
     result = PortResult(src, dst)
     base = src if src.is_dir() else src.parent
+    package = package_of(base)
+    shared_packages = own_dizoo_names()[0]
     for path in [src] if src.is_file() else sorted(_files(src)):
         relative = path.name if src.is_file() else str(path.relative_to(base))
         target = dst if src.is_file() else dst / relative
@@ -104,6 +110,10 @@ def port(
         data = path.read_bytes()
         if path.suffix == ".py":
             new = _port_source(relative, decode(data), fix, result)
+            dotted = ".".join([*package, *Path(relative).parent.parts])
+            if path.name == "__init__.py" and dotted in shared_packages and (joined := joined_init(new)) is not None:
+                new = joined
+                result.joined.append(relative)
             data_out = encode(new)
         else:
             data_out = data
@@ -192,11 +202,7 @@ def import_root(src: Path, dst: Path) -> tuple[Path, str | None]:
     a port whose path ends in them (``ported/dizoo/maze``) is imported from the folder above them.
     """
     folder = dst if dst.is_dir() else dst.parent
-    chain = []
-    source = (src if src.is_dir() else src.parent).resolve()
-    while (source / "__init__.py").exists():
-        chain.insert(0, source.name)
-        source = source.parent
+    chain = package_of(src if src.is_dir() else src.parent)
     if not chain:
         return folder, None
     if folder.resolve().parts[-len(chain) :] == tuple(chain):

@@ -23,6 +23,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ding_env.porting.packages import own_dizoo_names
+
 # The fix for errors whose cause is known: the env's code against today's numpy, gym, Gymnasium or PettingZoo.
 KNOWN_ERRORS = (
     (
@@ -232,13 +234,20 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
     from ding_env.registry import ENV_REGISTRY
 
     modules, config_files = module_names(root, folder)
-    before = {name: ENV_REGISTRY.source(name) for name in ENV_REGISTRY.names()}
+    base = folder if folder.is_dir() else folder.parent
+    before = {name: (ENV_REGISTRY.source(name), ENV_REGISTRY.place(name)) for name in ENV_REGISTRY.names()}
+    own_modules = own_dizoo_names()[1]
     imports = {}
     for module in modules:
         try:
             file = getattr(importlib.import_module(module), "__file__", None)
             imports[module] = {"ok": True}
-            if file is not None and not _inside(file, folder if folder.is_dir() else folder.parent):
+            if module in own_modules:
+                imports[module]["replaces"] = (
+                    "ding-env's own dizoo has a module of this name: wherever the port comes first on sys.path "
+                    "(as in its root folder), it is the port's, and so are the built-in env types it registers"
+                )
+            if file is not None and not _inside(file, base):
                 imports[module] = {
                     "error": f"{module} is imported from {file}, not from the port",
                     "fix": "another package of that name comes first on sys.path (ding-env's own dizoo has some of "
@@ -249,7 +258,7 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
             missing = getattr(error, "name", None) or ""
             if isinstance(error, ModuleNotFoundError) and (missing == "ding" or missing.startswith("ding.")):
                 imports[module]["outside"] = True  # DI-engine code beyond the env layer (policies, pipelines)
-    registered = [name for name in ENV_REGISTRY.names() if before.get(name) != ENV_REGISTRY.source(name)]
+    registered = [name for name in ENV_REGISTRY.names() if _registered_by_port(name, before.get(name), base)]
     configs: dict[str, Path] = {}
     for path in config_files:
         try:
@@ -265,6 +274,25 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
         except Exception as error:  # noqa: BLE001 - one env type's failure does not stop the others
             envs.append({"type": name, "config": None, "build": traced(error, folder)})
     return {"imports": imports, "envs": envs}
+
+
+def _registered_by_port(name: str, before: tuple[str, str] | None, base: Path) -> bool:
+    """Whether the port's import registered ``name``: a new name or path, or a class of the port's under the old path.
+
+    A port of a module ding-env's dizoo has too registers its class under the built-in's very path
+    (``dizoo.box2d.bipedalwalker.envs.bipedalwalker_env:BipedalWalkerEnv``): only where it is defined tells.
+    """
+    from ding_env.registry import ENV_REGISTRY
+
+    if before is None or before[0] != ENV_REGISTRY.source(name):
+        return True
+    if before[1] == ENV_REGISTRY.place(name):
+        return False
+    try:
+        file = inspect.getsourcefile(ENV_REGISTRY.get(name))
+    except TypeError:  # an instance or a builtin: no source of its own
+        return False
+    return file is not None and _inside(file, base)
 
 
 def main(argv: list[str]) -> None:

@@ -114,6 +114,12 @@ class ListInfoEnv(GoodEnv):
         return super().step(action)._replace(info=[("moves", 1)])
 
 
+class SpacelessEnv(GoodEnv):
+    """Spaces that stay None, as DI-engine's league demo GameEnv has them."""
+
+    observation_space = action_space = reward_space = None
+
+
 class WritesReturnedObsEnv(GoodEnv):
     def make_obs(self):
         if hasattr(self, "_last"):

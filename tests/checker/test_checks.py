@@ -68,6 +68,17 @@ def test_the_subprocess_check_failing_on_output_already_named_is_a_skip(env_cls,
     assert report.skipped == {} and {f.check for f in report.findings} == {"check_step_output"}
 
 
+@pytest.mark.parametrize("di_engine", [False, True])
+def test_spaces_still_none_after_reset_are_one_error_and_the_checks_that_need_them_skip(di_engine):
+    report = check_env(gallery.SpacelessEnv, episodes=1, di_engine=di_engine)
+    assert {error.check for error in report.errors} == {"check_spaces"}
+    assert any(
+        "observation_space, action_space, reward_space are None after reset()" in e.message for e in report.errors
+    )
+    assert set(report.skipped) == set(report.checks) - {"check_spaces"}
+    assert set(report.skipped.values()) == {"check_spaces"}
+
+
 def test_episodes_cut_at_max_steps_are_no_seeding_failure_for_an_env_that_goes_on_after_a_cut():
     assert _run("check_static_seed", gallery.GoesOnAfterACutEnv, max_steps=3) == []
     assert _run("check_static_seed", gallery.UnseededRngEnv, max_steps=3)  # still caught when cut

@@ -390,6 +390,17 @@ def test_a_reward_space_the_managers_cannot_hold_is_refused_at_launch_naming_the
     assert_clear(raised.value, "DictRewardEnv()", "reward_space is Dict('goal': Box(", "declare a Box")
 
 
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_spaces_still_none_after_reset_are_refused_at_launch_naming_the_env_and_the_fix(manager_type):
+    from tests.checker import broken_envs
+
+    manager = create_env_manager(manager_cfg(manager_type), [broken_envs.SpacelessEnv] * 2)
+    with pytest.raises((EnvDataError, EnvError)) as raised:
+        manager.launch()
+    manager.close()
+    assert_clear(raised.value, "observation_space, action_space, reward_space still None after reset()", "declare each")
+
+
 # Plain envs only: a batch env's step returns the BatchStep its base class builds, never a plain tuple or a list info.
 BAD_STEP_OUTPUTS = {
     "PlainTupleStepEnv": ("PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep", "transition("),

@@ -285,3 +285,37 @@ def test_a_plain_import_of_a_renamed_module_names_the_spellings_it_leaves(tmp_pa
     assert [(item["where"], item["fix"]) for item in report["items"]] == [
         ("uses.py:1", "write `ding_env.` where the file uses `ding.envs.`")
     ]
+
+
+def test_a_port_of_dizoo_packages_keeps_the_built_in_envs_and_tries_the_modules_it_replaces(tmp_path):
+    # DI-engine's bipedalwalker module, ported as a tree from dizoo/ down: the names of ding-env's own.
+    walk = BROKEN_PACKAGE["walk_env.py"].replace("np.float64", "np.float32")
+    walk = walk.replace('"porting_walk"', '"bipedalwalker"').replace("WalkEnv", "BipedalWalkerEnv")
+    files = {"__init__.py": "", "box2d/__init__.py": "", "box2d/bipedalwalker/__init__.py": ""}
+    files["box2d/bipedalwalker/envs/__init__.py"] = "from .bipedalwalker_env import BipedalWalkerEnv\n"
+    files["box2d/bipedalwalker/envs/bipedalwalker_env.py"] = walk.replace("cfg.size", "cfg.get('size', 3)")
+    for name, text in files.items():
+        (tmp_path / "src" / "dizoo" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / "dizoo" / name).write_text(text)
+    code, report = port_json("src/dizoo", "--out", "ported/dizoo", "--try", "--steps", "10", cwd=tmp_path)
+    assert code == 0, report["failures"]
+    assert report["joined"] == sorted(files)[:-1]  # every __init__.py: packages ding-env's dizoo has too
+    (env,) = report["trial"]["envs"]  # the port's class, registered under the built-in's own path
+    assert env["type"] == "bipedalwalker" and env["base"] == {"steps": 10, "episodes": 2}
+    module = report["trial"]["imports"]["dizoo.box2d.bipedalwalker.envs.bipedalwalker_env"]
+    assert "ding-env's own dizoo has a module of this name" in module["replaces"]
+    # From the port's root, ding-env's other built-in envs still import, beside the port's module.
+    probe = "import dizoo.classic_control.cartpole.envs, dizoo.box2d.bipedalwalker.envs.bipedalwalker_env as m; print(m.__file__)"
+    root = tmp_path / "ported"
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{REPO}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        Path(done.stdout.strip()).resolve() == (root / "dizoo/box2d/bipedalwalker/envs/bipedalwalker_env.py").resolve()
+    )

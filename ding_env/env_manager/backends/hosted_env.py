@@ -22,6 +22,7 @@ from ding_env.ops import Op
 from ding_env.summary import describe_value
 
 # Reward spaces the managers hold: one array per env (arrays.reward_layout).
+SPACE_NAMES = ("observation_space", "action_space", "reward_space")
 REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
@@ -38,6 +39,13 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
     if any(space is None for space in spaces):  # unset, or None until the first reset
         env.reset()
         spaces = (env.observation_space, env.action_space, env.reward_space)
+        unknown = [name for name, space in zip(SPACE_NAMES, spaces, strict=True) if space is None]
+        if unknown:
+            raise EnvDataError(
+                f"{env!r}: {', '.join(unknown)} still None after reset(); the managers hold every env's results "
+                "in arrays laid out by its spaces: declare each in __init__ (or set it in reset()), a "
+                "gymnasium.spaces object"
+            )
     spaces = tuple(to_gymnasium_space(space) for space in spaces)
     if not isinstance(spaces[2], REWARD_SPACES):
         raise EnvDataError(
