@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TextIO
 
 import numpy as np
 
 from ding_env.collector import collect
+from ding_env.errors import DingEnvError
 from ding_env.evaluator import EvalResult, evaluate
 from ding_env.policies import RandomPolicy
 from ding_env.progress import progress_bar
@@ -68,13 +71,17 @@ def run_job(
     """
     collector, evaluator = build_managers(cfg, manager_type)
     with collector, evaluator:
+        replay_source = "--replay" if replay_dir is not None else "the config's env.replay_path"
         if replay_dir is None:
             replay_dir = cfg.env.get("replay_path")
+        recording = partial(_recording_note, replay_dir, replay_source)  # a note on the evaluator's env errors
         if replay_dir is not None:
             # Before launch: the envs are built for recording then, so a missing renderer fails before collecting.
-            evaluator.enable_save_replay(str(replay_dir))
+            with recording():
+                evaluator.enable_save_replay(str(replay_dir))
         collector.launch()
-        evaluator.launch()
+        with recording():
+            evaluator.launch()
         policy = load_policy(policy_spec, collector.action_space, cfg.seed)
         returns: list[float] = []
         truncated = 0
@@ -99,7 +106,7 @@ def run_job(
                 if returns:
                     bar.set_postfix_str(f"return {np.mean(returns[-RECENT_EPISODES:]):.1f}", refresh=False)
         elapsed = time.perf_counter() - start
-        with progress_bar(n_episode, progress, "eval   ", "ep") as bar:
+        with progress_bar(n_episode, progress, "eval   ", "ep") as bar, recording():
             result = evaluate(
                 evaluator,
                 policy,
@@ -122,6 +129,20 @@ def run_job(
             cfg.env.stop_value,
             policy_spec,
         )
+
+
+@contextmanager
+def _recording_note(replay_dir: Any, source: str) -> Iterator[None]:
+    """Notes on an env error of the evaluator that the replays it records were asked for, and how to run without."""
+    try:
+        yield
+    except DingEnvError as error:
+        if replay_dir is not None:
+            without = "without --replay" if source == "--replay" else "with --set env.replay_path=none"
+            error.add_note(
+                f"the evaluator's envs record replays to {str(replay_dir)!r}, as {source} asks; {without} they do not"
+            )
+        raise
 
 
 def format_summary(summary: RunSummary) -> str:

@@ -167,6 +167,38 @@ def test_an_env_failing_in_a_worker_names_the_envs_file_and_line(tmp_path):
     assert "traceback in the env's process" in verbose.stderr and "RuntimeError: env bug" in verbose.stderr
 
 
+@pytest.mark.parametrize("asked_by", ["config", "--replay"])
+def test_an_env_failing_to_record_replays_says_what_asked_for_them_and_how_to_run_without(tmp_path, asked_by):
+    (tmp_path / "recording.py").write_text(
+        "from dizoo.classic_control.cartpole.envs import CartPoleEnv\n"
+        "from ding_env import ENV_REGISTRY\n\n\n"
+        "@ENV_REGISTRY.register('recording_cartpole')\n"
+        "class Recording(CartPoleEnv):\n"
+        "    def enable_save_replay(self, replay_path):\n"
+        "        self.recording = True\n\n"
+        "    def reset(self):\n"
+        "        if getattr(self, 'recording', False):\n"
+        "            raise ImportError('MoviePy is not installed')\n"
+        "        return super().reset()\n"
+    )
+    replay = ", replay_path='videos'" if asked_by == "config" else ""
+    (tmp_path / "record_config.py").write_text(
+        "config = dict(seed=0, env=dict(type='recording_cartpole', import_names=['recording'], collector_env_num=1,"
+        f" evaluator_env_num=1, n_evaluator_episode=1, stop_value=1{replay}))\n"
+    )
+    args = ("run", "record_config.py", "--steps", "10", "--manager", "base")
+    result = ding_env_command(*args, *(["--replay", "videos"] if asked_by == "--replay" else []), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "ImportError: MoviePy is not installed" in result.stderr
+    source, without = {
+        "config": ("the config's env.replay_path", "with --set env.replay_path=none"),
+        "--replay": ("--replay", "without --replay"),
+    }[asked_by]
+    assert f"the evaluator's envs record replays to 'videos', as {source} asks; {without} they do not" in result.stderr
+    if asked_by == "config":
+        assert ding_env_command(*args, "--set", "env.replay_path=none", cwd=tmp_path).returncode == 0
+
+
 def test_set_parses_true_and_false_as_booleans():
     from ding_env.run_config import load_run_config
 

@@ -218,7 +218,10 @@ def describe_failure(command: str, error: BaseException, verbose: bool) -> str:
     ]
     where = f" (at {user[-1][0]}:{user[-1][1]})" if user else ""
     first_line = str(error).splitlines()[0] if str(error) else ""
-    return f"ding-env {command} failed: {type(error).__name__}: {first_line}{where}; --verbose shows the traceback"
+    notes = "".join(f"; {note}" for note in getattr(error, "__notes__", ()))
+    return (
+        f"ding-env {command} failed: {type(error).__name__}: {first_line}{where}{notes}; --verbose shows the traceback"
+    )
 
 
 def demo(args: argparse.Namespace) -> int:
