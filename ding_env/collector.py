@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager, arrays
 
 
@@ -50,13 +51,21 @@ class TransitionBatch(NamedTuple):
 Policy = Callable[[Any], Any]
 
 
-def policy_actions(policy: Policy, obs: Any, count: int) -> np.ndarray:
+def policy_actions(policy: Policy, obs: Any, count: int, per_env: bool = False) -> np.ndarray:
     """``policy(obs)`` as an array of ``count`` actions, one per observation row.
+
+    With ``per_env`` (an action space of no one-array batch: ``Dict``, ``Tuple``) each action is one
+    object of a 1-d object array, however numpy would stack them.
 
     Raises:
         ValueError: Naming the policy, how many actions it returned and how many envs were ready.
     """
-    actions = np.asarray(policy(obs))
+    returned = policy(obs)
+    if per_env and isinstance(returned, (list, tuple, np.ndarray)):
+        actions = np.empty(len(returned), dtype=object)
+        actions[:] = [returned[row] for row in range(len(returned))]  # never stacked into a 2-d array
+    else:
+        actions = np.asarray(returned)
     if actions.ndim == 0 or len(actions) != count:
         got = "a scalar" if actions.ndim == 0 else f"{len(actions)} actions (shape {actions.shape})"
         code = getattr(policy, "__code__", None)  # where a function policy is defined, for the user to look
@@ -117,11 +126,12 @@ def _collect_numpy(manager: BaseEnvManager, policy: Policy, n_steps: int | None)
     layout = arrays.layout_of(manager.observation_space)
     last_obs = arrays.allocate(layout, manager.env_num)
     last_action: np.ndarray | None = None
+    per_env = not isinstance(manager.action_space, ARRAY_SPACES)  # the managers take a list of such actions
     steps = 0
     while (n_steps is None or steps < n_steps) and not manager.done:
         ready = manager.ready_obs_batch
         if len(ready.env_id):
-            actions = policy_actions(policy, ready.obs, len(ready.env_id))
+            actions = policy_actions(policy, ready.obs, len(ready.env_id), per_env)
             if last_action is None:
                 last_action = np.zeros((manager.env_num, *actions.shape[1:]), dtype=actions.dtype)
             arrays.write(last_obs, ready.env_id, ready.obs)

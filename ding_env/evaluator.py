@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ding_env.collector import policy_actions
+from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager
 
 
@@ -70,6 +71,7 @@ def evaluate(
         manager.seed(seed, dynamic_seed=dynamic_seed)
     manager.reset()
     remaining = episode_quota(n_episode, manager.env_num)
+    per_env = not isinstance(manager.action_space, ARRAY_SPACES)  # see policy_actions
     returns: list[float] = []
     steps = 0
     while remaining.any():
@@ -77,7 +79,7 @@ def evaluate(
         wanted = np.ones(len(ready.env_id), dtype=bool) if step_every_env else remaining[ready.env_id] > 0
         env_ids = ready.env_id[wanted]
         obs = _rows(ready.obs, wanted)
-        actions = policy_actions(policy, obs, len(env_ids)) if len(env_ids) else np.zeros(0, dtype=np.int64)
+        actions = policy_actions(policy, obs, len(env_ids), per_env) if len(env_ids) else np.zeros(0, dtype=np.int64)
         batch = manager.step_batch(env_ids, actions)
         steps += len(batch.env_id)
         for env_id, done, info in zip(batch.env_id.tolist(), batch.done.tolist(), batch.info, strict=True):

@@ -9,8 +9,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import batch_space
 
+from ding_env.env.spaces import ARRAY_SPACES
+
 # Spaces whose batch of actions is one array, drawn in one sample of Gymnasium's batched space.
-_ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
 class RandomPolicy:
@@ -32,11 +33,15 @@ class RandomPolicy:
         self._batched: dict[int, gym.spaces.Space] = {}
         self._single: gym.spaces.Space | None = None
 
-    def __call__(self, obs: Any) -> np.ndarray:
-        """One random action per row of ``obs``."""
+    def __call__(self, obs: Any) -> np.ndarray | list:
+        """One random action per row of ``obs``.
+
+        An array, or for a space of no one-array batch (``Dict``, ``Tuple``) a list with one action per
+        env, the form the managers take for those.
+        """
         count = _batch_size(obs)
-        if not isinstance(self.action_space, _ARRAY_SPACES):
-            return np.stack([self._single_space().sample() for _ in range(count)])
+        if not isinstance(self.action_space, ARRAY_SPACES):
+            return [self._single_space().sample() for _ in range(count)]
         space = self._batched.get(count)
         if space is None:
             space = self._batched[count] = batch_space(self.action_space, count)

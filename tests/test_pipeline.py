@@ -208,3 +208,23 @@ def test_cli_runs_the_atari_and_mujoco_configs(path, module, steps, capsys):
 def test_an_undeclared_env_key_says_where_to_declare_it():
     with pytest.raises(ConfigError, match=r"unknown key 'max_step'.*CartPoleEnv\.config: if the env reads 'max_step'"):
         load_run_config("configs/cartpole.py", ["env.max_step=300"])
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+@pytest.mark.parametrize("env_name", ["DictActionEnv", "TupleActionEnv"])
+def test_collect_and_evaluate_take_the_random_policys_dict_and_tuple_actions(manager_type, env_name):
+    from ding_env import create_env_manager
+    from tests import envs
+    from tests.conftest import manager_cfg
+
+    env_fn = getattr(envs, env_name)
+    with create_env_manager(manager_cfg(manager_type), [env_fn] * 2) as manager:
+        manager.seed(0)
+        manager.launch()
+        policy = RandomPolicy(manager.action_space, 0)
+        batches = list(collect(manager, policy, 20))
+        actions = [action for batch in batches for action in batch.action]
+        assert len(actions) == sum(len(batch.env_id) for batch in batches) >= 20
+        assert all(manager.action_space.contains(action) for action in actions)
+        result = evaluate(manager, policy, 2, stop_value=None, seed=1)
+        assert len(result.returns) == 2

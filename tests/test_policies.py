@@ -49,3 +49,24 @@ def test_the_given_space_and_global_rng_are_untouched():
 def test_observation_batches_of_dict_spaces_are_counted_by_their_first_leaf():
     policy = RandomPolicy(gym.spaces.Discrete(2), seed=0)
     assert policy({"image": np.zeros((5, 3, 3)), "vector": np.zeros((5, 2))}).shape == (5,)
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_actions_of_a_space_with_no_one_array_batch_step_every_manager(manager_type):
+    from ding_env import create_env_manager
+    from dizoo.gym_hybrid.envs import GymHybridEnv
+    from tests.conftest import manager_cfg
+
+    with create_env_manager(manager_cfg(manager_type), [GymHybridEnv] * 3) as manager:
+        manager.seed(0)
+        manager.launch()
+        policy = RandomPolicy(manager.action_space, seed=0)
+        for step in range(6):
+            ready = manager.ready_obs_batch
+            actions = policy(ready.obs)
+            assert len(actions) == len(ready.env_id) and all(manager.action_space.contains(a) for a in actions)
+            if step % 2:  # as numpy holds a list of dicts: one object per env
+                held = np.empty(len(actions), dtype=object)
+                held[:] = actions
+                actions = held
+            assert len(manager.step_batch(ready.env_id, actions).env_id) >= 1

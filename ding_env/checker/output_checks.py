@@ -45,13 +45,14 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
             env.reset()
         still_unknown = [attr for attr in SPACES if getattr(env, attr) is None]
         if still_unknown:
+            verb = "are" if len(still_unknown) > 1 else "is"
             return [
                 *findings,
                 Finding(
                     name,
                     ERROR,
-                    f"{', '.join(still_unknown)} {'are' if len(still_unknown) > 1 else 'is'} {NO_SPACE}: the managers hold every env's results in arrays laid "
-                    "out by the spaces (DI-engine's base manager steps such an env)",
+                    f"{', '.join(still_unknown)} {verb} {NO_SPACE}: the managers hold every env's results in arrays "
+                    "laid out by the spaces (DI-engine's base manager steps such an env)",
                     "declare each in __init__, or set it in reset(): a gymnasium.spaces object",
                 ),
             ]

@@ -15,6 +15,8 @@ import numpy as np
 from ding_env.summary import describe_value
 
 CONVENTIONAL_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.uint8))
+# Spaces whose values are one array each, so that a batch of them is one array too.
+ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
 def dtype_problems(space: gym.spaces.Space, path: str) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ding_env.env.spaces import space_tree
+from ding_env.env.spaces import ARRAY_SPACES, space_tree
 from ding_env.env_manager import arrays
 from ding_env.summary import describe_value
 
@@ -40,9 +40,7 @@ class ActionChecker:
         self.size = int(np.prod(self.shape, dtype=np.int64))  # values in one action
         self.squeezed = _squeezed(self.shape)
         self.dtype = np.dtype(space.dtype) if space.dtype is not None else None
-        self.array_form = isinstance(
-            space, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
-        )
+        self.array_form = isinstance(space, ARRAY_SPACES)
         # Dict/Tuple spaces of array spaces: each action is conformed to the leaves' dtypes, as shared
         # memory holds it. None for array spaces and for spaces without an array form (passed on as given).
         self.layout = None
@@ -81,6 +79,8 @@ class ActionChecker:
             if isinstance(actions, Mapping) and isinstance(self.space, gym.spaces.Dict):
                 self._check_rows(env_ids, actions)
                 actions = arrays.unstack(actions)  # Dict actions stacked in one tree: one row per env
+            if type(actions) is np.ndarray and actions.dtype == object and actions.ndim == 1:
+                actions = list(actions)  # one action object per env, as numpy holds a list of dicts or tuples
             if not isinstance(actions, (list, tuple)):
                 raise ValueError(
                     f"{self.owner}: actions for envs {env_ids.tolist()} must be a list with one action per env, "

@@ -18,11 +18,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ding_env.env.spaces import space_tree, value_problems
+from ding_env.env.spaces import ARRAY_SPACES, space_tree, value_problems
 from ding_env.errors import EnvDataError
 from ding_env.trees import leaves, map_tree, split_tree
-
-_ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +41,7 @@ def layout_of(space: gym.spaces.Space) -> Any:
 
 
 def _leaf_layout(space: gym.spaces.Space) -> ArraySpec:
-    if not isinstance(space, _ARRAY_SPACES):
+    if not isinstance(space, ARRAY_SPACES):
         raise TypeError(f"space {space!r} has no fixed array layout")
     return ArraySpec(tuple(space.shape), np.dtype(space.dtype))
 

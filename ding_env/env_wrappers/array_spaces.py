@@ -6,9 +6,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.errors import ConfigError
-
-_ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 # Space class -> the wrapper that turns it into arrays, for the error's hint.
 _FIXES = {
@@ -31,7 +30,7 @@ def non_array_subspace(space: gym.spaces.Space, path: str = "") -> tuple[str, An
             if found is not None:
                 return found
         return None
-    return None if isinstance(space, _ARRAY_SPACES) else (path, space)
+    return None if isinstance(space, ARRAY_SPACES) else (path, space)
 
 
 def check_array_spaces(env_name: str, space: gym.spaces.Space, what: str = "observation_space") -> None:

@@ -305,7 +305,8 @@ def test_a_port_of_dizoo_packages_keeps_the_built_in_envs_and_tries_the_modules_
     module = report["trial"]["imports"]["dizoo.box2d.bipedalwalker.envs.bipedalwalker_env"]
     assert "ding-env's own dizoo has a module of this name" in module["replaces"]
     # From the port's root, ding-env's other built-in envs still import, beside the port's module.
-    probe = "import dizoo.classic_control.cartpole.envs, dizoo.box2d.bipedalwalker.envs.bipedalwalker_env as m; print(m.__file__)"
+    probe = "import dizoo.classic_control.cartpole.envs, dizoo.box2d.bipedalwalker.envs.bipedalwalker_env as m\n"
+    probe += "print(m.__file__)"
     root = tmp_path / "ported"
     done = subprocess.run(
         [sys.executable, "-c", probe],

@@ -23,6 +23,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env import ENV_REGISTRY
+from ding_env.errors import ConfigError
 from dizoo.classic_control.gym_env import GymIdEnv
 
 MOVING_ID = "dizoo/GymHybridMoving-v0"
@@ -97,11 +98,30 @@ if MOVING_ID not in gym.registry:
     gym.register(MOVING_ID, entry_point=MovingEnv)
 
 
+# Gym-Hybrid's ids, as DI-engine's configs give them: its Moving-v0 is the env above.
+GYM_HYBRID_IDS = {"Moving-v0": MOVING_ID}
+NOT_HERE = ("Sliding-v0", "HardMove-v0")
+
+
 @ENV_REGISTRY.register("gym_hybrid")
 class GymHybridEnv(GymIdEnv):
-    """The moving env with DI-engine's hybrid ``Dict`` action (``type``, ``mask``, ``args``)."""
+    """The moving env with DI-engine's hybrid ``Dict`` action (``type``, ``mask``, ``args``).
+
+    DI-engine's ``env_id='Moving-v0'`` names it too; Gym-Hybrid's other envs are not here.
+    """
 
     gym_id = MOVING_ID
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        env_id = (cfg or {}).get("env_id")
+        if env_id in NOT_HERE:
+            raise ConfigError(
+                f"gym_hybrid: env_id {env_id!r} is one of Gym-Hybrid's envs this type does not have; it has "
+                f"{MOVING_ID!r} (Gym-Hybrid's and DI-engine's 'Moving-v0')"
+            )
+        if env_id in GYM_HYBRID_IDS:
+            cfg = dict(cfg, env_id=GYM_HYBRID_IDS[env_id])
+        super().__init__(cfg)
 
 
 # GymIdEnv builds a subclass's config as the class is created; the hybrid preset is this type's default.
