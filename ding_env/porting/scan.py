@@ -100,6 +100,14 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
+def _makes_parallel_env(node: ast.AST) -> bool:
+    """Whether ``node`` calls a PettingZoo ``parallel_env`` (``simple_spread_v3.parallel_env(...)``, or a name of it)."""
+    return any(
+        isinstance(call, ast.Call) and (_dotted(call.func) or "").rpartition(".")[2] == "parallel_env"
+        for call in ast.walk(node)
+    )
+
+
 class _HazardVisitor(ast.NodeVisitor):
     """Walks one module, knowing the names it imports numpy, gym and Gymnasium as."""
 
@@ -121,6 +129,7 @@ class _HazardVisitor(ast.NodeVisitor):
         self.other_names: set[str] = set()  # names bound to something else somewhere in the module
         self.gym_envs: set[str] = set()  # names (and self.attrs) bound to gym.make(...) envs
         self.gymnasium_envs: set[str] = set()  # those made by Gymnasium's make: no reward_range in Gymnasium 1.x
+        self.parallel_envs: set[str] = set()  # names (and self.attrs) bound to PettingZoo parallel envs
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -133,6 +142,8 @@ class _HazardVisitor(ast.NodeVisitor):
                         self.gym_envs.add(target)
                     if target and self._makes_gym_env(node.value, self.gymnasium):
                         self.gymnasium_envs.add(target)
+                    if target and _makes_parallel_env(node.value):
+                        self.parallel_envs.add(target)
             elif isinstance(node, (ast.For, ast.comprehension)):  # loop variables are bound to anything
                 self.other_names.update(_dotted(sub) or "" for sub in ast.walk(node.target))
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
@@ -272,6 +283,14 @@ class _HazardVisitor(ast.NodeVisitor):
                     WARNING,
                     f"`{ast.unparse(node)}`: reset() returns (obs, info) in gym >= 0.26 and Gymnasium",
                     f"{ast.unparse(target)}, info = {ast.unparse(value)}",
+                )
+            if owner in self.parallel_envs and method == "reset" and isinstance(target, (ast.Name, ast.Attribute)):
+                self._add(
+                    node,
+                    WARNING,
+                    f"`{ast.unparse(node)}`: a PettingZoo parallel env's reset() returns (observations, infos) "
+                    "since PettingZoo 1.22",
+                    f"{ast.unparse(target)}, infos = {ast.unparse(value)}",
                 )
             if owner in self.gym_envs and method == "step" and isinstance(target, ast.Tuple) and len(target.elts) == 4:
                 self._add(

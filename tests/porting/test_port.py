@@ -119,6 +119,11 @@ class MyEnv(BaseEnv):
         self._return = float(rew) + np.NINF * 0
         return obs, rew, done, info
 
+    def agents(self):
+        self._penv = simple_spread_v3.parallel_env(N=3)
+        observations = self._penv.reset(seed=0)
+        return observations
+
 
 manager = dict(type="env_pool")
 """
@@ -141,7 +146,8 @@ def test_the_report_names_each_gap_and_hazard_with_its_line_and_fix(tmp_path):
     assert ("my_env.py:23", "warning", "`(obs, reward, done, info) = ...step()`") in found
     assert ("my_env.py:25", "warning", "`float(rew)`") in found
     assert ("my_env.py:25", "error", "np.NINF") in found
-    assert not any(where == "my_env.py:29" for where, _, _ in found)  # DI-engine's env_pool type is ding-env's too
+    assert ("my_env.py:30", "warning", "`observations = self._penv.reset(seed=0)`") in found  # PettingZoo's
+    assert not any(where == "my_env.py:34" for where, _, _ in found)  # DI-engine's env_pool type is ding-env's too
     assert all(item["fix"] for item in report["items"])
     assert report["fixed"] == []
 
