@@ -56,8 +56,10 @@ class ManagerVectorEnv(VectorEnv):
     float32 / int64 / uint8 convention, infos with ``truncated`` and ``eval_episode_return`` on
     done steps) and is seeded as ``SyncVectorEnv`` seeds it: ``reset(seed=s)`` resets env ``i``
     with seed ``s + i`` and its later episodes continue its own generator, so the same seeds
-    give ``SyncVectorEnv``'s trajectories. A ``BaseEnv`` is seeded ``s + i`` too, and its later
-    episodes draw their seeds reproducibly from it (the managers' dynamic seeds). Rewards are
+    give ``SyncVectorEnv``'s trajectories. A ``BaseEnv`` (and every env of a manager given as
+    ``envs``) is seeded ``s + i`` too, with the managers' dynamic seeds: each episode, the first
+    included, draws its seed reproducibly from it, so its trajectories are its own, not
+    ``SyncVectorEnv``'s. Rewards are
     ``float64``, as Gymnasium's vector envs return them. A step that reaches a terminal state at
     the time limit is terminated and not truncated (``SyncVectorEnv`` passes on both flags).
 
