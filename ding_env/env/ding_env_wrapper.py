@@ -236,7 +236,10 @@ class DingEnvWrapper(BaseEnv):
         from ding_env.env.batch_sources.from_wrapper_config import batch_env_from_wrapper_config
 
         check_env_keys(cfg, cls.config, f"{cls.__name__} config")
-        return batch_env_from_wrapper_config({**cls.config, **cfg}, cls.config, f"{cls.__name__} config")
+        # A key the source does not read must be off, as DingEnvWrapper's own default has it: a subclass's
+        # default that turns it on (the mujoco type's act_scale) would go unapplied.
+        neutral = {**cls.config, **{key: value for key, value in DingEnvWrapper.config.items() if key in cls.config}}
+        return batch_env_from_wrapper_config({**cls.config, **cfg}, neutral, f"{cls.__name__} config")
 
     @staticmethod
     def create_collector_env_cfg(cfg: dict) -> list[EasyDict]:

@@ -82,8 +82,7 @@ def _box_converter(
     space: gym.spaces.Box, act_scale: bool, owner: str, action_clip: bool
 ) -> Callable[[Any], np.ndarray]:
     shape, dtype, size = space.shape, space.dtype, int(np.prod(space.shape))
-    center = ((space.high.astype(np.float64) + space.low) / 2).astype(dtype)
-    half_range = ((space.high.astype(np.float64) - space.low) / 2).astype(dtype)
+    center, half_range = box_scale(space)
     low, high = (-1.0, 1.0) if act_scale else (space.low, space.high)
 
     def convert(action: Any) -> np.ndarray:
@@ -99,6 +98,13 @@ def _box_converter(
         return array
 
     return convert
+
+
+def box_scale(space: gym.spaces.Box) -> tuple[np.ndarray, np.ndarray]:
+    """The center and half range of a Box's bounds, in its dtype: ``act_scale`` maps ``a`` to ``center + a * half``."""
+    center = ((space.high.astype(np.float64) + space.low) / 2).astype(space.dtype)
+    half_range = ((space.high.astype(np.float64) - space.low) / 2).astype(space.dtype)
+    return center, half_range
 
 
 def scaled_action_space(space: gym.spaces.Space) -> gym.spaces.Space:

@@ -10,6 +10,7 @@ from easydict import EasyDict
 from ding_env import DingEnvWrapper, create_env_manager, get_vec_env_setting
 from ding_env.env.batch_sources import EnvPoolBatchEnv, GymVectorBatchEnv
 from ding_env.errors import ConfigError
+from ding_env.registry import ENV_REGISTRY
 
 
 def test_an_env_section_with_batch_gives_batch_envs_that_step_the_envs_it_counts():
@@ -63,6 +64,12 @@ def test_envpool_source_gives_atari_games_the_atari_preset():
             lambda: DingEnvWrapper.batch_env(dict(env_id="ALE/Pong-v5", batch=2)),
             "env_wrapper 'default' cannot be applied.*batch_source='envpool'",
         ),
+        (  # the mujoco type's act_scale=True is a default that acts: EnvPool cannot apply it
+            lambda: ENV_REGISTRY.get("mujoco").batch_env(
+                dict(env_id="HalfCheetah-v4", batch=2, batch_source="envpool")
+            ),
+            "key 'act_scale'=True cannot be applied to a batch env; set act_scale=False",
+        ),
         (
             lambda: DingEnvWrapper.batch_env(dict(env_id="CartPole-v1", batch=2, batch_source="ray")),
             "'batch_source': expected one of",
@@ -81,3 +88,21 @@ def test_a_batch_config_that_cannot_be_built_exactly_is_refused(build, message):
 def test_batch_on_an_env_type_without_batch_envs_is_refused():
     with pytest.raises(ConfigError, match="env type 'card_game'.*builds no batch envs"):
         get_vec_env_setting(EasyDict(type="card_game", batch=2, collector_env_num=2, evaluator_env_num=2))
+
+
+def test_the_mujoco_type_with_batch_gives_the_envs_it_gives_one_by_one_act_scale_and_infos_included():
+    # InvertedPendulum's force is in [-3, 3]: the type's act_scale maps [-1, 1] onto it, batch or not.
+    section = EasyDict(type="mujoco", env_id="InvertedPendulum-v5", collector_env_num=2, evaluator_env_num=2)
+    records = []
+    for batch in (None, 2):
+        env_fn, cfgs, _ = get_vec_env_setting(EasyDict(section, batch=batch))
+        with create_env_manager(dict(type="base"), [partial(env_fn, cfg) for cfg in cfgs]) as manager:
+            manager.seed(5, dynamic_seed=False)
+            manager.launch()
+            assert manager.action_space == gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+            steps = [manager.step({0: np.full(1, 0.1, np.float32), 1: np.full(1, -0.05, np.float32)}) for _ in range(4)]
+        records.append(steps)
+    for one_by_one, batched in zip(*records, strict=True):
+        for env_id in (0, 1):
+            np.testing.assert_array_equal(batched[env_id].obs, one_by_one[env_id].obs)
+            assert batched[env_id].info == one_by_one[env_id].info and "reward_survive" in batched[env_id].info

@@ -4,6 +4,9 @@ The reference drives the raw library the way the adapter must: for EnvPool, a su
 ended is stepped once more (EnvPool's own reset); for a Gymnasium vector env, its own reset mode.
 """
 
+import subprocess
+import sys
+
 import ale_py
 import envpool
 import gymnasium as gym
@@ -216,3 +219,28 @@ def test_gym_vector_env_seeds_must_be_consecutive():
 class TestGymVectorBatchEnvContract(BatchEnvContractTests):
     env_cls = GymVectorBatchEnv
     env_cfg = dict(env_id="CartPole-v1", num_envs=3, vectorization_mode="sync", make_kwargs=dict(max_episode_steps=40))
+
+
+def test_gym_vector_env_passes_on_every_info_key_with_a_row_per_sub_env_or_the_keys_asked_for():
+    every = GymVectorBatchEnv(dict(env_id="InvertedPendulum-v5", num_envs=2, vectorization_mode="sync"))
+    picked = GymVectorBatchEnv(dict(env_id="InvertedPendulum-v5", num_envs=2, vectorization_mode="sync", info_keys=[]))
+    for env, keys in ((every, ["reward_survive"]), (picked, [])):
+        env.seed(0)
+        env.reset()
+        info = env.step(np.zeros((2, 1), np.float32)).info
+        assert sorted(info) == keys and all(len(value) == 2 for value in info.values())
+        env.close()
+
+
+def test_a_mujoco_vector_env_sends_mujocos_warnings_to_python_warnings(tmp_path):
+    # In a process of its own: MuJoCo's warning callback is one per process, set by the first env that routes it.
+    code = (
+        "from ding_env.env.batch_sources import GymVectorBatchEnv\n"
+        "env = GymVectorBatchEnv(dict(env_id='HalfCheetah-v5', num_envs=1, vectorization_mode='sync'))\n"
+        "env.reset()\n"
+        "env.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "MujocoWarning" in done.stderr and "\nWARNING:" not in "\n" + done.stderr
+    assert not (tmp_path / "MUJOCO_LOG.TXT").exists()

@@ -25,14 +25,14 @@ from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.batch_sources.envpool_env import ATARI_KEYS, EnvPoolBatchEnv
 from ding_env.env.batch_sources.gym_vector_env import GymVectorBatchEnv, picks_autoreset_mode, vector_creator
 from ding_env.env.ding_env_wrapper import register_env_id
-from ding_env.env_wrappers.family import family_of_env_id
+from ding_env.env_wrappers.family import ATARI, family_of_env_id
 from ding_env.env_wrappers.presets import wrapper_specs
 from ding_env.errors import ConfigError
 from ding_env.summary import describe_value
 
 BATCH_SOURCES = ("gym_vector", "envpool")
 # The keys each source reads, beside env_id, make_kwargs, env_wrapper, batch and batch_source.
-SOURCE_KEYS = {"gym_vector": (), "envpool": ATARI_KEYS}
+SOURCE_KEYS = {"gym_vector": ("act_scale", "action_clip"), "envpool": ATARI_KEYS}
 
 
 def batch_env_from_wrapper_config(cfg: Mapping, defaults: Mapping, where: str) -> BaseBatchEnv:
@@ -40,7 +40,8 @@ def batch_env_from_wrapper_config(cfg: Mapping, defaults: Mapping, where: str) -
 
     Args:
         cfg: The config, merged over ``defaults``.
-        defaults: The env class's config defaults (a key that differs from them must be one the source reads).
+        defaults: The config values that change nothing (a key that differs from them must be one the source
+            reads): ``DingEnvWrapper``'s defaults, and a subclass's for its own keys.
         where: Names the env class in errors.
 
     Raises:
@@ -59,8 +60,8 @@ def batch_env_from_wrapper_config(cfg: Mapping, defaults: Mapping, where: str) -
         if key not in read and key not in PIPELINE_KEYS and key in defaults and value != defaults[key]:
             raise ConfigError(
                 f"{where} with batch_source {source!r}: key {key!r}={describe_value(value)} cannot be applied to a "
-                f"batch env; it takes {sorted(read - {'batch', 'batch_source'})} (and leaves the others at their "
-                "defaults)"
+                f"batch env; set {key}={describe_value(defaults[key])} (the source takes "
+                f"{sorted(read - {'batch', 'batch_source'})})"
             )
     if source == "envpool":
         keys = {key: cfg[key] for key in (*ATARI_KEYS, "env_wrapper") if key in cfg}
@@ -75,13 +76,14 @@ def batch_env_from_wrapper_config(cfg: Mapping, defaults: Mapping, where: str) -
 def _gym_vector(cfg: Mapping, batch: int, where: str) -> GymVectorBatchEnv:
     env_id, env_wrapper = cfg["env_id"], cfg.get("env_wrapper", "default")
     register_env_id(env_id)
-    if env_wrapper is not None and (
-        env_wrapper != "default" or wrapper_specs("default", family_of_env_id(env_id), cfg)
-    ):
+    family = family_of_env_id(env_id)
+    # A preset with no wrappers for the family (classic control's and MuJoCo's 'default', 'mujoco_default'):
+    # what it leaves to DingEnvWrapper (float32 observations, act_scale) the vector source gives itself.
+    if wrapper_specs(env_wrapper, family, cfg):
+        envpool = " or batch_source='envpool', which gives Atari's preset itself" if family == ATARI else ""
         raise ConfigError(
             f"{where} with batch_source 'gym_vector': env_wrapper {describe_value(env_wrapper)} cannot be applied "
-            f"to a Gymnasium vector env of {env_id!r}; use env_wrapper=None (the vector env as it is), or "
-            "batch_source='envpool' for Atari's preset"
+            f"to a Gymnasium vector env of {env_id!r}; use env_wrapper=None (the vector env as it is){envpool}"
         )
     # A vector entry point that resets a sub-env only with the next step cannot give the contract
     # (see GymVectorBatchEnv): Gymnasium's sync vector env over the id's envs then.
@@ -90,6 +92,7 @@ def _gym_vector(cfg: Mapping, batch: int, where: str) -> GymVectorBatchEnv:
     env_cfg: dict[str, Any] = dict(
         env_id=env_id, num_envs=batch, vectorization_mode=mode, make_kwargs=dict(cfg.get("make_kwargs") or {})
     )
+    env_cfg.update({key: cfg[key] for key in SOURCE_KEYS["gym_vector"] if key in cfg})
     try:
         return GymVectorBatchEnv(env_cfg)
     except ConfigError as error:

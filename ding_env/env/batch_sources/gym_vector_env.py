@@ -42,8 +42,10 @@ from ding_env.config import check_env_keys
 from ding_env.env.batch_env import BatchStep, EnvIds, scalar_reward_space
 from ding_env.env.batch_sources.rows import row_of, set_row, stack_rows, take_rows
 from ding_env.env.batch_sources.seeded_at_reset import SeedsAtFullReset
-from ding_env.env_wrappers.converters import obs_converter
+from ding_env.env_wrappers.converters import box_scale, obs_converter, scaled_action_space
 from ding_env.env_wrappers.dtypes import convention_space
+from ding_env.env_wrappers.family import MUJOCO, family_of_env_id
+from ding_env.env_wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.errors import ConfigError
 from ding_env.summary import describe_value
 
@@ -70,8 +72,13 @@ class GymVectorBatchEnv(SeedsAtFullReset):
         vectorization_mode="vector_entry_point",
         # More gym.make_vec keyword arguments (the env's own, e.g. max_episode_steps).
         make_kwargs={},
-        # Info keys passed on in BatchStep.info (each an array with one row per sub-env).
-        info_keys=[],
+        # Info keys passed on in BatchStep.info (each an array with one row per sub-env); None: every key
+        # whose value is such an array (Gymnasium's "_key" masks and final_obs / final_info left out).
+        info_keys=None,
+        # Box actions given in [-1, 1], mapped linearly to the bounds (DingEnvWrapper's act_scale).
+        act_scale=False,
+        # Box actions clipped to their bounds ([-1, 1] with act_scale) first (DingEnvWrapper's action_clip).
+        action_clip=False,
     )
     lockstep: ClassVar[bool] = True
 
@@ -104,13 +111,23 @@ class GymVectorBatchEnv(SeedsAtFullReset):
                 raise ConfigError(self._refusal(mode, env.num_envs))
             self._mode = mode
             self._observation_space = convention_space(env.single_observation_space)
-            self._action_space = env.single_action_space
+            self._set_action_space(env.single_action_space)
             self._convert_obs = obs_converter(self._observation_space)
             self._env = env
         return self._env
 
+    def _set_action_space(self, raw: gym.spaces.Space) -> None:
+        """The action space users act in, and how a Box action becomes the vector env's (scaled, clipped)."""
+        box = isinstance(raw, gym.spaces.Box)
+        self._raw_action_space = raw
+        self._action_space = scaled_action_space(raw) if box and self._cfg.act_scale else raw
+        self._scale = box_scale(raw) if box and self._cfg.act_scale else None
+        self._clip = (self._action_space.low, self._action_space.high) if box and self._cfg.action_clip else None
+
     def _make_vec(self) -> gym.vector.VectorEnv:
         cfg, kwargs = self._cfg, dict(self._cfg.make_kwargs or {})
+        if cfg.env_id is not None and family_of_env_id(cfg.env_id) == MUJOCO:
+            route_mujoco_warnings()  # as DingEnvWrapper does: warnings, not stderr lines and a MUJOCO_LOG.TXT
         if cfg.vectorization_mode != "vector_entry_point":
             kwargs["vector_kwargs"] = dict(kwargs.get("vector_kwargs", {}), autoreset_mode=AutoresetMode.DISABLED)
             return gym.make_vec(cfg.env_id, self._num_envs, vectorization_mode=cfg.vectorization_mode, **kwargs)
@@ -177,6 +194,12 @@ class GymVectorBatchEnv(SeedsAtFullReset):
         actions = np.asarray(actions)
         if isinstance(self._action_space, gym.spaces.Discrete):
             actions = actions.reshape(self._num_envs).astype(self._action_space.dtype, copy=False)
+        elif self._clip is not None or self._scale is not None:
+            actions = actions.astype(self._raw_action_space.dtype, copy=False)
+            if self._clip is not None:
+                actions = np.clip(actions, *self._clip)
+            if self._scale is not None:
+                actions = self._scale[0] + actions * self._scale[1]
         obs, reward, terminated, truncated, info = self._env.step(actions)
         done = np.asarray(terminated) | np.asarray(truncated)
         obs = self._convert_obs(obs)
@@ -185,8 +208,20 @@ class GymVectorBatchEnv(SeedsAtFullReset):
             for env_id in np.flatnonzero(done).tolist():
                 self._ready_rows[env_id] = row_of(obs, env_id)
                 set_row(obs, env_id, final_obs[env_id])
-        extra = {key: self._info_rows(info, key, done) for key in self._cfg.info_keys}
+        keys = self._cfg.info_keys if self._cfg.info_keys is not None else self._row_keys(info)
+        extra = {key: self._info_rows(info, key, done) for key in keys}
         return self._transition(env_ids, obs, reward, terminated, truncated, extra)
+
+    def _row_keys(self, info: dict) -> list[str]:
+        """The keys of ``info`` whose values have one row per sub-env (not Gymnasium's own bookkeeping)."""
+        return [
+            key
+            for key, value in info.items()
+            if not key.startswith("_")
+            and key not in ("final_obs", "final_info")
+            and isinstance(value, np.ndarray)
+            and value.shape[:1] == (self._num_envs,)
+        ]
 
     def _info_rows(self, info: dict, key: str, done: np.ndarray) -> np.ndarray:
         """``info[key]``, with the done rows of a SameStep env from its ``final_info`` (the step's, not the reset's)."""
