@@ -1,8 +1,9 @@
 """The env manager's calls that reach the envs themselves: their attributes and methods.
 
-Mixed into ``EnvManager``, of which it asks two things: ``_each(env_ids, ask)``, which checks the
-manager runs and asks each backend hosting some of ``env_ids``, and ``_check_env_attribute(name)``,
-which raises unless env attributes can be read now; and ``env_num`` and ``_name`` (for errors).
+Mixed into ``EnvManager``, of which it asks three things: ``_each(env_ids, ask)``, which checks the
+manager runs and asks each backend hosting some of ``env_ids``, ``_check_env_attribute(name)``,
+which raises unless env attributes can be read now, and ``_check_batch_attribute(name, value_of)``,
+which refuses values a batch env cannot take; and ``env_num`` and ``_name`` (for errors).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class EnvCalls:
             value_of = dict(zip(env_ids, values, strict=True))
         else:
             value_of = dict.fromkeys(env_ids, values)
+        self._check_batch_attribute(name, value_of)
         self._each(env_ids, lambda backend, ids: backend.set_attr(ids, name, [value_of[i] for i in ids]))
 
     def call_env_method(self, name: str, *args: Any, env_ids: Sequence[int] | None = None, **kwargs: Any) -> list:

@@ -10,12 +10,13 @@ are cut only where a batch env ends (:meth:`EnvLayout.shares`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.summary import describe_value
 
 
 class BatchSlot(NamedTuple):
@@ -73,6 +74,62 @@ class EnvLayout:
         """The slot of ``env_id`` when a batch env hosts it, else None."""
         entry = self.entries[env_id]
         return entry if isinstance(entry, BatchSlot) else None
+
+    def check_seeded(self, owner: str, env_ids: Iterable[int]) -> None:
+        """Refuse seeds for some sub-envs of a batch env: it takes all at once, and would restart every stream.
+
+        Raises:
+            ValueError: Naming the batch env and the ids left out.
+        """
+        partly = self._partly_named(env_ids)
+        if partly is not None:
+            first, size, left_out = partly
+            raise ValueError(
+                f"{owner}: seed() names some env ids of the {describe_batch(first, size)}, which takes the seeds of "
+                f"all its sub-envs at once: seed {left_out} with them"
+            )
+
+    def check_attribute(self, owner: str, name: str, value_of: dict[int, Any]) -> None:
+        """Refuse an attribute value for some sub-envs of a batch env, or different values: it has one attribute.
+
+        Raises:
+            ValueError: Naming the batch env and the ids left out, or the values given.
+        """
+        partly = self._partly_named(value_of)
+        if partly is not None:
+            first, size, left_out = partly
+            raise ValueError(
+                f"{owner}: set_env_attr({name!r}) names some env ids of the {describe_batch(first, size)}, whose "
+                f"sub-envs share its one attribute: set {left_out} too, to the same value"
+            )
+        for first, size, _ in self.batches:
+            values = [value_of[env_id] for env_id in range(first, first + size) if env_id in value_of]
+            if not all(_same(value, values[0]) for value in values[1:]):
+                raise ValueError(
+                    f"{owner}: set_env_attr({name!r}) gives the sub-envs of the {describe_batch(first, size)} "
+                    f"different values, {describe_value(values)}; they share its one attribute: give them one value"
+                )
+
+    def _partly_named(self, env_ids: Iterable[int]) -> tuple[int, int, list[int]] | None:
+        """The first batch env some of whose sub-envs ``env_ids`` name but not all: ``(first, num_envs, left out)``."""
+        if not self.has_batches:
+            return None
+        named = set(env_ids)
+        for first, size, _ in self.batches:
+            left_out = [env_id for env_id in range(first, first + size) if env_id not in named]
+            if left_out and len(left_out) < size:
+                return first, size, left_out
+        return None
+
+
+def _same(value: Any, other: Any) -> bool:
+    """Whether two attribute values are the same (arrays compared by their elements)."""
+    if value is other:
+        return True
+    try:
+        return bool(value == other)
+    except (TypeError, ValueError):  # an array's elementwise comparison
+        return bool(np.array_equal(value, other))
 
 
 def is_cut_point(entries: Sequence[Any], env_id: int) -> bool:

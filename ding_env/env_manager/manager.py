@@ -137,7 +137,9 @@ class EnvManager(EnvCalls, DIEngineCalls):
         """
         self._check_open()
         dynamic_seed = validation.check_dynamic_seed(self._name, dynamic_seed)
-        for env_id, value in validation.seed_of_each(self._name, self._env_num, seed):
+        seeds = validation.seed_of_each(self._name, self._env_num, seed)
+        self._layout.check_seeded(self._name, [env_id for env_id, _ in seeds])
+        for env_id, value in seeds:
             self._setup.seeds[env_id] = (value, dynamic_seed)
             if self._launched:
                 self._shares.backend_of(env_id).seed(env_id)
@@ -188,6 +190,10 @@ class EnvManager(EnvCalls, DIEngineCalls):
                 if self._ledger.status[env_id] != READY:
                     reset_params[env_id] = param
             raise errors[0]
+
+    def _check_batch_attribute(self, name: str, value_of: dict[int, Any]) -> None:
+        """``EnvLayout.check_attribute`` for ``EnvCalls.set_env_attr``."""
+        self._layout.check_attribute(self._name, name, value_of)
 
     def _refuse_batch_params(self, params: dict[int, dict]) -> dict[int, dict]:
         """``params``, unless they give reset kwargs to a batch env's sub-env (a batch env takes none).

@@ -101,7 +101,7 @@ def _dotted(node: ast.AST) -> str | None:
 
 
 def _makes_parallel_env(node: ast.AST) -> bool:
-    """Whether ``node`` calls a PettingZoo ``parallel_env`` (``simple_spread_v3.parallel_env(...)``, or a name of it)."""
+    """Whether ``node`` calls a PettingZoo ``parallel_env`` (``simple_spread_v3.parallel_env(...)`` or an alias)."""
     return any(
         isinstance(call, ast.Call) and (_dotted(call.func) or "").rpartition(".")[2] == "parallel_env"
         for call in ast.walk(node)

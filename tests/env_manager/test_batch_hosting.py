@@ -193,6 +193,36 @@ def test_sub_envs_read_their_batch_env_attributes(make_manager):
     assert manager.num_envs == [3, 3, 3, 2, 2]
 
 
+def test_seeding_some_sub_envs_of_a_batch_env_is_refused_and_whole_batch_envs_are_taken(make_manager):
+    manager = make_manager(mixed_fns())
+    manager.seed(5)
+    manager.launch()
+    # Its seed stream restarts for all its sub-envs at once: env 1's episodes would start over, unasked.
+    with pytest.raises(
+        ValueError, match=r"seed\(\) names some env ids of the batch env hosting env ids 0\.\.2.*\[1, 2\]"
+    ):
+        manager.seed({0: 100})
+    manager.seed({3: 7})  # the CountingEnv on its own
+    manager.seed({0: 1, 1: 2, 2: 3, 4: 4, 5: 5})
+    manager.reset()
+    assert len(manager.ready_obs) == 6
+
+
+def test_an_attribute_of_a_batch_env_is_set_for_all_its_sub_envs_with_one_value(make_manager):
+    manager = make_manager([batch_fn(3), batch_fn(2)])
+    manager.launch()
+    with pytest.raises(
+        ValueError, match=r"names some env ids of the batch env hosting env ids 0\.\.2.*set \[1, 2\] too"
+    ):
+        manager.set_env_attr("tag", "a", env_ids=[0])
+    with pytest.raises(
+        ValueError, match=r"gives the sub-envs of the batch env hosting env ids 3\.\.4 .* different values"
+    ):
+        manager.set_env_attr("tag", ["a", "a", "a", "b", "c"])
+    manager.set_env_attr("tag", ["a", "a", "a", np.zeros(2), np.zeros(2)])  # arrays compared by their elements
+    assert manager.tag[:3] == ["a"] * 3 and all(np.array_equal(tag, np.zeros(2)) for tag in manager.tag[3:])
+
+
 @pytest.mark.parametrize("manager_type", ["base", "subprocess"])
 def test_a_lockstep_batch_env_steps_all_its_sub_envs_or_none(manager_type):
     fns = [partial(LockstepCountingBatchEnv, dict(num_envs=2)), partial(CountingEnv, {})]
