@@ -28,6 +28,7 @@ from ding_env.env_manager import validation
 from ding_env.env_manager.base_env_manager import create_env_manager
 from ding_env.env_manager.config import MANAGER_CONFIG
 from ding_env.env_manager.di_engine_calls import EnvState
+from ding_env.env_manager.env_layout import EnvLayout
 from ding_env.env_manager.treetensor_managers import treetensor_numpy, treetensor_timestep
 from ding_env.errors import ClosedEnvError, ConfigError, DingEnvError, EnvStateError
 
@@ -116,6 +117,7 @@ class EnvSupervisor:
             raise ConfigError(f"EnvSupervisor: unknown keys {unknown}; valid extra keys: {sorted(MANAGER_CONFIG)}")
         self._type = _child_type(type_)
         self._env_fn = [] if env_fn is None else validation.check_env_fns(env_fn)
+        self._env_num = EnvLayout(self._env_fn).env_num  # env ids: a batch env's env_fn gives several
         self._tnp = treetensor_numpy(type(self).__name__)
         cfg = {key: value for key, value in kwargs.items() if key not in _OWN_KEYS}
         cfg.update(
@@ -254,8 +256,8 @@ class EnvSupervisor:
 
     @property
     def env_num(self) -> int:
-        """Number of envs."""
-        return len(self._env_fn)
+        """Number of envs (env ids: each sub-env of a batch env counts)."""
+        return self._env_num
 
     @property
     def env_states(self) -> dict[int, EnvState]:

@@ -127,3 +127,18 @@ def test_spaces_are_the_envs_own_and_config_is_checked():
         supervisor(ChildType.THREAD, no_such_key=1)
     with pytest.raises(ConfigError, match="expected ChildType.PROCESS or ChildType.THREAD, got 'fiber'"):
         supervisor("fiber")
+
+
+@pytest.mark.parametrize("type_", CHILD_TYPES)
+def test_a_batch_env_counts_one_env_per_sub_env(type_):
+    from tests.envs import CountingBatchEnv
+
+    env = EnvSupervisor(type_=type_, env_fn=[partial(CountingBatchEnv, dict(num_envs=2)), partial(CountingEnv, {})])
+    try:
+        assert env.env_num == 3 and env.env_states == dict.fromkeys(range(3), EnvState.VOID)
+        env.seed(7)  # one seed per env id
+        env.launch()
+        assert env.ready_obs_id == [0, 1, 2]
+        assert [int(timestep.env_id) for timestep in env.step([np.int64(1)] * 3)] == [0, 1, 2]
+    finally:
+        env.close()
