@@ -76,6 +76,14 @@ def test_minigrid_default_preset_flattens_the_mission_and_max_step_truncates():
     assert timestep.done and timestep.truncated
 
 
+def test_minigrid_takes_di_engines_flat_obs_key_and_refuses_unflattened_observations():
+    env = MiniGridEnv({"env_id": "MiniGrid-Empty-8x8-v0", "flat_obs": True})  # DI-engine's default_config has it
+    env.seed(0)
+    assert env.reset().shape == (7 * 7 * 3 + 96 * 28,)
+    with pytest.raises(ConfigError, match="flat_obs: expected True .* got False; the mission string"):
+        MiniGridEnv({"env_id": "MiniGrid-Empty-8x8-v0", "flat_obs": False})
+
+
 def test_a_space_without_array_form_names_the_env_the_space_and_the_fix():
     env = DingEnvWrapper(cfg={"env_id": "MiniGrid-Empty-8x8-v0", "env_wrapper": []})
     with pytest.raises(ConfigError) as error:
