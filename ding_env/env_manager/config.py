@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -117,6 +118,8 @@ MANAGER_TYPES = (
     "async_ray",
 )
 REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
+# A ZeroMQ endpoint a client connects to: tcp://host:port (an IPv6 host in brackets), ipc://path, inproc://name.
+ENDPOINT = re.compile(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):\d+|(ipc|inproc)://\S+")
 PLACEMENT_STRATEGIES = ("SPREAD", "PACK", "STRICT_SPREAD", "STRICT_PACK")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
@@ -187,6 +190,13 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
         "None or a non-empty list of endpoints such as 'tcp://127.0.0.1:5555'",
         servers,
     )
+    for server in servers or ():
+        _expect(
+            ENDPOINT.fullmatch(server) is not None,
+            "servers",
+            "endpoints 'transport://address' such as 'tcp://host:port' (or 'ipc://path')",
+            server,
+        )
     remote = cfg.type in REMOTE_TYPES
     _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)

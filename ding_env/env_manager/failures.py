@@ -10,8 +10,12 @@ from ding_env.ops import Op
 
 
 def is_reset_error(error: DingEnvError) -> bool:
-    """Whether ``error`` is a failed (auto-)reset, which always leaves its env needing a reset."""
-    return getattr(error, "op", getattr(error, "command", None)) is Op.RESET
+    """Whether ``error`` is a failed (auto-)reset, which always leaves its env needing a reset.
+
+    An error whose ``failed_reset`` is true counts as one whatever operation it names: a server lost
+    during a step took the auto-resets due after it with it.
+    """
+    return getattr(error, "failed_reset", False) or getattr(error, "op", getattr(error, "command", None)) is Op.RESET
 
 
 def raise_close_failures(failures: list[EnvError]) -> None:

@@ -19,7 +19,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
-from ding_env.remote.protocol import HELLO
+from ding_env.remote.protocol import HELLO, new_client_id
 from ding_env.remote.spin import Spinner
 
 DEFAULT_TIMEOUT = 30.0
@@ -41,6 +41,8 @@ class ServerConnection:
         heartbeat_timeout: Seconds of silence from the server's side of the connection that end it.
         context: The ZeroMQ context to use (default: the process's shared one).
         keys: A folder with ``client.key_secret`` and ``server.key`` for a server started with keys.
+        client_id: The client's id, the same for every connection it opens (default: a random one): the server
+            gives a new connection of the client holding its lease the lease at once, dropping the old one.
 
     Raises:
         ServerLostError: If the server does not answer the handshake within ``timeout`` (within
@@ -55,13 +57,16 @@ class ServerConnection:
         heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
         context: zmq.Context | None = None,
         keys: str | None = None,
+        client_id: str | None = None,
     ) -> None:
         self.address = address
+        self.client_id = client_id or new_client_id()
         self.timeout = timeout
         # DEALER, not REQ: after a timed-out request the next one can still be sent; late replies are
         # recognised by their sequence number and dropped.
         self._socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        self._keys = keys
         if keys is not None:
             from ding_env.remote.keys import secure_client
 
@@ -83,7 +88,7 @@ class ServerConnection:
         self._socket.connect(address)
         self._seq = 0
         try:
-            self.env_num: int = self.request(HELLO)["env_num"]
+            self.env_num: int = self.request(HELLO, client_id=self.client_id)["env_num"]
         except BaseException:
             self.close()
             raise
@@ -135,7 +140,10 @@ class ServerConnection:
                 self._take_events()
             if self._dropped:
                 self._dropped = False  # told once, as the monitor told it
-                raise ServerLostError(self.address, kind, timeout, "the connection dropped")
+                why = "the connection dropped"
+                if kind == HELLO:  # CurveZMQ drops a connection whose keys do not match (as a dead server does)
+                    why += f" at the handshake: check that the server still runs; {self._keys_hint()}"
+                raise ServerLostError(self.address, kind, timeout, why)
             if self._socket not in ready:
                 if wait_until is None or time.monotonic() < wait_until:
                     continue
@@ -174,7 +182,7 @@ class ServerConnection:
         if self._connected:
             return (
                 f"no reply within {timeout} s, though the connection was accepted: check that a `ding-env serve` "
-                "server listens there (one started with --keys answers only a client given its keys: keys_dir)"
+                f"server listens there; {self._keys_hint()}"
             )
         if self._refused_since is not None:
             return (
@@ -185,6 +193,18 @@ class ServerConnection:
         return (
             f"no connection within {timeout} s: check that the host is reachable and the port open "
             "(a firewall, or an SSH tunnel that is not up)"
+        )
+
+    def _keys_hint(self) -> str:
+        """What to check about keys: a server answers only clients whose keys match its own (``--keys``)."""
+        if self._keys is None:
+            return (
+                "a server started with --keys answers only clients holding its keys: give the manager keys_dir "
+                "(the folder `ding-env keygen` wrote)"
+            )
+        return (
+            f"with keys_dir {self._keys!r} the server must run with --keys, admitting that folder's client.key, "
+            "and server.key must be the server's (a server without keys drops clients with keys)"
         )
 
     def close(self) -> None:

@@ -4,7 +4,8 @@
 ``server.key_secret`` and ``client.key`` / ``client.key_secret``. The server needs
 ``server.key_secret`` and the public keys of the clients it admits (``*.key``, in its ``--keys``
 folder); a client needs ``client.key_secret`` and ``server.key`` (in its manager's ``keys_dir``).
-A client without an admitted key never gets a connection: its requests time out.
+A client without an admitted key (or with keys, against a server without) has its connection dropped at
+the handshake; its error says which keys to check.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ reply carries the same number, so a client that gave up waiting can drop a late 
 Decoding refuses, with a :class:`WireError`, a header that is not msgpack, another protocol or
 version (:class:`ProtocolMismatchError`, checked before any field is read), an unknown kind, a missing,
 unknown or mistyped field, a dtype that would need pickle, an array whose bytes do not match its
-shape, values nested too deeply and frames the header does not refer to.
+shape, values nested too deeply, frames the header does not refer to and a step whose actions are not
+one per env id (before any env is stepped).
 
 Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 """
@@ -20,7 +21,7 @@ Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 import numpy as np
@@ -30,6 +31,7 @@ from ding_env.ops import Op
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
 from ding_env.remote.protocol import HELLO, PROTOCOL, PROTOCOL_VERSION, READY_OBS
 from ding_env.remote.wire import ArrayRef, Decoder, Encoder
+from ding_env.trees import leaves
 from ding_env.version import __version__
 
 EnvIds = list[int]
@@ -58,7 +60,14 @@ def _public_name(name: str) -> None:
 
 
 class Hello(Message, tag=HELLO):
-    """Take the server's envs (one client at a time); the reply holds ``env_num``."""
+    """Take the server's envs (one client at a time); the reply holds ``env_num``.
+
+    ``client_id`` is a random id a client keeps for its lifetime (none: ""). A hello on a new connection
+    with the id of the client holding the lease (it gave up a connection, say to a frozen server) takes
+    the lease at once, where another client waits for the lease to end.
+    """
+
+    client_id: Annotated[str, msgspec.Meta(max_length=64)] = ""
 
 
 class Launch(Message, tag=Op.LAUNCH.value):
@@ -370,9 +379,31 @@ def read_request(frames: list) -> tuple[int, str, dict]:
             type(param) is dict for param in params.values()
         ):
             raise WireError("request 'reset': params must map env ids of the reset to dicts of env.reset kwargs")
+    if type(message) is Step:
+        _check_action_rows(fields["env_ids"], fields["actions"])
     if type(message) is Call and not (type(fields["kwargs"]) is dict and all(type(k) is str for k in fields["kwargs"])):
         raise WireError("request 'call': kwargs must be a dict of str keys")
     return message.seq, message.__struct_config__.tag, fields
+
+
+def _check_action_rows(env_ids: np.ndarray, actions: Any) -> None:
+    """Refuse a step whose actions are not one row per env id (every leaf of a tree of stacked actions).
+
+    Actions of a space without an array form travel as a list of values, one per env.
+    """
+    count = len(env_ids)
+    for leaf in [actions] if type(actions) is np.ndarray else leaves(actions):
+        if type(leaf) is np.ndarray:
+            if leaf.ndim and len(leaf) == count:
+                continue
+            got = f"actions of shape {leaf.shape}"
+        elif type(leaf) is list:
+            if len(leaf) == count:
+                continue
+            got = f"a list of {len(leaf)} actions"
+        else:
+            got = f"actions of type {type(leaf).__name__}"
+        raise WireError(f"request 'step': {count} env ids {env_ids.tolist()[:20]} need one action each, got {got}")
 
 
 def reply_frames(seq: int, result: dict | None = None, error: BaseException | None = None, request: str = "") -> list:

@@ -6,6 +6,7 @@ do not, so a manager module can name requests without importing the extra.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import fields
 
 from ding_env.env_manager.backends.settings import HostSettings
@@ -16,7 +17,8 @@ PROTOCOL = "ding-env"
 # 4: an empty info travels as nothing (a row with no info is an empty dict); a server may host batch
 #    envs, its env count their sub-envs.
 # 5: a step reply's info table is None when no row's info is in it.
-PROTOCOL_VERSION = 5
+# 6: hello carries the client's id, so a client connecting again takes back its own lease at once.
+PROTOCOL_VERSION = 6
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
 CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))
@@ -25,3 +27,8 @@ CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))
 # the server holds (after env calls, which may change them).
 HELLO = "hello"
 READY_OBS = "ready_obs"
+
+
+def new_client_id() -> str:
+    """A random id for a client, the same in the hello of every connection it opens (``messages.Hello``)."""
+    return secrets.token_hex(16)

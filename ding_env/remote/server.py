@@ -1,9 +1,11 @@
 """The env server: N envs of one machine, answering one client's requests over ZeroMQ.
 
 A ROUTER socket receives requests (``messages.REQUESTS``) and answers each with one reply. The
-server serves one client at a time: the client whose ``hello`` it accepted owns the envs until it
-sends ``close`` or stays silent for ``lease_timeout`` seconds; another client's requests meanwhile
-get a "busy" error. A new owner gets freshly built envs.
+server serves one client at a time: the connection whose ``hello`` it accepted owns the envs (holds
+the lease) until it sends ``close`` or stays silent for ``lease_timeout`` seconds; another client's
+requests meanwhile get a "busy" error. A hello on a new connection with the lease holder's client id
+(a client that gave up its connection, to a frozen server say, and connects again) takes the lease
+at once. A new owner gets freshly built envs.
 
 Nothing that arrives is trusted: a message is decoded by :mod:`ding_env.remote.messages` (typed
 msgpack headers and raw buffers, never pickle), and anything malformed (wrong frame count, a header
@@ -94,7 +96,8 @@ class EnvServer:
         self._make_envs = make_envs
         self._lease_timeout = lease_timeout
         self._envs: ServedEnvs | None = None
-        self._owner: bytes | None = None
+        self._owner: bytes | None = None  # the connection holding the lease
+        self._owner_id = ""  # the client id its hello presented
         self._last_seen = 0.0
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.ROUTER)
@@ -160,19 +163,22 @@ class EnvServer:
 
     def _dispatch(self, client: bytes, kind: str, body: dict) -> dict:
         now = time.monotonic()
-        lease_over = now - self._last_seen > self._lease_timeout
         if client != self._owner:
-            if self._owner is not None and not lease_over:
+            lease_over = now - self._last_seen > self._lease_timeout
+            # The lease holder's client on a new connection (it gave up the old one) takes the lease back at once.
+            rejoins = kind == HELLO and body["client_id"] != "" and body["client_id"] == self._owner_id
+            if self._owner is not None and not lease_over and not rejoins:
                 raise ServerError(
                     kind,
                     "Busy",
-                    f"the server at {self.address} is serving another client (one client at a time): give each "
-                    "manager servers of its own (in a run config, env.evaluator_manager.servers for the evaluator)",
+                    f"the server at {self.address} is serving another client (one client at a time; it frees the "
+                    f"envs after {self._lease_timeout:g} s of silence from that client): give each manager servers "
+                    "of its own (in a run config, env.evaluator_manager.servers for the evaluator)",
                 )
             if kind != HELLO:
                 raise ServerError(kind, "NoSession", "send hello first")
             self._release()
-            self._owner = client
+            self._owner, self._owner_id = client, body["client_id"]
         self._last_seen = now
         if kind == HELLO:
             if self._envs is None:
@@ -182,12 +188,12 @@ class EnvServer:
             raise ServerError(kind, "NoSession", "the envs are closed; send hello to start again")
         result = getattr(self._envs, kind)(**body)
         if kind == Op.CLOSE:
-            self._envs, self._owner = None, None
+            self._envs, self._owner, self._owner_id = None, None, ""
             return result
         return {**result, "lost": self._envs.take_lost()}
 
     def _release(self) -> None:
-        """Close the envs of the previous owner, whose lease ran out."""
+        """Close the envs of the previous owner, whose lease ran out (or whose client connected again)."""
         if self._envs is not None:
             envs, self._envs = self._envs, None
             failures = envs.close()["failures"]
@@ -199,7 +205,7 @@ class EnvServer:
         try:
             self._release()
         finally:
-            self._owner = None
+            self._owner, self._owner_id = None, ""
             if self._authenticator is not None:
                 self._authenticator.stop()
                 self._authenticator = None

@@ -1,5 +1,7 @@
 """The Ray managers on one local Ray instance: the local managers' semantics, hosts that die, a clean close."""
 
+import os
+import signal
 import time
 from functools import partial
 from threading import Timer
@@ -108,12 +110,25 @@ def test_a_host_killed_mid_step_is_reported_naming_it_and_its_envs_and_its_envs_
         killer.join()
         assert crash.value.env_ids == [2, 3]
         assert "Ray host 1" in str(crash.value) and "[2, 3]" in str(crash.value)
+        assert "was lost during step: " in str(crash.value)  # with the auto-resets due after it
         assert sorted(manager.ready_obs) == [0, 1]  # the other host's envs stepped and are ready
         manager.reset({2: {}, 3: {}})
         assert manager.hosts[1].address != host.address  # the restarted actor serves on a new port
         timesteps = manager.step({env_id: 0 for env_id in range(4)})
         assert sorted(timesteps) == [0, 1, 2, 3]
         assert all(not timestep.info.get("abnormal") for timestep in timesteps.values())
+
+
+def test_close_after_a_host_died_unnoticed_returns_quietly():
+    manager = create_env_manager({"type": "ray", "num_hosts": 2}, counting_fns(4))
+    manager.launch()
+    pid = ray.get(manager.hosts[1].actor.pid.remote())
+    os.kill(pid, signal.SIGKILL)  # no step notices: close() does
+    deadline = time.monotonic() + 30
+    while process_running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    manager.close()  # the host's envs went with it, as a dead worker's do
+    assert manager.closed
 
 
 def test_close_leaves_no_actor_process_placement_group_or_shared_memory():

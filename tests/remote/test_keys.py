@@ -41,18 +41,30 @@ def test_a_client_with_the_admitted_key_steps(keys):
         assert manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64)).env_id.tolist() == [0, 1]
 
 
-def test_a_client_without_a_key_or_with_another_key_gets_no_answer(keys, tmp_path):
+def test_a_client_without_a_key_or_with_another_key_is_refused_and_told_to_check_its_keys(keys, tmp_path):
     other = tmp_path / "other"
     assert main(["keygen", str(other)]) == 0
     (other / "server.key").write_bytes((keys / "server.key").read_bytes())  # the right server, an unknown client
+    hints = {None: "a server started with --keys answers only clients holding its keys: give the manager keys_dir"}
+    hints[str(other)] = f"with keys_dir {str(other)!r} the server must run with --keys, admitting that folder's"
     with serving(CARTPOLE, 2, "--keys", str(keys)) as (address, _):
-        for cfg in ({}, {"keys_dir": str(other)}):
-            manager = remote(address, **cfg)
-            with pytest.raises(ServerLostError, match=re.escape(f"server {address} did not answer hello")):
+        for keys_dir, hint in hints.items():
+            manager = remote(address, keys_dir=keys_dir, connect_timeout=10.0)  # dropped at once; room for a busy CI
+            with pytest.raises(ServerLostError, match=re.escape(f"server {address} did not answer hello")) as lost:
                 manager.launch()
+            assert hint in str(lost.value)
             manager.close()
         with remote(address, keys_dir=str(keys)) as manager:  # still serving admitted clients
             manager.launch()
+
+
+def test_a_client_with_keys_against_a_server_without_is_told_to_check_its_keys(keys):
+    with serving(CARTPOLE, 2) as (address, _):
+        manager = remote(address, keys_dir=str(keys), connect_timeout=10.0)
+        with pytest.raises(ServerLostError, match=re.escape(f"server {address} did not answer hello")) as lost:
+            manager.launch()
+        assert "(a server without keys drops clients with keys)" in str(lost.value)
+        manager.close()
 
 
 def test_a_missing_key_file_is_named(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
-from ding_env.errors import ConfigError, EnvCrashedError
+from ding_env.errors import ConfigError, EnvCrashedError, EnvError
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.served_envs import env_fns_for
 from tests.remote.serving import CARTPOLE, serving
@@ -112,6 +112,11 @@ def test_a_server_must_host_exactly_its_share():
         ({"type": "remote", "servers": "tcp://127.0.0.1:5555"}, "servers"),
         ({"type": "remote", "servers": ["tcp://127.0.0.1:1"] * 3}, "at most env_num=2"),
         ({"type": "remote", "servers": ["tcp://127.0.0.1:1"], "heartbeat_timeout": 0}, "heartbeat_timeout"),
+        (
+            {"type": "async_remote", "servers": ["tcp://127.0.0.1:1", "127.0.0.1:5555"]},
+            r"'servers': expected endpoints .* such as 'tcp://host:port'.*, got '127\.0\.0\.1:5555'",
+        ),
+        ({"type": "remote", "servers": ["tcp://127.0.0.1"]}, r"such as 'tcp://host:port'.*, got 'tcp://127\.0\.0\.1'"),
     ],
 )
 def test_remote_settings_are_checked(cfg, message):
@@ -155,6 +160,8 @@ def test_a_lost_server_is_reported_naming_it_the_others_keep_their_results_and_a
             assert time.monotonic() - start < 4  # within the heartbeat timeout (1.5 s), not a hang
             assert error.value.results.done.tolist() == [False, False, True, True]  # envs 0, 1 stepped normally
             assert sorted(error.value.errors) == [2, 3]
+            # Lost during the step (their auto-resets with it): they need a reset, which connects again.
+            assert all("was lost during step: " in str(lost) for lost in error.value.errors.values())
             assert manager.ready_obs_id == [0, 1]
             server.kill()
             server.wait()
@@ -165,6 +172,54 @@ def test_a_lost_server_is_reported_naming_it_the_others_keep_their_results_and_a
                 manager.close()  # while the restarted server runs: every env closes cleanly
         finally:
             manager.close()
+
+
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_a_server_that_froze_and_came_back_serves_the_same_manager_at_its_next_reset(manager_type):
+    fns = env_fns_for(*resolve_target(CARTPOLE), 2)
+    with serving(CARTPOLE, 2) as (address, server):
+        with create_env_manager({"type": manager_type, "servers": [address]}, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            os.kill(server.pid, signal.SIGSTOP)
+            try:
+                deadline = time.monotonic() + 10
+                with pytest.raises(EnvCrashedError, match=f"server {re.escape(address)} .* was lost during step"):
+                    while time.monotonic() < deadline:  # the async manager returns before it notices
+                        ready = manager.ready_obs_batch.env_id
+                        manager.step_batch(ready, np.zeros(len(ready), dtype=np.int64))
+            finally:
+                os.kill(server.pid, signal.SIGCONT)
+            start = time.monotonic()
+            manager.reset()  # the server still holds this manager's lease (for 10 s): it takes it back at once
+            assert time.monotonic() - start < 2
+            assert manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64)).env_id.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_close_after_a_server_died_unnoticed_is_quiet_but_an_env_failing_to_close_still_raises(manager_type, tmp_path):
+    config = tmp_path / "faults.py"
+    config.write_text("main_config = dict(env=dict(fail_close=True))\n")
+    served = ("tests.envs:FaultEnv", 1, "--config", str(config))
+    fns = env_fns_for(*resolve_target("tests.envs:FaultEnv", str(config)), 2)
+    with serving(CARTPOLE, 2) as (address, server):
+        manager = create_env_manager(
+            {"type": manager_type, "servers": [address]}, env_fns_for(*resolve_target(CARTPOLE), 2)
+        )
+        manager.launch()
+        server.kill()  # no step notices: close() does
+        server.wait()
+        manager.close()  # the server's envs went with it, as a dead worker's do
+        assert manager.closed
+    with serving(*served) as (dead, server), serving(*served) as (live, _):
+        manager = create_env_manager({"type": manager_type, "servers": [dead, live]}, fns)
+        manager.launch()
+        server.kill()
+        server.wait()
+        with pytest.raises(EnvError, match=r"^env 1 failed in close: OSError: injected close failure") as raised:
+            manager.close()
+        assert "also" not in str(raised.value)  # env 0 was lost with its server, not a failed close
+        assert manager.closed
 
 
 def test_ding_env_run_collects_and_evaluates_on_servers_with_no_code(capsys):

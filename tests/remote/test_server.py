@@ -4,6 +4,7 @@ Every server here is a real `ding-env serve` process bound to 127.0.0.1 on a por
 """
 
 import os
+import re
 import signal
 import time
 
@@ -142,6 +143,19 @@ def test_a_second_client_is_refused_while_the_first_holds_the_envs(cartpole_serv
         second.request("close")
 
 
+def test_a_new_connection_of_the_lease_holders_client_takes_the_lease_at_once(cartpole_server):
+    with ServerConnection(cartpole_server) as first:
+        launched(first)
+        with pytest.raises(ServerError, match="serving another client .*frees the envs after 10 s of silence"):
+            ServerConnection(cartpole_server)  # another client waits for the lease to end
+        # The same client on a new connection (it gave up the first, as a frozen server's) is served at once.
+        with ServerConnection(cartpole_server, client_id=first.client_id) as again:
+            assert again.request("launch", settings={})["spaces"][1].n == 2
+            with pytest.raises(ServerError, match="serving another client"):
+                first.request("ready_obs", env_ids=np.arange(1))  # the old connection lost the lease
+            again.request("close")
+
+
 def valid_step(**changes):
     body = {"env_ids": np.arange(2), "actions": np.zeros(2, dtype=np.int64), "reset_on_done": np.ones(2, dtype=bool)}
     return request_frames("step", 1, {**body, **changes})
@@ -169,6 +183,7 @@ MALFORMED = {
     "other protocol version": raw("hello", version=PROTOCOL_VERSION + 7),
     "not the ding-env protocol": raw("hello", protocol="http"),
     "unknown field": raw("hello", pickle=b"gASV"),
+    "a client id longer than 64": raw("hello", client_id="x" * 65),
     "missing field": raw("seed", env_id=0),
     "field of the wrong type": raw("seed", env_id="0", seed=1, dynamic_seed=None),
     "ids and flags of different lengths": raw_step(reset_on_done=np.ones(3, dtype=bool)),
@@ -191,6 +206,21 @@ def test_a_malformed_message_gets_an_error_reply_and_the_server_keeps_serving(ra
         assert f"version {PROTOCOL_VERSION + 7}" in error.message and "same ding-env version" in error.message
     with ServerConnection(cartpole_server) as connection:  # still serving
         launched(connection)
+        connection.request("close")
+
+
+@pytest.mark.parametrize("workers", ["0", "2"], ids=["envs in the server", "2 workers"])
+def test_a_step_with_other_than_one_action_per_env_id_is_refused_and_no_env_is_touched(workers):
+    with serving(CARTPOLE, 2, "--workers", workers) as (address, _), ServerConnection(address) as connection:
+        env_ids = launched(connection)
+        flags = np.ones(2, dtype=bool)
+        for shape in ((3,), (1,), ()):
+            actions = np.zeros(shape, dtype=np.int64)
+            expected = f"request 'step': 2 env ids [0, 1] need one action each, got actions of shape {shape}"
+            with pytest.raises(ServerError, match=re.escape(expected)):
+                connection.request("step", env_ids=env_ids, actions=actions, reset_on_done=flags)
+        reply = connection.request("step", env_ids=env_ids, actions=np.zeros(2, dtype=np.int64), reset_on_done=flags)
+        assert reply["env_id"].tolist() == [0, 1] and reply["errors"] == {}  # both envs still ready: no reset needed
         connection.request("close")
 
 

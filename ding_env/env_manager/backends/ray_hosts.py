@@ -49,8 +49,10 @@ class RayHostLost(ServerLostCrash):
         host: The host's index in its manager.
     """
 
-    def __init__(self, host: int, address: str, env_ids: list[int], command: Op, why: str) -> None:
-        super().__init__(address, env_ids, command, why)
+    def __init__(
+        self, host: int, address: str, env_ids: list[int], command: Op, why: str, failed_reset: bool = False
+    ) -> None:
+        super().__init__(address, env_ids, command, why, failed_reset)
         self.host = host
         self.args = (
             f"Ray host {host} (env server {address}) hosting envs {self.env_ids} was lost during {command}: "
@@ -231,5 +233,5 @@ class RayHostBackend(RemoteBackend):
         super().connect()
 
     @override
-    def lost_error(self, command: Op, why: str) -> ServerLostCrash:
-        return RayHostLost(self.index, self.address, self.env_ids, command, why)
+    def lost_error(self, command: Op, why: str, failed_reset: bool = False) -> ServerLostCrash:
+        return RayHostLost(self.index, self.address, self.env_ids, command, why, failed_reset)

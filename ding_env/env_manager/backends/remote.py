@@ -30,7 +30,7 @@ from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError
 from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostError
 from ding_env.remote.info_wire import InfoReceiver
-from ding_env.remote.protocol import READY_OBS
+from ding_env.remote.protocol import READY_OBS, new_client_id
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -43,11 +43,13 @@ class ServerLostCrash(EnvCrashedError):
     Attributes:
         address: The server's endpoint.
         why: What was noticed (no reply in time, a dropped connection).
+        failed_reset: Whether the error stands for the envs' auto-resets too (lost with the server during a
+            step): the manager then counts it as a failed reset (``failures.is_reset_error``).
     """
 
-    def __init__(self, address: str, env_ids: list[int], command: Op, why: str) -> None:
+    def __init__(self, address: str, env_ids: list[int], command: Op, why: str, failed_reset: bool = False) -> None:
         super().__init__(env_ids, None, command)
-        self.address, self.why = address, why
+        self.address, self.why, self.failed_reset = address, why, failed_reset
         self.args = (f"server {address} hosting envs {self.env_ids} was lost during {command}: {why}",)
 
     def __str__(self) -> str:
@@ -86,6 +88,8 @@ class RemoteBackend(Backend):
         # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
         self.pending: list[tuple[tuple[int, str] | None, np.ndarray, np.ndarray]] = []
         self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
+        # The same for every connection: connecting again (after giving up a frozen server, say) takes back the lease.
+        self.client_id = new_client_id()
 
     # ---- connection ------------------------------------------------------
 
@@ -100,7 +104,11 @@ class RemoteBackend(Backend):
 
         settings = self.settings
         connection = ServerConnection(
-            self.address, settings.connect_timeout, settings.heartbeat_timeout, keys=settings.keys_dir
+            self.address,
+            settings.connect_timeout,
+            settings.heartbeat_timeout,
+            keys=settings.keys_dir,
+            client_id=self.client_id,
         )
         try:
             if connection.env_num != len(self.env_ids):
@@ -162,9 +170,9 @@ class RemoteBackend(Backend):
         self.connection.close()
         return self.lost
 
-    def lost_error(self, command: Op, why: str) -> ServerLostCrash:
-        """The error of this server's envs once it is lost during ``command``."""
-        return ServerLostCrash(self.address, self.env_ids, command, why)
+    def lost_error(self, command: Op, why: str, failed_reset: bool = False) -> ServerLostCrash:
+        """The error of the server's envs once it is lost during ``command`` (``failed_reset``: auto-resets too)."""
+        return ServerLostCrash(self.address, self.env_ids, command, why, failed_reset)
 
     def report_lost(self, reply: dict) -> None:
         """Envs whose worker the server replaced lost their episodes."""
@@ -327,7 +335,7 @@ class RemoteBackend(Backend):
         flags |= self.ledger.claim_idle([env_id for env_id in self.env_ids if env_id not in flags])
         env_ids = np.array(sorted(flags), dtype=np.int64)
         count = len(env_ids)
-        restart_error = self.lost_error(Op.RESET, error.why)
+        restart_error = self.lost_error(error.command, error.why, failed_reset=True)  # the auto-reset is lost too
         errors = {row: restart_error if flags[env_id] else error for row, env_id in enumerate(env_ids.tolist())}
         obs = arrays.allocate(arrays.layout_of(self.spaces[0]), count)
         reward = arrays.allocate(arrays.reward_layout(self.spaces[2]), count)
@@ -377,7 +385,11 @@ class RemoteBackend(Backend):
             return []  # a lost server's envs went with it (reported when it was lost)
         try:
             reply = self.connection.request(Op.CLOSE, CLOSE_TIMEOUT + (self.settings.host.reset_timeout or 0.0))
-        except (ServerLostError, ServerError) as error:
+        except ServerLostError:
+            # Lost before any step noticed: its envs went with it, as a dead worker's do (a server that hangs
+            # frees them itself once this client's lease runs out).
+            return []
+        except ServerError as error:
             return [
                 EnvError(env_id, Op.CLOSE, f"closing on server {self.address} failed: {error}")
                 for env_id in self.env_ids
