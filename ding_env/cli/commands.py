@@ -116,11 +116,15 @@ def serve(args: argparse.Namespace) -> int:
     except ImportError as error:
         print(f"ding-env serve needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
         return USAGE_ERROR
+    from ding_env.env_manager.backends.hosted_env import spaces_of_fn
     from ding_env.env_manager.env_layout import EnvLayout
     from ding_env.remote.served_envs import ServedEnvs
 
     try:
         env_fns = env_fns_for(*resolve_target(args.target, args.config, batch_envs=True), args.envs)
+        # One throwaway env, as a manager builds one before launch: an env that cannot be built is named now,
+        # not at a client's first launch.
+        spaces_of_fn(env_fns[0])
         server = EnvServer(
             lambda: ServedEnvs(env_fns, {"num_workers": args.workers}),
             args.bind or DEFAULT_BIND,
@@ -132,6 +136,9 @@ def serve(args: argparse.Namespace) -> int:
     except (ConfigError, RegistryError) as error:
         print(f"ding-env serve: {error}", file=sys.stderr)
         return USAGE_ERROR
+    except Exception as error:  # noqa: BLE001 - an env that fails to build: reported as every command's failures
+        print(describe_failure("serve", error, args.verbose), file=sys.stderr)
+        return 1
     with server:
         if args.insecure and args.keys is None:
             print(

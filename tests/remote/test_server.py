@@ -282,6 +282,23 @@ def test_a_public_bind_is_refused_without_insecure(capsys):
     assert "refusing to bind 'tcp://0.0.0.0:5555'" in capsys.readouterr().err
 
 
+def test_envs_that_cannot_be_built_are_named_before_the_server_says_ready(capsys, tmp_path, monkeypatch):
+    assert main(["serve", "gym:NoSuch-v0", "--envs", "2", "--bind", "tcp://127.0.0.1:*"]) == 2
+    captured = capsys.readouterr()
+    assert "env_id 'NoSuch-v0' is not available in Gymnasium" in captured.err and "ready" not in captured.out
+    (tmp_path / "unbuildable.py").write_text(
+        "from tests.checker.broken_envs import GoodEnv\n\n\n"
+        "class Unbuildable(GoodEnv):\n"
+        "    def __init__(self, cfg=None):\n"
+        "        raise RuntimeError('no simulator here')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["serve", "unbuildable:Unbuildable", "--envs", "2", "--bind", "tcp://127.0.0.1:*"]) == 1
+    captured = capsys.readouterr()
+    assert "ding-env serve failed: RuntimeError: no simulator here" in captured.err
+    assert f"(at {tmp_path / 'unbuildable.py'}:6)" in captured.err and "ready" not in captured.out
+
+
 def test_a_value_without_encoding_is_refused_before_it_leaves_the_client(cartpole_server):
     with ServerConnection(cartpole_server) as connection:
         with pytest.raises(WireError, match=r"set_attr values\[0\]: a set"):
