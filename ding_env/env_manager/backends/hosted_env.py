@@ -8,6 +8,7 @@ env with ``spaces_of_fn`` before launch, and ``vector`` tells Gymnasium envs fro
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -57,12 +58,19 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
 
 
 def spaces_of_fn(env_fn: Callable[[], Any]) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
-    """The spaces of a throwaway env from ``env_fn`` (closed again), before any env is launched."""
+    """The spaces of a throwaway env from ``env_fn`` (closed again), before any env is launched.
+
+    A throwaway env that fails to close is warned about: its spaces were read, and no env of the manager's
+    is lost (as when ``EnvHost.renew`` closes an env).
+    """
     env = env_fn()
     try:
         return env_spaces(env)
     finally:
-        env.close()
+        try:
+            env.close()
+        except Exception as error:  # noqa: BLE001 - the spaces stand; the env is thrown away
+            warnings.warn(f"{env!r} raised while closing after its spaces were read: {error!r}", stacklevel=2)
 
 
 def stepper_of(env: Any) -> Callable[[Any], StepFields]:
