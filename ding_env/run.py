@@ -14,6 +14,7 @@ import numpy as np
 from ding_env.collector import collect
 from ding_env.errors import DingEnvError
 from ding_env.evaluator import EvalResult, evaluate
+from ding_env.ops import Op
 from ding_env.policies import RandomPolicy
 from ding_env.progress import progress_bar
 from ding_env.registry import import_object
@@ -137,7 +138,8 @@ def _recording_note(replay_dir: Any, source: str) -> Iterator[None]:
     try:
         yield
     except DingEnvError as error:
-        if replay_dir is not None:
+        # Recording starts with an episode: an env that fails to record fails to launch or reset.
+        if replay_dir is not None and getattr(error, "op", None) in (Op.LAUNCH, Op.RESET):
             without = "without --replay" if source == "--replay" else "with --set env.replay_path=none"
             error.add_note(
                 f"the evaluator's envs record replays to {str(replay_dir)!r}, as {source} asks; {without} they do not"

@@ -228,3 +228,19 @@ def test_collect_and_evaluate_take_the_random_policys_dict_and_tuple_actions(man
         assert all(manager.action_space.contains(action) for action in actions)
         result = evaluate(manager, policy, 2, stop_value=None, seed=1)
         assert len(result.returns) == 2
+
+
+@pytest.mark.parametrize("env_name", ["DictActionEnv", "TupleActionEnv", "CountingEnv"])
+def test_evaluate_and_collect_wait_with_a_step_of_no_env_whatever_the_action_space(env_name):
+    # One slow env and wait_num=1: the async manager is often stepped with no env while the slow one runs.
+    from ding_env import create_env_manager
+    from tests import envs
+
+    env_fn = getattr(envs, env_name)
+    fns = [lambda: env_fn(dict(limit=3)), lambda: env_fn(dict(limit=3, step_sleep=0.02))]
+    with create_env_manager(dict(type="async_subprocess", wait_num=1, step_wait_timeout=60), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        policy = RandomPolicy(manager.action_space, 0)
+        assert sum(len(batch.env_id) for batch in collect(manager, policy, 12)) >= 12
+        assert len(evaluate(manager, policy, 4, stop_value=None, seed=1).returns) == 4

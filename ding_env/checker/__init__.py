@@ -42,7 +42,6 @@ from ding_env.checker.output_checks import (
     check_spaces,
     check_step_output,
     check_time_limit,
-    lacks_spaces,
 )
 from ding_env.checker.report import ERROR, CheckReport, Finding
 from ding_env.checker.rollout import CheckContext, raised
@@ -137,7 +136,6 @@ def check_env(
     report = CheckReport(target)
     failed: set[str] = set()
     raised_by: dict[str, str] = {}  # exception raised by the env -> the first check it failed
-    spaceless = False
     for check in CHECKS:
         if check.__name__ == "check_subprocess" and not subprocess:
             continue
@@ -145,13 +143,12 @@ def check_env(
             progress(check.__name__)
         report.checks.append(check.__name__)
         cause = next((name for name in FOLLOWS_FROM.get(check.__name__, ()) if name in failed), None)
-        if spaceless:  # every other check reads the spaces, or steps the env in a manager that needs them
+        if ctx.spaceless:  # every other check reads the spaces, or steps the env in a manager that needs them
             cause = "check_spaces"
         if cause is not None:
             report.skipped[check.__name__] = cause
             continue
         findings = check(ctx)
-        spaceless = spaceless or (check is check_spaces and lacks_spaces(findings))
         cause = next(
             (raised_by[seen] for f in findings for seen in raised_by if seen in (_exception_of(f) or "")), None
         )

@@ -21,6 +21,7 @@ from ding_env.checker.report import ERROR, CheckReport, Finding
 from ding_env.checker.rollout import guard, raised
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.batch_sources.rows import row_of, stack_rows
+from ding_env.env.spaces import SPACE_NAMES
 from ding_env.errors import EnvStateError
 from ding_env.trees import leaves
 
@@ -94,7 +95,7 @@ def check_batch_construction(ctx: BatchCheckContext) -> list[Finding]:
         except Exception as error:  # noqa: BLE001 - any pickling failure is the finding
             hint = "keep __init__ to plain config; build the simulator in the first reset()"
             findings.append(raised(name, "pickling the batch env before its first reset", error, hint))
-        for what in ("observation_space", "action_space", "reward_space"):
+        for what in SPACE_NAMES:
             space = getattr(env, what)
             if not isinstance(space, gym.spaces.Space):
                 findings.append(Finding(name, ERROR, f"{what} is {space!r}, not a Gymnasium space", "return one"))

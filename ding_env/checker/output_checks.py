@@ -11,17 +11,8 @@ import numpy as np
 from ding_env.checker.report import ERROR, WARNING, Finding
 from ding_env.checker.rollout import CheckContext, guard, rollout, sample, step_env, type_name
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.spaces import dtype_problems, leaves, value_problems
+from ding_env.env.spaces import SPACE_NAMES, dtype_problems, leaves, value_problems
 from ding_env.env.timestep import reported_truncation
-
-SPACES = ("observation_space", "action_space", "reward_space")
-# How check_spaces names a space still None after reset(): every other check needs the spaces (check_env skips them).
-NO_SPACE = "None after reset()"
-
-
-def lacks_spaces(findings: list[Finding]) -> bool:
-    """Whether ``findings`` (of check_spaces) say a space is still None after the first reset."""
-    return any(NO_SPACE in finding.message for finding in findings)
 
 
 def check_spaces(ctx: CheckContext) -> list[Finding]:
@@ -31,7 +22,7 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         findings = []
-        unknown = [attr for attr in SPACES if getattr(env, attr, None) is None]
+        unknown = [attr for attr in SPACE_NAMES if getattr(env, attr, None) is None]
         if unknown:
             findings.append(
                 Finding(
@@ -43,20 +34,21 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
             )
             env.seed(ctx.seed)
             env.reset()
-        still_unknown = [attr for attr in SPACES if getattr(env, attr) is None]
+        still_unknown = [attr for attr in SPACE_NAMES if getattr(env, attr) is None]
         if still_unknown:
+            ctx.spaceless = True  # every other check needs the spaces: check_env skips them
             verb = "are" if len(still_unknown) > 1 else "is"
             return [
                 *findings,
                 Finding(
                     name,
                     ERROR,
-                    f"{', '.join(still_unknown)} {verb} {NO_SPACE}: the managers hold every env's results in arrays "
-                    "laid out by the spaces (DI-engine's base manager steps such an env)",
+                    f"{', '.join(still_unknown)} {verb} None after reset(): the managers hold every env's results in "
+                    "arrays laid out by the spaces (DI-engine's base manager steps such an env)",
                     "declare each in __init__, or set it in reset(): a gymnasium.spaces object",
                 ),
             ]
-        for attr in SPACES:
+        for attr in SPACE_NAMES:
             space = getattr(env, attr)
             if not isinstance(space, gym.spaces.Space):
                 findings.append(

@@ -30,6 +30,8 @@ class CheckContext:
         di_engine: Accept what DI-engine's envs do and the managers take (see ``di_engine_mode``).
         di_engine_done_info: Hold done steps to DI-engine's contract, as its raising checks do:
             ``info['eval_episode_return']`` present (any number or array), ``info['truncated']`` optional.
+        spaceless: Set by ``check_spaces`` when a space is still None after a reset: the other checks,
+            which need the spaces, are then skipped.
     """
 
     make_env: Callable[[], BaseEnv]
@@ -38,6 +40,7 @@ class CheckContext:
     seed: int = 0
     di_engine: bool = False
     di_engine_done_info: bool = False
+    spaceless: bool = False
 
 
 class Episode(NamedTuple):

@@ -17,6 +17,8 @@ from ding_env.summary import describe_value
 CONVENTIONAL_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.uint8))
 # Spaces whose values are one array each, so that a batch of them is one array too.
 ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
+# The spaces every env declares, by attribute name.
+SPACE_NAMES = ("observation_space", "action_space", "reward_space")
 
 
 def dtype_problems(space: gym.spaces.Space, path: str) -> list[str]:

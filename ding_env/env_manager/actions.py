@@ -71,6 +71,10 @@ class ActionChecker:
         Raises:
             ValueError: Naming the first bad env id, the space and the value received.
         """
+        if not len(env_ids):  # a step of no env (the async managers wait for results): any empty batch will do
+            if _empty(actions):
+                return actions
+            raise ValueError(f"{self.owner}: a step of no env ids got actions {describe_value(actions)}")
         if self.discrete_range is not None and type(actions) is np.ndarray and actions.dtype.kind in "iu":
             checked = self._check_discrete_array(env_ids, actions)
             if checked is not None:
@@ -298,3 +302,13 @@ def _stack_uniform(values: list[Any]) -> np.ndarray | None:
         return None
     stacked = np.array(values)
     return None if stacked.dtype == object else stacked  # e.g. ints beyond int64: checked one by one
+
+
+def _empty(actions: Any) -> bool:
+    """Whether ``actions`` hold no action: an empty list or array, or a stacked ``Dict`` of such."""
+    if isinstance(actions, Mapping):
+        return all(_empty(part) for part in actions.values())
+    try:
+        return len(actions) == 0
+    except TypeError:  # a scalar
+        return False

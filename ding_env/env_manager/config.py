@@ -200,6 +200,8 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
     remote = cfg.type in REMOTE_TYPES
     _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
+    # A server serves one client at a time: a second share of this manager there would be refused as busy.
+    _expect(servers is None or len(set(servers)) == len(servers), "servers", "each endpoint once", servers)
     _expect(cfg.keys_dir is None or isinstance(cfg.keys_dir, str), "keys_dir", "None or a folder path", cfg.keys_dir)
     hb = cfg.heartbeat_timeout
     _expect(_is_number(hb) and hb > 0, "heartbeat_timeout", "seconds > 0", hb)

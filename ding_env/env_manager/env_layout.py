@@ -123,13 +123,24 @@ class EnvLayout:
 
 
 def _same(value: Any, other: Any) -> bool:
-    """Whether two attribute values are the same (arrays compared by their elements)."""
+    """Whether two attribute values are the same: nested dicts, lists and tuples item by item, arrays by element."""
     if value is other:
         return True
+    if isinstance(value, dict) and isinstance(other, dict):
+        return value.keys() == other.keys() and all(_same(value[key], other[key]) for key in value)
+    if isinstance(value, (list, tuple)) and type(value) is type(other):
+        return len(value) == len(other) and all(_same(a, b) for a, b in zip(value, other, strict=True))
     try:
-        return bool(value == other)
-    except (TypeError, ValueError):  # an array's elementwise comparison
-        return bool(np.array_equal(value, other))
+        equal = value == other
+        if isinstance(equal, (bool, np.bool_)):
+            return bool(equal) or (_is_nan(value) and _is_nan(other))
+        return bool(np.array_equal(value, other, equal_nan=True))
+    except (TypeError, ValueError, RuntimeError):  # values that cannot be compared count as different
+        return False
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
 
 
 def is_cut_point(entries: Sequence[Any], env_id: int) -> bool:

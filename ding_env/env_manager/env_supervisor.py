@@ -117,7 +117,7 @@ class EnvSupervisor:
             raise ConfigError(f"EnvSupervisor: unknown keys {unknown}; valid extra keys: {sorted(MANAGER_CONFIG)}")
         self._type = _child_type(type_)
         self._env_fn = [] if env_fn is None else validation.check_env_fns(env_fn)
-        self._env_num = EnvLayout(self._env_fn).env_num  # env ids: a batch env's env_fn gives several
+        self._env_num: int | None = None  # env ids (a batch env's env_fn gives several), counted on first use
         self._tnp = treetensor_numpy(type(self).__name__)
         cfg = {key: value for key, value in kwargs.items() if key not in _OWN_KEYS}
         cfg.update(
@@ -257,6 +257,10 @@ class EnvSupervisor:
     @property
     def env_num(self) -> int:
         """Number of envs (env ids: each sub-env of a batch env counts)."""
+        if self._manager is not None:
+            return self._manager.env_num
+        if self._env_num is None:  # builds each env, lazily (as a manager does to count a batch env's sub-envs)
+            self._env_num = EnvLayout(self._env_fn).env_num
         return self._env_num
 
     @property

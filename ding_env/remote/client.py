@@ -42,7 +42,8 @@ class ServerConnection:
         context: The ZeroMQ context to use (default: the process's shared one).
         keys: A folder with ``client.key_secret`` and ``server.key`` for a server started with keys.
         client_id: The client's id, the same for every connection it opens (default: a random one): the server
-            gives a new connection of the client holding its lease the lease at once, dropping the old one.
+            gives a new connection of the client holding its lease the lease at once (the old one is then refused
+            as busy).
 
     Raises:
         ServerLostError: If the server does not answer the handshake within ``timeout`` (within
@@ -143,7 +144,7 @@ class ServerConnection:
                 why = "the connection dropped"
                 if kind == HELLO:  # CurveZMQ drops a connection whose keys do not match (as a dead server does)
                     why += f" at the handshake: check that the server still runs; {self._keys_hint()}"
-                raise ServerLostError(self.address, kind, timeout, why)
+                raise ServerLostError(self.address, kind, timeout, why, dropped=True)
             if self._socket not in ready:
                 if wait_until is None or time.monotonic() < wait_until:
                     continue

@@ -63,10 +63,11 @@ class ServerLostError(DingEnvError):
         request: The request that got no answer.
         timeout: The request's time limit in seconds.
         why: What was noticed: no reply within the time limit, or a dropped connection.
+        dropped: Whether the connection dropped (the server died or froze), rather than the time ran out.
     """
 
-    def __init__(self, address: str, request: str, timeout: float, why: str = "") -> None:
-        self.address, self.request, self.timeout = address, request, timeout
+    def __init__(self, address: str, request: str, timeout: float, why: str = "", dropped: bool = False) -> None:
+        self.address, self.request, self.timeout, self.dropped = address, request, timeout, dropped
         self.why = why or f"no reply within {timeout} s"
         super().__init__(f"server {address} did not answer {request}: {self.why}")
 

@@ -30,8 +30,8 @@ from ding_env.errors import DingEnvError
 from ding_env.ops import Op
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
 from ding_env.remote.protocol import HELLO, PROTOCOL, PROTOCOL_VERSION, READY_OBS
+from ding_env.remote.request_checks import check_request_fields
 from ding_env.remote.wire import ArrayRef, Decoder, Encoder
-from ding_env.trees import leaves
 from ding_env.version import __version__
 
 EnvIds = list[int]
@@ -373,37 +373,9 @@ def read_request(frames: list) -> tuple[int, str, dict]:
         WireError: If the request is malformed (see the module's docstring).
     """
     message, fields = decode(frames, _request, "client", "request")
-    if type(message) is Reset and fields["params"] is not None:
-        params = fields["params"]
-        if not (type(params) is dict and set(params) <= set(fields["env_ids"])) or not all(
-            type(param) is dict for param in params.values()
-        ):
-            raise WireError("request 'reset': params must map env ids of the reset to dicts of env.reset kwargs")
-    if type(message) is Step:
-        _check_action_rows(fields["env_ids"], fields["actions"])
-    if type(message) is Call and not (type(fields["kwargs"]) is dict and all(type(k) is str for k in fields["kwargs"])):
-        raise WireError("request 'call': kwargs must be a dict of str keys")
-    return message.seq, message.__struct_config__.tag, fields
-
-
-def _check_action_rows(env_ids: np.ndarray, actions: Any) -> None:
-    """Refuse a step whose actions are not one row per env id (every leaf of a tree of stacked actions).
-
-    Actions of a space without an array form travel as a list of values, one per env.
-    """
-    count = len(env_ids)
-    for leaf in [actions] if type(actions) is np.ndarray else leaves(actions):
-        if type(leaf) is np.ndarray:
-            if leaf.ndim and len(leaf) == count:
-                continue
-            got = f"actions of shape {leaf.shape}"
-        elif type(leaf) is list:
-            if len(leaf) == count:
-                continue
-            got = f"a list of {len(leaf)} actions"
-        else:
-            got = f"actions of type {type(leaf).__name__}"
-        raise WireError(f"request 'step': {count} env ids {env_ids.tolist()[:20]} need one action each, got {got}")
+    kind = message.__struct_config__.tag
+    check_request_fields(kind, fields)
+    return message.seq, kind, fields
 
 
 def reply_frames(seq: int, result: dict | None = None, error: BaseException | None = None, request: str = "") -> list:

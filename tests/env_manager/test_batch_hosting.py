@@ -220,6 +220,7 @@ def test_an_attribute_of_a_batch_env_is_set_for_all_its_sub_envs_with_one_value(
     ):
         manager.set_env_attr("tag", ["a", "a", "a", "b", "c"])
     manager.set_env_attr("tag", ["a", "a", "a", np.zeros(2), np.zeros(2)])  # arrays compared by their elements
+    manager.set_env_attr("goal", [{"p": np.zeros(2), "w": float("nan")} for _ in range(5)])  # and nested ones
     assert manager.tag[:3] == ["a"] * 3 and all(np.array_equal(tag, np.zeros(2)) for tag in manager.tag[3:])
 
 

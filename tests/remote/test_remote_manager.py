@@ -117,6 +117,10 @@ def test_a_server_must_host_exactly_its_share():
             r"'servers': expected endpoints .* such as 'tcp://host:port'.*, got '127\.0\.0\.1:5555'",
         ),
         ({"type": "remote", "servers": ["tcp://127.0.0.1"]}, r"such as 'tcp://host:port'.*, got 'tcp://127\.0\.0\.1'"),
+        (  # one server serves one client: a second share of the manager there would be refused as busy
+            {"type": "remote", "servers": ["tcp://127.0.0.1:1", "tcp://127.0.0.1:1"]},
+            r"'servers': expected each endpoint once",
+        ),
     ],
 )
 def test_remote_settings_are_checked(cfg, message):

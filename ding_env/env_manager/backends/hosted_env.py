@@ -16,15 +16,12 @@ from typing import Any
 import gymnasium as gym
 
 from ding_env.env.base_env import BaseEnv
+from ding_env.env.spaces import ARRAY_SPACES, SPACE_NAMES
 from ding_env.env.timestep import StepFields, is_timestep, reported_truncation
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvDataError, EnvError, NotATimestepError
 from ding_env.ops import Op
 from ding_env.summary import describe_value
-
-# Reward spaces the managers hold: one array per env (arrays.reward_layout).
-SPACE_NAMES = ("observation_space", "action_space", "reward_space")
-REWARD_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -48,7 +45,7 @@ def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces
                 "gymnasium.spaces object"
             )
     spaces = tuple(to_gymnasium_space(space) for space in spaces)
-    if not isinstance(spaces[2], REWARD_SPACES):
+    if not isinstance(spaces[2], ARRAY_SPACES):  # one reward array per env (arrays.reward_layout)
         raise EnvDataError(
             f"{env!r}: reward_space is {spaces[2]}, which the managers cannot hold (one reward array per env): "
             "declare a Box ((1,), or (n_agents,)), Discrete, MultiDiscrete or MultiBinary, and put a structured "

@@ -385,11 +385,10 @@ class RemoteBackend(Backend):
             return []  # a lost server's envs went with it (reported when it was lost)
         try:
             reply = self.connection.request(Op.CLOSE, CLOSE_TIMEOUT + (self.settings.host.reset_timeout or 0.0))
-        except ServerLostError:
-            # Lost before any step noticed: its envs went with it, as a dead worker's do (a server that hangs
-            # frees them itself once this client's lease runs out).
-            return []
-        except ServerError as error:
+        except (ServerLostError, ServerError) as error:
+            if isinstance(error, ServerLostError) and error.dropped:
+                return []  # died or froze before any step noticed: its envs went with it, as a dead worker's do
+            # A server error, or no reply from a server whose heartbeats answer: an env's close() hangs there.
             return [
                 EnvError(env_id, Op.CLOSE, f"closing on server {self.address} failed: {error}")
                 for env_id in self.env_ids
