@@ -73,8 +73,9 @@ def info_row(info: dict, row: int) -> dict:
     """Row ``row`` of a batch env's info (``{key: array with n rows}``), numpy scalars as Python scalars.
 
     A row that is an array is a copy: the batch env may write its info arrays again at its next step.
+    A masked row (a ``numpy.ma`` array's) is a key that sub-env did not report: it is left out.
     """
-    return {key: _plain(value[row]) for key, value in info.items()}
+    return {key: _plain(item) for key, value in info.items() if (item := value[row]) is not np.ma.masked}
 
 
 def _plain(value: Any) -> Any:

@@ -6,6 +6,7 @@ ended is stepped once more (EnvPool's own reset); for a Gymnasium vector env, it
 
 import subprocess
 import sys
+from functools import partial
 
 import ale_py
 import envpool
@@ -244,3 +245,45 @@ def test_a_mujoco_vector_env_sends_mujocos_warnings_to_python_warnings(tmp_path)
     assert done.returncode == 0, done.stderr
     assert "MujocoWarning" in done.stderr and "\nWARNING:" not in "\n" + done.stderr
     assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
+
+
+class SometimesReportsEnv(gym.Env):
+    """Reports ``is_success`` only on its last step, as many envs report terminal-only infos."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        done = self.t >= 3 + int(action)
+        return np.zeros(1, np.float32), 1.0, done, False, {"moves": self.t, **({"is_success": True} if done else {})}
+
+
+def own_keys(info):
+    return {key: value for key, value in info.items() if key not in ("truncated", "eval_episode_return")}
+
+
+def test_a_sub_envs_info_holds_only_the_keys_it_reported():
+    env = GymVectorBatchEnv(
+        dict(num_envs=2),
+        make_env=partial(
+            gym.vector.SyncVectorEnv, [SometimesReportsEnv] * 2, autoreset_mode=gym.vector.AutoresetMode.DISABLED
+        ),
+    )
+    env.seed(0)
+    env.reset()
+    infos = []
+    for _ in range(4):
+        step = env.step(np.array([0, 1]))
+        infos.append([own_keys(step.timestep(row).info) for row in range(2)])
+        ended = np.flatnonzero(step.terminated)
+        if len(ended):
+            env.reset(ended)
+    assert infos[1] == [{"moves": 2}, {"moves": 2}]  # no is_success=False where nothing was reported
+    assert infos[2] == [{"moves": 3, "is_success": True}, {"moves": 3}]
+    assert infos[3] == [{"moves": 1}, {"moves": 4, "is_success": True}]

@@ -208,29 +208,51 @@ class GymVectorBatchEnv(SeedsAtFullReset):
             for env_id in np.flatnonzero(done).tolist():
                 self._ready_rows[env_id] = row_of(obs, env_id)
                 set_row(obs, env_id, final_obs[env_id])
-        keys = self._cfg.info_keys if self._cfg.info_keys is not None else self._row_keys(info)
-        extra = {key: self._info_rows(info, key, done) for key in keys}
+        final = info.get("final_info") if done.any() else None
+        final = final if isinstance(final, dict) else None  # a SameStep env's info of the steps that ended
+        keys = self._cfg.info_keys if self._cfg.info_keys is not None else self._row_keys(info, final)
+        extra = {key: rows for key in keys if (rows := self._info_rows(info, final, key, done)) is not None}
         return self._transition(env_ids, obs, reward, terminated, truncated, extra)
 
-    def _row_keys(self, info: dict) -> list[str]:
-        """The keys of ``info`` whose values have one row per sub-env (not Gymnasium's own bookkeeping)."""
-        return [
-            key
-            for key, value in info.items()
-            if not key.startswith("_")
-            and key not in ("final_obs", "final_info")
-            and isinstance(value, np.ndarray)
-            and value.shape[:1] == (self._num_envs,)
-        ]
+    def _row_keys(self, info: dict, final: dict | None) -> list[str]:
+        """The keys with one row per sub-env in ``info`` or ``final`` (not Gymnasium's own bookkeeping)."""
+        keys = {}
+        for part in (info, final or {}):
+            for key, value in part.items():
+                if key.startswith("_") or key in ("final_obs", "final_info"):
+                    continue
+                if isinstance(value, np.ndarray) and value.shape[:1] == (self._num_envs,):
+                    keys[key] = None
+        return list(keys)
 
-    def _info_rows(self, info: dict, key: str, done: np.ndarray) -> np.ndarray:
-        """``info[key]``, with the done rows of a SameStep env from its ``final_info`` (the step's, not the reset's)."""
-        values = np.asarray(info[key])
-        final = info.get("final_info")
-        if isinstance(final, dict) and key in final and done.any():
-            values = values.copy()
-            values[done] = take_rows(np.asarray(final[key]), done)
-        return values
+    def _info_rows(self, info: dict, final: dict | None, key: str, done: np.ndarray) -> np.ndarray | None:
+        """``key``'s rows: the step's values, a done row of a SameStep env from ``final`` (not its reset's).
+
+        A row whose sub-env did not report the key (Gymnasium's ``_key`` mask) is masked, so its info
+        has no such key, as a ``DingEnvWrapper`` env's would not. None: no sub-env reported it.
+        """
+        values, present = self._reported(info, key)
+        if final is not None:
+            final_values, final_present = self._reported(final, key)
+            if final_values is None and values is None:
+                return None
+            values = np.zeros_like(final_values) if values is None else values.copy()
+            present = present.copy()
+            present[done] = False  # a done row's info is the final step's, never its reset's
+            if final_values is not None:
+                values[done] = take_rows(final_values, done)
+                present[done] = final_present[done]
+        if values is None:
+            return None
+        return values if present.all() else np.ma.masked_array(values, mask=~present)
+
+    def _reported(self, info: dict, key: str) -> tuple[np.ndarray | None, np.ndarray]:
+        """``info[key]`` as an array (None when absent) and which sub-envs reported it."""
+        if key not in info:
+            return None, np.zeros(self._num_envs, dtype=bool)
+        mask = info.get("_" + key)
+        present = np.ones(self._num_envs, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+        return np.asarray(info[key]), present
 
     def _close(self) -> None:
         if self._env is not None:
