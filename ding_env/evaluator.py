@@ -21,6 +21,8 @@ class EvalResult(NamedTuple):
         std: Standard deviation of the returns.
         stop_reached: ``mean >= stop_value`` (False when no stop value is set).
         steps: Env steps taken.
+        abnormal_episodes: Episodes cut by a failed step (``step_error='abnormal'``): they have no return
+            and are not counted; the env runs another episode in their place.
     """
 
     returns: list[float]
@@ -28,6 +30,7 @@ class EvalResult(NamedTuple):
     std: float
     stop_reached: bool
     steps: int
+    abnormal_episodes: int = 0
 
 
 def episode_quota(n_episode: int, env_num: int) -> np.ndarray:
@@ -73,7 +76,7 @@ def evaluate(
     remaining = episode_quota(n_episode, manager.env_num)
     per_env = not isinstance(manager.action_space, ARRAY_SPACES)  # see policy_actions
     returns: list[float] = []
-    steps = 0
+    steps = abnormal = 0
     while remaining.any():
         ready = manager.ready_obs_batch
         wanted = np.ones(len(ready.env_id), dtype=bool) if step_every_env else remaining[ready.env_id] > 0
@@ -84,13 +87,16 @@ def evaluate(
         steps += len(batch.env_id)
         for env_id, done, info in zip(batch.env_id.tolist(), batch.done.tolist(), batch.info, strict=True):
             if done and remaining[env_id] > 0:
+                if info.get("abnormal"):  # a failed step's episode has no return: another one takes its place
+                    abnormal += 1
+                    continue
                 remaining[env_id] -= 1
                 returns.append(float(info["eval_episode_return"]))
                 if on_episode is not None:
                     on_episode(returns[-1])
     mean = float(np.mean(returns))
     reached = stop_value is not None and mean >= stop_value
-    return EvalResult(returns, mean, float(np.std(returns)), reached, steps)
+    return EvalResult(returns, mean, float(np.std(returns)), reached, steps, abnormal)
 
 
 def _rows(obs: Any, mask: np.ndarray) -> Any:

@@ -101,7 +101,8 @@ def run_job(
             for batch in collect(collector, policy, steps):
                 done_steps += len(batch.env_id)
                 for info in (info for info, done in zip(batch.info, batch.done, strict=True) if done):
-                    returns.append(float(info["eval_episode_return"]))
+                    if "eval_episode_return" in info:  # not an abnormal step's (step_error='abnormal'): no return
+                        returns.append(float(info["eval_episode_return"]))
                 truncated += int(batch.truncated.sum())
                 bar.update(len(batch.env_id))
                 if returns:

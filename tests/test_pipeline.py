@@ -244,3 +244,19 @@ def test_evaluate_and_collect_wait_with_a_step_of_no_env_whatever_the_action_spa
         policy = RandomPolicy(manager.action_space, 0)
         assert sum(len(batch.env_id) for batch in collect(manager, policy, 12)) >= 12
         assert len(evaluate(manager, policy, 4, stop_value=None, seed=1).returns) == 4
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_an_abnormal_episode_has_no_return_and_evaluate_runs_another_in_its_place(manager_type):
+    from ding_env import create_env_manager
+    from tests.envs import FaultEnv
+
+    fns = [lambda: FaultEnv(dict(limit=3, raise_every=5))] * 2
+    cfg = dict(type=manager_type, step_error="abnormal", step_wait_timeout=60)
+    with create_env_manager(cfg, fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        policy = RandomPolicy(manager.action_space, 0)
+        result = evaluate(manager, policy, 6, stop_value=None, seed=1)
+        assert len(result.returns) == 6 and result.abnormal_episodes >= 1
+        assert all(np.isfinite(result.returns))
