@@ -390,6 +390,32 @@ def test_a_reward_space_the_managers_cannot_hold_is_refused_at_launch_naming_the
     assert_clear(raised.value, "DictRewardEnv()", "reward_space is Dict('goal': Box(", "declare a Box")
 
 
+class IntRewardEnv(CountingEnv):
+    """Declares whole-number rewards (int64) and returns ``cfg.reward``."""
+
+    def step(self, action):
+        return super().step(action)._replace(reward=np.array([self._cfg.get("reward", 1.0)]))
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-10, 10, (1,), np.int64)
+
+    def __repr__(self) -> str:
+        return "IntRewardEnv()"
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_a_reward_its_integer_reward_space_cannot_hold_is_an_error_not_a_silent_cast(manager_type):
+    fns = [partial(IntRewardEnv, {"reward": 2.0}), partial(IntRewardEnv, {"reward": 0.7})]
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        with pytest.raises(EnvError) as raised:
+            manager.step({0: 0, 1: 0})
+    assert raised.value.env_id == 1
+    assert_clear(raised.value, "reward array([0.7], dtype=float64", "does not fit the reward space's dtype int64")
+
+
 @pytest.mark.parametrize("manager_type", MANAGERS)
 def test_spaces_still_none_after_reset_are_refused_at_launch_naming_the_env_and_the_fix(manager_type):
     from tests.checker import broken_envs

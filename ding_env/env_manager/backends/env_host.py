@@ -275,13 +275,13 @@ class EnvHost:
                     with time_limit(timeout, env_id, Op.STEP):
                         fields = steppers[env_id](action)
                 check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
+                write_reward(row, fields.reward)  # an integer reward space refuses a value it cannot hold
             except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
                 self._fail_step(env_id, row, error, reset, rows, infos, errors)
                 continue
             obs, reward, ended, truncated[row], info = fields
             done[row] = ended
             write_step_obs(row, obs)
-            write_reward(row, reward)
             if info and (put_info is None or not put_info(env_id, info)):
                 infos[env_id] = info
             if not ended:

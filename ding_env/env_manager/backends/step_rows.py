@@ -8,11 +8,14 @@ arrays of its own in the in-process backend. The parent reads them back as a ``T
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ding_env.env_manager import arrays
+from ding_env.errors import EnvDataError
+from ding_env.summary import describe_value
 
 
 def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
@@ -22,6 +25,8 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
     which skips numpy's indexing (benchmarks/history/runs.md, run 23); any
     other reward is written by numpy, which rounds a float the same way.
     """
+    if rewards.dtype.kind in "biu":  # integer rewards: a cast that changes a value is refused, never silent
+        return partial(_write_exactly, rewards)
     if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
         return rewards.__setitem__
     flat = memoryview(rewards.reshape(-1))
@@ -33,6 +38,16 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
             rewards[row] = value
 
     return write
+
+
+def _write_exactly(rewards: np.ndarray, row: int, value: Any) -> None:
+    """Write ``value`` into an integer reward row, refusing a value the row's dtype cannot hold exactly."""
+    rewards[row] = value
+    if not np.all(rewards[row] == np.asarray(value)):  # broadcast: a scalar 0 fits a (1,) row
+        raise EnvDataError(
+            f"reward {describe_value(value)} does not fit the reward space's dtype {rewards.dtype} (it would become "
+            f"{describe_value(rewards[row])}): declare a float reward space, or return whole numbers"
+        )
 
 
 class StepRows:
