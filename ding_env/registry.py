@@ -26,6 +26,7 @@ from importlib import metadata
 from typing import Any
 
 from ding_env.errors import ConfigError, RegistryError
+from ding_env.summary import describe_value
 
 ENTRY_POINT_GROUP = "ding_env.envs"
 # The distribution whose entry points are ding-env's built-in types.
@@ -228,8 +229,13 @@ def import_env_modules(cfg: dict) -> None:
 
     Raises:
         RegistryError: Naming the module that cannot be imported and why.
+        ConfigError: When ``import_names`` is not a list of module names (a string would be read letter by letter).
     """
-    for module_name in cfg.get("import_names", []) or []:
+    names = cfg.get("import_names", []) or []
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) and name for name in names):
+        hint = f" (write [{names!r}])" if isinstance(names, str) else ""
+        raise ConfigError(f"env.import_names: expected a list of module names, got {describe_value(names)}{hint}")
+    for module_name in names:
         try:
             importlib.import_module(module_name)
         except ImportError as error:

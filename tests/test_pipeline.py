@@ -187,6 +187,10 @@ def test_cli_run_bad_config_is_a_clear_usage_error(capsys, tmp_path):
     assert "does not exist" in capsys.readouterr().err
     assert main(["run", "configs/cartpole.py", "--policy", "no.such:policy"]) == 2
     assert "cannot import module 'no.such'" in capsys.readouterr().err
+    # A module name where a list of them is expected (read letter by letter, it was "cannot import 'd'").
+    assert main(["run", "configs/cartpole.py", "--set", "env.import_names='dizoo.classic_control'"]) == 2
+    expected = "env.import_names: expected a list of module names, got 'dizoo.classic_control' (write ['dizoo."
+    assert expected in capsys.readouterr().err
     # An env that cannot record: the same error from every manager, naming the env, without a traceback.
     for manager in ("base", "subprocess"):
         assert main(["run", "configs/card_game.py", "--replay", str(tmp_path), "--manager", manager]) == 1
