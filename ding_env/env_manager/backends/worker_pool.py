@@ -53,6 +53,8 @@ LIVENESS_INTERVAL = 0.05
 CLOSE_GRACE_SECONDS = 1.0
 # How long envs may take to close (videos to write, renderers to free).
 CLOSE_TIMEOUT_SECONDS = 10.0
+# What a worker still gets once that time is up: a healthy one answers close in milliseconds.
+CLOSE_FLOOR_SECONDS = 0.5
 
 
 class WorkerPool:
@@ -219,6 +221,9 @@ class WorkerPool:
             that did not close (named by its first env).
         """
         failures: list[EnvError] = []
+        # One time limit for all: workers hung in a step (a Ctrl-C that cut a synchronous step) are not
+        # waited for one after another.
+        deadline = time.monotonic() + CLOSE_TIMEOUT_SECONDS
         try:
             for index, process in enumerate(self.processes):
                 if process is None or not process.is_alive():
@@ -229,7 +234,8 @@ class WorkerPool:
                     failures.append(EnvError(first, Op.CLOSE, stopped))
                     continue
                 try:
-                    failures += [failure.error() for failure in self.request(index, Close(), CLOSE_TIMEOUT_SECONDS)]
+                    left = round(max(CLOSE_FLOOR_SECONDS, deadline - time.monotonic()), 1)
+                    failures += [failure.error() for failure in self.request(index, Close(), left)]
                 except (EnvCrashedError, EnvTimeoutError, OSError) as error:
                     failures.append(EnvError(first, Op.CLOSE, f"{type(error).__name__}: {error}"))
         finally:
