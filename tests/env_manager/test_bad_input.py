@@ -370,6 +370,26 @@ def test_envs_that_cannot_be_built_are_named_at_launch(manager_type, env_fn, nee
     assert raised.value.env_id in (0, 1)
 
 
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])  # the base manager pickles nothing
+def test_an_env_fn_that_cannot_be_pickled_for_a_worker_is_named_with_the_fix(manager_type):
+    import threading
+
+    lock = threading.Lock()
+
+    def make_env():
+        assert lock is not None  # holds the lock: cannot be sent to a worker process
+        return CountingEnv()
+
+    manager = create_env_manager(manager_cfg(manager_type), [CountingEnv, make_env])
+    with pytest.raises(EnvError) as raised:
+        manager.launch()
+    manager.close()
+    assert raised.value.env_id == 1
+    assert_clear(
+        raised.value, "cannot be sent to a worker process", "cannot pickle '_thread.lock'", "inside the function"
+    )
+
+
 class DictRewardEnv(CountingEnv):
     """Declares a Dict reward space, which the managers' one reward array per env cannot hold."""
 
