@@ -17,7 +17,7 @@ import multiprocessing as mp
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -50,6 +50,7 @@ from ding_env.env_manager.backends.protocol import (
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.shared_memory import SharedArrays
+from ding_env.errors import EnvError
 from ding_env.ops import Op
 
 # A worker whose manager died and who has not shut down by then (its env hangs) ends (seconds).
@@ -297,3 +298,29 @@ HANDLERS = {
     SetAttr: _Worker.on_set_attr,
     Close: _Worker.on_close,
 }
+
+
+def pickled_env_fns(env_fn: Mapping[int, Callable[[], Any]], env_ids: list[int]) -> bytes:
+    """The env_fns of ``env_ids``, pickled for the worker that hosts them.
+
+    Raises:
+        EnvError: Naming the first env whose env_fn cannot be pickled, what it holds, and the fix.
+    """
+    try:
+        return cloudpickle.dumps([env_fn[env_id] for env_id in env_ids])
+    except Exception as error:  # noqa: BLE001 - pickled again env by env below, to name the env
+        failure = error
+    for env_id in env_ids:
+        try:
+            cloudpickle.dumps(env_fn[env_id])
+        except Exception as error:  # noqa: BLE001 - re-raised naming the env and the fix
+            raise EnvError(
+                env_id,
+                Op.LAUNCH,
+                f"its env_fn {env_fn[env_id]!r:.100} cannot be sent to a worker process "
+                f"({type(error).__name__}: {error}): build what it holds (a lock, a socket, an open file, a "
+                "simulator) inside the function, or use the base manager",
+            ) from error
+    raise EnvError(
+        env_ids[0], Op.LAUNCH, f"the env_fns of envs {env_ids} cannot be sent to their worker process: {failure!r}"
+    ) from failure

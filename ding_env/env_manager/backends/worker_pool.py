@@ -38,7 +38,7 @@ from ding_env.env_manager.backends.protocol import (
     segment_entries,
 )
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
-from ding_env.env_manager.backends.worker import start_forked, wait_semaphore, worker_main
+from ding_env.env_manager.backends.worker import pickled_env_fns, start_forked, wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
@@ -120,37 +120,12 @@ class WorkerPool:
             self.close_processes()
             raise
 
-    def _pickled_env_fns(self, env_ids: list[int]) -> bytes:
-        """The env_fns of ``env_ids``, pickled for their worker.
-
-        Raises:
-            EnvError: Naming the first env whose env_fn cannot be pickled, what it holds, and the fix.
-        """
-        try:
-            return cloudpickle.dumps([self.env_fn[env_id] for env_id in env_ids])
-        except Exception as error:  # noqa: BLE001 - pickled again env by env below, to name the env
-            failure = error
-        for env_id in env_ids:
-            try:
-                cloudpickle.dumps(self.env_fn[env_id])
-            except Exception as error:  # noqa: BLE001 - re-raised naming the env and the fix
-                raise EnvError(
-                    env_id,
-                    Op.LAUNCH,
-                    f"its env_fn {self.env_fn[env_id]!r:.100} cannot be sent to a worker process "
-                    f"({type(error).__name__}: {error}): build what it holds (a lock, a socket, an open file, a "
-                    "simulator) inside the function, or use the base manager",
-                ) from error
-        raise EnvError(
-            env_ids[0], Op.LAUNCH, f"the env_fns of envs {env_ids} cannot be sent to their worker process: {failure!r}"
-        ) from failure
-
     def _spawn(self, index: int) -> None:
         parent_conn, child_conn = self.context.Pipe()
         self.cmd_sems[index] = self.context.Semaphore(0)
         self.done_sems[index] = self.context.Semaphore(0)
         env_ids = self.worker_envs[index]
-        payload = self._pickled_env_fns(env_ids)
+        payload = pickled_env_fns(self.env_fn, env_ids)
         # The worker's own copy of its envs' setup, as it stands now (a replacement starts seeded as before).
         setup = EnvSetup(
             {env_id: self.setup.seeds[env_id] for env_id in env_ids if env_id in self.setup.seeds},
