@@ -26,7 +26,7 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
         fresh.close()
         findings = []
         after_ends = [episode for index, episode in enumerate(first) if index == 0 or first[index - 1].ended]
-        starts = [np.concatenate([np.ravel(a) for a in leaves(episode.reset_obs)]) for episode in after_ends]
+        starts = [_flat(episode.reset_obs) for episode in after_ends]
         if not all(np.array_equal(starts[0], start) for start in starts[1:]):
             findings.append(
                 Finding(
@@ -185,3 +185,12 @@ def check_subprocess(ctx: CheckContext) -> list[Finding]:
         body,
         "the env must be picklable before reset and emit arrays matching its spaces",
     )
+
+
+def _flat(obs: object) -> np.ndarray:
+    """An observation's arrays as one flat array to compare.
+
+    An observation of no arrays (a list, which check_reset_obs reports) compares as an array of its own.
+    """
+    arrays = [np.ravel(leaf) for leaf in leaves(obs)]
+    return np.concatenate(arrays) if arrays else np.ravel(np.asarray(obs, dtype=object))

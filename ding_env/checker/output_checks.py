@@ -121,7 +121,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
 
         def report(message: str, hint: str, severity: str = ERROR) -> None:
             # One finding per kind of problem, with how often it happened and where first, not one per step.
-            key = message.split(":")[0]
+            key = message.split(":")[0].split(", got ")[0]  # not the value that arrived, which changes by step
             if key in found:
                 found[key] = dataclasses.replace(found[key], count=found[key].count + 1)
             else:

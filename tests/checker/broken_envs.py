@@ -114,6 +114,11 @@ class ListInfoEnv(GoodEnv):
         return super().step(action)._replace(info=[("moves", 1)])
 
 
+class ListObsEnv(GoodEnv):
+    def make_obs(self):
+        return self._pos.tolist()
+
+
 class SpacelessEnv(GoodEnv):
     """Spaces that stay None, as DI-engine's league demo GameEnv has them."""
 

@@ -79,6 +79,13 @@ def test_spaces_still_none_after_reset_are_one_error_and_the_checks_that_need_th
     assert set(report.skipped.values()) == {"check_spaces"}
 
 
+def test_a_list_observation_is_one_finding_per_check_with_its_count_and_no_check_crashes():
+    report = check_env(gallery.ListObsEnv, episodes=2)
+    (step_finding,) = [finding for finding in report.findings if finding.check == "check_step_output"]
+    assert "step obs must be a numpy array" in step_finding.message and step_finding.count > 1
+    assert not any("seeded rollouts raised" in finding.message for finding in report.findings)
+
+
 def test_episodes_cut_at_max_steps_are_no_seeding_failure_for_an_env_that_goes_on_after_a_cut():
     assert _run("check_static_seed", gallery.GoesOnAfterACutEnv, max_steps=3) == []
     assert _run("check_static_seed", gallery.UnseededRngEnv, max_steps=3)  # still caught when cut
