@@ -63,7 +63,7 @@ def policy_actions(policy: Policy, obs: Any, count: int, per_env: bool = False) 
     returned = policy(obs)
     if per_env and isinstance(returned, (list, tuple, np.ndarray)):
         actions = np.empty(len(returned), dtype=object)
-        actions[:] = [returned[row] for row in range(len(returned))]  # never stacked into a 2-d array
+        actions[:] = list(returned)  # one object per row: never stacked into a 2-d array
     else:
         actions = np.asarray(returned)
     if actions.ndim == 0 or len(actions) != count:

@@ -11,8 +11,6 @@ from gymnasium.vector.utils import batch_space
 
 from ding_env.env.spaces import ARRAY_SPACES
 
-# Spaces whose batch of actions is one array, drawn in one sample of Gymnasium's batched space.
-
 
 class RandomPolicy:
     """Uniformly random actions from ``action_space``, reproducible from ``seed``.

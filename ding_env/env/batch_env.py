@@ -50,6 +50,7 @@ from easydict import EasyDict
 from ding_env.config import check_config_dict, deep_merge_dicts
 from ding_env.env.batch_step import BatchStep, EnvIds, scalar_reward_space
 from ding_env.env.seeding import checked_seed, derive_seeds
+from ding_env.env.spaces import check_exact_reward
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_value
 
@@ -304,7 +305,8 @@ class BaseBatchEnv(abc.ABC):
         if layout is None:  # the reward space does not change; some envs build it on every access
             space = self.reward_space
             layout = self._reward_layout = (space.dtype, (-1, *space.shape))
-        reward = np.asarray(reward, dtype=layout[0]).reshape(layout[1])
+        given, reward = reward, np.asarray(reward, dtype=layout[0]).reshape(layout[1])
+        check_exact_reward(given, reward)  # an integer reward space holds whole numbers only, never cast silently
         terminated = np.asarray(terminated, dtype=bool)
         truncated = np.asarray(truncated, dtype=bool) & ~terminated
         if episode_return is None:

@@ -12,6 +12,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ding_env.errors import EnvDataError
 from ding_env.summary import describe_value
 
 CONVENTIONAL_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.uint8))
@@ -19,6 +20,19 @@ CONVENTIONAL_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.uin
 ARRAY_SPACES = (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)
 # The spaces every env declares, by attribute name.
 SPACE_NAMES = ("observation_space", "action_space", "reward_space")
+
+
+def check_exact_reward(value: Any, written: np.ndarray) -> None:
+    """Refuse rewards an integer reward space cannot hold: ``written`` is ``value`` after its cast to that dtype.
+
+    Raises:
+        EnvDataError: When the cast changed a value (0.7 into int64 is 0), never a silent cast.
+    """
+    if written.dtype.kind in "biu" and not np.all(np.ravel(written) == np.ravel(value)):
+        raise EnvDataError(
+            f"reward {describe_value(value)} does not fit the reward space's dtype {written.dtype} (it would become "
+            f"{describe_value(written)}): declare a float reward space, or return whole numbers"
+        )
 
 
 def dtype_problems(space: gym.spaces.Space, path: str) -> list[str]:

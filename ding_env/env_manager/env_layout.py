@@ -81,13 +81,9 @@ class EnvLayout:
         Raises:
             ValueError: Naming the batch env and the ids left out.
         """
-        partly = self._partly_named(env_ids)
-        if partly is not None:
-            first, size, left_out = partly
-            raise ValueError(
-                f"{owner}: seed() names some env ids of the {describe_batch(first, size)}, which takes the seeds of "
-                f"all its sub-envs at once: seed {left_out} with them"
-            )
+        self._refuse_partly_named(
+            owner, env_ids, "seed()", "which takes the seeds of all its sub-envs at once", "seed {} with them"
+        )
 
     def check_attribute(self, owner: str, name: str, value_of: dict[int, Any]) -> None:
         """Refuse an attribute value for some sub-envs of a batch env, or different values: it has one attribute.
@@ -95,13 +91,13 @@ class EnvLayout:
         Raises:
             ValueError: Naming the batch env and the ids left out, or the values given.
         """
-        partly = self._partly_named(value_of)
-        if partly is not None:
-            first, size, left_out = partly
-            raise ValueError(
-                f"{owner}: set_env_attr({name!r}) names some env ids of the {describe_batch(first, size)}, whose "
-                f"sub-envs share its one attribute: set {left_out} too, to the same value"
-            )
+        self._refuse_partly_named(
+            owner,
+            value_of,
+            f"set_env_attr({name!r})",
+            "whose sub-envs share its one attribute",
+            "set {} too, to the same value",
+        )
         for first, size, _ in self.batches:
             values = [value_of[env_id] for env_id in range(first, first + size) if env_id in value_of]
             if not all(_same(value, values[0]) for value in values[1:]):
@@ -110,16 +106,21 @@ class EnvLayout:
                     f"different values, {describe_value(values)}; they share its one attribute: give them one value"
                 )
 
-    def _partly_named(self, env_ids: Iterable[int]) -> tuple[int, int, list[int]] | None:
-        """The first batch env some of whose sub-envs ``env_ids`` name but not all: ``(first, num_envs, left out)``."""
+    def _refuse_partly_named(self, owner: str, env_ids: Iterable[int], call: str, why: str, fix: str) -> None:
+        """Raise ``ValueError`` for the first batch env some of whose sub-envs ``env_ids`` name, but not all.
+
+        ``fix`` is formatted with the ids left out.
+        """
         if not self.has_batches:
-            return None
+            return
         named = set(env_ids)
         for first, size, _ in self.batches:
             left_out = [env_id for env_id in range(first, first + size) if env_id not in named]
             if left_out and len(left_out) < size:
-                return first, size, left_out
-        return None
+                raise ValueError(
+                    f"{owner}: {call} names some env ids of the {describe_batch(first, size)}, {why}: "
+                    f"{fix.format(left_out)}"
+                )
 
 
 def _same(value: Any, other: Any) -> bool:

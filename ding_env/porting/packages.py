@@ -60,14 +60,3 @@ def joined_init(text: str) -> str | None:
     newline = "\r\n" if "\r\n" in text else "\n"
     body = text if not text or text.endswith(("\n", "\r")) else text + newline
     return body + newline.join(JOIN_LINES) + newline
-
-
-def is_own_dizoo_module(file: str | None) -> bool:
-    """Whether ``file`` is one of ding-env's own ``dizoo`` modules."""
-    if file is None:
-        return False
-    try:
-        Path(file).resolve().relative_to(own_dizoo_home())
-    except ValueError:
-        return False
-    return True

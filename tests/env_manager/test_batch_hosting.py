@@ -2,6 +2,7 @@
 
 from functools import partial
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -284,3 +285,26 @@ def test_a_config_file_of_a_wrapper_type_with_batch_serves_its_batch_env(tmp_pat
     env = env_fn()
     assert isinstance(env, BaseBatchEnv) and env.num_envs == 4 and cfg is None
     env.close()
+
+
+class HalfRewardBatchEnv(CartPoleBatchEnv):
+    """Declares int64 rewards and gives halves: a reward its space cannot hold."""
+
+    def _transition(self, env_ids, obs, reward, *args, **kwargs):
+        return super()._transition(env_ids, obs, np.asarray(reward) * 0.5, *args, **kwargs)
+
+    @property
+    def reward_space(self):
+        return gym.spaces.Box(-10, 10, (1,), np.int64)
+
+
+def test_a_reward_its_integer_reward_space_cannot_hold_fails_the_batch_env_not_a_silent_cast(make_manager):
+    manager = make_manager([partial(HalfRewardBatchEnv, dict(num_envs=2))])
+    manager.seed(0)
+    manager.launch()
+    with pytest.raises(
+        EnvError,
+        match=r"batch env CartPoleBatchEnv.*hosting env ids 0\.\.1.*reward array\(\[0\.5 0\.5\].*does not fit the "
+        r"reward space's dtype int64",
+    ):
+        manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))

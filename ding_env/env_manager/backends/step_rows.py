@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ding_env.env.spaces import check_exact_reward
 from ding_env.env_manager import arrays
-from ding_env.errors import EnvDataError
-from ding_env.summary import describe_value
 
 
 def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
@@ -43,11 +42,7 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
 def _write_exactly(rewards: np.ndarray, row: int, value: Any) -> None:
     """Write ``value`` into an integer reward row, refusing a value the row's dtype cannot hold exactly."""
     rewards[row] = value
-    if not np.all(rewards[row] == np.asarray(value)):  # broadcast: a scalar 0 fits a (1,) row
-        raise EnvDataError(
-            f"reward {describe_value(value)} does not fit the reward space's dtype {rewards.dtype} (it would become "
-            f"{describe_value(rewards[row])}): declare a float reward space, or return whole numbers"
-        )
+    check_exact_reward(value, rewards[row])
 
 
 class StepRows:
