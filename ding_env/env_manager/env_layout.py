@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.errors import ConfigError
 from ding_env.summary import describe_value
 
 
@@ -104,6 +105,55 @@ class EnvLayout:
                 raise ValueError(
                     f"{owner}: set_env_attr({name!r}) gives the sub-envs of the {describe_batch(first, size)} "
                     f"different values, {describe_value(values)}; they share its one attribute: give them one value"
+                )
+
+    def check_reset_params(self, owner: str, params: dict[int, dict]) -> None:
+        """Refuse reset kwargs for a batch env's sub-env: a batch env takes none.
+
+        Raises:
+            ValueError: Naming the env id and the batch env hosting it.
+        """
+        for env_id, param in params.items():
+            slot = self.batch_of(env_id) if param else None
+            if slot is not None:
+                raise ValueError(
+                    f"{owner}: reset_param for env {env_id}: it is sub-env {slot.sub_id} of a "
+                    f"{describe_batch(slot.first, slot.num_envs)}, which takes no reset kwargs; got {param!r}"
+                )
+
+    def check_lockstep_config(self, owner: str, returns_early: bool, cfg: Any) -> None:
+        """Refuse the manager settings a lockstep batch env cannot keep: it steps every sub-env at every step.
+
+        Args:
+            owner: The manager, for the message.
+            returns_early: Whether the manager returns once some of the envs it steps have results (async).
+            cfg: The manager config.
+
+        Raises:
+            ConfigError: For the async managers, a finite ``episode_num`` or ``auto_reset=False``.
+        """
+        first, size = self.lockstep[0]
+        where = f"{owner}: env ids {first}..{first + size - 1} are a lockstep batch env (all its sub-envs step"
+        if returns_early:
+            raise ConfigError(f"{where} together), which needs a manager that returns every env it steps, not this one")
+        if cfg.episode_num != float("inf") or not cfg.auto_reset:
+            raise ConfigError(
+                f"{where} together, each always running): it needs episode_num=inf and auto_reset=True, got "
+                f"episode_num={cfg.episode_num}, auto_reset={cfg.auto_reset}"
+            )
+
+    def check_lockstep_step(self, owner: str, env_ids: np.ndarray) -> None:
+        """Refuse a step naming some but not all ids of a lockstep batch env.
+
+        Raises:
+            ValueError: Naming the batch env's ids and how many of them ``env_ids`` holds.
+        """
+        for first, size in self.lockstep:
+            count = np.count_nonzero((env_ids >= first) & (env_ids < first + size))
+            if count not in (0, size):
+                raise ValueError(
+                    f"{owner}: env ids {first}..{first + size - 1} are a lockstep batch env: step all of them "
+                    f"together or none, got {count} of them in env ids {describe_value(env_ids)}"
                 )
 
     def _refuse_partly_named(self, owner: str, env_ids: Iterable[int], call: str, why: str, fix: str) -> None:

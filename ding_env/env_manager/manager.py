@@ -38,13 +38,13 @@ from ding_env.env_manager.backends.settings import EnvSetup
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls
 from ding_env.env_manager.env_calls import EnvCalls
-from ding_env.env_manager.env_layout import EnvLayout, describe_batch
+from ding_env.env_manager.env_layout import EnvLayout
 from ding_env.env_manager.failures import raise_close_failures, raise_step_errors
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.outcome import ObsBatch, TimestepBatch, empty_batch, owned, timesteps_of
 from ding_env.env_manager.shares import Shares
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, EnvStatus
-from ding_env.errors import ClosedEnvError, ConfigError, DingEnvError, EnvStateError
+from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
 from ding_env.summary import describe_value
 
 
@@ -71,7 +71,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         self._env_num = self._layout.env_num
         self._cfg = manager_config(cfg, self._env_num)
         if self._layout.lockstep:
-            self._check_lockstep_config()
+            self._layout.check_lockstep_config(self._name, self.returns_early, self._cfg)
         self._launched = False
         self._closed = False
         # The envs' seeds and reset kwargs: this manager's, read by its backends whenever they (re)build an env.
@@ -112,7 +112,8 @@ class EnvManager(EnvCalls, DIEngineCalls):
         if self._launched:
             raise EnvStateError(f"{self._name} is already launched; call reset() to start over")
         if reset_param is not None:  # checked before any env is built
-            self._refuse_batch_params(validation.check_reset_param(self._name, self._env_num, reset_param))
+            params = validation.check_reset_param(self._name, self._env_num, reset_param)
+            self._layout.check_reset_params(self._name, params)
         self._shares, self._spaces = Shares.launch(self._backends())  # the envs seeded as the setup says
         try:
             self._launched = True
@@ -171,7 +172,8 @@ class EnvManager(EnvCalls, DIEngineCalls):
             self._ledger.start_over()
             params = {}
         else:
-            params = self._refuse_batch_params(validation.check_reset_param(self._name, self._env_num, reset_param))
+            params = validation.check_reset_param(self._name, self._env_num, reset_param)
+            self._layout.check_reset_params(self._name, params)
             env_ids = list(params)
         reset_params = self._setup.reset_params
         previous = self._setup.params_of(list(params))
@@ -194,47 +196,6 @@ class EnvManager(EnvCalls, DIEngineCalls):
     def _check_batch_attribute(self, name: str, value_of: dict[int, Any]) -> None:
         """``EnvLayout.check_attribute`` for ``EnvCalls.set_env_attr``."""
         self._layout.check_attribute(self._name, name, value_of)
-
-    def _refuse_batch_params(self, params: dict[int, dict]) -> dict[int, dict]:
-        """``params``, unless they give reset kwargs to a batch env's sub-env (a batch env takes none).
-
-        Raises:
-            ValueError: Naming the env id and the batch env hosting it.
-        """
-        for env_id, param in params.items():
-            slot = self._layout.batch_of(env_id) if param else None
-            if slot is not None:
-                raise ValueError(
-                    f"{self._name}: reset_param for env {env_id}: it is sub-env {slot.sub_id} of a "
-                    f"{describe_batch(slot.first, slot.num_envs)}, which takes no reset kwargs; got {param!r}"
-                )
-        return params
-
-    def _check_lockstep_config(self) -> None:
-        """Refuse the settings a lockstep batch env cannot keep: it steps every sub-env at every step.
-
-        Raises:
-            ConfigError: For the async managers, a finite ``episode_num`` or ``auto_reset=False``.
-        """
-        first, size = self._layout.lockstep[0]
-        where = f"{self._name}: env ids {first}..{first + size - 1} are a lockstep batch env (all its sub-envs step"
-        if self.returns_early:
-            raise ConfigError(f"{where} together), which needs a manager that returns every env it steps, not this one")
-        if self._cfg.episode_num != float("inf") or not self._cfg.auto_reset:
-            raise ConfigError(
-                f"{where} together, each always running): it needs episode_num=inf and auto_reset=True, got "
-                f"episode_num={self._cfg.episode_num}, auto_reset={self._cfg.auto_reset}"
-            )
-
-    def _check_lockstep(self, env_ids: np.ndarray) -> None:
-        """Refuse a step naming some but not all ids of a lockstep batch env."""
-        for first, size in self._layout.lockstep:
-            count = np.count_nonzero((env_ids >= first) & (env_ids < first + size))
-            if count not in (0, size):
-                raise ValueError(
-                    f"{self._name}: env ids {first}..{first + size - 1} are a lockstep batch env: step all of them "
-                    f"together or none, got {count} of them in env ids {describe_value(env_ids)}"
-                )
 
     def close(self) -> None:
         """Close every env (and worker). Safe to call more than once."""
@@ -400,7 +361,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
         """
         self._offered_ids = None
         if self._layout.lockstep:
-            self._check_lockstep(env_ids)
+            self._layout.check_lockstep_step(self._name, env_ids)
         ledger, shares = self._ledger, self._shares
         reset_on_done = ledger.reset_flags(env_ids)
         ledger.mark(env_ids, STEPPING)
