@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -16,6 +17,9 @@ from ding_env.env_manager import create_env_manager
 from ding_env.extras import missing_extra
 from ding_env.registry import ENV_REGISTRY
 
+# Env steps per env type at most (over all its envs): enough for a few episodes of every built-in type.
+DEFAULT_MAX_STEPS = 20_000
+
 
 class DemoRow(NamedTuple):
     """What running one env type produced."""
@@ -26,6 +30,7 @@ class DemoRow(NamedTuple):
     mean_return: float
     truncated: int
     steps_per_second: float
+    cut: bool = False  # stopped at the step cap before its episodes ended
 
 
 def run_demo(
@@ -35,10 +40,14 @@ def run_demo(
     manager_type: str,
     seed: int,
     progress: Callable[[str], None] | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
 ) -> list[DemoRow]:
     """Run at least ``episodes`` random episodes of each env type and summarise them.
 
     Every episode that ends counts, so envs that end theirs in the same step may take a row past ``episodes``.
+    An env type whose episodes have not all ended after ``max_steps`` env steps stops there: its row counts
+    the episodes that ended (none, for an env that never ends one; its mean return is then NaN) and says
+    ``cut`` so a type that never ends cannot hold up the others.
     """
     _quiet_third_party_libraries()
     rows = []
@@ -55,7 +64,7 @@ def run_demo(
         with create_env_manager({"type": manager_type}, env_fn) as manager:
             manager.seed(seed, dynamic_seed=True)
             manager.launch()
-            while len(returns) < episodes:
+            while len(returns) < episodes and steps < max_steps:
                 actions = manager.random_action()
                 for timestep in manager.step(actions).values():
                     steps += 1
@@ -63,9 +72,12 @@ def run_demo(
                         returns.append(timestep.info["eval_episode_return"])
                         truncated += timestep.truncated
         elapsed = time.perf_counter() - start
-        row = DemoRow(env_type, len(returns), steps, float(np.mean(returns)), truncated, steps / elapsed)
+        cut = len(returns) < episodes
+        mean_return = float(np.mean(returns)) if returns else math.nan
+        row = DemoRow(env_type, len(returns), steps, mean_return, truncated, steps / elapsed, cut)
         if progress is not None:
-            progress(f"{env_type}: {row.episodes} episodes, mean return {row.mean_return:.2f}")
+            ended = f"{row.episodes} episodes, mean return {row.mean_return:.2f}" if returns else "no episode ended"
+            progress(f"{env_type}: {ended}" + (f" (cut at {steps} steps, --max-steps {max_steps})" if cut else ""))
         rows.append(row)
     return rows
 

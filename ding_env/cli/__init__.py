@@ -13,7 +13,8 @@ Usage::
     ding-env keygen DIR
     ding-env port SRC (--out DST | --in-place) [--fix] [--try] [--steps N] [--quiet]
     ding-env list [--import MODULE ...]
-    ding-env demo [--episodes N] [--envs N] [--manager ...] [--seed S]
+    ding-env demo [TYPE ...] [--import MODULE ...] [--episodes N] [--max-steps N] [--envs N] [--manager ...]
+                  [--seed S]
 
 The current directory is on ``sys.path``, as for ``python -m ding_env``, so ``coin:Coin`` and a
 config's ``import_names`` find modules next to the user.
@@ -32,6 +33,7 @@ from typing import Any
 
 from ding_env.cli import commands as handlers
 from ding_env.cli.commands import INTERRUPTED, USAGE_ERROR
+from ding_env.demo import DEFAULT_MAX_STEPS
 from ding_env.version import __version__
 
 # Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
@@ -240,33 +242,46 @@ def _parser() -> argparse.ArgumentParser:
         "list registered env types, where they live and whether their extras are installed",
         "example:\n  ding-env list --import my_pkg.envs   # also the types my_pkg.envs registers",
     )
-    list_cmd.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import MODULE first, so the types it registers are listed; repeat for more",
-    )
+    _add_import_argument(list_cmd, "listed")
     list_cmd.set_defaults(handler=handlers.list_types)
 
     demo = _add_command(
         commands,
         "demo",
         "run random episodes of every registered env through a manager",
-        "example:\n  ding-env demo --manager subprocess --episodes 2",
+        "examples:\n  ding-env demo --manager subprocess --episodes 2\n"
+        "  ding-env demo --import my_pkg.envs my_env   # only my_env, a type my_pkg.envs registers",
     )
+    demo.add_argument("types", nargs="*", metavar="TYPE", help="env types to run (default: every registered one)")
+    _add_import_argument(demo, "run")
     demo.add_argument(
         "--episodes",
         type=int,
         default=3,
         help="episodes per env type, at least: envs that end an episode in the same step all count (default 3)",
     )
+    demo.add_argument(
+        "--max-steps",
+        type=int,
+        default=DEFAULT_MAX_STEPS,
+        help=f"env steps per type; a type whose episodes have not ended by then is cut (default {DEFAULT_MAX_STEPS})",
+    )
     demo.add_argument("--envs", type=int, default=4, help="envs per manager (default 4)")
     demo.add_argument("--manager", default="base", choices=DEMO_MANAGERS, help=MANAGER_HELP + " (default base)")
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(handler=handlers.demo)
     return parser
+
+
+def _add_import_argument(command: argparse.ArgumentParser, verb: str) -> None:
+    command.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help=f"import MODULE first, so the types it registers are {verb} too; repeat for more",
+    )
 
 
 if __name__ == "__main__":

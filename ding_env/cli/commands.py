@@ -178,19 +178,26 @@ def keygen(args: argparse.Namespace) -> int:
     return 0
 
 
-def list_types(args: argparse.Namespace) -> int:
-    """`ding-env list`: the registered env types, their extras and where they are defined."""
+def import_modules(command: str, modules: list[str]) -> bool:
+    """Import each module given to ``--import`` (the types they register join the registry); False on failure."""
     import importlib
 
-    from ding_env.errors import RegistryError
-    from ding_env.extras import extras_status
-
-    for module in args.imports:
+    for module in modules:
         try:
             importlib.import_module(module)
         except ImportError as error:
-            print(f"ding-env list: cannot import {module!r} given to --import: {error}", file=sys.stderr)
-            return USAGE_ERROR
+            print(f"ding-env {command}: cannot import {module!r} given to --import: {error}", file=sys.stderr)
+            return False
+    return True
+
+
+def list_types(args: argparse.Namespace) -> int:
+    """`ding-env list`: the registered env types, their extras and where they are defined."""
+    from ding_env.errors import RegistryError
+    from ding_env.extras import extras_status
+
+    if not import_modules("list", args.imports):
+        return USAGE_ERROR
     names = ENV_REGISTRY.names()
     width = max((len(name) for name in names), default=4)
     print(f"{'type':<{width}}  {'extras':<28}  registered by")
@@ -232,22 +239,37 @@ def describe_failure(command: str, error: BaseException, verbose: bool) -> str:
 
 
 def demo(args: argparse.Namespace) -> int:
-    """`ding-env demo`: a few episodes of every registered env type; prints a table."""
+    """`ding-env demo`: a few episodes of the named env types (every registered one by default); prints a table."""
     from ding_env.demo import run_demo
 
-    if args.episodes < 1 or args.envs < 1:
-        print("ding-env demo: --episodes and --envs must be >= 1", file=sys.stderr)
+    for flag, value in (("--episodes", args.episodes), ("--envs", args.envs), ("--max-steps", args.max_steps)):
+        if value < 1:
+            print(f"ding-env demo: {flag} must be >= 1, got {value}", file=sys.stderr)
+            return USAGE_ERROR
+    if not import_modules("demo", args.imports):
+        return USAGE_ERROR
+    known = ENV_REGISTRY.names()
+    unknown = [name for name in args.types if name not in known]
+    if unknown:
+        print(
+            f"ding-env demo: unknown env type {', '.join(map(repr, unknown))}; registered: {', '.join(known)} "
+            "(--import MODULE registers a module's types first)",
+            file=sys.stderr,
+        )
         return USAGE_ERROR
     start = time.perf_counter()
-    rows = run_demo(ENV_REGISTRY.names(), args.episodes, args.envs, args.manager, args.seed, progress=print)
+    types = list(dict.fromkeys(args.types)) or known
+    rows = run_demo(types, args.episodes, args.envs, args.manager, args.seed, progress=print, max_steps=args.max_steps)
     header = f"{'env type':<14} {'episodes':>8} {'steps':>8} {'mean return':>12} {'truncated':>9} {'steps/s':>9}"
     print()
     print(header)
     print("-" * len(header))
     for row in rows:
+        mean_return = f"{row.mean_return:>12.2f}" if row.episodes else f"{'-':>12}"  # no episode ended
         print(
-            f"{row.env_type:<14} {row.episodes:>8} {row.steps:>8} {row.mean_return:>12.2f} "
-            f"{row.truncated:>9} {row.steps_per_second:>9.0f}"
+            f"{row.env_type:<14} {row.episodes:>8} {row.steps:>8} {mean_return} "
+            f"{row.truncated:>9} {row.steps_per_second:>9.0f}" + ("  cut" if row.cut else "")
         )
-    print(f"\n{len(rows)} env types, {args.manager} manager, {time.perf_counter() - start:.1f} s")
+    kinds = "env type" if len(rows) == 1 else "env types"
+    print(f"\n{len(rows)} {kinds}, {args.manager} manager, {time.perf_counter() - start:.1f} s")
     return 0

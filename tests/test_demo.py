@@ -1,0 +1,93 @@
+"""`ding-env demo` with a user's env types: imported, selected by name, and cut when they never end."""
+
+import math
+
+import pytest
+
+from ding_env.demo import run_demo
+from tests.test_cli import ding_env_command
+
+USER_ENVS = """
+import gymnasium as gym, numpy as np
+from ding_env import ENV_REGISTRY, BaseEnv, BaseEnvTimestep
+from tests.envs import CountingEnv
+
+ENV_REGISTRY.register("user_counting", CountingEnv)
+
+
+@ENV_REGISTRY.register("never_ends")
+class NeverEnds(BaseEnv):
+    def seed(self, seed, dynamic_seed=True):
+        pass
+
+    def reset(self):
+        return np.zeros(1, np.float32)
+
+    def step(self, action):
+        return BaseEnvTimestep(np.zeros(1, np.float32), np.ones(1, np.float32), False, {})
+
+    def close(self):
+        pass
+
+    def __repr__(self):
+        return "NeverEnds()"
+
+    observation_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+    action_space = property(lambda self: gym.spaces.Discrete(2))
+    reward_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+"""
+
+
+@pytest.fixture
+def user_envs(tmp_path):
+    (tmp_path / "user_envs.py").write_text(USER_ENVS)
+    return tmp_path
+
+
+def table(stdout: str) -> dict[str, list[str]]:
+    """The demo's result table: ``{env type: its columns}``."""
+    rows = stdout.split("-----", 1)[1].split("\n\n", 1)[0].splitlines()[1:]  # the rows end at a blank line
+    return {line.split()[0]: line.split() for line in rows}
+
+
+def test_demo_runs_only_the_named_types_of_an_imported_module(user_envs):
+    result = ding_env_command(
+        "demo", "--import", "user_envs", "user_counting", "cartpole", "--episodes", "2", "--envs", "2", cwd=user_envs
+    )
+    assert result.returncode == 0, result.stderr
+    rows = table(result.stdout)
+    assert set(rows) == {"user_counting", "cartpole"}
+    assert int(rows["user_counting"][1]) >= 2  # episodes
+    assert "2 env types" in result.stdout
+
+
+def test_demo_cuts_a_type_that_never_ends_and_goes_on_with_the_others(user_envs):
+    result = ding_env_command(
+        "demo", "--import", "user_envs", "never_ends", "user_counting", "--max-steps", "40", cwd=user_envs
+    )
+    assert result.returncode == 0, result.stderr
+    assert "never_ends: no episode ended" in result.stdout and "cut at 40 steps" in result.stdout
+    rows = table(result.stdout)
+    assert rows["never_ends"][1:3] == ["0", "40"]  # episodes, steps
+    assert int(rows["user_counting"][1]) >= 3
+
+
+def test_run_demo_reports_a_cut_row_without_a_return():
+    (row,) = run_demo(["cartpole"], episodes=1000, env_num=2, manager_type="base", seed=0, max_steps=10)
+    assert row.cut and row.steps == 10 and row.episodes < 1000
+    assert math.isnan(row.mean_return) or row.episodes > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no_such_type"], "unknown env type 'no_such_type'"),
+        (["--import", "no_such_module"], "cannot import 'no_such_module'"),
+        (["--max-steps", "0"], "--max-steps must be >= 1, got 0"),
+        (["--episodes", "0"], "--episodes must be >= 1, got 0"),
+    ],
+)
+def test_demo_refuses_bad_arguments_naming_them(user_envs, args, message):
+    result = ding_env_command("demo", *args, cwd=user_envs)
+    assert result.returncode == 2
+    assert message in result.stderr
