@@ -124,7 +124,10 @@ class EnvCrashedError(DingEnvError):
 
 
 class EnvTimeoutError(DingEnvError):
-    """An env did not answer within ``step_timeout`` / ``reset_timeout``.
+    """Envs did not answer within ``step_timeout`` / ``reset_timeout``.
+
+    One error names every env that timed out in the same step or reset (envs hung in several workers
+    at once), in id order, so no one of them reads as the only problem.
 
     Attributes:
         env_ids: The envs that did not answer.
@@ -132,8 +135,18 @@ class EnvTimeoutError(DingEnvError):
         timeout: The limit in seconds.
     """
 
+    # Ids named in the message; the rest are counted (env_ids holds them all).
+    NAMED_IDS = 8
+
     def __init__(self, env_ids: list[int], command: Op | str, timeout: float) -> None:
         self.env_ids = list(env_ids)
         self.command = Op(command)
         self.timeout = timeout
-        super().__init__(f"envs {self.env_ids} did not finish {command} within {timeout} s")
+        ids = self.env_ids
+        if len(ids) > self.NAMED_IDS:
+            named = f"[{', '.join(map(str, ids[: self.NAMED_IDS]))}, ... {len(ids) - self.NAMED_IDS} more]"
+        else:
+            named = str(ids)
+        # A worker hosting several envs times out as a whole: "all of them" says no env of them answered.
+        every = f" (all {len(ids)} of them timed out)" if len(ids) > 1 else ""
+        super().__init__(f"envs {named} did not finish {self.command} within {timeout} s{every}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ding_env.env_manager.outcome import TimestepBatch
-from ding_env.errors import DingEnvError, EnvError
+from ding_env.errors import DingEnvError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 
 
@@ -26,8 +26,27 @@ def raise_close_failures(failures: list[EnvError]) -> None:
         raise EnvError(first.env_id, Op.CLOSE, f"{first.message} (also {also})" if also else first.message)
 
 
+def first_failure(errors: list[DingEnvError]) -> DingEnvError:
+    """The error to raise for ``errors`` (in env id order): the first, holding every timeout like it.
+
+    Envs that hang in one step or reset (each worker passing ``step_timeout`` raises its own
+    ``EnvTimeoutError``) are one ``EnvTimeoutError`` naming them all, in id order: raising the first
+    alone would read as if that env were the only one hung.
+    """
+    first = errors[0]
+    if not isinstance(first, EnvTimeoutError):
+        return first
+    alike = [
+        error
+        for error in errors
+        if isinstance(error, EnvTimeoutError) and error.command is first.command and error.timeout == first.timeout
+    ]
+    env_ids = sorted({env_id for error in alike for env_id in error.env_ids})
+    return first if env_ids == first.env_ids else EnvTimeoutError(env_ids, first.command, first.timeout)
+
+
 def raise_step_errors(outcome: TimestepBatch, results: Any, step_error: str) -> None:
-    """Raise the step's first error that must be raised, with every env's result and every error on it.
+    """Raise the step's first error that must be raised (see ``first_failure``), with every result and error on it.
 
     Step errors are raised with ``step_error='raise'``; a failed auto-reset always is (the env
     cannot continue without a reset), after the step's results are kept.
@@ -36,7 +55,7 @@ def raise_step_errors(outcome: TimestepBatch, results: Any, step_error: str) -> 
         return
     raised = [error for _, error in sorted(outcome.errors.items()) if step_error == "raise" or is_reset_error(error)]
     if raised:
-        error = raised[0]
+        error = first_failure(raised)
         error.results = results
         error.errors = {int(outcome.env_id[row]): other for row, other in sorted(outcome.errors.items())}
         raise error

@@ -39,7 +39,7 @@ from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls
 from ding_env.env_manager.env_calls import EnvCalls
 from ding_env.env_manager.env_layout import EnvLayout
-from ding_env.env_manager.failures import raise_close_failures, raise_step_errors
+from ding_env.env_manager.failures import first_failure, raise_close_failures, raise_step_errors
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.outcome import ObsBatch, TimestepBatch, empty_batch, owned, timesteps_of
 from ding_env.env_manager.shares import Shares
@@ -191,7 +191,7 @@ class EnvManager(EnvCalls, DIEngineCalls):
             for env_id, param in previous.items():
                 if self._ledger.status[env_id] != READY:
                     reset_params[env_id] = param
-            raise errors[0]
+            raise first_failure(errors)
 
     def _check_batch_attribute(self, name: str, value_of: dict[int, Any]) -> None:
         """``EnvLayout.check_attribute`` for ``EnvCalls.set_env_attr``."""

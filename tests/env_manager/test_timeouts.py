@@ -61,6 +61,42 @@ def test_hung_reset_is_cut_and_launch_can_be_retried(manager_type):
         manager.close()
 
 
+def several_hanging_fns(**fault):
+    """Env 0 answers; envs 1, 2 and 3 hang as ``fault`` says."""
+    return [partial(CountingEnv, {"limit": 10**6})] + [partial(FaultEnv, dict(limit=10**6, **fault))] * 3
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_envs_hung_in_one_step_are_named_together(manager_type):
+    # A worker per env: each hung env times out on its own, as envs of separate workers or servers do.
+    cfg = manager_cfg(manager_type, step_timeout=0.2, num_workers=4)
+    with create_env_manager(cfg, several_hanging_fns(hang_every=2)) as manager:
+        manager.launch()
+        manager.step(dict.fromkeys(range(4), 0))
+        with pytest.raises(EnvTimeoutError) as caught:
+            manager.step(dict.fromkeys(range(4), 0))
+            manager.step({})  # the async manager may return env 0 first
+        assert caught.value.env_ids == [1, 2, 3]
+        assert str(caught.value) == "envs [1, 2, 3] did not finish step within 0.2 s (all 3 of them timed out)"
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_envs_hung_in_one_reset_are_named_together(manager_type):
+    manager = create_env_manager(
+        manager_cfg(manager_type, reset_timeout=0.2, num_workers=4), several_hanging_fns(hang_reset_at=1)
+    )
+    try:
+        with pytest.raises(EnvTimeoutError) as caught:
+            manager.launch()
+    finally:
+        manager.close()
+    # The serial manager resets one env after another and stops at the first failure: envs 2 and 3 never ran.
+    hung = [1] if manager_type == "base" else [1, 2, 3]
+    assert caught.value.env_ids == hung
+    every = " (all 3 of them timed out)" if len(hung) > 1 else ""
+    assert str(caught.value) == f"envs {hung} did not finish reset within 0.2 s{every}"
+
+
 def test_serial_manager_sets_no_limit_outside_the_main_thread():
     # signals reach only the main thread: there the step runs to its end (documented in docs/managers.md)
     fns = [partial(CountingEnv, {"limit": 10**6, "step_sleep": 0.4})]
