@@ -75,6 +75,29 @@ def test_batch_timeline_quick_run():
     assert len(times) == 7 and times[0] > 0 and times[1] > 0 and times[4] > 0
 
 
+def test_remote_timeline_quick_run():
+    result = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/remote_timeline.py",
+            "--target",
+            "gym:CartPole-v1",
+            "--envs",
+            "2",
+            "--batches",
+            "50",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [line.strip().rsplit(None, 2) for line in result.stdout.splitlines()[1:]]
+    micros = {name: float(value) for name, value, unit in lines if unit == "us"}
+    assert len(micros) == 10 and "server steps its envs" in micros, result.stdout
+    assert all(value > 0 for value in micros.values())
+
+
 def test_per_env_budget_quick_run():
     result = subprocess.run(
         [
