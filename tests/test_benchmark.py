@@ -86,6 +86,8 @@ def test_remote_timeline_quick_run():
             "2",
             "--batches",
             "50",
+            "--seconds",
+            "0.2",
         ],
         capture_output=True,
         text=True,
