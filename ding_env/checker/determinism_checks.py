@@ -8,7 +8,7 @@ import random
 import numpy as np
 
 from ding_env.checker.report import ERROR, WARNING, Finding
-from ding_env.checker.rollout import CheckContext, guard, rollout, same, trajectory
+from ding_env.checker.rollout import CheckContext, guard, rollout, same, seed_env, source_of, trajectory
 from ding_env.env.spaces import leaves
 
 
@@ -28,14 +28,18 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
         after_ends = [episode for index, episode in enumerate(first) if index == 0 or first[index - 1].ended]
         starts = [_flat(episode.reset_obs) for episode in after_ends]
         if not all(np.array_equal(starts[0], start) for start in starts[1:]):
-            findings.append(
-                Finding(
-                    name,
-                    ERROR,
-                    "with a static seed, resets gave different starting observations",
-                    "in reset(), seed the simulator with self._next_episode_seed() (DI-engine's static seed)",
+            dropped = dropped_dynamic_seed(ctx, dynamic=False)
+            message = "with a static seed (dynamic_seed=False), resets gave different starting observations"
+            if dropped:
+                hint = pass_dynamic_seed_on("evaluator envs do not replay their episode")
+                findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
+            else:
+                hint = (
+                    "in reset(), seed the simulator with self._next_episode_seed(), which replays the seed given to "
+                    "seed() when dynamic_seed is False (not a seed of its own, and not only once in seed()); and "
+                    "seed() must pass dynamic_seed on: super().seed(seed, dynamic_seed)"
                 )
-            )
+                findings.append(Finding(name, ERROR, message, hint))
         if not same(trajectory(first), trajectory(replay)):
             findings.append(
                 Finding(
@@ -73,19 +77,24 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     name,
                     ERROR,
                     "two envs with the same dynamic seed and actions diverged",
-                    "draw per-episode seeds from the seed given to seed() (self._next_episode_seed())",
+                    "draw all randomness from self.np_random or a simulator seeded in reset() with "
+                    "self._next_episode_seed(), never from unseeded RNGs (np.random.default_rng(), time)",
                 )
             )
         episodes = {b"".join(step.tobytes() for step in trajectory([episode])) for episode in repeated}
         if ctx.episodes > 1 and len(episodes) == 1:
-            findings.append(
-                Finding(
-                    name,
-                    WARNING,
-                    "with a dynamic seed every episode was the same",
-                    "a dynamic seed should give each episode a new seed (ignore for deterministic envs)",
+            dropped = dropped_dynamic_seed(ctx, dynamic=True)
+            message = "with a dynamic seed (dynamic_seed=True) every episode was the same"
+            if dropped:  # an error: seed() shows it dropped the flag, which no deterministic env needs to
+                hint = pass_dynamic_seed_on("collector envs repeat one episode")
+                findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
+            else:
+                hint = (
+                    "in reset(), seed the simulator with self._next_episode_seed(), which gives each episode a new "
+                    "seed when dynamic_seed is True (not the seed given to seed() itself); and seed() must pass "
+                    "dynamic_seed on: super().seed(seed, dynamic_seed) (ignore for deterministic envs)"
                 )
-            )
+                findings.append(Finding(name, WARNING, message, hint))
         if same(trajectory(repeated), trajectory(other_seed)):
             findings.append(
                 Finding(
@@ -98,6 +107,36 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
         return findings
 
     return guard(name, "seeded rollouts", body)
+
+
+def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool) -> str | None:
+    """How the env's ``seed()`` dropped ``dynamic_seed``, when it shows; else None.
+
+    ``BaseEnv.seed`` and DI-engine's envs keep the flag as ``_dynamic_seed``: a fresh env seeded with
+    ``dynamic_seed=dynamic`` that keeps the other value ignored the argument (a constant passed on to
+    ``super().seed``, say).
+    """
+    env = ctx.make_env()
+    try:
+        seed_env(env, ctx.seed, dynamic)
+        kept = env.__dict__.get("_dynamic_seed")
+    finally:
+        env.close()
+    if kept is None or bool(kept) == dynamic:
+        return None
+    where = source_of(type(env).seed)
+    return (
+        f"{type(env).__name__}.seed(){f' at {where}' if where else ''} dropped dynamic_seed={dynamic} "
+        f"(it kept _dynamic_seed = {kept!r})"
+    )
+
+
+def pass_dynamic_seed_on(consequence: str) -> str:
+    """The fix for a ``seed()`` that drops ``dynamic_seed``; ``consequence`` says what goes wrong meanwhile."""
+    return (
+        "in seed(self, seed, dynamic_seed=True), pass the argument on: super().seed(seed, dynamic_seed), not a "
+        f"constant (the managers pass True to collector envs and False to evaluator envs; as it is, {consequence})"
+    )
 
 
 def check_global_rng(ctx: CheckContext) -> list[Finding]:

@@ -83,14 +83,33 @@ def obs_hint(problem: str) -> str:
     """The fix for an observation that does not fit ``observation_space``.
 
     Values outside the bounds are the env's to clip (or the bounds too narrow); a shape or dtype that
-    differs is as often the declared space that is wrong as the observation.
+    differs is as often the declared space that is wrong as the observation. A NaN is neither: no space
+    declares it and clipping keeps it, so the fix is in the code that computed it.
     """
+    if " holds NaN" in problem:
+        return (
+            "the env computed a NaN (0/0, inf - inf, log or sqrt of a negative, a simulator that diverged): find "
+            "where reset() / step() builds the observation and keep it finite; clipping keeps a NaN"
+        )
     if " is outside " in problem or " holds " in problem:
         return "clip the observations into the declared bounds, or declare the bounds they really take"
     return (
         "the observation and observation_space disagree: declare the space as the env returns it (its shape and "
         "dtype: float32, int64 or uint8 for images), or return what the space declares"
     )
+
+
+def reward_hint(problem: str) -> str:
+    """The fix for a reward outside ``reward_space``: a NaN or inf is step()'s to fix, other values the space's."""
+    if " holds NaN" in problem:
+        return (
+            "step() computed a NaN reward (0/0, inf - inf, log or sqrt of a negative, a NaN from the simulator): "
+            "find where step() computes it and return a finite number; no reward_space declares NaN, and one NaN "
+            "makes every return summed over it NaN"
+        )
+    if " holds inf" in problem:
+        return "step() returned an infinite reward: return a finite one (or declare unbounded reward_space bounds)"
+    return "declare reward_space with the bounds the rewards really take, or keep step()'s rewards inside them"
 
 
 def check_reset_obs(ctx: CheckContext) -> list[Finding]:
@@ -147,7 +166,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                     )
                 else:
                     for problem in value_problems(reward, env.reward_space, "reward"):
-                        report(problem, "declare reward_space to match the rewards the env emits")
+                        report(problem, reward_hint(problem))
                 if type(timestep.done) is not bool:
                     report(
                         f"done must be a Python bool, got {type_name(timestep.done)}",

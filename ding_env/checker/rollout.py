@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ class Episode(NamedTuple):
 
 def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: list | None = None) -> list[Episode]:
     """Run ``ctx.episodes`` episodes with seeded random actions (or replay ``actions``)."""
-    env.seed(seed, dynamic_seed=dynamic)
+    seed_env(env, seed, dynamic)
     sampler = None
     episodes = []
     for index in range(ctx.episodes):
@@ -74,6 +75,45 @@ def rollout(env: BaseEnv, ctx: CheckContext, seed: int, dynamic: bool, actions: 
                 break
         episodes.append(Episode(reset_obs, taken, timesteps, ended))
     return episodes
+
+
+class SeedSignatureError(TypeError):
+    """An env's ``seed()`` does not take ``dynamic_seed``, which the managers pass.
+
+    Attributes:
+        where: ``file:line`` of the env class's ``seed`` ('' when unknown).
+    """
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+
+
+def seed_env(env: BaseEnv, seed: int, dynamic: bool) -> None:
+    """``env.seed(seed, dynamic_seed=dynamic)``, as the managers call it.
+
+    Raises:
+        SeedSignatureError: When ``seed()`` takes no ``dynamic_seed`` (a ``TypeError`` raised inside
+            ``seed()`` is raised as it is).
+    """
+    try:
+        env.seed(seed, dynamic_seed=dynamic)
+    except TypeError as error:
+        try:
+            inspect.signature(env.seed).bind(seed, dynamic_seed=dynamic)
+        except TypeError:
+            raise SeedSignatureError(str(error), source_of(type(env).seed)) from error
+        except ValueError:  # a seed without a signature (a builtin): the error is the env's own
+            pass
+        raise
+
+
+def source_of(function: Any) -> str:
+    """``file:line`` of ``function``, or '' for one without Python source."""
+    try:
+        return f"{inspect.getsourcefile(function)}:{inspect.getsourcelines(function)[1]}"
+    except (TypeError, OSError):
+        return ""
 
 
 def step_env(env: BaseEnv, action: Any) -> Any:
@@ -108,15 +148,24 @@ def raised(check: str, what: str, error: BaseException, hint: str = "") -> Findi
     """An error finding for an exception the env raised, with where it was raised."""
     frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     where = f" at {frame.filename}:{frame.lineno}" if frame else ""
+    name = type(error).__name__
     if isinstance(error, NotATimestepError):  # raised by the checker about the env's step: point there
         where = f" at {error.where}" if error.where else ""
         hint = NOT_A_TIMESTEP_HINT
-    return Finding(check, ERROR, f"{what} raised {type(error).__name__}: {error}{where}", hint)
+    elif isinstance(error, SeedSignatureError):  # raised where the checker calls seed(): point at the env's seed
+        what, name = "seeding the env", "TypeError"
+        where = f" at {error.where}" if error.where else ""
+        hint = SEED_SIGNATURE_HINT
+    return Finding(check, ERROR, f"{what} raised {name}: {error}{where}", hint)
 
 
 NOT_A_TIMESTEP_HINT = (
     "the managers read timestep.obs, .reward, .done and .info by name: build the return value with the "
     "named constructors (or BaseEnvTimestep(obs, reward, done, info))"
+)
+SEED_SIGNATURE_HINT = (
+    "seed() must take dynamic_seed, which the managers pass (True for collector envs, False for evaluator "
+    "envs): def seed(self, seed, dynamic_seed=True), passing it on with super().seed(seed, dynamic_seed)"
 )
 RAISED_HINT = "fix the exception; the check calls the env as a manager does: construct, seed, reset, step, close"
 

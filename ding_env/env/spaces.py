@@ -152,10 +152,12 @@ def bound_problem(value: np.ndarray, space: gym.spaces.Space, path: tuple) -> st
         if not np.all((value == 0) | (value == 1)):
             return f"{name} holds values other than 0 and 1: {describe_value(value)}"
     elif isinstance(space, gym.spaces.Box):
-        if np.issubdtype(value.dtype, np.floating) and not np.all(
-            np.isfinite(value) | np.isinf(space.low) | np.isinf(space.high)
-        ):
-            return f"{name} holds NaN or inf: {describe_value(value)}"
+        floating = np.issubdtype(value.dtype, np.floating)
+        # NaN lies in no Box, an unbounded one included (as Gymnasium's Box.contains has it).
+        if floating and np.isnan(value).any():
+            return f"{name} holds NaN: {describe_value(value)}"
+        if floating and not np.all(np.isfinite(value) | np.isinf(space.low) | np.isinf(space.high)):
+            return f"{name} holds inf where its Box bounds are finite: {describe_value(value)}"
         if np.any(value < space.low) or np.any(value > space.high):
             bounds = f"[{space.low.min()}, {space.high.max()}]"
             return f"{name} is outside its Box bounds {bounds}: {describe_value(value)}"

@@ -276,3 +276,59 @@ class DictActionAssertingEnv(GoodEnv):
     @property
     def action_space(self) -> gym.spaces.Space:
         return gym.spaces.Dict({"move": gym.spaces.Discrete(2), "scale": gym.spaces.Box(0.0, 1.0, (1,), np.float32)})
+
+
+class DropsDynamicSeedEnv(GoodEnv):
+    """Ignores ``dynamic_seed``: every episode of a collector env is the same."""
+
+    def seed(self, seed, dynamic_seed=True):
+        super().seed(seed, dynamic_seed=False)
+
+
+class ForcesDynamicSeedEnv(GoodEnv):
+    """Ignores ``dynamic_seed``: an evaluator env never replays its episode."""
+
+    def seed(self, seed, dynamic_seed=True):
+        super().seed(seed, dynamic_seed=True)
+
+
+class SeedWithoutDynamicSeedEnv(GoodEnv):
+    """A ``seed()`` that does not take the ``dynamic_seed`` the managers pass."""
+
+    def seed(self, seed):
+        super().seed(seed)
+
+
+class ReplaysBaseSeedEnv(GoodEnv):
+    """Keeps ``dynamic_seed`` but starts every episode from the base seed, whatever the flag."""
+
+    def reset(self):
+        self._episode_rng = np.random.default_rng(self._seed)
+        return super().reset()
+
+    def rng(self):
+        return self._episode_rng
+
+
+class NanRewardEnv(GoodEnv):
+    """A NaN reward at the third step of each episode (its reward space is unbounded)."""
+
+    def step(self, action):
+        timestep = super().step(action)
+        return timestep._replace(reward=np.array([np.nan], dtype=np.float32)) if self._t == 3 else timestep
+
+
+class BoundedNanRewardEnv(NanRewardEnv):
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-10.0, 0.0, (1,), np.float32)
+
+
+class NanObsEnv(GoodEnv):
+    """A NaN in the observation of the third step of each episode."""
+
+    def make_obs(self):
+        obs = self._pos.copy()
+        if self._t == 3:
+            obs[0] = np.nan
+        return obs

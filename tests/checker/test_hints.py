@@ -1,0 +1,87 @@
+"""A finding's fix hint names what is wrong and where to fix it: the method, and what to change there."""
+
+import inspect
+
+import pytest
+
+from ding_env.checker import check_env
+from ding_env.cli import main
+from tests.checker import broken_envs as gallery
+
+
+def seed_source(env_cls: type) -> str:
+    """``file:line`` of the class's own ``seed``, as the findings name it."""
+    return f"{inspect.getsourcefile(env_cls.seed)}:{inspect.getsourcelines(env_cls.seed)[1]}"
+
+
+def finding_of(env_cls: type, check: str):
+    report = check_env(env_cls, episodes=3, max_steps=200, subprocess=False)
+    (finding,) = [finding for finding in report.findings if finding.check == check]
+    return finding
+
+
+@pytest.mark.parametrize(
+    ("env_cls", "check", "dynamic", "consequence"),
+    [
+        (gallery.DropsDynamicSeedEnv, "check_dynamic_seed", True, "collector envs repeat one episode"),
+        (gallery.ForcesDynamicSeedEnv, "check_static_seed", False, "evaluator envs do not replay their episode"),
+    ],
+    ids=["drops_true", "drops_false"],
+)
+def test_a_seed_that_drops_dynamic_seed_is_an_error_pointing_at_seed(env_cls, check, dynamic, consequence):
+    finding = finding_of(env_cls, check)
+    assert finding.severity == "error"
+    assert f"{env_cls.__name__}.seed() at {seed_source(env_cls)} dropped dynamic_seed={dynamic}" in finding.message
+    assert finding.hint.startswith("in seed(self, seed, dynamic_seed=True), pass the argument on: super().seed(")
+    assert consequence in finding.hint and "in reset()" not in finding.hint
+
+
+def test_a_seed_without_dynamic_seed_is_named_as_the_seed_call_failing():
+    report = check_env(gallery.SeedWithoutDynamicSeedEnv, episodes=2, subprocess=False)
+    (error,) = report.errors
+    where = seed_source(gallery.SeedWithoutDynamicSeedEnv)
+    assert error.message == (
+        "seeding the env raised TypeError: SeedWithoutDynamicSeedEnv.seed() got an unexpected keyword argument "
+        f"'dynamic_seed' at {where}"
+    )
+    assert "def seed(self, seed, dynamic_seed=True)" in error.hint and "super().seed(seed, dynamic_seed)" in error.hint
+
+
+def test_every_episode_the_same_with_the_flag_kept_points_at_reset_and_stays_a_warning():
+    # An env may be deterministic: without proof that seed() dropped the flag, this is a warning.
+    finding = finding_of(gallery.ReplaysBaseSeedEnv, "check_dynamic_seed")
+    assert finding.severity == "warning" and "every episode was the same" in finding.message
+    assert finding.hint.startswith("in reset(), seed the simulator with self._next_episode_seed()")
+
+
+def test_an_unseeded_rng_is_named_when_two_envs_of_one_dynamic_seed_diverge():
+    findings = check_env(gallery.UnseededRngEnv, episodes=3, subprocess=False).findings
+    (finding,) = [finding for finding in findings if "diverged" in finding.message]
+    assert "never from unseeded RNGs" in finding.hint
+
+
+@pytest.mark.parametrize("env_cls", [gallery.NanRewardEnv, gallery.BoundedNanRewardEnv])
+def test_a_nan_reward_is_an_error_pointing_at_step_whatever_the_reward_space(env_cls):
+    finding = finding_of(env_cls, "check_step_output")
+    assert finding.severity == "error" and finding.message.startswith("reward holds NaN: array([nan]")
+    assert finding.first_step == 3
+    assert "find where step() computes it and return a finite number" in finding.hint
+    assert "declare reward_space" not in finding.hint
+
+
+def test_a_nan_observation_points_at_the_code_that_computed_it_not_at_clipping():
+    finding = finding_of(gallery.NanObsEnv, "check_step_output")
+    assert finding.severity == "error" and finding.message.startswith("step obs holds NaN")
+    assert "reset() / step()" in finding.hint and not finding.hint.startswith("clip")
+
+
+@pytest.mark.parametrize(
+    ("env_cls", "fix"),
+    [
+        ("DropsDynamicSeedEnv", "fix: in seed(self, seed, dynamic_seed=True), pass the argument on"),
+        ("NanRewardEnv", "fix: step() computed a NaN reward"),
+    ],
+)
+def test_the_cli_prints_the_same_hints(capsys, env_cls, fix):
+    assert main(["check", f"tests.checker.broken_envs:{env_cls}", "--episodes", "3"]) == 1
+    assert fix in capsys.readouterr().out
