@@ -78,29 +78,39 @@ def policy_actions(policy: Policy, obs: Any, count: int, per_env: bool = False) 
 
 
 def collect(
-    manager: BaseEnvManager, policy: Policy, n_steps: int | None = None, device: Any = None
+    manager: BaseEnvManager,
+    policy: Policy,
+    n_steps: int | None = None,
+    device: Any = None,
+    step_every_env: bool = False,
 ) -> Iterator[TransitionBatch]:
     """Step ``manager`` with ``policy`` and yield one :class:`TransitionBatch` per manager step.
 
     Args:
         manager: A launched manager (auto-reset keeps envs running).
         policy: Maps a batch of observations to a batch of actions.
-        n_steps: Stop after this many env steps (None: until ``manager.done``).
+        n_steps: Collect exactly this many env steps (None: until ``manager.done``): the last manager step
+            takes actions for only as many ready envs as steps remain (the lowest env ids), and envs still
+            in flight (async managers) are waited for, so none is stepped past ``n_steps``.
         device: None: numpy in and out. A torch device (``"cpu"``, ``"cuda"``): the policy gets
             the observations as tensors on it and may return a tensor; the batches hold tensors
             (``env_id`` and ``info`` stay numpy and Python).
+        step_every_env: Step every ready env, as lockstep batch envs (a Gymnasium vector env) need: they
+            step all their sub-envs or none, so the last manager step may take up to one batch past ``n_steps``.
 
     Yields:
         Batches whose arrays are copies, safe to keep.
     """
     batches = (
-        _collect_numpy(manager, policy, n_steps) if device is None else _collect_torch(manager, policy, n_steps, device)
+        _collect_numpy(manager, policy, n_steps, step_every_env)
+        if device is None
+        else _collect_torch(manager, policy, n_steps, device, step_every_env)
     )
     yield from batches
 
 
 def _collect_torch(
-    manager: BaseEnvManager, policy: Policy, n_steps: int | None, device: Any
+    manager: BaseEnvManager, policy: Policy, n_steps: int | None, device: Any, step_every_env: bool
 ) -> Iterator[TransitionBatch]:
     from ding_env.torch_adapter import TorchConverter  # torch is imported only when a device is asked for
 
@@ -111,7 +121,7 @@ def _collect_torch(
         return converter.to_numpy(policy(converter.to_torch(obs, ("policy",))))
 
     to_torch = converter.to_torch
-    for batch in _collect_numpy(manager, numpy_policy, n_steps):
+    for batch in _collect_numpy(manager, numpy_policy, n_steps, step_every_env):
         yield batch._replace(
             obs=to_torch(batch.obs, ("obs",)),
             action=to_torch(batch.action, ("action",)),
@@ -122,21 +132,28 @@ def _collect_torch(
         )
 
 
-def _collect_numpy(manager: BaseEnvManager, policy: Policy, n_steps: int | None) -> Iterator[TransitionBatch]:
+def _collect_numpy(
+    manager: BaseEnvManager, policy: Policy, n_steps: int | None, step_every_env: bool = False
+) -> Iterator[TransitionBatch]:
     layout = arrays.layout_of(manager.observation_space)
     last_obs = arrays.allocate(layout, manager.env_num)
     last_action: np.ndarray | None = None
     per_env = not isinstance(manager.action_space, ARRAY_SPACES)  # the managers take a list of such actions
-    steps = 0
+    steps = sent = 0  # env steps returned, and actions sent (an async manager returns some of them later)
     while (n_steps is None or steps < n_steps) and not manager.done:
         ready = manager.ready_obs_batch
-        if len(ready.env_id):
-            actions = policy_actions(policy, ready.obs, len(ready.env_id), per_env)
+        env_ids, obs = ready.env_id, ready.obs
+        if n_steps is not None and not step_every_env and len(env_ids) > n_steps - sent:
+            # The last steps: only as many envs as steps remain, so the count comes out exact.
+            env_ids, obs = env_ids[: n_steps - sent], arrays.take(obs, slice(0, n_steps - sent))
+        if len(env_ids):
+            actions = policy_actions(policy, obs, len(env_ids), per_env)
             if last_action is None:
                 last_action = np.zeros((manager.env_num, *actions.shape[1:]), dtype=actions.dtype)
-            arrays.write(last_obs, ready.env_id, ready.obs)
-            last_action[ready.env_id] = actions
-            batch = manager.step_batch(ready.env_id, actions)
+            arrays.write(last_obs, env_ids, obs)
+            last_action[env_ids] = actions
+            sent += len(env_ids)
+            batch = manager.step_batch(env_ids, actions)
         else:
             batch = manager.step_batch(np.zeros(0, dtype=np.int64), np.zeros((0, *last_action.shape[1:])))
         if not len(batch.env_id):

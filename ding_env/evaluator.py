@@ -10,6 +10,30 @@ import numpy as np
 from ding_env.collector import policy_actions
 from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager
+from ding_env.errors import DingEnvError
+
+# Steps an evaluation episode may take before evaluate() gives up on it: far past any built-in env's time
+# limit (Atari's 108,000 frames are 27,000 steps), yet an env that never ends an episode fails in seconds.
+DEFAULT_MAX_EPISODE_STEPS = 100_000
+
+
+class EpisodeStepLimitError(DingEnvError):
+    """An evaluation episode ran ``max_episode_steps`` steps without ending.
+
+    Attributes:
+        env_id: The env whose episode did not end.
+        max_episode_steps: The bound it reached.
+    """
+
+    def __init__(self, env_id: int, max_episode_steps: int, episodes_done: int, n_episode: int) -> None:
+        self.env_id = env_id
+        self.max_episode_steps = max_episode_steps
+        super().__init__(
+            f"evaluator env {env_id} ran {max_episode_steps} steps in one episode without it ending "
+            f"(max_episode_steps={max_episode_steps}; {episodes_done} of {n_episode} episodes done): give the env "
+            "a time limit that ends its episodes as truncated (gymnasium's TimeLimit, its own max_episode_steps), "
+            "or raise the bound if its episodes are that long"
+        )
 
 
 class EvalResult(NamedTuple):
@@ -51,6 +75,8 @@ def evaluate(
     on_episode: Callable[[float], None] | None = None,
     dynamic_seed: bool = False,
     step_every_env: bool = False,
+    max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
+    on_step: Callable[[int], None] | None = None,
 ) -> EvalResult:
     """Run exactly ``n_episode`` episodes with ``policy`` and summarise the returns.
 
@@ -69,7 +95,17 @@ def evaluate(
             need it: they replay a static seed only when every sub-env resets together.
         step_every_env: Step every ready env, also those that ran their share of the episodes (their
             later episodes are not counted), as lockstep batch envs (a Gymnasium vector env) need.
+        max_episode_steps: Steps a counted episode may take; an env that reaches it with its episode still
+            running fails the evaluation (None: no bound, and an env that never ends an episode blocks forever).
+        on_step: Called with the env steps taken so far after each manager step (progress display: an
+            evaluation whose episodes are long shows it is running).
+
+    Raises:
+        EpisodeStepLimitError: Naming the env whose episode reached ``max_episode_steps`` without ending.
+        ValueError: For ``max_episode_steps`` below 1.
     """
+    if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or max_episode_steps < 1):
+        raise ValueError(f"max_episode_steps must be an int >= 1 or None, got {max_episode_steps!r}")
     if seed is not None:
         manager.seed(seed, dynamic_seed=dynamic_seed)
     manager.reset()
@@ -77,6 +113,7 @@ def evaluate(
     per_env = not isinstance(manager.action_space, ARRAY_SPACES)  # see policy_actions
     returns: list[float] = []
     steps = abnormal = 0
+    episode_steps = np.zeros(manager.env_num, dtype=np.int64)  # of each env's running episode
     while remaining.any():
         ready = manager.ready_obs_batch
         wanted = np.ones(len(ready.env_id), dtype=bool) if step_every_env else remaining[ready.env_id] > 0
@@ -85,7 +122,13 @@ def evaluate(
         actions = policy_actions(policy, obs, len(env_ids), per_env) if len(env_ids) else np.zeros(0, dtype=np.int64)
         batch = manager.step_batch(env_ids, actions)
         steps += len(batch.env_id)
+        episode_steps[batch.env_id] += 1
         for env_id, done, info in zip(batch.env_id.tolist(), batch.done.tolist(), batch.info, strict=True):
+            if done:
+                episode_steps[env_id] = 0
+            elif max_episode_steps is not None and episode_steps[env_id] >= max_episode_steps and remaining[env_id]:
+                # Only a counted episode: a lockstep env past its share steps until the others are done.
+                raise EpisodeStepLimitError(env_id, max_episode_steps, len(returns), n_episode)
             if done and remaining[env_id] > 0:
                 if info.get("abnormal"):  # a failed step's episode has no return: another one takes its place
                     abnormal += 1
@@ -94,6 +137,8 @@ def evaluate(
                 returns.append(float(info["eval_episode_return"]))
                 if on_episode is not None:
                     on_episode(returns[-1])
+        if on_step is not None:
+            on_step(steps)
     mean = float(np.mean(returns))
     reached = stop_value is not None and mean >= stop_value
     return EvalResult(returns, mean, float(np.std(returns)), reached, steps, abnormal)

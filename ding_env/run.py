@@ -13,7 +13,7 @@ import numpy as np
 
 from ding_env.collector import collect
 from ding_env.errors import DingEnvError
-from ding_env.evaluator import EvalResult, evaluate
+from ding_env.evaluator import DEFAULT_MAX_EPISODE_STEPS, EpisodeStepLimitError, EvalResult, evaluate
 from ding_env.ops import Op
 from ding_env.policies import RandomPolicy
 from ding_env.progress import progress_bar
@@ -22,6 +22,11 @@ from ding_env.run_config import build_managers
 
 # The progress line's mean return covers this many of the latest episodes.
 RECENT_EPISODES = 100
+# An env section's max_episode_steps times this is the default bound on an evaluation episode: room for an env
+# that counts its time limit its own way (frames, turns), while one that never ends an episode still fails fast.
+EPISODE_LIMIT_MARGIN = 10
+# The evaluation's step count is redrawn at most this often (seconds): a long episode shows it is running.
+REDRAW_INTERVAL = 0.25
 RANDOM_POLICY_NOTE = "random (uniform actions, no learning: --policy MODULE:CALLABLE runs yours)"
 
 
@@ -56,6 +61,18 @@ def load_policy(spec: str, action_space: Any, seed: int) -> Callable[[Any], Any]
     return policy
 
 
+def default_eval_max_steps(cfg: Any) -> int:
+    """The default bound on an evaluation episode's steps for a validated run config.
+
+    ``EPISODE_LIMIT_MARGIN`` times the env section's ``max_episode_steps`` (the env's own time limit, when
+    the section or the env class's config sets one), else ``DEFAULT_MAX_EPISODE_STEPS``.
+    """
+    limit = cfg.env.get("max_episode_steps")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
+        return EPISODE_LIMIT_MARGIN * limit
+    return DEFAULT_MAX_EPISODE_STEPS
+
+
 def run_job(
     cfg: Any,
     policy_spec: str = "random",
@@ -64,11 +81,24 @@ def run_job(
     manager_type: str | None = None,
     replay_dir: str | None = None,
     progress: TextIO | None = None,
+    eval_max_steps: int | None = None,
 ) -> RunSummary:
-    """Collect ``steps`` env steps with the policy, then evaluate it; return the summary.
+    """Collect exactly ``steps`` env steps with the policy, then evaluate it; return the summary.
 
-    The evaluator envs record replays under ``replay_dir`` (default: the config's
-    ``env.replay_path``; None: no replays). Progress goes to ``progress`` (None: no progress output).
+    Args:
+        cfg: A validated run config.
+        policy_spec: ``'random'`` or ``'module:callable'`` (see :func:`load_policy`).
+        steps: Env steps to collect. With batch envs (``env.batch``) every sub-env steps each time, so
+            the collection may end up to one batch past it; the summary's ``collect_steps`` is the true count.
+        eval_episodes: Evaluation episodes (None: the config's ``env.n_evaluator_episode``).
+        manager_type: Overrides the config's ``env.manager.type``.
+        replay_dir: Where the evaluator envs record replays (None: the config's ``env.replay_path``,
+            which may be None: no replays).
+        progress: Where progress goes (None: no progress output).
+        eval_max_steps: Steps an evaluation episode may take (None: :func:`default_eval_max_steps`).
+
+    Raises:
+        EpisodeStepLimitError: When an evaluation episode reaches ``eval_max_steps`` without ending.
     """
     collector, evaluator = build_managers(cfg, manager_type)
     with collector, evaluator:
@@ -88,6 +118,7 @@ def run_job(
         truncated = 0
         done_steps = 0
         n_episode = eval_episodes or cfg.env.n_evaluator_episode
+        max_episode_steps = eval_max_steps or default_eval_max_steps(cfg)
         # batch=N envs (a Gymnasium vector env, EnvPool) replay a static seed only when all their sub-envs
         # reset together, which an evaluator's episodes of different lengths never do; a Gymnasium vector
         # env also steps all its sub-envs or none.
@@ -98,7 +129,7 @@ def run_job(
             progress.flush()
         start = time.perf_counter()
         with progress_bar(steps, progress, "collect", "step") as bar:
-            for batch in collect(collector, policy, steps):
+            for batch in collect(collector, policy, steps, step_every_env=batched):
                 done_steps += len(batch.env_id)
                 for info in (info for info, done in zip(batch.info, batch.done, strict=True) if done):
                     if "eval_episode_return" in info:  # not an abnormal step's (step_error='abnormal'): no return
@@ -108,7 +139,7 @@ def run_job(
                 if returns:
                     bar.set_postfix_str(f"return {np.mean(returns[-RECENT_EPISODES:]):.1f}", refresh=False)
         elapsed = time.perf_counter() - start
-        with progress_bar(n_episode, progress, "eval   ", "ep") as bar, recording():
+        with progress_bar(n_episode, progress, "eval   ", "ep") as bar, recording(), _bound_note():
             result = evaluate(
                 evaluator,
                 policy,
@@ -118,6 +149,8 @@ def run_job(
                 on_episode=lambda _: bar.update(),
                 dynamic_seed=batched,
                 step_every_env=batched,
+                max_episode_steps=max_episode_steps,
+                on_step=_step_counter(bar),
             )
         return RunSummary(
             cfg.exp_name,
@@ -145,6 +178,34 @@ def _recording_note(replay_dir: Any, source: str) -> Iterator[None]:
             error.add_note(
                 f"the evaluator's envs record replays to {str(replay_dir)!r}, as {source} asks; {without} they do not"
             )
+        raise
+
+
+def _step_counter(bar: Any) -> Callable[[int], None]:
+    """Shows the evaluation's env steps beside its episodes, redrawn at most every ``REDRAW_INTERVAL`` s."""
+    last_drawn = -REDRAW_INTERVAL
+
+    def show(steps: int) -> None:
+        nonlocal last_drawn
+        now = time.monotonic()
+        # The bar redraws only when an episode ends; an env with long episodes would look stuck without this.
+        if now - last_drawn >= REDRAW_INTERVAL:
+            last_drawn = now
+            bar.set_postfix_str(f"{steps} steps")
+
+    return show
+
+
+@contextmanager
+def _bound_note() -> Iterator[None]:
+    """Notes on an evaluation episode that reached the bound how to change the bound from the command line."""
+    try:
+        yield
+    except EpisodeStepLimitError as error:
+        error.add_note(
+            f"ding-env run --eval-max-steps N sets the bound (default: {EPISODE_LIMIT_MARGIN} x the env "
+            f"section's max_episode_steps, else {DEFAULT_MAX_EPISODE_STEPS})"
+        )
         raise
 
 

@@ -3,7 +3,7 @@
 Usage::
 
     ding-env [--version] [--verbose] COMMAND ...
-    ding-env run CONFIG [--policy random|MODULE:CALLABLE] [--steps N] [--eval-episodes N]
+    ding-env run CONFIG [--policy random|MODULE:CALLABLE] [--steps N] [--eval-episodes N] [--eval-max-steps N]
                         [--manager base|subprocess|async_subprocess|base_v2|subprocess_v2]
                         [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
@@ -140,8 +140,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("config", help="config file (main_config/create_config or a single config dict)")
     run.add_argument("--policy", default="random", help="'random' or MODULE:CALLABLE mapping obs batches to actions")
-    run.add_argument("--steps", type=int, default=20000, help="env steps to collect (default 20000)")
+    run.add_argument(
+        "--steps",
+        type=int,
+        default=20000,
+        help="env steps to collect, exactly (default 20000); batch envs (env.batch) step all their sub-envs "
+        "at once, so with them the last step may pass N by up to one batch, and the summary says how many ran",
+    )
     run.add_argument("--eval-episodes", type=int, default=None, help="evaluation episodes (default: the config's)")
+    run.add_argument(
+        "--eval-max-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="steps an evaluation episode may take: an episode still running after N steps fails the run, "
+        "naming the env (default: 10 x the env section's max_episode_steps, else 100000)",
+    )
     run.add_argument(
         "--manager", choices=RUN_MANAGERS, default=None, help=RUN_MANAGER_HELP + " (default: the config's)"
     )

@@ -24,8 +24,13 @@ def run(args: argparse.Namespace) -> int:
 
     overrides = list(args.set) + ([f"seed={args.seed}"] if args.seed is not None else [])
     try:
-        if args.steps < 1 or (args.eval_episodes is not None and args.eval_episodes < 1):
-            raise ConfigError("--steps and --eval-episodes must be >= 1")
+        for flag, value in (
+            ("--steps", args.steps),
+            ("--eval-episodes", args.eval_episodes),
+            ("--eval-max-steps", args.eval_max_steps),
+        ):
+            if value is not None and value < 1:
+                raise ConfigError(f"{flag} must be >= 1, got {value}")
         cfg = load_run_config(args.config, overrides)
     except (ConfigError, RegistryError) as error:
         print(f"ding-env run: {error}", file=sys.stderr)
@@ -38,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
-        summary = run_job(cfg, args.policy, args.steps, args.eval_episodes, args.manager, args.replay, sys.stderr)
+        summary = run_job(
+            cfg, args.policy, args.steps, args.eval_episodes, args.manager, args.replay, sys.stderr, args.eval_max_steps
+        )
     except (ConfigError, RegistryError, NotImplementedError) as error:
         print(f"ding-env run: {error}", file=sys.stderr)
         return USAGE_ERROR

@@ -1,0 +1,190 @@
+"""`ding-env run`'s main job: an exact collection step count, and an evaluation that cannot hang on an episode."""
+
+import os
+import subprocess
+import sys
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from ding_env import BaseEnv, create_env_manager
+from ding_env.cli import main
+from ding_env.collector import collect
+from ding_env.env.timestep import termination, transition
+from ding_env.evaluator import EpisodeStepLimitError, evaluate
+from ding_env.policies import RandomPolicy
+from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
+from tests.envs import CountingEnv, LockstepCountingBatchEnv
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class EndlessEnv(BaseEnv):
+    """Ends its episodes after ``length`` steps; ``length=None``: never (no termination, no time limit)."""
+
+    config: ClassVar[dict] = dict(length=None)
+
+    def seed(self, seed: int, dynamic_seed: bool = True) -> None:
+        self._seed = seed
+
+    def reset(self) -> np.ndarray:
+        self._t = 0
+        return np.zeros(1, np.float32)
+
+    def step(self, action: Any) -> Any:
+        self._t += 1
+        obs = np.full(1, self._t, np.float32)
+        if self._cfg.length is not None and self._t >= self._cfg.length:
+            return termination(obs, 1.0, float(self._t))
+        return transition(obs, 1.0)
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"EndlessEnv(length={self._cfg.length})"
+
+    observation_space = property(lambda self: gym.spaces.Box(0, np.inf, (1,), np.float32))
+    action_space = property(lambda self: gym.spaces.Discrete(2))
+    reward_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+
+
+def _launched(manager_type: str, lengths: list[int | None]):
+    fns = [partial(EndlessEnv, dict(length=length)) for length in lengths]
+    manager = create_env_manager(manager_cfg(manager_type), fns)
+    manager.seed(0)
+    manager.launch()
+    return manager
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_evaluate_ends_an_episode_that_never_ends_with_an_error_naming_the_env_and_the_bound(manager_type):
+    with _launched(manager_type, [3, None]) as manager:
+        policy = RandomPolicy(manager.action_space, 0)
+        with pytest.raises(EpisodeStepLimitError, match=r"evaluator env 1 ran 20 steps in one episode") as raised:
+            evaluate(manager, policy, 4, seed=0, max_episode_steps=20)
+        assert raised.value.env_id == 1 and raised.value.max_episode_steps == 20
+        assert "max_episode_steps=20" in str(raised.value) and "time limit" in str(raised.value)
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_an_episode_that_ends_at_the_bound_counts_and_progress_sees_every_step(manager_type):
+    with _launched(manager_type, [20, 5]) as manager:
+        seen = []
+        result = evaluate(
+            manager, RandomPolicy(manager.action_space, 0), 4, seed=0, max_episode_steps=20, on_step=seen.append
+        )
+        assert sorted(result.returns) == [5.0, 5.0, 20.0, 20.0]
+        assert seen == sorted(seen) and seen[-1] == result.steps == 50
+
+
+def test_evaluate_refuses_a_bound_below_one():
+    with _launched("base", [3]) as manager, pytest.raises(ValueError, match="max_episode_steps must be an int >= 1"):
+        evaluate(manager, RandomPolicy(manager.action_space, 0), 1, max_episode_steps=0)
+
+
+ENDLESS_CONFIG = """
+config = dict(
+    exp_name='endless',
+    env=dict(type='endless', import_names=['endless_env'], collector_env_num=2, evaluator_env_num=2,
+             n_evaluator_episode=2, max_episode_steps=4),
+)
+"""
+ENDLESS_MODULE = """
+import gymnasium as gym
+import numpy as np
+from ding_env import ENV_REGISTRY, BaseEnv
+from ding_env.env.timestep import transition
+
+
+@ENV_REGISTRY.register('endless')
+class EndlessEnv(BaseEnv):  # declares a time limit and never keeps it
+    config = dict(max_episode_steps=4)
+
+    def seed(self, seed, dynamic_seed=True):
+        pass
+
+    def reset(self):
+        return np.zeros(1, np.float32)
+
+    def step(self, action):
+        return transition(np.zeros(1, np.float32), 1.0)
+
+    def close(self):
+        pass
+
+    def __repr__(self):
+        return 'EndlessEnv()'
+
+    observation_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+    action_space = property(lambda self: gym.spaces.Discrete(2))
+    reward_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+"""
+
+
+@pytest.mark.parametrize(("flags", "bound"), [((), 40), (("--eval-max-steps", "7"), 7)])
+def test_run_fails_on_an_evaluation_episode_that_never_ends_naming_the_env_and_the_bound(tmp_path, flags, bound):
+    (tmp_path / "endless_env.py").write_text(ENDLESS_MODULE)
+    (tmp_path / "cfg.py").write_text(ENDLESS_CONFIG)
+    args = ["run", "cfg.py", "--steps", "10", "--manager", "base", *flags]
+    result = subprocess.run(
+        [sys.executable, "-m", "ding_env", *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert f"EpisodeStepLimitError: evaluator env 0 ran {bound} steps in one episode" in result.stderr
+    assert f"(max_episode_steps={bound}; 0 of 2 episodes done)" in result.stderr
+    assert "ding-env run --eval-max-steps N sets the bound (default: 10 x the env section's max_episode_steps" in (
+        result.stderr
+    )
+
+
+def test_run_refuses_an_eval_max_steps_below_one(capsys):
+    assert main(["run", "configs/cartpole.py", "--eval-max-steps", "0"]) == 2
+    assert "--eval-max-steps must be >= 1, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+@pytest.mark.parametrize("n_steps", [1, 7, 9])
+def test_collect_takes_exactly_the_steps_asked_for(manager_type, n_steps):
+    fns = [partial(CountingEnv, dict(limit=4))] * 3
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        batches = list(collect(manager, RandomPolicy(manager.action_space, 0), n_steps))
+        assert sum(len(batch.env_id) for batch in batches) == n_steps
+        # The last step took the lowest ready ids; the others are still ready, none is left in flight.
+        assert batches[-1].env_id.tolist() == list(range(n_steps % 3 or 3))
+        assert manager.ready_obs_batch.env_id.tolist() == [0, 1, 2]
+
+
+def test_collect_takes_exactly_the_steps_asked_for_with_envs_in_flight():
+    # wait_num=1 and one slow env: the async manager returns before every env sent an action has stepped.
+    fns = [partial(CountingEnv, dict(limit=3)), partial(CountingEnv, dict(limit=3, step_sleep=0.02))]
+    with create_env_manager(dict(type="async_subprocess", wait_num=1, step_wait_timeout=60), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        assert sum(len(batch.env_id) for batch in collect(manager, RandomPolicy(manager.action_space, 0), 13)) == 13
+
+
+def test_collect_steps_every_env_of_a_lockstep_batch_env_when_asked():
+    fns = [partial(LockstepCountingBatchEnv, dict(num_envs=4))]
+    with create_env_manager(dict(type="base"), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        batches = list(collect(manager, RandomPolicy(manager.action_space, 0), 6, step_every_env=True))
+        assert [len(batch.env_id) for batch in batches] == [4, 4]  # all four sub-envs or none: one batch past 6
+
+
+def test_run_collects_exactly_the_steps_asked_for(capsys):
+    args = ["run", "configs/cartpole.py", "--steps", "10", "--manager", "base", "--eval-episodes", "1"]
+    assert main([*args, "--set", "env.evaluator_env_num=1"]) == 0
+    assert "collect steps        10\n" in capsys.readouterr().out  # 8 envs: 16 before
