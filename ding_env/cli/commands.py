@@ -68,6 +68,7 @@ def check(args: argparse.Namespace) -> int:
         print("ding-env check: --episodes and --max-steps must be >= 1", file=sys.stderr)
         return USAGE_ERROR
     try:
+        check_run_config_files(args.target, args.config)
         env_cls, cfg = resolve_target(args.target, args.config)
     except (ConfigError, RegistryError) as error:
         print(f"ding-env check: {error}", file=sys.stderr)
@@ -92,6 +93,31 @@ def check(args: argparse.Namespace) -> int:
         )
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.format())
     return 0 if report.passed else 1
+
+
+def check_run_config_files(target: str, config_path: str | None) -> None:
+    """Validate the config files ``ding-env check TARGET [--config FILE]`` reads as ``ding-env run`` does.
+
+    A config whose env section names a ``type`` is a run config: a key ``ding-env run`` refuses (a
+    misspelt env key of a class that declares its config, a manager key, a top-level key) is refused
+    here too, with the same error. An env section without a ``type`` (a ``DingEnvWrapper`` section with
+    an ``env_id``, or one configuring a ``module:Class`` target) is no run config and is read as before.
+
+    Raises:
+        ConfigError: Naming the file and the key, as ``ding-env run`` does.
+        RegistryError: For a ``type`` that is not registered.
+    """
+    from ding_env.checker.target import GYM_PREFIXES
+    from ding_env.config import load_config_file
+    from ding_env.run_config import validate_run_config
+
+    is_file = not target.startswith(GYM_PREFIXES) and (target.endswith(".py") or Path(target).is_file())
+    for path in (config_path, target if is_file else None):
+        if path is None:
+            continue
+        cfg = load_config_file(path)
+        if isinstance(cfg.get("env"), dict) and "type" in cfg.env:
+            validate_run_config(cfg, str(path))
 
 
 def where_envs_step(workers: int | None) -> str:

@@ -129,3 +129,25 @@ def test_gym_ids_and_ding_env_wrapper_configs_are_targets(tmp_path):
     assert result.returncode == 0 and "DingEnvWrapper('CartPole-v1')" in result.stdout
     result = check_command("ding_env:DingEnvWrapper", "--config", str(tmp_path / "wrapper_cfg.py"), "--episodes", "1")
     assert result.returncode == 0, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ("env=dict(type='card_game', max_episode_step=9)", "max_episode_step"),  # a class that declares its keys
+        ("env=dict(type='card_game', manager=dict(auto_rest=False))", "auto_rest"),
+        ("seeed=1, env=dict(type='card_game')", "seeed"),
+    ],
+)
+@pytest.mark.parametrize("as_config_option", [False, True])
+def test_check_refuses_a_config_key_that_run_refuses_with_runs_error(
+    tmp_path, monkeypatch, capsys, config, key, as_config_option
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cfg.py").write_text(f"config = dict({config})\n")
+    assert main(["run", "cfg.py"]) == 2
+    refused = capsys.readouterr().err.removeprefix("ding-env run: ")
+    assert f"unknown key {key!r}" in refused
+    target = ["card_game", "--config", "cfg.py"] if as_config_option else ["cfg.py"]
+    assert main(["check", *target, "--episodes", "1"]) == 2
+    assert capsys.readouterr().err == f"ding-env check: {refused}"
