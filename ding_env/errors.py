@@ -150,3 +150,22 @@ class EnvTimeoutError(DingEnvError):
         # A worker hosting several envs times out as a whole: "all of them" says no env of them answered.
         every = f" (all {len(ids)} of them timed out)" if len(ids) > 1 else ""
         super().__init__(f"envs {named} did not finish {self.command} within {timeout} s{every}")
+
+
+class EpisodeStepLimitError(DingEnvError):
+    """An evaluation episode ran ``max_episode_steps`` steps without ending.
+
+    Attributes:
+        env_id: The env whose episode did not end.
+        max_episode_steps: The bound it reached.
+    """
+
+    def __init__(self, env_id: int, max_episode_steps: int, episodes_done: int, n_episode: int) -> None:
+        self.env_id = env_id
+        self.max_episode_steps = max_episode_steps
+        super().__init__(
+            f"evaluator env {env_id} ran {max_episode_steps} steps in one episode without it ending "
+            f"(max_episode_steps={max_episode_steps}; {episodes_done} of {n_episode} episodes done): give the env "
+            "a time limit that ends its episodes as truncated (gymnasium's TimeLimit, its own max_episode_steps), "
+            "or raise the bound if its episodes are that long"
+        )

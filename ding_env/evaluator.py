@@ -10,30 +10,11 @@ import numpy as np
 from ding_env.collector import policy_actions
 from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager
-from ding_env.errors import DingEnvError
+from ding_env.errors import EpisodeStepLimitError
 
 # Steps an evaluation episode may take before evaluate() gives up on it: far past any built-in env's time
 # limit (Atari's 108,000 frames are 27,000 steps), yet an env that never ends an episode fails in seconds.
 DEFAULT_MAX_EPISODE_STEPS = 100_000
-
-
-class EpisodeStepLimitError(DingEnvError):
-    """An evaluation episode ran ``max_episode_steps`` steps without ending.
-
-    Attributes:
-        env_id: The env whose episode did not end.
-        max_episode_steps: The bound it reached.
-    """
-
-    def __init__(self, env_id: int, max_episode_steps: int, episodes_done: int, n_episode: int) -> None:
-        self.env_id = env_id
-        self.max_episode_steps = max_episode_steps
-        super().__init__(
-            f"evaluator env {env_id} ran {max_episode_steps} steps in one episode without it ending "
-            f"(max_episode_steps={max_episode_steps}; {episodes_done} of {n_episode} episodes done): give the env "
-            "a time limit that ends its episodes as truncated (gymnasium's TimeLimit, its own max_episode_steps), "
-            "or raise the bound if its episodes are that long"
-        )
 
 
 class EvalResult(NamedTuple):

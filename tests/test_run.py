@@ -15,7 +15,8 @@ from ding_env import BaseEnv, create_env_manager
 from ding_env.cli import main
 from ding_env.collector import collect
 from ding_env.env.timestep import termination, transition
-from ding_env.evaluator import EpisodeStepLimitError, evaluate
+from ding_env.errors import EpisodeStepLimitError
+from ding_env.evaluator import evaluate
 from ding_env.policies import RandomPolicy
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import CountingEnv, LockstepCountingBatchEnv
