@@ -50,9 +50,14 @@ WORKLOADS = {
 }
 
 
-def serve(target: str, envs: int, extra: tuple) -> tuple[subprocess.Popen, str]:
-    """A `ding-env serve` process on a free loopback port, and its address."""
-    command = [sys.executable, "-m", "ding_env", "serve", target, "--envs", str(envs), *extra]
+def serve(
+    target: str, envs: int, extra: tuple, launcher: tuple = (sys.executable, "-m", "ding_env")
+) -> tuple[subprocess.Popen, str]:
+    """A `ding-env serve` process on a free loopback port, and its address.
+
+    ``launcher`` is the command that takes ``serve ...`` (remote_timeline.py gives its timed server).
+    """
+    command = [*launcher, "serve", target, "--envs", str(envs), *extra]
     # SIGINT as a terminal delivers it: a run started in the background inherits SIGINT ignored.
     server = subprocess.Popen(
         [*command, "--bind", "tcp://127.0.0.1:*"],

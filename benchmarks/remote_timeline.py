@@ -19,7 +19,6 @@ import json
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from remote import payloads_for, time_batches  # noqa: E402
+from remote import payloads_for, serve, time_batches  # noqa: E402
 from wire_floor import round_trip_us  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
@@ -82,21 +81,8 @@ def timeline(target: str, env_num: int, workers: int, batches: int) -> dict[str,
 
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "server.json")
-        command = [sys.executable, __file__, "--timed-server", out, "serve", target, "--envs", str(env_num)]
-        if workers:
-            command += ["--workers", str(workers)]
-        server = subprocess.Popen(
-            [*command, "--bind", "tcp://127.0.0.1:*"],
-            stdout=subprocess.PIPE,
-            text=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        )
-        address = None
-        for line in server.stdout:
-            if " at tcp://" in line:
-                address = line.rsplit(" at ", 1)[1].strip()
-            if "ready" in line:
-                break
+        extra = ("--workers", str(workers)) if workers else ()
+        server, address = serve(target, env_num, extra, launcher=(sys.executable, __file__, "--timed-server", out))
         sent: list[float] = []
         received: list[float] = []
         send, receive = client.ServerConnection.send, client.ServerConnection.receive
