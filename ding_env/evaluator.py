@@ -55,7 +55,7 @@ def evaluate(
     seed: int | None = None,
     on_episode: Callable[[float], None] | None = None,
     dynamic_seed: bool = False,
-    step_every_env: bool = False,
+    step_every_env: bool | None = None,
     max_episode_steps: int | None = DEFAULT_MAX_EPISODE_STEPS,
     on_step: Callable[[int], None] | None = None,
 ) -> EvalResult:
@@ -75,7 +75,8 @@ def evaluate(
             simulator takes seeds only for all its envs at once (Gymnasium vector envs, EnvPool)
             need it: they replay a static seed only when every sub-env resets together.
         step_every_env: Step every ready env, also those that ran their share of the episodes (their
-            later episodes are not counted), as lockstep batch envs (a Gymnasium vector env) need.
+            later episodes are not counted), as lockstep batch envs (a Gymnasium vector env) need. None:
+            whether the manager hosts one (``manager.lockstep``).
         max_episode_steps: Steps a counted episode may take; an env that reaches it with its episode still
             running fails the evaluation (None: no bound, and an env that never ends an episode blocks forever).
         on_step: Called with the env steps taken so far after each manager step (progress display: an
@@ -87,6 +88,8 @@ def evaluate(
     """
     if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or max_episode_steps < 1):
         raise ValueError(f"max_episode_steps must be an int >= 1 or None, got {max_episode_steps!r}")
+    if step_every_env is None:
+        step_every_env = manager.lockstep
     if seed is not None:
         manager.seed(seed, dynamic_seed=dynamic_seed)
     manager.reset()

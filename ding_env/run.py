@@ -120,8 +120,7 @@ def run_job(
         n_episode = eval_episodes or cfg.env.n_evaluator_episode
         max_episode_steps = eval_max_steps or default_eval_max_steps(cfg)
         # batch=N envs (a Gymnasium vector env, EnvPool) replay a static seed only when all their sub-envs
-        # reset together, which an evaluator's episodes of different lengths never do; a Gymnasium vector
-        # env also steps all its sub-envs or none.
+        # reset together, which an evaluator's episodes of different lengths never do.
         batched = cfg.env.get("batch") is not None
         if progress is not None:
             seeding = " (each episode seeded anew from the run's seed: batch envs)" if batched else ""
@@ -129,7 +128,7 @@ def run_job(
             progress.flush()
         start = time.perf_counter()
         with progress_bar(steps, progress, "collect", "step") as bar:
-            for batch in collect(collector, policy, steps, step_every_env=batched):
+            for batch in collect(collector, policy, steps):
                 done_steps += len(batch.env_id)
                 for info in (info for info, done in zip(batch.info, batch.done, strict=True) if done):
                     if "eval_episode_return" in info:  # not an abnormal step's (step_error='abnormal'): no return
@@ -148,7 +147,6 @@ def run_job(
                 seed=cfg.seed,
                 on_episode=lambda _: bar.update(),
                 dynamic_seed=batched,
-                step_every_env=batched,
                 max_episode_steps=max_episode_steps,
                 on_step=_step_counter(bar),
             )

@@ -176,13 +176,41 @@ def test_collect_takes_exactly_the_steps_asked_for_with_envs_in_flight():
         assert sum(len(batch.env_id) for batch in collect(manager, RandomPolicy(manager.action_space, 0), 13)) == 13
 
 
-def test_collect_steps_every_env_of_a_lockstep_batch_env_when_asked():
-    fns = [partial(LockstepCountingBatchEnv, dict(num_envs=4))]
-    with create_env_manager(dict(type="base"), fns) as manager:
+# The async manager refuses a lockstep batch env (tests/env_manager/test_batch_hosting.py).
+@pytest.mark.parametrize("manager_type", [t for t in ALL_MANAGER_TYPES if t != "async_subprocess"])
+def test_collect_and_evaluate_step_every_sub_env_of_a_lockstep_batch_env(manager_type):
+    # A lockstep batch env takes all its sub-envs' actions or none: collect and evaluate see it on the manager.
+    fns = [partial(LockstepCountingBatchEnv, dict(num_envs=4, env_cfg=dict(limit=3)))]
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.seed(0)
         manager.launch()
-        batches = list(collect(manager, RandomPolicy(manager.action_space, 0), 6, step_every_env=True))
+        assert manager.lockstep
+        batches = list(collect(manager, RandomPolicy(manager.action_space, 0), 6))
         assert [len(batch.env_id) for batch in batches] == [4, 4]  # all four sub-envs or none: one batch past 6
+        assert len(evaluate(manager, RandomPolicy(manager.action_space, 0), 3, max_episode_steps=10).returns) == 3
+
+
+def test_collect_steps_every_env_of_a_gym_vector_manager():
+    fns = [partial(gym.make, "CartPole-v1")] * 2
+    with create_env_manager(dict(type="gym_vector"), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        assert [len(batch.env_id) for batch in collect(manager, RandomPolicy(manager.action_space, 0), 3)] == [2, 2]
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_repeated_collects_take_turns_at_the_partial_step(manager_type):
+    # 4 steps of 3 envs, three times: the one env of each last step is another one each time.
+    with create_env_manager(manager_cfg(manager_type), [partial(CountingEnv, dict(limit=5))] * 3) as manager:
+        assert not manager.lockstep
+        manager.seed(0)
+        manager.launch()
+        policy = RandomPolicy(manager.action_space, 0)
+        steps_per_env = np.zeros(3, dtype=int)
+        for _ in range(3):
+            for batch in collect(manager, policy, 4):
+                np.add.at(steps_per_env, batch.env_id, 1)
+        assert steps_per_env.tolist() == [4, 4, 4]
 
 
 def test_run_collects_exactly_the_steps_asked_for(capsys):

@@ -144,8 +144,9 @@ def _parser() -> argparse.ArgumentParser:
         "--steps",
         type=int,
         default=20000,
-        help="env steps to collect, exactly (default 20000); batch envs (env.batch) step all their sub-envs "
-        "at once, so with them the last step may pass N by up to one batch, and the summary says how many ran",
+        help="env steps to collect, exactly (default 20000); a Gymnasium vector env (env.batch, batch_source "
+        "gym_vector) steps all its sub-envs at once, so with it the last step may pass N by up to one batch, and "
+        "the summary says how many ran",
     )
     run.add_argument("--eval-episodes", type=int, default=None, help="evaluation episodes (default: the config's)")
     run.add_argument(

@@ -308,6 +308,11 @@ class EnvManager(EnvCalls, DIEngineCalls):
         return self._env_num
 
     @property
+    def lockstep(self) -> bool:
+        """True when some env ids are a lockstep batch env (a Gymnasium vector env): a step names all or none."""
+        return bool(self._layout.lockstep)
+
+    @property
     def closed(self) -> bool:
         """True until ``launch()`` and after ``close()`` (DI-engine runs ``if manager.closed: manager.launch()``)."""
         return self._closed or not self._launched
