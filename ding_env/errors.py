@@ -14,7 +14,14 @@ from ding_env.ops import Op
 
 
 class DingEnvError(RuntimeError):
-    """Base class of the runtime errors raised by ding_env."""
+    """Base class of the runtime errors raised by ding_env.
+
+    They pickle (a process pool or Ray hands them back from another process) whatever their constructor takes:
+    unpickling restores the message and every attribute without calling ``__init__`` again.
+    """
+
+    def __reduce__(self) -> tuple:
+        return _restore_error, (type(self), self.args), self.__dict__
 
 
 class ClosedEnvError(DingEnvError, AssertionError):
@@ -147,9 +154,9 @@ class EnvTimeoutError(DingEnvError):
             named = f"[{', '.join(map(str, ids[: self.NAMED_IDS]))}, ... {len(ids) - self.NAMED_IDS} more]"
         else:
             named = str(ids)
-        # A worker hosting several envs times out as a whole: "all of them" says no env of them answered.
-        every = f" (all {len(ids)} of them timed out)" if len(ids) > 1 else ""
-        super().__init__(f"envs {named} did not finish {self.command} within {timeout} s{every}")
+        # A worker hosting several envs times out as a whole: the envs named need not all have hung.
+        whole = " (a worker times out as a whole: its envs wait behind one that hangs)" if len(ids) > 1 else ""
+        super().__init__(f"envs {named} did not finish {self.command} within {timeout} s{whole}")
 
 
 class EpisodeStepLimitError(DingEnvError):
@@ -169,3 +176,8 @@ class EpisodeStepLimitError(DingEnvError):
             "a time limit that ends its episodes as truncated (gymnasium's TimeLimit, its own max_episode_steps), "
             "or raise the bound if its episodes are that long"
         )
+
+
+def _restore_error(cls: type[BaseException], args: tuple) -> BaseException:
+    """An error of ``cls`` with ``args`` whose attributes pickle puts back (``DingEnvError.__reduce__``)."""
+    return cls.__new__(cls, *args)

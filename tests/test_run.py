@@ -1,6 +1,7 @@
 """`ding-env run`'s main job: an exact collection step count, and an evaluation that cannot hang on an episode."""
 
 import os
+import pickle
 import subprocess
 import sys
 from functools import partial
@@ -70,6 +71,8 @@ def test_evaluate_ends_an_episode_that_never_ends_with_an_error_naming_the_env_a
             evaluate(manager, policy, 4, seed=0, max_episode_steps=20)
         assert raised.value.env_id == 1 and raised.value.max_episode_steps == 20
         assert "max_episode_steps=20" in str(raised.value) and "time limit" in str(raised.value)
+        copy = pickle.loads(pickle.dumps(raised.value))  # as a process pool hands it back
+        assert (copy.env_id, copy.max_episode_steps, str(copy)) == (1, 20, str(raised.value))
 
 
 @pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)

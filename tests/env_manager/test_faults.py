@@ -1,6 +1,7 @@
 """Faults, resource safety and bad input: managers never hang, never lose data, always explain themselves."""
 
 import os
+import pickle
 import time
 from functools import partial
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
-from ding_env.errors import ClosedEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.errors import ClosedEnvError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
 from tests.envs import ActionKindEnv, CountingEnv, FaultEnv
 from tests.support import child_pids, leaked_segments, process_running, resource_tracker_pids, shm_segments
@@ -109,6 +110,26 @@ def test_env_exception_names_env_and_command_with_remote_traceback(manager_type)
             manager.step({0: 0, 1: 0})
             manager.step({})
         assert isinstance(info.value, RuntimeError) and "injected error" in info.value.remote_traceback
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+@pytest.mark.parametrize("fault", [dict(raise_every=2), dict(crash_every=2), dict(hang_every=2)])
+def test_manager_errors_pickle_with_their_message_and_attributes(manager_type, fault):
+    # A process pool or Ray hands an error back from another process by pickling it.
+    cfg = manager_cfg(manager_type, step_timeout=0.3)
+    with create_env_manager(cfg, fault_fns(2, **fault)) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        with pytest.raises(DingEnvError) as info:
+            manager.step({0: 0, 1: 0})
+            manager.step({})
+    error = info.value
+    error.add_note("seen by the caller")
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is type(error) and str(copy) == str(error)
+    assert vars(copy).keys() == vars(error).keys() and copy.__notes__ == ["seen by the caller"]
+    env_ids = getattr(error, "env_ids", None) or [error.env_id]
+    assert (getattr(copy, "env_ids", None) or [copy.env_id]) == env_ids
 
 
 @pytest.mark.parametrize("manager_type", ["base", *SUBPROCESS])
