@@ -19,7 +19,6 @@ A typical loop::
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -32,8 +31,7 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.timestep import BaseEnvTimestep
 from ding_env.env_manager import validation
 from ding_env.env_manager.actions import ActionChecker
-from ding_env.env_manager.backends.base import Backend, WorkerView
-from ding_env.env_manager.backends.hosted_env import spaces_of_fn
+from ding_env.env_manager.backends.base import Backend
 from ding_env.env_manager.backends.settings import EnvSetup
 from ding_env.env_manager.config import MANAGER_CONFIG, manager_config
 from ding_env.env_manager.di_engine_calls import DIEngineCalls
@@ -41,14 +39,15 @@ from ding_env.env_manager.env_calls import EnvCalls
 from ding_env.env_manager.env_layout import EnvLayout
 from ding_env.env_manager.failures import first_failure, raise_close_failures, raise_step_errors
 from ding_env.env_manager.ledger import EnvLedger
+from ding_env.env_manager.manager_state import ManagerState
 from ding_env.env_manager.outcome import ObsBatch, TimestepBatch, empty_batch, owned, timesteps_of
 from ding_env.env_manager.shares import Shares
-from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING, EnvStatus
+from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
 from ding_env.summary import describe_value
 
 
-class EnvManager(EnvCalls, DIEngineCalls):
+class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
     """Drives ``len(env_fn)`` envs through one dict API and one batched API.
 
     Args:
@@ -295,67 +294,6 @@ class EnvManager(EnvCalls, DIEngineCalls):
             raise_step_errors(batch, batch, self._cfg.step_error)
         return batch
 
-    # ---- state ---------------------------------------------------------
-
-    @property
-    def done(self) -> bool:
-        """True once every env has run ``episode_num`` episodes."""
-        return self._ledger.done
-
-    @property
-    def env_num(self) -> int:
-        """Number of envs."""
-        return self._env_num
-
-    @property
-    def lockstep(self) -> bool:
-        """True when some env ids are a lockstep batch env (a Gymnasium vector env): a step names all or none."""
-        return bool(self._layout.lockstep)
-
-    @property
-    def closed(self) -> bool:
-        """True until ``launch()`` and after ``close()`` (DI-engine runs ``if manager.closed: manager.launch()``)."""
-        return self._closed or not self._launched
-
-    @property
-    def env_status(self) -> dict[int, EnvStatus]:
-        """``{env_id: EnvStatus}`` (DI-engine's ``EnvState`` of each env is ``env_states``)."""
-        return {env_id: EnvStatus(status) for env_id, status in enumerate(self._ledger.status)}
-
-    env_state = env_status  # its earlier name, kept for code written against it
-
-    @property
-    def workers(self) -> list[WorkerView]:
-        """Diagnostic (pin, kill or watch a worker): the worker processes hosting envs (none for in-process envs)."""
-        if self.closed:
-            return []
-        return [worker for backend in self._shares.backends for worker in backend.worker_views()]
-
-    @property
-    def config(self) -> EasyDict:
-        """A copy of the manager's config (its defaults merged with the given keys)."""
-        return copy.deepcopy(self._cfg)
-
-    @property
-    def env_fn(self) -> list[Callable[[], BaseEnv]]:
-        """The env constructors, one per env id."""
-        return list(self._env_fn)
-
-    @property
-    def observation_space(self) -> gym.spaces.Space:
-        """The envs' observation space."""
-        return self._env_spaces()[0]
-
-    @property
-    def action_space(self) -> gym.spaces.Space:
-        """The envs' action space."""
-        return self._env_spaces()[1]
-
-    @property
-    def reward_space(self) -> gym.spaces.Space:
-        """The envs' reward space."""
-        return self._env_spaces()[2]
-
     # ---- stepping ------------------------------------------------------
 
     def _step(self, env_ids: np.ndarray, actions: Any) -> tuple[TimestepBatch, bool]:
@@ -392,14 +330,6 @@ class EnvManager(EnvCalls, DIEngineCalls):
         self._check_running()
         self._shares.poll()
         return self._ledger.ready_ids()
-
-    def _env_spaces(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
-        self._check_open()
-        if self._spaces is None:  # before launch: read from a throwaway env
-            self._spaces = spaces_of_fn(self._env_fn[0])
-        return self._spaces
-
-    # ---- checks --------------------------------------------------------
 
     @property
     def _name(self) -> str:
