@@ -8,7 +8,17 @@ import random
 import numpy as np
 
 from ding_env.checker.report import ERROR, WARNING, Finding
-from ding_env.checker.rollout import CheckContext, guard, rollout, same, seed_env, source_of, trajectory
+from ding_env.checker.rollout import (
+    CheckContext,
+    Episode,
+    guard,
+    raised,
+    rollout,
+    same,
+    seed_env,
+    source_of,
+    trajectory,
+)
 from ding_env.env.spaces import leaves
 
 
@@ -17,20 +27,16 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
     name = "check_static_seed"
 
     def body() -> list[Finding]:
-        # The replay runs in an env of its own, and only resets after an episode's end are compared: a reset
-        # after an episode cut at max_steps may go on with it (Atari's episodic life does, as DI-engine's).
-        env, fresh = ctx.make_env(), ctx.make_env()
-        first = rollout(env, ctx, ctx.seed, dynamic=False)
-        replay = rollout(fresh, ctx, ctx.seed, dynamic=False, actions=[episode.actions for episode in first])
-        env.close()
-        fresh.close()
-        findings = []
+        # Only resets after an episode's end are compared: a reset after an episode cut at max_steps may go on
+        # with it (Atari's episodic life does, as DI-engine's).
+        first, replay = _run_and_replay(ctx, dynamic=False)
+        findings: list[Finding] = []
         after_ends = [episode for index, episode in enumerate(first) if index == 0 or first[index - 1].ended]
         starts = [_flat(episode.reset_obs) for episode in after_ends]
         if not all(np.array_equal(starts[0], start) for start in starts[1:]):
-            dropped = dropped_dynamic_seed(ctx, dynamic=False)
+            dropped, closing = dropped_dynamic_seed(ctx, dynamic=False, check=name)
             message = "with a static seed (dynamic_seed=False), resets gave different starting observations"
-            if dropped:
+            if dropped:  # an error: evaluator envs do not replay, and no deterministic env gets here (same starts)
                 hint = pass_dynamic_seed_on("evaluator envs do not replay their episode")
                 findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
             else:
@@ -40,6 +46,7 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
                     "seed() must pass dynamic_seed on: super().seed(seed, dynamic_seed)"
                 )
                 findings.append(Finding(name, ERROR, message, hint))
+            findings += closing
         if not same(trajectory(first), trajectory(replay)):
             findings.append(
                 Finding(
@@ -61,16 +68,15 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         # Enough episodes that random actions exercise the env's randomness.
         ctx = dataclasses.replace(outer, episodes=max(outer.episodes, 4))
-        env_a, env_b, env_c, env_d = ctx.make_env(), ctx.make_env(), ctx.make_env(), ctx.make_env()
-        a = rollout(env_a, ctx, ctx.seed, dynamic=True)
-        b = rollout(env_b, ctx, ctx.seed, dynamic=True, actions=[episode.actions for episode in a])
+        a, b = _run_and_replay(ctx, dynamic=True)
         # Every episode replays the longest action sequence: only the seeds can make them differ.
         longest = max((episode.actions for episode in a), key=len)
+        env_c, env_d = ctx.make_env(), ctx.make_env()
         repeated = rollout(env_d, ctx, ctx.seed, dynamic=True, actions=[longest] * ctx.episodes)
         other_seed = rollout(env_c, ctx, ctx.seed + 1, dynamic=True, actions=[longest] * ctx.episodes)
-        for env in (env_a, env_b, env_c, env_d):
-            env.close()
-        findings = []
+        env_c.close()
+        env_d.close()
+        findings: list[Finding] = []
         if not same(trajectory(a), trajectory(b)):
             findings.append(
                 Finding(
@@ -82,12 +88,19 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                 )
             )
         episodes = {b"".join(step.tobytes() for step in trajectory([episode])) for episode in repeated}
+        seed_matters = not same(trajectory(repeated), trajectory(other_seed))
         if ctx.episodes > 1 and len(episodes) == 1:
-            dropped = dropped_dynamic_seed(ctx, dynamic=True)
+            dropped, closing = dropped_dynamic_seed(ctx, dynamic=True, check=name)
             message = "with a dynamic seed (dynamic_seed=True) every episode was the same"
-            if dropped:  # an error: seed() shows it dropped the flag, which no deterministic env needs to
+            if dropped and seed_matters:
+                # Another seed gives other episodes, so the env has randomness: its collector envs would repeat one.
                 hint = pass_dynamic_seed_on("collector envs repeat one episode")
                 findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
+            elif dropped:
+                # No seed changes anything (a deterministic env): its seed() may pass a constant, so only a
+                # warning, which still names the seed() to fix should the env gain randomness.
+                hint = pass_dynamic_seed_on("collector envs would repeat one episode if the env had randomness")
+                findings.append(Finding(name, WARNING, f"{message}: {dropped}", hint))
             else:
                 hint = (
                     "in reset(), seed the simulator with self._next_episode_seed(), which gives each episode a new "
@@ -95,7 +108,8 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     "dynamic_seed on: super().seed(seed, dynamic_seed) (ignore for deterministic envs)"
                 )
                 findings.append(Finding(name, WARNING, message, hint))
-        if same(trajectory(repeated), trajectory(other_seed)):
+            findings += closing
+        if not seed_matters:
             findings.append(
                 Finding(
                     name,
@@ -109,26 +123,67 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
     return guard(name, "seeded rollouts", body)
 
 
-def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool) -> str | None:
-    """How the env's ``seed()`` dropped ``dynamic_seed``, when it shows; else None.
+def _run_and_replay(ctx: CheckContext, dynamic: bool) -> tuple[list[Episode], list[Episode]]:
+    """Episodes of seeded random actions, and the same seed and actions replayed in an env of its own.
+
+    Args:
+        ctx: The check's context (its seed, episodes and step cap).
+        dynamic: The ``dynamic_seed`` both envs are seeded with.
+
+    Returns:
+        The first rollout's episodes and the replay's.
+    """
+    env, fresh = ctx.make_env(), ctx.make_env()
+    first = rollout(env, ctx, ctx.seed, dynamic)
+    replay = rollout(fresh, ctx, ctx.seed, dynamic, actions=[episode.actions for episode in first])
+    env.close()
+    fresh.close()
+    return first, replay
+
+
+def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool, check: str) -> tuple[str | None, list[Finding]]:
+    """How the env's ``seed()`` dropped ``dynamic_seed``, when it shows, and whether closing the probe failed.
 
     ``BaseEnv.seed`` and DI-engine's envs keep the flag as ``_dynamic_seed``: a fresh env seeded with
     ``dynamic_seed=dynamic`` that keeps the other value ignored the argument (a constant passed on to
     ``super().seed``, say).
+
+    Args:
+        ctx: The check's context.
+        dynamic: The ``dynamic_seed`` to seed the probed env with.
+        check: The calling check's name, for the finding of a failing ``close()``.
+
+    Returns:
+        What ``seed()`` dropped, as a message naming it with its file and line (None when it kept the
+        flag, or keeps no ``_dynamic_seed``), and an error finding when closing the probed env raised.
     """
     env = ctx.make_env()
+    closing: list[Finding] = []
     try:
         seed_env(env, ctx.seed, dynamic)
         kept = env.__dict__.get("_dynamic_seed")
     finally:
-        env.close()
+        # The probed env is seeded and never reset: a close() that fails in that state is a finding of its
+        # own, and must not hide what the probe found, nor the check's other findings, as a raise would.
+        try:
+            env.close()
+        except Exception as error:  # noqa: BLE001 - whatever close() raises is the finding
+            what = f"{type(env).__name__}.close() of an env seeded with dynamic_seed={dynamic} and never reset"
+            closing.append(raised(check, what, error, CLOSE_UNRESET_HINT))
     if kept is None or bool(kept) == dynamic:
-        return None
+        return None, closing
     where = source_of(type(env).seed)
-    return (
+    dropped = (
         f"{type(env).__name__}.seed(){f' at {where}' if where else ''} dropped dynamic_seed={dynamic} "
         f"(it kept _dynamic_seed = {kept!r})"
     )
+    return dropped, closing
+
+
+CLOSE_UNRESET_HINT = (
+    "close() must work on an env in any state, one seeded and never reset too: release only what reset() "
+    "or seed() has built (check for None), as a manager whose launch fails closes its envs"
+)
 
 
 def pass_dynamic_seed_on(consequence: str) -> str:

@@ -292,6 +292,38 @@ class ForcesDynamicSeedEnv(GoodEnv):
         super().seed(seed, dynamic_seed=True)
 
 
+class DeterministicEnv(GoodEnv):
+    """A correct env with no randomness, whose ``seed()`` passes a constant ``dynamic_seed``: nothing to seed."""
+
+    def seed(self, seed, dynamic_seed=True):
+        super().seed(seed, dynamic_seed=False)
+
+    def rng(self):
+        # A generator of one fixed seed, made anew at every draw: the same numbers each time, whatever the seed.
+        return np.random.default_rng(0)
+
+
+class ForcesDynamicSeedCloseFailsEnv(GoodEnv):
+    """Ignores ``dynamic_seed`` (evaluator envs never replay), and ``close()`` fails on an evaluator env never reset.
+
+    Seeded as an evaluator env (``dynamic_seed=False``), it records a replay that ``reset()`` starts and
+    ``close()`` saves, and there is none to save before the first reset.
+    """
+
+    def seed(self, seed, dynamic_seed=True):
+        super().seed(seed, dynamic_seed=True)
+        self._evaluating = not dynamic_seed
+        self._replay = None
+
+    def reset(self):
+        self._replay = []
+        return super().reset()
+
+    def close(self):
+        if getattr(self, "_evaluating", False):
+            self._replay.clear()  # stands for saving it
+
+
 class SeedWithoutDynamicSeedEnv(GoodEnv):
     """A ``seed()`` that does not take the ``dynamic_seed`` the managers pass."""
 

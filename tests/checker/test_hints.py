@@ -21,19 +21,52 @@ def finding_of(env_cls: type, check: str):
 
 
 @pytest.mark.parametrize(
-    ("env_cls", "check", "dynamic", "consequence"),
+    ("env_cls", "check", "dynamic", "severity", "consequence"),
     [
-        (gallery.DropsDynamicSeedEnv, "check_dynamic_seed", True, "collector envs repeat one episode"),
-        (gallery.ForcesDynamicSeedEnv, "check_static_seed", False, "evaluator envs do not replay their episode"),
+        (gallery.DropsDynamicSeedEnv, "check_dynamic_seed", True, "error", "collector envs repeat one episode"),
+        (
+            gallery.ForcesDynamicSeedEnv,
+            "check_static_seed",
+            False,
+            "error",
+            "evaluator envs do not replay their episode",
+        ),
     ],
     ids=["drops_true", "drops_false"],
 )
-def test_a_seed_that_drops_dynamic_seed_is_an_error_pointing_at_seed(env_cls, check, dynamic, consequence):
+def test_a_seed_that_drops_dynamic_seed_is_named_with_its_seed(env_cls, check, dynamic, severity, consequence):
+    # Both envs have randomness (another seed gives other episodes): collectors would repeat one episode, and
+    # evaluators would not replay theirs. A deterministic env is only warned (the next test).
     finding = finding_of(env_cls, check)
-    assert finding.severity == "error"
+    assert finding.severity == severity
     assert f"{env_cls.__name__}.seed() at {seed_source(env_cls)} dropped dynamic_seed={dynamic}" in finding.message
     assert finding.hint.startswith("in seed(self, seed, dynamic_seed=True), pass the argument on: super().seed(")
     assert consequence in finding.hint and "in reset()" not in finding.hint
+
+
+def test_a_deterministic_env_passing_a_constant_dynamic_seed_passes_with_a_warning_naming_its_seed():
+    report = check_env(gallery.DeterministicEnv, episodes=3, max_steps=200, subprocess=False)
+    assert report.passed, report.errors
+    (finding,) = [finding for finding in report.findings if "every episode was the same" in finding.message]
+    assert finding.severity == "warning"
+    assert f"DeterministicEnv.seed() at {seed_source(gallery.DeterministicEnv)} dropped dynamic_seed=True" in (
+        finding.message
+    )
+    assert "if the env had randomness" in finding.hint
+
+
+def test_a_close_failing_after_the_seed_probe_is_a_finding_of_its_own_beside_the_dropped_seed():
+    env_cls = gallery.ForcesDynamicSeedCloseFailsEnv
+    report = check_env(env_cls, episodes=3, max_steps=200, subprocess=False)
+    findings = [finding for finding in report.findings if finding.check == "check_static_seed"]
+    (dropped,) = [finding for finding in findings if "dropped dynamic_seed" in finding.message]
+    assert f"{env_cls.__name__}.seed() at {seed_source(env_cls)} dropped dynamic_seed=False" in dropped.message
+    assert dropped.severity == "error"
+    (closing,) = [finding for finding in findings if finding.message.startswith(f"{env_cls.__name__}.close()")]
+    assert closing.severity == "error"
+    assert "seeded with dynamic_seed=False and never reset raised AttributeError" in closing.message
+    assert f" at {inspect.getsourcefile(env_cls.close)}:" in closing.message
+    assert closing.hint.startswith("close() must work on an env in any state")
 
 
 def test_a_seed_without_dynamic_seed_is_named_as_the_seed_call_failing():
@@ -76,12 +109,13 @@ def test_a_nan_observation_points_at_the_code_that_computed_it_not_at_clipping()
 
 
 @pytest.mark.parametrize(
-    ("env_cls", "fix"),
+    ("env_cls", "code", "fix"),
     [
-        ("DropsDynamicSeedEnv", "fix: in seed(self, seed, dynamic_seed=True), pass the argument on"),
-        ("NanRewardEnv", "fix: step() computed a NaN reward"),
+        ("ForcesDynamicSeedEnv", 1, "fix: in seed(self, seed, dynamic_seed=True), pass the argument on"),
+        ("DeterministicEnv", 0, "fix: in seed(self, seed, dynamic_seed=True), pass the argument on"),
+        ("NanRewardEnv", 1, "fix: step() computed a NaN reward"),
     ],
 )
-def test_the_cli_prints_the_same_hints(capsys, env_cls, fix):
-    assert main(["check", f"tests.checker.broken_envs:{env_cls}", "--episodes", "3"]) == 1
+def test_the_cli_prints_the_same_hints(capsys, env_cls, code, fix):
+    assert main(["check", f"tests.checker.broken_envs:{env_cls}", "--episodes", "3"]) == code
     assert fix in capsys.readouterr().out
