@@ -17,13 +17,18 @@ Rows ending in ``-workers`` serve with ``--workers 2``, the others in the server
 from __future__ import annotations
 
 import argparse
+import copy
+import queue
 import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from wire_floor import StepPayload, round_trip_us
 
@@ -51,11 +56,19 @@ WORKLOADS = {
 
 
 def serve(
-    target: str, envs: int, extra: tuple, launcher: tuple = (sys.executable, "-m", "ding_env")
+    target: str,
+    envs: int,
+    extra: tuple,
+    launcher: tuple = (sys.executable, "-m", "ding_env"),
+    start_timeout: float = 60.0,
 ) -> tuple[subprocess.Popen, str]:
     """A `ding-env serve` process on a free loopback port, and its address.
 
     ``launcher`` is the command that takes ``serve ...`` (remote_timeline.py gives its timed server).
+
+    Raises:
+        RuntimeError: When the server exits, or is not ready within ``start_timeout`` seconds (it is then
+            killed), naming the command and its last lines.
     """
     command = [*launcher, "serve", target, "--envs", str(envs), *extra]
     # SIGINT as a terminal delivers it: a run started in the background inherits SIGINT ignored.
@@ -65,13 +78,74 @@ def serve(
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    address = None
-    for line in server.stdout:
+    # The server's lines are read in a thread, so a server that hangs before it is ready fails the run at the
+    # deadline instead of blocking it.
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_forward_lines, args=(server.stdout, lines), daemon=True).start()
+    address, seen, deadline = None, [], time.monotonic() + start_timeout
+    while True:
+        try:
+            line = lines.get(timeout=max(deadline - time.monotonic(), 0))
+        except queue.Empty:
+            problem = f"was not ready within {start_timeout:g} s"
+            break
+        if line is None:
+            problem = f"exited with code {server.wait()} before it was ready"
+            break
+        seen.append(line.rstrip())
         if " at tcp://" in line:
             address = line.rsplit(" at ", 1)[1].strip()
         if "ready" in line:
             return server, address
-    raise RuntimeError(f"`{' '.join(command)}` did not start")
+    stop_server(server)
+    said = "; its last lines: " + " | ".join(seen[-5:]) if seen else "; it printed nothing (its errors are above)"
+    raise RuntimeError(f"`{' '.join(command)}` {problem}{said}")
+
+
+def _forward_lines(stream: Any, lines: queue.Queue) -> None:
+    """Put each line of ``stream`` on ``lines``, then None at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def stop_server(server: subprocess.Popen, timeout: float = 30.0) -> None:
+    """Stop a server started by ``serve`` as Ctrl-C does (it closes its envs); kill it after ``timeout`` seconds.
+
+    Raises:
+        RuntimeError: When the server had to be killed (it hung while closing).
+    """
+    if server.poll() is None:
+        server.send_signal(signal.SIGINT)
+    try:
+        server.wait(timeout)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        raise RuntimeError(
+            f"the server (pid {server.pid}) did not exit within {timeout:g} s of SIGINT: killed"
+        ) from None
+
+
+def stop_servers(servers: list[subprocess.Popen]) -> None:
+    """``stop_server`` each of ``servers``, all of them whatever fails, then raise the first failure."""
+    failures = []
+    for server in servers:
+        try:
+            stop_server(server)
+        except RuntimeError as error:
+            failures.append(error)
+    if failures:
+        raise failures[0]
+
+
+def action_rows(space: gym.spaces.Space, rows: int, envs: int, seed: int = 0) -> np.ndarray:
+    """``rows`` stacked batches of ``envs`` random actions of ``space``, reproducible from ``seed``."""
+    if isinstance(space, gym.spaces.Discrete):
+        return np.random.default_rng(seed).integers(space.start, space.start + space.n, (rows, envs))
+    space = copy.deepcopy(space)  # its own generator: the caller's space keeps its state
+    space.seed(seed)
+    return np.stack([np.stack([space.sample() for _ in range(envs)]) for _ in range(rows)])
 
 
 def time_batches(cfg: dict, fns: list, seconds: float) -> float:
@@ -82,15 +156,15 @@ def time_batches(cfg: dict, fns: list, seconds: float) -> float:
     with create_env_manager(cfg, fns) as manager:
         manager.seed(0)
         manager.launch()
-        rng = np.random.default_rng(0)
-        n = manager.action_space.n
-        for _ in range(20):  # warm up
+        actions = action_rows(manager.action_space, 256, manager.env_num)
+        for index in range(20):  # warm up
             ready = manager.ready_obs_batch
-            manager.step_batch(ready.env_id, rng.integers(0, n, len(ready.env_id)))
-        steps, start = 0, time.perf_counter()
+            manager.step_batch(ready.env_id, actions[index][: len(ready.env_id)])
+        steps, index, start = 0, 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             ready = manager.ready_obs_batch
-            steps += len(manager.step_batch(ready.env_id, rng.integers(0, n, len(ready.env_id))).env_id)
+            steps += len(manager.step_batch(ready.env_id, actions[index % 256][: len(ready.env_id)]).env_id)
+            index += 1
         return (time.perf_counter() - start) / steps * len(fns) * 1e6
 
 
@@ -116,8 +190,10 @@ def main() -> None:
             continue
         fns = env_fns_for(*resolve_target(target), env_num)
         payloads = payloads_for(fns, shares)
-        servers = [serve(target, share, extra) for share in shares]
+        servers: list[tuple[subprocess.Popen, str]] = []
         try:
+            for share in shares:  # one at a time: those started before a failing one are stopped below
+                servers.append(serve(target, share, extra))
             remote_cfg = {**manager, "servers": [address for _, address in servers]}
             if "wait_num" in remote_cfg:
                 remote_cfg["wait_num"] = int(env_num * remote_cfg["wait_num"])
@@ -127,9 +203,7 @@ def main() -> None:
                 remote.append(time_batches(remote_cfg, fns, args.seconds))
                 wire.append(round_trip_us(payloads, args.seconds))
         finally:
-            for server, _ in servers:
-                server.send_signal(signal.SIGINT)
-                server.wait()
+            stop_servers([server for server, _ in servers])
         local_us, remote_us, wire_us = statistics.median(local), statistics.median(remote), statistics.median(wire)
         print(
             f"{name:<24} local {local_us:8.0f} us/batch {env_num / local_us * 1e6:8.0f} steps/s | remote "

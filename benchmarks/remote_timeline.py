@@ -17,17 +17,14 @@ import argparse
 import atexit
 import json
 import os
-import signal
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from remote import payloads_for, serve, time_batches  # noqa: E402
+from remote import action_rows, payloads_for, serve, stop_server, time_batches  # noqa: E402
 from wire_floor import round_trip_us  # noqa: E402
 
 from ding_env import create_env_manager  # noqa: E402
@@ -102,7 +99,7 @@ def timeline(target: str, env_num: int, workers: int, batches: int) -> dict[str,
             with create_env_manager({"type": "remote", "servers": [address]}, fns) as manager:
                 manager.seed(0)
                 manager.launch()
-                actions = np.random.default_rng(0).integers(0, manager.action_space.n, (256, env_num))
+                actions = action_rows(manager.action_space, 256, env_num)
                 starts, ends = [], []
                 for index in range(WARMUP + batches):
                     if index == WARMUP:
@@ -115,8 +112,7 @@ def timeline(target: str, env_num: int, workers: int, batches: int) -> dict[str,
                     ends.append(time.perf_counter())
         finally:
             client.ServerConnection.send, client.ServerConnection.receive = send, receive
-            server.send_signal(signal.SIGINT)
-            server.wait()
+            stop_server(server)  # it writes its timestamps as it exits
         marks = [mark for mark in json.loads(Path(out).read_text()) if mark[0] >= window and len(mark) == 4]
     starts, ends = starts[WARMUP:], ends[WARMUP:]
     sent, received = sent[:batches], received[:batches]  # then the manager's close request
@@ -130,13 +126,21 @@ def timeline(target: str, env_num: int, workers: int, batches: int) -> dict[str,
     return {name: statistics.median(column) * 1e6 for name, column in zip(PHASES, zip(*rows, strict=True), strict=True)}
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
 def main() -> None:
     """Print the phases of a remote step, the wire's round trip and the base manager's step of the same envs."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="gym:CartPole-v1")
     parser.add_argument("--envs", type=int, default=8)
     parser.add_argument("--workers", type=int, default=0, help="serve with --workers N (default: the server's process)")
-    parser.add_argument("--batches", type=int, default=5000)
+    parser.add_argument("--batches", type=positive_int, default=5000, help="timed batches (default 5000)")
     parser.add_argument("--seconds", type=float, default=2.0, help="for the raw round trip and the base manager")
     args = parser.parse_args()
     phases = timeline(args.target, args.envs, args.workers, args.batches)

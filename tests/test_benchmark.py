@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support import child_pids
+
 
 # Starts some forty executors, each with its own processes: a minute on a loaded two-core machine.
 @pytest.mark.timeout(300)
@@ -75,13 +77,14 @@ def test_batch_timeline_quick_run():
     assert len(times) == 7 and times[0] > 0 and times[1] > 0 and times[4] > 0
 
 
-def test_remote_timeline_quick_run():
+@pytest.mark.parametrize("target", ["gym:CartPole-v1", "gym:Pendulum-v1"])  # Discrete and Box actions
+def test_remote_timeline_quick_run(target):
     result = subprocess.run(
         [
             sys.executable,
             "benchmarks/remote_timeline.py",
             "--target",
-            "gym:CartPole-v1",
+            target,
             "--envs",
             "2",
             "--batches",
@@ -98,6 +101,24 @@ def test_remote_timeline_quick_run():
     micros = {name: float(value) for name, value, unit in lines if unit == "us"}
     assert len(micros) == 10 and "server steps its envs" in micros, result.stdout
     assert all(value > 0 for value in micros.values())
+
+
+def test_remote_timeline_refuses_no_batches():
+    result = subprocess.run(
+        [sys.executable, "benchmarks/remote_timeline.py", "--batches", "0"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and "argument --batches: must be >= 1, got 0" in result.stderr
+
+
+def test_a_server_that_never_gets_ready_fails_the_benchmark_at_its_deadline_and_is_stopped(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path("benchmarks").resolve()))
+    import remote
+
+    before = child_pids()
+    never_ready = (sys.executable, "-c", "import time; print('starting', flush=True); time.sleep(60)")
+    with pytest.raises(RuntimeError, match=r"was not ready within 0\.5 s; its last lines: starting"):
+        remote.serve("gym:CartPole-v1", 1, (), launcher=never_ready, start_timeout=0.5)
+    assert child_pids() == before  # stopped and reaped: no zombie
 
 
 def test_per_env_budget_quick_run():
