@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import math
 import time
 import warnings
@@ -45,7 +46,7 @@ def run_demo(
     """Run at least ``episodes`` random episodes of each env type and summarise them.
 
     Every episode that ends counts, so envs that end theirs in the same step may take a row past ``episodes``.
-    An env type whose episodes have not all ended after ``max_steps`` env steps stops there: its row counts
+    An env type whose episodes have not all ended after exactly ``max_steps`` env steps stops there: its row counts
     the episodes that ended (none, for an env that never ends one; its mean return is then NaN) and says
     ``cut`` so a type that never ends cannot hold up the others.
     """
@@ -64,8 +65,12 @@ def run_demo(
         with create_env_manager({"type": manager_type}, env_fn) as manager:
             manager.seed(seed, dynamic_seed=True)
             manager.launch()
+            sent = 0  # actions sent: an async manager returns some of their steps in a later call
             while len(returns) < episodes and steps < max_steps:
                 actions = manager.random_action()
+                if not manager.lockstep:  # as many envs as steps remain, so the cap is exact
+                    actions = dict(itertools.islice(actions.items(), max_steps - sent))
+                sent += len(actions)
                 for timestep in manager.step(actions).values():
                     steps += 1
                     if timestep.done:

@@ -215,12 +215,22 @@ ENV_REGISTRY = Registry("env", ENTRY_POINT_GROUP)
 def get_env_cls(cfg: dict) -> type:
     """The env class named by ``cfg.type``, after importing ``cfg.import_names``.
 
+    A section without a ``type`` that names a Gymnasium id (``env_id``) is a ``DingEnvWrapper`` of it, as
+    ``ding-env check`` and ``ding-env serve`` read such a section too.
+
     Raises:
-        RegistryError: If ``type`` is missing or unknown, or an import fails.
+        RegistryError: If ``type`` is unknown, or missing without an ``env_id``, or an import fails.
     """
-    if "type" not in cfg:
-        raise RegistryError("env config has no 'type'; set env.type to a registered env type")
     import_env_modules(cfg)
+    if "type" not in cfg:
+        if cfg.get("env_id"):
+            from ding_env.env.env_id_wrapper import EnvIdWrapper  # imports the env layer only when asked
+
+            return EnvIdWrapper
+        raise RegistryError(
+            "env config has no 'type'; set env.type to a registered env type (ding-env list shows them), or "
+            "env.env_id to a Gymnasium id (such as 'CartPole-v1') for a DingEnvWrapper of it"
+        )
     return ENV_REGISTRY.get(cfg["type"])
 
 

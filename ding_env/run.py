@@ -88,8 +88,9 @@ def run_job(
     Args:
         cfg: A validated run config.
         policy_spec: ``'random'`` or ``'module:callable'`` (see :func:`load_policy`).
-        steps: Env steps to collect. With batch envs (``env.batch``) every sub-env steps each time, so
-            the collection may end up to one batch past it; the summary's ``collect_steps`` is the true count.
+        steps: Env steps to collect. A lockstep batch env (a Gymnasium vector env from ``env.batch``) steps
+            every sub-env each time, so the collection may end up to one batch past it; the summary's
+            ``collect_steps`` is the true count.
         eval_episodes: Evaluation episodes (None: the config's ``env.n_evaluator_episode``).
         manager_type: Overrides the config's ``env.manager.type``.
         replay_dir: Where the evaluator envs record replays (None: the config's ``env.replay_path``,
@@ -99,7 +100,16 @@ def run_job(
 
     Raises:
         EpisodeStepLimitError: When an evaluation episode reaches ``eval_max_steps`` without ending.
+        ValueError: For ``steps``, ``eval_episodes`` or ``eval_max_steps`` not an int >= 1 (before any env is built).
     """
+    for name, value, optional in (
+        ("steps", steps, False),
+        ("eval_episodes", eval_episodes, True),
+        ("eval_max_steps", eval_max_steps, True),
+    ):
+        if not (optional and value is None) and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            default = " (None: the default)" if optional else ""
+            raise ValueError(f"run_job: {name} must be an int >= 1{default}, got {value!r}")
     collector, evaluator = build_managers(cfg, manager_type)
     with collector, evaluator:
         replay_source = "--replay" if replay_dir is not None else "the config's env.replay_path"
@@ -117,8 +127,8 @@ def run_job(
         returns: list[float] = []
         truncated = 0
         done_steps = 0
-        n_episode = eval_episodes or cfg.env.n_evaluator_episode
-        max_episode_steps = eval_max_steps or default_eval_max_steps(cfg)
+        n_episode = cfg.env.n_evaluator_episode if eval_episodes is None else eval_episodes
+        max_episode_steps = default_eval_max_steps(cfg) if eval_max_steps is None else eval_max_steps
         # batch=N envs (a Gymnasium vector env, EnvPool) replay a static seed only when all their sub-envs
         # reset together, which an evaluator's episodes of different lengths never do.
         batched = cfg.env.get("batch") is not None

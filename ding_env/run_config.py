@@ -77,11 +77,16 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     valid = set(default) | PIPELINE_KEYS
     for key in env if declares_config(env_cls) else ():
         if key not in valid:
+            if "type" in env:
+                tail = (
+                    f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "
+                    f"env reads {key!r}, declare it there with its default (DI-engine's envs may read keys they "
+                    "do not declare)"
+                )
+            else:  # EnvIdWrapper: keyword arguments of gym.make have a key of their own
+                tail = ". A section without a type takes DingEnvWrapper's keys; gym.make's go in make_kwargs"
             raise ConfigError(
-                unknown_key_message(f"{where} env section (type {env.type!r})", key, valid)
-                + f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "
-                f"env reads {key!r}, declare it there with its default (DI-engine's envs may read keys they "
-                f"do not declare)"
+                unknown_key_message(f"{where} env section ({describe_env_section(env)})", key, valid) + tail
             )
     # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
     env = cfg.env = deep_merge_dicts(default, env)
@@ -99,6 +104,11 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
         )
     manager_config({**(env.get("manager") or {}), **evaluator_manager}, env.evaluator_env_num)
     return cfg
+
+
+def describe_env_section(env: dict) -> str:
+    """What an env section builds, for messages: its type, or the Gymnasium id of a section without one."""
+    return f"type {env['type']!r}" if "type" in env else f"DingEnvWrapper of env_id {env.get('env_id')!r}"
 
 
 def unused_sections(cfg: dict) -> list[str]:

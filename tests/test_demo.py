@@ -72,6 +72,13 @@ def test_demo_cuts_a_type_that_never_ends_and_goes_on_with_the_others(user_envs)
     assert int(rows["user_counting"][1]) >= 3
 
 
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_the_step_cap_is_exact_whatever_the_number_of_envs(manager_type):
+    # 7 steps of 4 envs: the last step takes 3 envs (it took all 4, ending at 8, before).
+    (row,) = run_demo(["cartpole"], episodes=1000, env_num=4, manager_type=manager_type, seed=0, max_steps=7)
+    assert row.cut and row.steps == 7
+
+
 def test_run_demo_reports_a_cut_row_without_a_return():
     (row,) = run_demo(["cartpole"], episodes=1000, env_num=2, manager_type="base", seed=0, max_steps=10)
     assert row.cut and row.steps == 10 and row.episodes < 1000

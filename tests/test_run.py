@@ -19,6 +19,8 @@ from ding_env.env.timestep import termination, transition
 from ding_env.errors import EpisodeStepLimitError
 from ding_env.evaluator import evaluate
 from ding_env.policies import RandomPolicy
+from ding_env.run import run_job
+from ding_env.run_config import load_run_config
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import CountingEnv, LockstepCountingBatchEnv
 
@@ -220,3 +222,14 @@ def test_run_collects_exactly_the_steps_asked_for(capsys):
     args = ["run", "configs/cartpole.py", "--steps", "10", "--manager", "base", "--eval-episodes", "1"]
     assert main([*args, "--set", "env.evaluator_env_num=1"]) == 0
     assert "collect steps        10\n" in capsys.readouterr().out  # 8 envs: 16 before
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"), [("steps", 0), ("eval_episodes", 0), ("eval_max_steps", 0), ("steps", None)]
+)
+def test_run_job_refuses_a_count_below_one_naming_it(argument, value):
+    # eval_episodes=0 and eval_max_steps=0 silently became the defaults before.
+    cfg = load_run_config(str(REPO / "configs" / "cartpole.py"))
+    kwargs = {"steps": 10, argument: value}
+    with pytest.raises(ValueError, match=rf"run_job: {argument} must be an int >= 1.*got {value!r}"):
+        run_job(cfg, **kwargs)

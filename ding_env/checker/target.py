@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,17 +40,13 @@ def resolve_target(
     """
     cfg = None
     if config_path is not None:
-        cfg = load_config_file(config_path).get("env")
-        if cfg is None:
-            raise ConfigError(f"config file {config_path!r} has no 'env' section")
+        cfg = _loaded_env_section(config_path, is_target=False)
         import_env_modules(cfg)  # the types the config's modules register can be targets
     if target.startswith(GYM_PREFIXES):
         env_id = target.split(":", 1)[1]
         return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": env_id}), batch_envs=batch_envs), None
     if target.endswith(".py") or Path(target).is_file():
-        env_cfg = load_config_file(target).get("env")
-        if env_cfg is None:
-            raise ConfigError(f"config file {target!r} has no 'env' section")
+        env_cfg = _loaded_env_section(target, is_target=True)
         if "type" not in env_cfg and "env_id" in env_cfg:
             return _wrapper_factory(EasyDict(env_cfg), batch_envs=batch_envs), None
         env_cls = get_env_cls(env_cfg)
@@ -75,6 +72,29 @@ def resolve_target(
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
         return _wrapper_factory(EasyDict(cfg or {}), env_cls, batch_envs), None
     return env_cls, cfg
+
+
+def _loaded_env_section(path: str, is_target: bool) -> EasyDict:
+    """The env section of config file ``path``, loaded once and validated as ``ding-env run`` validates it.
+
+    A section that names a ``type`` is a run config, and so is one with an ``env_id`` given as the target
+    (``ding-env run`` builds it as a ``DingEnvWrapper``): a key ``ding-env run`` refuses (a misspelt env
+    key, a manager key, a top-level key) is refused here too, with the same error. Another section (one
+    configuring a ``module:Class`` target given with ``--config``) is the target's to read.
+
+    Raises:
+        ConfigError: For a file that does not load, has no env section, or holds a key ``ding-env run`` refuses.
+        RegistryError: For a ``type`` that is not registered.
+    """
+    from ding_env.run_config import validate_run_config  # the run layer, only for config files
+
+    loaded = load_config_file(path)
+    env_cfg = loaded.get("env")
+    if env_cfg is None:
+        raise ConfigError(f"config file {path!r} has no 'env' section")
+    if isinstance(env_cfg, dict) and ("type" in env_cfg or (is_target and "env_id" in env_cfg)):
+        validate_run_config(copy.deepcopy(loaded), str(path))
+    return env_cfg
 
 
 def _is_wrapper(env_cls: Any) -> bool:

@@ -16,26 +16,40 @@ USAGE_ERROR = 2
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 
+_BOUNDS = {">= 1": lambda value: value >= 1, ">= 0": lambda value: value >= 0, "> 0": lambda value: value > 0}
+
+
+def flag_problem(*checks: tuple[str, float | None, str]) -> str | None:
+    """The first of ``(flag, value, bound)`` whose value breaks its bound, as ``'--steps must be >= 1, got 0'``.
+
+    A bound is ``'>= 1'``, ``'>= 0'`` or ``'> 0'``; a None value (a flag not given) keeps it. None: every value does.
+    """
+    for flag, value, bound in checks:
+        if value is not None and not _BOUNDS[bound](value):
+            return f"{flag} must be {bound}, got {value}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """`ding-env run`: a config's collector and evaluator with a policy; prints the summary."""
     from ding_env.errors import ConfigError, RegistryError
     from ding_env.run import format_summary, run_job
-    from ding_env.run_config import load_run_config, unused_sections
+    from ding_env.run_config import describe_env_section, load_run_config, unused_sections
 
     overrides = list(args.set) + ([f"seed={args.seed}"] if args.seed is not None else [])
     try:
-        for flag, value in (
-            ("--steps", args.steps),
-            ("--eval-episodes", args.eval_episodes),
-            ("--eval-max-steps", args.eval_max_steps),
-        ):
-            if value is not None and value < 1:
-                raise ConfigError(f"{flag} must be >= 1, got {value}")
+        problem = flag_problem(
+            ("--steps", args.steps, ">= 1"),
+            ("--eval-episodes", args.eval_episodes, ">= 1"),
+            ("--eval-max-steps", args.eval_max_steps, ">= 1"),
+        )
+        if problem:
+            raise ConfigError(problem)
         cfg = load_run_config(args.config, overrides)
     except (ConfigError, RegistryError) as error:
         print(f"ding-env run: {error}", file=sys.stderr)
         return USAGE_ERROR
-    print(f"ding-env run {args.config}: env type {cfg.env.type!r}, seed {cfg.seed}", file=sys.stderr)
+    print(f"ding-env run {args.config}: env {describe_env_section(cfg.env)}, seed {cfg.seed}", file=sys.stderr)
     if unused_sections(cfg):
         print(
             f"ding-env run: not used here: {', '.join(unused_sections(cfg))} (ding-env run reads exp_name, seed and "
@@ -64,11 +78,11 @@ def check(args: argparse.Namespace) -> int:
     from ding_env.checker.target import resolve_target
     from ding_env.errors import ConfigError, RegistryError
 
-    if args.episodes < 1 or args.max_steps < 1:
-        print("ding-env check: --episodes and --max-steps must be >= 1", file=sys.stderr)
+    problem = flag_problem(("--episodes", args.episodes, ">= 1"), ("--max-steps", args.max_steps, ">= 1"))
+    if problem:
+        print(f"ding-env check: {problem}", file=sys.stderr)
         return USAGE_ERROR
     try:
-        check_run_config_files(args.target, args.config)
         env_cls, cfg = resolve_target(args.target, args.config)
     except (ConfigError, RegistryError) as error:
         print(f"ding-env check: {error}", file=sys.stderr)
@@ -95,31 +109,6 @@ def check(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
-def check_run_config_files(target: str, config_path: str | None) -> None:
-    """Validate the config files ``ding-env check TARGET [--config FILE]`` reads as ``ding-env run`` does.
-
-    A config whose env section names a ``type`` is a run config: a key ``ding-env run`` refuses (a
-    misspelt env key of a class that declares its config, a manager key, a top-level key) is refused
-    here too, with the same error. An env section without a ``type`` (a ``DingEnvWrapper`` section with
-    an ``env_id``, or one configuring a ``module:Class`` target) is no run config and is read as before.
-
-    Raises:
-        ConfigError: Naming the file and the key, as ``ding-env run`` does.
-        RegistryError: For a ``type`` that is not registered.
-    """
-    from ding_env.checker.target import GYM_PREFIXES
-    from ding_env.config import load_config_file
-    from ding_env.run_config import validate_run_config
-
-    is_file = not target.startswith(GYM_PREFIXES) and (target.endswith(".py") or Path(target).is_file())
-    for path in (config_path, target if is_file else None):
-        if path is None:
-            continue
-        cfg = load_config_file(path)
-        if isinstance(cfg.get("env"), dict) and "type" in cfg.env:
-            validate_run_config(cfg, str(path))
-
-
 def where_envs_step(workers: int | None) -> str:
     """One line for ``ding-env serve``'s start: where the envs step, and the other choice."""
     if workers:
@@ -138,11 +127,14 @@ def serve(args: argparse.Namespace) -> int:
     from ding_env.errors import ConfigError, RegistryError
     from ding_env.remote.served_envs import env_fns_for
 
-    if args.envs < 1 or args.max_message_mb <= 0 or args.lease_timeout <= 0 or (args.workers or 0) < 0:
-        print(
-            "ding-env serve: --envs, --max-message-mb and --lease-timeout must be positive, --workers >= 0",
-            file=sys.stderr,
-        )
+    problem = flag_problem(
+        ("--envs", args.envs, ">= 1"),
+        ("--workers", args.workers, ">= 0"),
+        ("--max-message-mb", args.max_message_mb, "> 0"),
+        ("--lease-timeout", args.lease_timeout, "> 0"),
+    )
+    if problem:
+        print(f"ding-env serve: {problem}", file=sys.stderr)
         return USAGE_ERROR
     try:
         from ding_env.remote.server import DEFAULT_BIND, EnvServer
@@ -275,10 +267,12 @@ def demo(args: argparse.Namespace) -> int:
     """`ding-env demo`: a few episodes of the named env types (every registered one by default); prints a table."""
     from ding_env.demo import run_demo
 
-    for flag, value in (("--episodes", args.episodes), ("--envs", args.envs), ("--max-steps", args.max_steps)):
-        if value < 1:
-            print(f"ding-env demo: {flag} must be >= 1, got {value}", file=sys.stderr)
-            return USAGE_ERROR
+    problem = flag_problem(
+        ("--episodes", args.episodes, ">= 1"), ("--envs", args.envs, ">= 1"), ("--max-steps", args.max_steps, ">= 1")
+    )
+    if problem:
+        print(f"ding-env demo: {problem}", file=sys.stderr)
+        return USAGE_ERROR
     if not import_modules("demo", args.imports):
         return USAGE_ERROR
     known = ENV_REGISTRY.names()

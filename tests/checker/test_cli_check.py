@@ -137,6 +137,51 @@ def test_gym_ids_and_ding_env_wrapper_configs_are_targets(tmp_path):
         ("env=dict(type='card_game', max_episode_step=9)", "max_episode_step"),  # a class that declares its keys
         ("env=dict(type='card_game', manager=dict(auto_rest=False))", "auto_rest"),
         ("seeed=1, env=dict(type='card_game')", "seeed"),
+        ("env=dict(env_id='CartPole-v1', max_episode_step=9)", "max_episode_step"),  # no type: DingEnvWrapper's keys
+    ],
+)
+def test_serve_refuses_a_config_key_that_run_refuses_with_runs_error(tmp_path, monkeypatch, capsys, config, key):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cfg.py").write_text(f"config = dict({config})\n")
+    assert main(["run", "cfg.py"]) == 2
+    refused = capsys.readouterr().err.removeprefix("ding-env run: ")
+    assert f"unknown key {key!r}" in refused
+    assert main(["serve", "cfg.py", "--envs", "1"]) == 2  # refused before any socket is bound
+    assert capsys.readouterr().err == f"ding-env serve: {refused}"
+
+
+def test_run_and_check_read_a_section_with_an_env_id_and_no_type_alike(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cfg.py").write_text(
+        "config = dict(env=dict(env_id='CartPole-v1', collector_env_num=2, evaluator_env_num=1, "
+        "n_evaluator_episode=1))\n"
+    )
+    assert main(["run", "cfg.py", "--steps", "10"]) == 0  # refused before: "env config has no 'type'"
+    assert "collect steps        10\n" in capsys.readouterr().out
+    assert main(["check", "cfg.py", "--episodes", "1"]) == 0
+    (tmp_path / "none.py").write_text("config = dict(env=dict(collector_env_num=2))\n")
+    assert main(["run", "none.py"]) == 2
+    error = capsys.readouterr().err
+    assert "env config has no 'type'; set env.type to a registered env type" in error
+    assert "or env.env_id to a Gymnasium id" in error
+
+
+def test_check_runs_a_config_file_once(tmp_path, monkeypatch):
+    # A config file is Python: executing it twice repeats whatever it does (here, one line per run).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cfg.py").write_text(
+        "with open('runs.txt', 'a') as runs:\n    runs.write('run\\n')\nconfig = dict(env=dict(type='card_game'))\n"
+    )
+    assert main(["check", "cfg.py", "--episodes", "1"]) == 0
+    assert (tmp_path / "runs.txt").read_text() == "run\n"
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ("env=dict(type='card_game', max_episode_step=9)", "max_episode_step"),  # a class that declares its keys
+        ("env=dict(type='card_game', manager=dict(auto_rest=False))", "auto_rest"),
+        ("seeed=1, env=dict(type='card_game')", "seeed"),
     ],
 )
 @pytest.mark.parametrize("as_config_option", [False, True])
@@ -151,3 +196,9 @@ def test_check_refuses_a_config_key_that_run_refuses_with_runs_error(
     target = ["card_game", "--config", "cfg.py"] if as_config_option else ["cfg.py"]
     assert main(["check", *target, "--episodes", "1"]) == 2
     assert capsys.readouterr().err == f"ding-env check: {refused}"
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--episodes", "0"), ("--max-steps", "-1")])
+def test_check_names_the_count_flag_it_refuses(capsys, flag, value):
+    assert main(["check", "cartpole", flag, value]) == 2
+    assert capsys.readouterr().err == f"ding-env check: {flag} must be >= 1, got {value}\n"
