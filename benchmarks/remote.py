@@ -98,7 +98,7 @@ def serve(
         if "ready" in line:
             return server, address
     stop_server(server)
-    said = "; its last lines: " + " | ".join(seen[-5:]) if seen else "; it printed nothing (its errors are above)"
+    said = "; its last lines: " + " | ".join(seen[-5:]) if seen else "; it printed nothing on stdout"
     raise RuntimeError(f"`{' '.join(command)}` {problem}{said}")
 
 
