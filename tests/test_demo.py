@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from ding_env.cli import main
 from ding_env.demo import run_demo
 from tests.test_cli import ding_env_command
 
@@ -98,3 +99,12 @@ def test_demo_refuses_bad_arguments_naming_them(user_envs, args, message):
     result = ding_env_command("demo", *args, cwd=user_envs)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def test_demo_command_stops_at_exactly_max_steps(capsys):
+    # 4 envs and --max-steps 7: the last manager step takes 3 envs, not all 4 (the table said 8 before).
+    assert main(["demo", "cartpole", "--episodes", "1000", "--envs", "4", "--max-steps", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "cut at 7 steps, --max-steps 7" in out
+    row = table(out)["cartpole"]
+    assert row[2] == "7" and row[-1] == "cut"  # steps, and the cut mark

@@ -39,11 +39,12 @@ def resolve_target(
             with ``batch_envs``, a ``BaseBatchEnv``).
     """
     cfg = None
+    gym_id = target.split(":", 1)[1] if target.startswith(GYM_PREFIXES) else None
     if config_path is not None:
-        cfg = _loaded_env_section(config_path, is_target=False)
+        cfg = _loaded_env_section(config_path, is_target=False, gym_id=gym_id)
         import_env_modules(cfg)  # the types the config's modules register can be targets
-    if target.startswith(GYM_PREFIXES):
-        env_id = target.split(":", 1)[1]
+    if gym_id is not None:
+        env_id = gym_id
         return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": env_id}), batch_envs=batch_envs), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = _loaded_env_section(target, is_target=True)
@@ -74,13 +75,14 @@ def resolve_target(
     return env_cls, cfg
 
 
-def _loaded_env_section(path: str, is_target: bool) -> EasyDict:
+def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None) -> EasyDict:
     """The env section of config file ``path``, loaded once and validated as ``ding-env run`` validates it.
 
     A section that names a ``type`` is a run config, and so is one with an ``env_id`` given as the target
-    (``ding-env run`` builds it as a ``DingEnvWrapper``): a key ``ding-env run`` refuses (a misspelt env
-    key, a manager key, a top-level key) is refused here too, with the same error. Another section (one
-    configuring a ``module:Class`` target given with ``--config``) is the target's to read.
+    (``ding-env run`` builds it as a ``DingEnvWrapper``), or one given with ``--config`` to a ``gym:ID``
+    target (``gym_id``: the section of a ``DingEnvWrapper`` of that id): a key ``ding-env run`` refuses (a
+    misspelt env key, a manager key, a top-level key) is refused here too, with the same error. Another
+    section (one configuring a ``module:Class`` target given with ``--config``) is the target's to read.
 
     Raises:
         ConfigError: For a file that does not load, has no env section, or holds a key ``ding-env run`` refuses.
@@ -92,7 +94,11 @@ def _loaded_env_section(path: str, is_target: bool) -> EasyDict:
     env_cfg = loaded.get("env")
     if env_cfg is None:
         raise ConfigError(f"config file {path!r} has no 'env' section")
-    if isinstance(env_cfg, dict) and ("type" in env_cfg or (is_target and "env_id" in env_cfg)):
+    if not isinstance(env_cfg, dict):
+        return env_cfg
+    if gym_id is not None and "type" not in env_cfg:
+        validate_run_config({**copy.deepcopy(loaded), "env": {**copy.deepcopy(env_cfg), "env_id": gym_id}}, str(path))
+    elif "type" in env_cfg or (is_target and "env_id" in env_cfg):
         validate_run_config(copy.deepcopy(loaded), str(path))
     return env_cfg
 

@@ -20,9 +20,15 @@ _BOUNDS = {">= 1": lambda value: value >= 1, ">= 0": lambda value: value >= 0, "
 
 
 def flag_problem(*checks: tuple[str, float | None, str]) -> str | None:
-    """The first of ``(flag, value, bound)`` whose value breaks its bound, as ``'--steps must be >= 1, got 0'``.
+    """The usage error of the first count flag whose value breaks its bound, for every command to print alike.
 
-    A bound is ``'>= 1'``, ``'>= 0'`` or ``'> 0'``; a None value (a flag not given) keeps it. None: every value does.
+    Args:
+        *checks: ``(flag, value, bound)`` triples, such as ``('--steps', args.steps, '>= 1')``. A bound is
+            ``'>= 1'``, ``'>= 0'`` or ``'> 0'``; a None value (an optional flag not given) keeps any bound.
+
+    Returns:
+        The first broken bound as ``'--steps must be >= 1, got 0'`` (the flag, what it expects, what arrived),
+        or None when every value keeps its bound.
     """
     for flag, value, bound in checks:
         if value is not None and not _BOUNDS[bound](value):

@@ -202,3 +202,13 @@ def test_check_refuses_a_config_key_that_run_refuses_with_runs_error(
 def test_check_names_the_count_flag_it_refuses(capsys, flag, value):
     assert main(["check", "cartpole", flag, value]) == 2
     assert capsys.readouterr().err == f"ding-env check: {flag} must be >= 1, got {value}\n"
+
+
+def test_check_refuses_a_misspelt_key_in_the_config_of_a_gym_target(tmp_path, capsys):
+    # The section configures DingEnvWrapper('CartPole-v1'): its keys are DingEnvWrapper's, as ding-env run reads them.
+    (tmp_path / "cfg.py").write_text("config = dict(env=dict(max_episode_step=9))\n")
+    assert main(["check", "gym:CartPole-v1", "--config", str(tmp_path / "cfg.py"), "--episodes", "1"]) == 2
+    error = capsys.readouterr().err
+    assert "unknown key 'max_episode_step'" in error and "DingEnvWrapper of env_id 'CartPole-v1'" in error
+    (tmp_path / "ok.py").write_text("config = dict(env=dict(make_kwargs=dict(max_episode_steps=9)))\n")
+    assert main(["check", "gym:CartPole-v1", "--config", str(tmp_path / "ok.py"), "--episodes", "1"]) == 0
