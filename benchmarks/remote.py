@@ -97,7 +97,10 @@ def serve(
             address = line.rsplit(" at ", 1)[1].strip()
         if "ready" in line:
             return server, address
-    stop_server(server)
+    try:
+        stop_server(server)
+    except RuntimeError as error:  # it ignored SIGINT too: say so after why it was stopped
+        problem += f" ({error})"
     said = "; its last lines: " + " | ".join(seen[-5:]) if seen else "; it printed nothing on stdout"
     raise RuntimeError(f"`{' '.join(command)}` {problem}{said}")
 

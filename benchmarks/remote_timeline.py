@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -265,8 +266,8 @@ def non_negative_int(text: str) -> int:
 def positive_float(text: str) -> float:
     """An argparse type: a float > 0."""
     value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
     return value
 
 

@@ -9,7 +9,6 @@ and the batches hold tensors (``ding_env.torch_adapter``; the ``torch`` extra).
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -91,10 +90,10 @@ def collect(
         manager: A launched manager (auto-reset keeps envs running).
         policy: Maps a batch of observations to a batch of actions.
         n_steps: Collect exactly this many env steps (None: until ``manager.done``): the last manager step
-            takes actions for only as many ready envs as steps remain, and envs still in flight (async
-            managers) are waited for, so none is stepped past ``n_steps``. Which envs take that last
-            partial step rotates over the calls on one manager, so over many calls every env steps as
-            often as the others.
+            takes actions for only as many ready envs as steps remain (the lowest ids, so the same seed
+            gives the same batches), and envs still in flight (async managers) are waited for, so none is
+            stepped past ``n_steps``. Called again and again, a multiple of ``manager.env_num`` gives every
+            env the same share of the steps; another ``n_steps`` steps the lowest ids once more per call.
         device: None: numpy in and out. A torch device (``"cpu"``, ``"cuda"``): the policy gets
             the observations as tensors on it and may return a tensor; the batches hold tensors
             (``env_id`` and ``info`` stay numpy and Python).
@@ -113,20 +112,6 @@ def collect(
         else _collect_torch(manager, policy, n_steps, device, step_every_env)
     )
     yield from batches
-
-
-# The env id each manager's next partial step starts from: successive collect() calls take turns.
-_partial_step_start: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
-
-
-def _partial_step_rows(manager: BaseEnvManager, ready_ids: np.ndarray, count: int) -> np.ndarray:
-    """The rows of ``count`` of ``ready_ids`` (increasing), the first ids from the manager's rotating start on."""
-    start = _partial_step_start.get(manager, 0)
-    turn_order = np.argsort((ready_ids - start) % manager.env_num, kind="stable")[:count]
-    if not count:  # every step remaining is in flight (an async manager): only wait for it
-        return turn_order
-    _partial_step_start[manager] = int(ready_ids[turn_order[-1]] + 1) % manager.env_num
-    return np.sort(turn_order)
 
 
 def _collect_torch(
@@ -165,8 +150,7 @@ def _collect_numpy(
         env_ids, obs = ready.env_id, ready.obs
         if n_steps is not None and not step_every_env and len(env_ids) > n_steps - sent:
             # The last steps: only as many envs as steps remain, so the count comes out exact.
-            rows = _partial_step_rows(manager, env_ids, n_steps - sent)
-            env_ids, obs = env_ids[rows], arrays.take(obs, rows)
+            env_ids, obs = env_ids[: n_steps - sent], arrays.take(obs, slice(0, n_steps - sent))
         if len(env_ids):
             actions = policy_actions(policy, obs, len(env_ids), per_env)
             if last_action is None:

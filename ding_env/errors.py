@@ -21,7 +21,10 @@ class DingEnvError(RuntimeError):
     """
 
     def __reduce__(self) -> tuple:
-        return _restore_error, (type(self), self.args), self.__dict__
+        # Attributes in __slots__ (a subclass may declare them) are not in __dict__; setstate sets both kinds.
+        slots = (name for klass in type(self).__mro__ for name in getattr(klass, "__slots__", ()))
+        state = {**{name: getattr(self, name) for name in slots if hasattr(self, name)}, **self.__dict__}
+        return _restore_error, (type(self), self.args), state
 
 
 class ClosedEnvError(DingEnvError, AssertionError):

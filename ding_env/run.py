@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from numbers import Integral
 from typing import Any, TextIO
 
 import numpy as np
@@ -107,7 +108,8 @@ def run_job(
         ("eval_episodes", eval_episodes, True),
         ("eval_max_steps", eval_max_steps, True),
     ):
-        if not (optional and value is None) and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        counts = isinstance(value, Integral) and not isinstance(value, bool) and value >= 1  # numpy ints too
+        if not (optional and value is None) and not counts:
             default = " (None: the default)" if optional else ""
             raise ValueError(f"run_job: {name} must be an int >= 1{default}, got {value!r}")
     collector, evaluator = build_managers(cfg, manager_type)

@@ -51,8 +51,13 @@ def load_run_config(path: str | Path, overrides: list[str] | None = None) -> Eas
     return validate_run_config(cfg, str(path))
 
 
-def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
+def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool = True) -> EasyDict:
     """Fill defaults and check every key of a run config.
+
+    Args:
+        cfg: The config.
+        where: Names the config in errors (its file).
+        need_servers: Whether a remote manager must list its ``servers`` (see ``manager_config``).
 
     Raises:
         ConfigError: Naming the key, what was expected and what arrived.
@@ -96,13 +101,13 @@ def validate_run_config(cfg: dict, where: str = "the config") -> EasyDict:
     replay_path = env.get("replay_path")
     if replay_path is not None and not isinstance(replay_path, (str, Path)):
         raise ConfigError(f"{where}: env.replay_path must be a folder path or None, got {replay_path!r}")
-    manager_config(env.get("manager"), env.collector_env_num)
+    manager_config(env.get("manager"), env.collector_env_num, need_servers)
     evaluator_manager = env.get("evaluator_manager") or {}
     if not isinstance(evaluator_manager, dict):
         raise ConfigError(
             f"{where}: env.evaluator_manager must be a dict of manager settings, got {evaluator_manager!r}"
         )
-    manager_config({**(env.get("manager") or {}), **evaluator_manager}, env.evaluator_env_num)
+    manager_config({**(env.get("manager") or {}), **evaluator_manager}, env.evaluator_env_num, need_servers)
     return cfg
 
 

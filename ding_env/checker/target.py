@@ -41,7 +41,8 @@ def resolve_target(
     cfg = None
     gym_id = target.split(":", 1)[1] if target.startswith(GYM_PREFIXES) else None
     if config_path is not None:
-        cfg = _loaded_env_section(config_path, is_target=False, gym_id=gym_id)
+        env_type = target if gym_id is None and target in ENV_REGISTRY else None
+        cfg = _loaded_env_section(config_path, is_target=False, gym_id=gym_id, env_type=env_type)
         import_env_modules(cfg)  # the types the config's modules register can be targets
     if gym_id is not None:
         env_id = gym_id
@@ -75,12 +76,13 @@ def resolve_target(
     return env_cls, cfg
 
 
-def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None) -> EasyDict:
+def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, env_type: str | None = None) -> EasyDict:
     """The env section of config file ``path``, loaded once and validated as ``ding-env run`` validates it.
 
     A section that names a ``type`` is a run config, and so is one with an ``env_id`` given as the target
     (``ding-env run`` builds it as a ``DingEnvWrapper``), or one given with ``--config`` to a ``gym:ID``
-    target (``gym_id``: the section of a ``DingEnvWrapper`` of that id): a key ``ding-env run`` refuses (a
+    target (``gym_id``: the section of a ``DingEnvWrapper`` of that id) or to a registered type (``env_type``:
+    the section of that type): a key ``ding-env run`` refuses (a
     misspelt env key, a manager key, a top-level key) is refused here too, with the same error. Another
     section (one configuring a ``module:Class`` target given with ``--config``) is the target's to read.
 
@@ -96,10 +98,14 @@ def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None) -
         raise ConfigError(f"config file {path!r} has no 'env' section")
     if not isinstance(env_cfg, dict):
         return env_cfg
-    if gym_id is not None and "type" not in env_cfg:
-        validate_run_config({**copy.deepcopy(loaded), "env": {**copy.deepcopy(env_cfg), "env_id": gym_id}}, str(path))
+    # A remote manager's servers are given when the run starts (--set env.manager.servers=[...]): a server and
+    # the checker read the config before they exist.
+    implied = {"env_id": gym_id} if gym_id is not None else {"type": env_type} if env_type is not None else None
+    if implied is not None and "type" not in env_cfg:
+        section = {**copy.deepcopy(env_cfg), **implied}
+        validate_run_config({**copy.deepcopy(loaded), "env": section}, str(path), need_servers=False)
     elif "type" in env_cfg or (is_target and "env_id" in env_cfg):
-        validate_run_config(copy.deepcopy(loaded), str(path))
+        validate_run_config(copy.deepcopy(loaded), str(path), need_servers=False)
     return env_cfg
 
 

@@ -129,8 +129,14 @@ def check_manager_type(manager_type: Any) -> None:
     _expect(manager_type in MANAGER_TYPES, "type", f"one of {MANAGER_TYPES}", manager_type)
 
 
-def manager_config(user: dict | None, env_num: int) -> EasyDict:
+def manager_config(user: dict | None, env_num: int, need_servers: bool = True) -> EasyDict:
     """Merge ``user`` over the defaults and validate every value.
+
+    Args:
+        user: The given keys.
+        env_num: The envs the manager drives.
+        need_servers: Whether a remote type must list its ``servers`` now (False: they are given when the run
+            starts, as ``ding-env serve`` and ``ding-env check`` read a config that a run completes later).
 
     Raises:
         ConfigError: Naming the key, what was expected and what arrived.
@@ -197,8 +203,8 @@ def manager_config(user: dict | None, env_num: int) -> EasyDict:
             "endpoints 'transport://address' such as 'tcp://host:port' (or 'ipc://path')",
             server,
         )
-    remote = cfg.type in REMOTE_TYPES
-    _expect(not remote or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
+    needs_servers = need_servers and cfg.type in REMOTE_TYPES
+    _expect(not needs_servers or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
     # A server serves one client at a time: a second share of this manager there would be refused as busy.
     _expect(servers is None or len(set(servers)) == len(servers), "servers", "each endpoint once", servers)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ding_env.checker.target import resolve_target
 from ding_env.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -212,3 +213,21 @@ def test_check_refuses_a_misspelt_key_in_the_config_of_a_gym_target(tmp_path, ca
     assert "unknown key 'max_episode_step'" in error and "DingEnvWrapper of env_id 'CartPole-v1'" in error
     (tmp_path / "ok.py").write_text("config = dict(env=dict(make_kwargs=dict(max_episode_steps=9)))\n")
     assert main(["check", "gym:CartPole-v1", "--config", str(tmp_path / "ok.py"), "--episodes", "1"]) == 0
+
+
+def test_check_and_serve_read_a_remote_manager_section_whose_servers_come_at_run_time(tmp_path, capsys):
+    # docs/remote.md: the servers are given when the run starts (--set env.manager.servers=[...]).
+    (tmp_path / "cfg.py").write_text("config = dict(env=dict(type='cartpole', manager=dict(type='remote')))\n")
+    assert main(["check", str(tmp_path / "cfg.py"), "--episodes", "1"]) == 0
+    env_cls, cfg = resolve_target(str(tmp_path / "cfg.py"), batch_envs=True)  # what ding-env serve builds from
+    assert cfg.manager.type == "remote"
+    assert main(["run", str(tmp_path / "cfg.py")]) == 2  # the run itself needs them
+    assert "'servers': expected a list of endpoints for type 'remote'" in capsys.readouterr().err
+
+
+def test_check_refuses_a_misspelt_key_in_the_config_of_a_registered_type(tmp_path, capsys):
+    (tmp_path / "cfg.py").write_text("config = dict(env=dict(max_episode_step=9))\n")
+    assert main(["check", "cartpole", "--config", str(tmp_path / "cfg.py"), "--episodes", "1"]) == 2
+    assert "unknown key 'max_episode_step'" in capsys.readouterr().err  # exit 1, a failed construct check, before
+    (tmp_path / "ok.py").write_text("config = dict(env=dict(stop_value=195))\n")
+    assert main(["check", "cartpole", "--config", str(tmp_path / "ok.py"), "--episodes", "1"]) == 0

@@ -437,3 +437,16 @@ def test_results_of_one_backend_of_several_belong_to_the_caller(manager_type):
         manager.step_batch([0, 1], np.zeros(2, np.int64))
         np.testing.assert_array_equal(first.obs, kept[0])
         np.testing.assert_array_equal(first.reward, kept[1])
+
+
+class SlottedError(EnvError):
+    """An error subclass keeping an attribute in ``__slots__``, as a user's may."""
+
+    __slots__ = ("code",)
+
+
+def test_an_error_subclass_with_slots_pickles_its_slot():
+    error = SlottedError(3, "step", "boom")
+    error.code = 7
+    copy = pickle.loads(pickle.dumps(error))
+    assert (copy.code, copy.env_id, str(copy)) == (7, 3, str(error))
