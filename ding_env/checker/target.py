@@ -45,8 +45,7 @@ def resolve_target(
         cfg = _loaded_env_section(config_path, is_target=False, gym_id=gym_id, env_type=env_type)
         import_env_modules(cfg)  # the types the config's modules register can be targets
     if gym_id is not None:
-        env_id = gym_id
-        return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": env_id}), batch_envs=batch_envs), None
+        return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": gym_id}), batch_envs=batch_envs), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = _loaded_env_section(target, is_target=True)
         if "type" not in env_cfg and "env_id" in env_cfg:
@@ -82,9 +81,9 @@ def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, e
     A section that names a ``type`` is a run config, and so is one with an ``env_id`` given as the target
     (``ding-env run`` builds it as a ``DingEnvWrapper``), or one given with ``--config`` to a ``gym:ID``
     target (``gym_id``: the section of a ``DingEnvWrapper`` of that id) or to a registered type (``env_type``:
-    the section of that type): a key ``ding-env run`` refuses (a
-    misspelt env key, a manager key, a top-level key) is refused here too, with the same error. Another
-    section (one configuring a ``module:Class`` target given with ``--config``) is the target's to read.
+    the section of that type): a key ``ding-env run`` refuses (a misspelt env key, a manager key, a top-level
+    key) is refused here too, with the same error. Another section (one configuring a ``module:Class`` target
+    given with ``--config``) is the target's to read.
 
     Raises:
         ConfigError: For a file that does not load, has no env section, or holds a key ``ding-env run`` refuses.
@@ -98,14 +97,15 @@ def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, e
         raise ConfigError(f"config file {path!r} has no 'env' section")
     if not isinstance(env_cfg, dict):
         return env_cfg
+    implied = {"env_id": gym_id} if gym_id is not None else {"type": env_type} if env_type is not None else None
+    implied = implied if "type" not in env_cfg else None
+    if implied is None and "type" not in env_cfg and not (is_target and "env_id" in env_cfg):
+        return env_cfg  # no run config: the target's to read
+    validated = copy.deepcopy(loaded)  # validation fills in defaults: the section returned stays as written
+    validated["env"] = {**validated["env"], **(implied or {})}
     # A remote manager's servers are given when the run starts (--set env.manager.servers=[...]): a server and
     # the checker read the config before they exist.
-    implied = {"env_id": gym_id} if gym_id is not None else {"type": env_type} if env_type is not None else None
-    if implied is not None and "type" not in env_cfg:
-        section = {**copy.deepcopy(env_cfg), **implied}
-        validate_run_config({**copy.deepcopy(loaded), "env": section}, str(path), need_servers=False)
-    elif "type" in env_cfg or (is_target and "env_id" in env_cfg):
-        validate_run_config(copy.deepcopy(loaded), str(path), need_servers=False)
+    validate_run_config(validated, str(path), need_servers=False)
     return env_cfg
 
 

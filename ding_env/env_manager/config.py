@@ -203,8 +203,8 @@ def manager_config(user: dict | None, env_num: int, need_servers: bool = True) -
             "endpoints 'transport://address' such as 'tcp://host:port' (or 'ipc://path')",
             server,
         )
-    needs_servers = need_servers and cfg.type in REMOTE_TYPES
-    _expect(not needs_servers or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
+    servers_due = need_servers and cfg.type in REMOTE_TYPES
+    _expect(not servers_due or servers is not None, "servers", f"a list of endpoints for type {cfg.type!r}", servers)
     _expect(servers is None or len(servers) <= env_num, "servers", f"at most env_num={env_num} endpoints", servers)
     # A server serves one client at a time: a second share of this manager there would be refused as busy.
     _expect(servers is None or len(set(servers)) == len(servers), "servers", "each endpoint once", servers)

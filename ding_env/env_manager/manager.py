@@ -331,6 +331,8 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         self._shares.poll()
         return self._ledger.ready_ids()
 
+    # ---- checks --------------------------------------------------------
+
     @property
     def _name(self) -> str:
         return f"{type(self).__name__}(env_num={self._env_num})"
