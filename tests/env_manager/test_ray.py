@@ -2,6 +2,8 @@
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from functools import partial
 from threading import Timer
@@ -167,3 +169,36 @@ def test_hosts_the_cluster_cannot_place_are_a_config_error_and_leave_nothing_beh
     assert all(new_groups[key]["state"] == "REMOVED" for key in set(new_groups) - groups_before)
     with pytest.raises(ConfigError, match="envs_per_host"):
         create_env_manager({"type": "ray", "num_hosts": 2, "envs_per_host": 3}, counting_fns(4))
+
+
+RAY_OF_ITS_OWN = """
+import random
+import numpy as np
+import ray
+from ding_env import create_env_manager
+from tests.support import counting_fns
+
+random.seed(7)
+np.random.seed(7)
+states = random.getstate(), np.random.get_state()
+manager = create_env_manager({"type": "ray", "num_hosts": 1}, counting_fns(2))
+manager.seed(3)
+manager.launch()
+manager.reset()
+batch = manager.ready_obs_batch
+manager.step_batch(batch.env_id, np.ones(2, dtype=np.int64))
+manager.close()
+assert not ray.is_initialized(), "the instance the manager started is still running"
+assert random.getstate() == states[0], "Python's global random state changed"
+assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), states[1])), "numpy's global state changed"
+"""
+
+
+def test_a_manager_that_starts_its_own_ray_instance_leaves_the_global_rngs_as_they_were():
+    # In a process of its own: this module's instance would be joined instead of started.
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env.pop("RAY_ADDRESS", None)
+    result = subprocess.run(
+        [sys.executable, "-c", RAY_OF_ITS_OWN], capture_output=True, text=True, env=env, timeout=240, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -9,9 +9,12 @@ it is now. ``RayHosts.close`` stops every actor, kills it and removes the placem
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+import numpy as np
 from typing_extensions import override
 
 from ding_env.env_manager.backends.base import Ledger, consecutive_shares
@@ -77,7 +80,8 @@ def join_cluster(ray: Any, address: str | None) -> bool:
             _started_instance_users += 1
         return bool(_started_instance_users)
     # No address: a local instance sized to this machine (or the one `ray start` began on it).
-    ray.init(address=address, include_dashboard=False, configure_logging=False)
+    with global_rngs_kept():
+        ray.init(address=address, include_dashboard=False, configure_logging=False)
     _started_instance_users = 1
     return True
 
@@ -87,7 +91,19 @@ def leave_cluster(ray: Any) -> None:
     global _started_instance_users
     _started_instance_users -= 1
     if _started_instance_users == 0:
-        ray.shutdown()
+        with global_rngs_kept():
+            ray.shutdown()
+
+
+@contextmanager
+def global_rngs_kept() -> Iterator[None]:
+    """Give the caller's global random states back: starting and stopping Ray draw from Python's."""
+    states = random.getstate(), np.random.get_state()
+    try:
+        yield
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
 
 
 class RayHosts:
