@@ -27,7 +27,8 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
-from ding_env.env_manager import create_env_manager, validation
+from ding_env.env_manager import arrays, create_env_manager, validation
+from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.hosted_env import is_gym_env
 from ding_env.lockstep import Lockstep, rewards_of
 
@@ -100,6 +101,7 @@ class ManagerVectorEnv(VectorEnv):
         # NEXT_STEP: the envs whose episode ended in the last step, and their reset observations (held till then).
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._reset_obs: dict[int, Any] = {}
+        self._action_checker = ActionChecker(self.single_action_space, repr(self))
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -170,11 +172,11 @@ class ManagerVectorEnv(VectorEnv):
             stepped = list(range(self.num_envs))
             obs, reward, terminated, truncated = batch.obs, rewards_of(batch), batch.terminated, batch.truncated
         else:
-            stepped = np.flatnonzero(~self._autoreset).tolist()
-            per_env = list(iterate(self.action_space, actions))
-            ready_obs, batch = self._lockstep.step(
-                [per_env[env_id] for env_id in stepped], np.array(stepped, dtype=np.int64)
-            )
+            stepped_ids = np.flatnonzero(~self._autoreset)
+            # Every env's action is checked, as in the steps that step them all, before the stepped ones are taken.
+            checked = self._action_checker.check_batch(self._lockstep.env_ids, actions)
+            ready_obs, batch = self._lockstep.step(arrays.take(checked, stepped_ids), stepped_ids)
+            stepped = stepped_ids.tolist()
             obs = self._with_reset_obs(stepped, batch.obs)
             reward = np.zeros(self.num_envs, dtype=np.float64)
             terminated = np.zeros(self.num_envs, dtype=bool)
@@ -220,8 +222,9 @@ class ManagerVectorEnv(VectorEnv):
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
         """Set attribute ``name`` of every env: ``values`` has one value per env, or is one value for all.
 
-        A Gymnasium env made from a factory gets it where its wrappers hold it, as ``SyncVectorEnv``
-        sets it (``GymnasiumVectorSlot.set_wrapper_attr``); an env of your own (a ``BaseEnv``) on itself.
+        A Gymnasium env (made from a factory, or in a ``DingEnvWrapper``) gets it where its wrappers hold it,
+        as ``SyncVectorEnv`` sets it (``DingEnvWrapper.set_wrapper_attr``); an env of your own (a ``BaseEnv``)
+        on itself.
         """
         self._lockstep.set_env_attribute(name, values)
 
@@ -246,38 +249,6 @@ class GymnasiumVectorSlot(DingEnvWrapper):
     def __init__(self, env: Any) -> None:
         super().__init__(env, {"env_wrapper": []})
         self._pending_seed: int | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        """A public attribute the slot lacks: the Gymnasium env's, found through its wrappers.
-
-        As ``SyncVectorEnv.get_attr`` finds it: ``spec``, ``render_mode``, ``gravity``, a method, ...
-        """
-        if name.startswith("_") or self._owns(name):
-            # The slot's own state (looked up before it is set when unpickling), or its own property
-            # failing: raise its error, never the Gymnasium env's attribute of that name.
-            return object.__getattribute__(self, name)
-        return self._gymnasium_env(name).get_wrapper_attr(name)
-
-    def set_wrapper_attr(self, name: str, value: Any) -> None:
-        """Set ``name`` where ``get_attr`` reads it.
-
-        On the slot when the slot has it, else on the Gymnasium env where its wrappers hold it (as
-        ``SyncVectorEnv.set_attr`` sets it).
-        """
-        if self._owns(name):
-            setattr(self, name, value)
-        else:
-            self._gymnasium_env(name).set_wrapper_attr(name, value)
-
-    def _owns(self, name: str) -> bool:
-        return name in self.__dict__ or any(name in vars(cls) for cls in type(self).__mro__)
-
-    def _gymnasium_env(self, name: str) -> Any:
-        """The Gymnasium env (as built, else as given), read without ``__getattr__``."""
-        env = self.__dict__.get("_env") or self.__dict__.get("_user_env")
-        if env is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r} (no env yet)")
-        return env
 
     def seed(self, seed: int, dynamic_seed: bool = True) -> None:
         """Seed the next reset with ``seed`` (``dynamic_seed`` is ignored: later resets continue the env's RNG)."""

@@ -7,6 +7,7 @@ import sys
 import time
 from functools import partial
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -17,6 +18,7 @@ from stable_baselines3.common.monitor import Monitor  # noqa: E402
 from stable_baselines3.common.utils import obs_as_tensor  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor, VecNormalize  # noqa: E402
 
+from ding_env import DingEnvWrapper  # noqa: E402
 from ding_env.sb3 import ManagerVecEnv  # noqa: E402
 
 # noqa: E402
@@ -125,3 +127,28 @@ def test_ppo_trains_cartpole_through_the_subprocess_manager():
     assert mean >= 195, completed.stdout
     assert "stop value reached: True" in last
     assert time.monotonic() - start < 150
+
+
+def test_reset_options_and_the_gymnasium_envs_attributes_reach_the_env_as_in_dummy_vec_env(make_adapted):
+    fns = [partial(DingEnvWrapper, cfg={"env_id": "CartPole-v1"})] * 2
+    venv = make_adapted(ManagerVecEnv, fns)
+    reference = DummyVecEnv([lambda: gym.make("CartPole-v1")] * 2)
+    try:
+        for vec in (venv, reference):
+            vec.seed(0)
+            vec.set_options({"low": -0.001, "high": 0.001})  # CartPole's reset options: a narrower start
+        assert np.abs(venv.reset()).max() <= 0.001
+        assert np.abs(reference.reset()).max() <= 0.001
+        venv.reset()  # options are for one reset, as in SB3's vec envs
+        assert venv.get_attr("gravity") == reference.get_attr("gravity") == [9.8, 9.8]
+        venv.set_attr("gravity", 100.0, indices=[1])
+        assert venv.get_attr("gravity") == [9.8, 100.0]
+        assert venv.env_method("get_wrapper_attr", "gravity") == [9.8, 100.0]
+        # The physics changed where the Gymnasium env holds it: from the same start, the two envs part.
+        venv.manager.seed({0: 3, 1: 3}, dynamic_seed=False)
+        obs = venv.reset()
+        np.testing.assert_array_equal(obs[0], obs[1])
+        obs, _, _, _ = venv.step(np.zeros(2, np.int64))
+        assert obs[0][3] != obs[1][3]  # the pole's angular velocity
+    finally:
+        reference.close()

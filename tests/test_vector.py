@@ -14,7 +14,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 from ding_env import create_env_manager
 from ding_env.errors import ClosedEnvError
 from ding_env.vector import ManagerVectorEnv
-from tests.conftest import manager_cfg
+from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, DictActionEnv, cartpole_fn
 
 SameStepVectorEnv = partial(ManagerVectorEnv, autoreset_mode=AutoresetMode.SAME_STEP)
@@ -256,3 +256,31 @@ def test_unsupported_arguments_are_named():
         ManagerVectorEnv(env_fns, autoreset_mode="Disabled")
     with create_env_manager({}, env_fns) as manager, pytest.raises(ValueError, match="manager_cfg configures"):
         ManagerVectorEnv(manager, manager_cfg={"type": "subprocess"})
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_reset_options_reach_gymnasium_envs_as_in_sync_vector_env(manager_type):
+    env_fns = [partial(gym.make, "CartPole-v1")] * 2
+    ours = ManagerVectorEnv(env_fns, manager_cfg=manager_cfg(manager_type))
+    reference = SyncVectorEnv(env_fns)
+    options = {"low": -0.001, "high": 0.001}  # CartPole's reset options: a narrower start
+    try:
+        obs, _ = ours.reset(seed=4, options=options)
+        np.testing.assert_array_equal(obs, reference.reset(seed=4, options=options)[0])
+        assert np.abs(obs).max() <= 0.001
+    finally:
+        ours.close()
+        reference.close()
+
+
+def test_the_step_after_an_episode_end_checks_every_action_as_the_others_do(make_adapted):
+    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 2})] * 3)
+    envs.reset(seed=0)
+    for _ in range(2):  # episodes cut at 2 steps: at the next step the envs are reset, not stepped
+        *_, terminations, truncations, _ = envs.step(np.zeros(3, np.int64))
+    assert truncations.all()
+    for bad in (np.zeros(5, np.int64), np.zeros(2, np.int64), np.zeros((1, 3), np.int64)):
+        with pytest.raises(ValueError, match=r"must have shape \(3,\)"):
+            envs.step(bad)
+    obs, *_ = envs.step(np.zeros(3, np.int64))  # the envs step on once given good actions
+    assert obs.shape[0] == 3

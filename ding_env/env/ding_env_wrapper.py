@@ -11,6 +11,8 @@ Outputs follow the ding_env contract: float observations are float32 (and the
 observation space says so), the reward is a ``(1,)`` float32 array, ``done`` is
 a Python bool, and done steps carry ``info['truncated']`` and
 ``info['eval_episode_return']``. numpy scalars in the env's info become Python scalars.
+A public name the wrapper lacks is the Gymnasium env's (``env.gravity``; see ``gym_attributes``), and
+``reset(**options)`` passes its keyword arguments to the env's ``reset(options=...)``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from easydict import EasyDict
 from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.env.gym_attributes import GymAttributes
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
 from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
@@ -44,7 +47,7 @@ from ding_env.extras import FAMILY_EXTRAS, needs_extra
 from ding_env.summary import describe_value
 
 
-class DingEnvWrapper(BaseEnv):
+class DingEnvWrapper(GymAttributes, BaseEnv):
     """A Gymnasium env behind the ``BaseEnv`` contract.
 
     Args:
@@ -288,14 +291,22 @@ class DingEnvWrapper(BaseEnv):
 
     # ---- BaseEnv -------------------------------------------------------
 
-    def reset(self) -> Any:
-        """Start an episode, seeding the env only when a new seed is due."""
+    def reset(self, options: dict | None = None, **more_options: Any) -> Any:
+        """Start an episode, seeding the env only when a new seed is due.
+
+        Args:
+            options: The Gymnasium env's reset options (``env.reset(options=...)``).
+            **more_options: More options, merged into ``options``: a manager's ``reset_param`` for this env
+                (``{'low': -0.01}``, say) reaches the Gymnasium env this way.
+        """
         env = self.env
+        kwargs = {}
         episode_seed = self._next_episode_seed()
-        if episode_seed is None or not self._seed_api:
-            obs, _ = env.reset()
-        else:
-            obs, _ = env.reset(seed=episode_seed)
+        if episode_seed is not None and self._seed_api:
+            kwargs["seed"] = episode_seed
+        if options or more_options:
+            kwargs["options"] = {**(options or {}), **more_options}
+        obs, _ = env.reset(**kwargs)
         self._eval_episode_return = 0.0
         self._needs_reset = False
         return self._convert_obs(obs)

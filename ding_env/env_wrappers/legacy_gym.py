@@ -129,15 +129,25 @@ class LegacyGymEnv(gym.Env):
         )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        """Reset; a seed goes through ``env.seed`` where the env has one, else to ``reset(seed=...)`` (gym 0.26)."""
-        if seed is None:
-            return self._observation_and_info(self.legacy_env.reset())
+        """Reset; a seed goes through ``env.seed`` where the env has one, else to ``reset(seed=...)`` (gym 0.26).
+
+        ``options`` go to ``reset(options=...)`` (gym 0.26); an env whose reset takes none refuses them.
+        """
         seeder = getattr(self.legacy_env, "seed", None)
-        if callable(seeder):
-            seeder(seed)
-            return self._observation_and_info(self.legacy_env.reset())
+        if seed is None or callable(seeder):
+            if seed is not None:
+                seeder(seed)
+            if options is None:
+                return self._observation_and_info(self.legacy_env.reset())
+            try:
+                return self._observation_and_info(self.legacy_env.reset(options=options))
+            except TypeError as error:
+                raise TypeError(
+                    f"legacy env {self.legacy_env!r}: reset options {sorted(options)[:10]} were given, and its "
+                    f"reset() may take none ({error})"
+                ) from error
         try:
-            result = self.legacy_env.reset(seed=seed)
+            result = self.legacy_env.reset(seed=seed, **({} if options is None else {"options": options}))
         except TypeError as error:
             raise TypeError(
                 f"legacy env {self.legacy_env!r} has no seed() method and its reset() takes no seed, "
