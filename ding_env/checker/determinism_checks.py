@@ -27,11 +27,11 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
     name = "check_static_seed"
 
     def body() -> list[Finding]:
-        # Only resets after an episode's end are compared: a reset after an episode cut at max_steps may go on
-        # with it (Atari's episodic life does, as DI-engine's).
+        # Only resets after a game's end are compared: a reset after an episode cut at max_steps may go on
+        # with it, and so does one after a life lost with lives left (Atari's episodic life).
         first, replay = _run_and_replay(ctx, dynamic=False)
         findings: list[Finding] = []
-        after_ends = [episode for index, episode in enumerate(first) if index == 0 or first[index - 1].ended]
+        after_ends = [episode for index, episode in enumerate(first) if index == 0 or _game_over(first[index - 1])]
         starts = [_flat(episode.reset_obs) for episode in after_ends]
         if not all(np.array_equal(starts[0], start) for start in starts[1:]):
             dropped, closing = dropped_dynamic_seed(ctx, dynamic=False, check=name)
@@ -59,6 +59,15 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
         return findings
 
     return guard(name, "seeded rollouts", body)
+
+
+def _game_over(episode: Episode) -> bool:
+    """Whether the env's next reset starts anew: the episode ended, and not with lives left in its info."""
+    if not episode.ended:
+        return False
+    info = episode.timesteps[-1].info
+    lives = info.get("lives", 0) if isinstance(info, dict) else 0
+    return not (isinstance(lives, (int, np.integer)) and lives > 0)
 
 
 def check_dynamic_seed(outer: CheckContext) -> list[Finding]:

@@ -77,36 +77,46 @@ class RamWrapper(AcceptsLegacyGym, gym.ObservationWrapper):
 
 
 class EpisodicLifeWrapper(AcceptsLegacyGym, gym.Wrapper):
-    """End the learner's episode on every life lost, but reset the game only when it is really over.
+    """End the learner's episode on every life lost, and go on with the game at the reset that follows.
 
-    A life loss is reported as ``terminated`` (no bootstrap, as in DeepMind's
-    DQN); the next ``reset`` then continues the same game with a no-op step.
+    A life loss is reported as ``terminated`` (no bootstrap, as in DeepMind's DQN), and its
+    ``info['eval_episode_return']`` is the raw game score so far when an ``EvalEpisodeReturnWrapper``
+    sums it below (as at the game's end). The reset right after it continues the game with a no-op
+    step; any other reset (after the game ended, mid-episode, a second reset in a row) starts a new game,
+    so a seed given before it takes effect. DeepMind's wrapper (and DI-engine's) also went on with the
+    game at a reset mid-episode or a second reset in a row.
     """
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
         self.lives = 0
-        self.game_over = True
+        self.life_lost = False  # the last step ended the learner's episode with a life lost, the game going on
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         """Step; a drop in lives terminates the learner's episode."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self.game_over = terminated or truncated
         lives = _ale(self.env).lives()
-        if 0 < lives < self.lives:
-            terminated = True
+        lost = 0 < lives < self.lives
+        self.life_lost = lost and not (terminated or truncated)
+        terminated = terminated or lost
+        if self.life_lost:
+            try:
+                info = dict(info, eval_episode_return=self.env.get_wrapper_attr("episode_return"))
+            except AttributeError:  # no EvalEpisodeReturnWrapper below: the caller sums the episode
+                pass
         self.lives = lives
         return obs, reward, terminated, truncated, info
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict]:
-        """Reset the game if it is over, else continue it with a no-op."""
-        if self.game_over:
-            obs, info = self.env.reset(**kwargs)
-        else:
+        """Go on with the game after a life lost in the last step; else start a new game."""
+        obs = None
+        if self.life_lost:
             obs, _, terminated, truncated, info = self.env.step(0)
             if terminated or truncated:
-                obs, info = self.env.reset(**kwargs)
-        self.game_over = False
+                obs = None
+        if obs is None:
+            obs, info = self.env.reset(**kwargs)
+        self.life_lost = False
         self.lives = _ale(self.env).lives()
         return obs, info
 

@@ -131,7 +131,9 @@ def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:
 
 def uses_atari_preset(env_wrapper: Any, family: str) -> bool:
     """True when the Atari preset will be applied (its base env needs ``frameskip=1``)."""
-    return env_wrapper == "atari_default" or (env_wrapper == "default" and family == families.ATARI)
+    if env_wrapper == "atari_default":
+        return True
+    return env_wrapper in ("default", "reward_in_obs") and family == families.ATARI  # both build on it there
 
 
 # Atari games that DI-engine's list presses FIRE in on reset.

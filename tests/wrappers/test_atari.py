@@ -1,5 +1,7 @@
 """Atari through DingEnvWrapper: family detection, DeepMind preprocessing, collector vs evaluator."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -117,6 +119,60 @@ def test_collector_ends_episodes_per_life_and_evaluator_per_game():
     evaluator_end = first_episode(False)
     assert evaluator_end.info["lives"] == 0
     assert isinstance(evaluator_end.info["eval_episode_return"], float)
+
+
+def test_a_collectors_eval_episode_return_is_the_raw_game_score_so_far_at_every_life_lost():
+    env = atari("ALE/SpaceInvaders-v5")  # raw scores of 5 to 30 a shot, clipped to 1 for the learner
+    rng = np.random.default_rng(0)
+    env.reset()
+    clipped, ends = 0.0, []
+    while not ends or ends[-1][0] > 0:
+        timestep = env.step(int(rng.integers(6)))
+        clipped += float(timestep.reward[0])
+        if timestep.done:
+            ends.append((timestep.info["lives"], clipped, timestep.info["eval_episode_return"]))
+            env.reset()  # goes on with the game while lives are left
+    lives, clipped_sums, returns = zip(*ends, strict=True)
+    assert list(lives) == sorted(lives, reverse=True) and len(ends) >= 2  # one game, several lives
+    assert list(returns) == sorted(returns)  # the game's score so far, not each life's own
+    assert all(raw >= 5 * clipped_sum for raw, clipped_sum in zip(returns, clipped_sums, strict=True))
+
+
+def test_a_collectors_reset_goes_on_with_the_game_only_after_a_life_lost():
+    env = DingEnvWrapper(cfg={"env_id": "ALE/Breakout-v5"})
+    env.seed(3, dynamic_seed=False)
+    start = env.reset()
+    for _ in range(5):
+        env.step(1)
+    np.testing.assert_array_equal(env.reset(), start)  # mid-episode: a new game, from the static seed
+    np.testing.assert_array_equal(env.reset(), start)  # twice in a row too
+    while not (timestep := env.step(env.random_action())).done:
+        pass
+    assert timestep.info["lives"] == 4
+    env.reset()
+    assert env.step(0).info["lives"] == 4  # after the life lost: the same game
+
+
+def test_the_checker_passes_a_collector_whose_episodes_end_at_lives_lost():
+    from ding_env.checker import check_env
+
+    collector = partial(DingEnvWrapper, cfg={"env_id": "ALE/Breakout-v5"})
+    report = check_env(collector, episodes=4, max_steps=400, subprocess=False)
+    assert report.findings == [], report.format()
+
+
+def test_reward_in_obs_builds_on_the_atari_preset():
+    obs = atari(env_wrapper="reward_in_obs").reset()
+    assert obs["obs"].shape == (4, 84, 84) and obs["obs"].dtype == np.uint8
+
+
+def test_an_ale_env_that_skips_frames_itself_is_refused_saying_how_to_build_it():
+    import gymnasium as gym
+
+    atari().reset()  # registers the ALE ids
+    with pytest.raises(ConfigError, match=r"skips 4: make it with frameskip=1, give cfg env_id"):
+        DingEnvWrapper(gym.make("ALE/Pong-v5")).reset()
+    assert DingEnvWrapper(gym.make("ALE/Pong-v5", frameskip=1)).reset().shape == (4, 84, 84)
 
 
 def test_ram_observations():
