@@ -82,6 +82,8 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         self._actions: ActionChecker | None = None
         # The ids ready_obs_batch handed out (read-only): step_batch with that very array needs no parsing.
         self._offered_ids: np.ndarray | None = None
+        # Envs whose step a KeyboardInterrupt (or SystemExit) cut: their results are lost until they are reset.
+        self._interrupted: set[int] = set()
 
     def _backends(self) -> list[Backend]:
         """The backends hosting the envs, each a consecutive share of the ids (chosen by each manager class)."""
@@ -180,6 +182,7 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         self._offered_ids = None
         self._shares.each(env_ids, lambda backend, ids: backend.cancel(ids))
         self._ledger.mark(env_ids, NEEDS_RESET)
+        self._interrupted.difference_update(env_ids)
         errors: list[DingEnvError] = []
         for backend, rows in self._shares.split(np.array(env_ids, dtype=np.int64)):
             ready, failed = backend.reset([env_ids[row] for row in rows.tolist()])
@@ -252,6 +255,8 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
             EnvError: If an env raised and ``step_error='raise'``.
         """
         self._check_running()
+        if self._interrupted:
+            self._raise_interrupted()
         if not isinstance(actions, Mapping):
             raise TypeError(
                 f"{self._name}: step() takes {{env_id: action}} for envs in ready_obs, got "
@@ -282,6 +287,8 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
             they may be views, valid until the next call to the manager.
         """
         self._check_running()
+        if self._interrupted:
+            self._raise_interrupted()
         # The ids ready_obs_batch handed out need no parsing; readiness is checked again (a poll since
         # may have found a worker lost).
         env_ids = env_id if env_id is self._offered_ids else validation.parse_env_ids(self._name, self._env_num, env_id)
@@ -308,15 +315,23 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         ledger, shares = self._ledger, self._shares
         reset_on_done = ledger.reset_flags(env_ids)
         ledger.mark(env_ids, STEPPING)
-        if len(env_ids):
-            shares.send(env_ids, actions, reset_on_done)
-        if self.returns_early:  # wait for wait_num of the envs stepping (this step's or earlier ones)
-            wait_num = min(self._cfg.wait_num or self._env_num, ledger.count(STEPPING))
-            outcome, views = shares.collect_early(wait_num, self._cfg.step_wait_timeout, self._spaces)
-        else:
-            outcome, views = shares.collect(env_ids)
-            if outcome is None:  # no env was stepped
-                outcome, views = empty_batch(self._spaces), False
+        try:
+            if len(env_ids):
+                shares.send(env_ids, actions, reset_on_done)
+            if self.returns_early:  # wait for wait_num of the envs stepping (this step's or earlier ones)
+                wait_num = min(self._cfg.wait_num or self._env_num, ledger.count(STEPPING))
+                outcome, views = shares.collect_early(wait_num, self._cfg.step_wait_timeout, self._spaces)
+            else:
+                outcome, views = shares.collect(env_ids)
+                if outcome is None:  # no env was stepped
+                    outcome, views = empty_batch(self._spaces), False
+        except (KeyboardInterrupt, SystemExit):
+            # The results of the envs in flight are lost with the interrupted call: rather than wait as
+            # stepping for ever, they need a reset, which the next call says (_raise_interrupted).
+            stepping = np.flatnonzero(ledger.status == STEPPING)
+            ledger.mark(stepping, NEEDS_RESET)
+            self._interrupted.update(stepping.tolist())
+            raise
         ledger.apply(outcome)
         return outcome, views
 
@@ -328,6 +343,8 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
     def _poll_ready_ids(self) -> np.ndarray:
         """The ready envs' ids, after the backends took in what finished meanwhile."""
         self._check_running()
+        if self._interrupted:
+            self._raise_interrupted()
         self._shares.poll()
         return self._ledger.ready_ids()
 
@@ -336,6 +353,13 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
     @property
     def _name(self) -> str:
         return f"{type(self).__name__}(env_num={self._env_num})"
+
+    def _raise_interrupted(self) -> None:
+        ids = sorted(self._interrupted)
+        raise EnvStateError(
+            f"{self._name}: envs {ids[:20]} were stepping when a step was interrupted (Ctrl-C) and their "
+            f"results are lost: reset them to go on (reset(), or reset({{{ids[0]}: {{}}, ...}}))"
+        )
 
     def _check_open(self) -> None:
         if self._closed:

@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 
 from ding_env import AsyncSubprocessEnvManager, SyncSubprocessEnvManager, create_env_manager
-from ding_env.errors import ClosedEnvError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
-from tests.conftest import manager_cfg
+from ding_env.errors import (
+    ClosedEnvError,
+    DingEnvError,
+    EnvCrashedError,
+    EnvError,
+    EnvStateError,
+    EnvTimeoutError,
+)
+from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import ActionKindEnv, CountingEnv, FaultEnv
 from tests.support import child_pids, leaked_segments, process_running, resource_tracker_pids, shm_segments
 
@@ -450,3 +457,30 @@ def test_an_error_subclass_with_slots_pickles_its_slot():
     error.code = 7
     copy = pickle.loads(pickle.dumps(error))
     assert (copy.code, copy.env_id, str(copy)) == (7, 3, str(error))
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_a_step_cut_by_ctrl_c_leaves_its_envs_needing_a_reset_that_the_next_call_asks_for(manager_type):
+    import _thread
+    import signal
+    import threading
+
+    fns = [partial(CountingEnv, {"step_sleep": 1.0})] * 2
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.launch()
+        handler = signal.signal(signal.SIGINT, signal.default_int_handler)  # see the test above
+        timer = threading.Timer(0.2, _thread.interrupt_main)
+        try:
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                manager.step_batch([0, 1], np.zeros(2, np.int64))
+        finally:
+            timer.cancel()
+            timer.join()
+            signal.signal(signal.SIGINT, handler)
+        # Not 'stepping' for ever, with no ready env and an empty step for an answer: the next call says what to do.
+        for call in (lambda: manager.ready_obs_batch, lambda: manager.step_batch([0], [0])):
+            with pytest.raises(EnvStateError, match=r"envs \[0, 1\] were stepping when a step was interrupted"):
+                call()
+        manager.reset()
+        assert manager.step_batch([0, 1], np.zeros(2, np.int64)).env_id.tolist() == [0, 1]

@@ -389,3 +389,17 @@ def test_a_wrapper_config_with_batch_serves_its_batch_env(tmp_path):
         remote = trajectory("remote", fns, steps=30, servers=[address])
     assert_same(remote, trajectory("base", fns, steps=30))
     assert len(remote[0][0]) == 4
+
+
+def test_abnormal_results_name_their_envs_by_the_managers_ids_as_locally(tmp_path):
+    config = tmp_path / "failing.py"
+    config.write_text("main_config = dict(env=dict(fail_step_at=2))\n")  # every episode's third step raises
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv", str(config)), 4)
+    with (
+        serving("tests.envs:CountingEnv", 2, "--config", str(config)) as (first, _),
+        serving("tests.envs:CountingEnv", 2, "--config", str(config)) as (second, _),
+    ):
+        remote = trajectory("remote", fns, steps=8, record=with_infos, step_error="abnormal", servers=[first, second])
+    local = trajectory("base", fns, steps=8, record=with_infos, step_error="abnormal")
+    assert any(info.get("abnormal") for step in local for info in step[-1])
+    assert_same_with_infos(remote, local)

@@ -314,6 +314,9 @@ class RemoteBackend(Backend):
         if reply["errors"]:
             row_of = {row: new for new, row in enumerate(kept)}
             errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
+            for row, new in row_of.items():  # an abnormal info names its error as the manager does, by global id
+                if new in errors and infos[row].get("abnormal"):
+                    infos[row] = abnormal_info(errors[new])
         if len(kept) == len(env_id):
             return TimestepBatch(
                 env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
