@@ -239,7 +239,8 @@ class FaultEnv(CountingEnv):
     """CountingEnv that misbehaves at known steps of its life: raise, crash the process, or hang.
 
     ``crash_file``: a crash first writes this file, and resets fail while it exists (a replacement
-    worker's envs cannot reset). ``hang_reset_at``: this env object's k-th reset hangs.
+    worker's envs cannot reset). ``hang_reset_at``: this env object's k-th reset hangs. ``reset_sleep``:
+    every reset after this env object's first takes that many seconds.
     """
 
     config: ClassVar[dict] = dict(
@@ -252,6 +253,7 @@ class FaultEnv(CountingEnv):
         hang_close=False,
         crash_file="",
         hang_reset_at=0,
+        reset_sleep=0.0,
     )
 
     def __init__(self, cfg: dict | None = None) -> None:
@@ -263,6 +265,8 @@ class FaultEnv(CountingEnv):
         self._life_resets += 1
         if self._cfg.hang_reset_at == self._life_resets:
             time.sleep(3600)
+        if self._life_resets > 1:
+            time.sleep(self._cfg.reset_sleep)
         if self._cfg.crash_file and os.path.exists(self._cfg.crash_file):
             raise RuntimeError("cannot reset after the crash")
         return super().reset(offset)

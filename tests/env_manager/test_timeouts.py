@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 
 from ding_env import create_env_manager
-from ding_env.errors import EnvTimeoutError
+from ding_env.errors import DingEnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
 from tests.envs import CountingEnv, FaultEnv
 
@@ -118,3 +118,21 @@ def test_serial_manager_sets_no_limit_outside_the_main_thread():
     worker.start()
     worker.join(10)
     assert not errors and list(results[0]) == [0]
+
+
+@pytest.mark.parametrize("manager_type", [*MANAGERS, "subprocess+caller"])
+def test_an_auto_reset_is_held_to_reset_timeout_not_step_timeout(manager_type):
+    # One-step episodes: every step auto-resets, and each reset after an env's first takes 0.6 s.
+    slow_resets = [partial(FaultEnv, {"limit": 1, "reset_sleep": 0.6})] * 2
+    with create_env_manager(manager_cfg(manager_type, step_timeout=0.3, reset_timeout=3.0), slow_resets) as manager:
+        manager.launch()
+        timesteps = manager.step({0: 0, 1: 0})
+        assert sorted(timesteps) == [0, 1] and all(timestep.done for timestep in timesteps.values())
+    hung_resets = [partial(CountingEnv, {"limit": 1}), partial(FaultEnv, {"limit": 1, "hang_reset_at": 2})]
+    with create_env_manager(manager_cfg(manager_type, reset_timeout=0.5), hung_resets) as manager:
+        manager.launch()
+        started = time.monotonic()
+        with pytest.raises(DingEnvError, match=r"did not finish reset within 0.5 s") as raised:
+            manager.step({0: 0, 1: 0})
+        assert time.monotonic() - started < 3.0  # cut, with no step_timeout at all
+        assert sorted(raised.value.results) == [0, 1]  # the step's results stand

@@ -57,7 +57,7 @@ class AsyncWorkerBackend(Backend):
         num_workers: int,
     ) -> None:
         super().__init__(env_fns, name, ledger, setup)
-        self.step_timeout = settings.host.step_timeout
+        self.step_timeout = settings.host.step_wait  # step_timeout, and reset_timeout for an auto-reset
         self.workers = WorkerSet(
             env_fns, settings, name, ledger, setup, num_workers, wake_on_any=True, settle=self.finish_steps
         )

@@ -42,7 +42,9 @@ class EnvHost:
         obs_layout: Layout every observation must match, or None to skip the check.
         limit_time: Cut a reset or step that passes ``reset_timeout`` / ``step_timeout`` with
             ``EnvTimeoutError`` and renew that env (the serial managers; see ``call_timeout``);
-            worker processes leave their time limits to the parent.
+            worker processes leave their time limits to the parent,
+        limit_auto_reset: except the auto-resets within a step (and the resets after a renewal there),
+            cut at ``reset_timeout`` as ``limit_time`` cuts them, so a step is not charged a slow reset.
     """
 
     def __init__(
@@ -52,6 +54,7 @@ class EnvHost:
         setup: EnvSetup,
         obs_layout: Any = None,
         limit_time: bool = False,
+        limit_auto_reset: bool = False,
     ) -> None:
         slots = batch_hosted(env_fn)
         self.env_fn = {env_id: fn for env_id, fn in env_fn.items() if env_id not in slots}
@@ -62,6 +65,7 @@ class EnvHost:
         self._only_batch = len(slots) == len(env_fn)  # then every stepped id is a batch env's: no need to look
         self.settings, self.setup = settings, setup
         self._reset_timeout = settings.reset_timeout if limit_time else None
+        self._auto_reset_timeout = settings.reset_timeout if limit_time or limit_auto_reset else None
         self._step_timeout = settings.step_timeout if limit_time else None
         self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
@@ -121,8 +125,12 @@ class EnvHost:
         else:
             env.seed(seed, dynamic_seed=dynamic_seed)
 
-    def reset(self, env_id: int) -> Any:
+    def reset(self, env_id: int, within_step: bool = False) -> Any:
         """Reset one env with its reset params, retrying per ``max_retry`` / ``retry_type``.
+
+        Args:
+            env_id: The env.
+            within_step: An auto-reset (or a reset after a renewal) within a step, limited as ``limit_auto_reset`` says.
 
         Raises:
             EnvError: With the last attempt's traceback when every attempt fails.
@@ -130,7 +138,7 @@ class EnvHost:
         attempts = self.settings.max_retry
         for attempt in range(1, attempts + 1):
             try:
-                with time_limit(self._reset_timeout, env_id, Op.RESET):
+                with time_limit(self._auto_reset_timeout if within_step else self._reset_timeout, env_id, Op.RESET):
                     obs = self.envs[env_id].reset(**self.setup.reset_params.get(env_id, {}))
                 self.check_obs(env_id, obs, "reset obs")
                 return obs
@@ -334,7 +342,7 @@ class EnvHost:
         try:
             if renew:
                 self.renew(env_id)
-            return (self.reset(env_id) if reset else None), None
+            return (self.reset(env_id, within_step=True) if reset else None), None
         except EnvError as error:
             return None, error
         except Exception as error:  # noqa: BLE001 - an env_fn that fails to build the env again

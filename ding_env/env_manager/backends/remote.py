@@ -260,7 +260,7 @@ class RemoteBackend(Backend):
         if self.lost is not None:
             return self.lost_outcome(env_ids, reset_on_done, self.lost)
         try:
-            reply = self.connection.receive(ticket, self.limit(self.settings.host.step_timeout))
+            reply = self.connection.receive(ticket, self.limit(self.settings.host.step_wait))
         except ServerLostError as error:
             return self.lost_outcome(env_ids, reset_on_done, self.lose_server(Op.STEP, error))
         except ServerError as error:

@@ -37,6 +37,18 @@ class HostSettings:
     step_timeout: float | None = None
     reset_timeout: float | None = None
 
+    @property
+    def step_wait(self) -> float | None:
+        """Seconds to wait for a step in another process (None: no limit).
+
+        ``step_timeout`` plus, when set, ``reset_timeout`` for an auto-reset the step may run: a worker
+        cuts its auto-resets at ``reset_timeout`` itself (``EnvHost``'s ``limit_auto_reset``), so a slow
+        reset is a reset timeout of its env, not a step timeout of its worker.
+        """
+        if self.step_timeout is None:
+            return None
+        return self.step_timeout + (self.reset_timeout or 0.0)
+
     @classmethod
     def of(cls, cfg: Mapping[str, Any]) -> HostSettings:
         """The settings in a manager config (or the settings a client sends a server)."""

@@ -127,7 +127,8 @@ def worker_main(
     """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
-    host = EnvHost(dict(zip(env_ids, cloudpickle.loads(payload), strict=True)), settings, setup)
+    # The worker cuts its auto-resets at reset_timeout itself; the parent's wait for a step allows for one.
+    host = EnvHost(dict(zip(env_ids, cloudpickle.loads(payload), strict=True)), settings, setup, limit_auto_reset=True)
     worker = _Worker(index, env_ids, host, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)
     try:
         worker.run()

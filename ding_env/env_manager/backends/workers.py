@@ -53,7 +53,7 @@ class WorkerBackend(Backend):
         num_workers: int,
     ) -> None:
         super().__init__(env_fns, name, ledger, setup)
-        self.step_timeout = settings.host.step_timeout
+        self.step_timeout = settings.host.step_wait  # step_timeout, and reset_timeout for an auto-reset
         self.workers = WorkerSet(env_fns, settings, name, ledger, setup, num_workers)
         self.env_num = len(self.env_ids)
         self.all_workers = list(range(self.workers.num_workers))
