@@ -1,6 +1,8 @@
 """Wrapper presets: what ``env_wrapper='default'`` (and the named presets) apply per env family.
 
-* classic control, Box2D, toy text: nothing beyond ``DingEnvWrapper``'s own dtype conversion;
+* classic control, toy text: nothing beyond ``DingEnvWrapper``'s own dtype conversion;
+* Box2D: the same, and for BipedalWalker a new Box2D world per episode, so a seed replays its episode
+  (``env_wrappers.box2d``);
 * MuJoCo (``'mujoco_default'``): nothing either: float32 observations, ``act_scale`` and
   truncation at the time limit come from ``DingEnvWrapper`` itself;
 * Atari (``'atari_default'``): DeepMind's preprocessing (see :func:`atari_default`);
@@ -95,8 +97,16 @@ _PRESETS: dict[str, Callable[[dict], list]] = {
     "minigrid_default": minigrid_default,
     "gym_hybrid_default": gym_hybrid_default,
 }
+def box2d_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
+    """A new Box2D world per episode for BipedalWalker (nothing for the other Box2D envs)."""
+    from ding_env.env_wrappers.box2d import fresh_world_for_bipedal_walker
+
+    return [fresh_world_for_bipedal_walker]
+
+
 _FAMILY_DEFAULTS: dict[str, Callable[[dict], list]] = {
     families.ATARI: atari_default,
+    families.BOX2D: box2d_default,
     families.MINIGRID: minigrid_default,
 }
 

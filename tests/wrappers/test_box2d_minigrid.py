@@ -107,9 +107,14 @@ def test_dizoo_configs_load(config):
     assert cfg.env.type in ("lunarlander", "bipedalwalker", "minigrid") and cfg.env.collector_env_num >= 1
 
 
-def test_bipedalwalker_replays_a_static_seed_exactly_every_episode():
+@pytest.mark.parametrize(
+    "make",
+    [partial(BipedalWalkerEnv, {}), partial(DingEnvWrapper, cfg={"env_id": "BipedalWalker-v3"})],
+    ids=["bipedalwalker type", "DingEnvWrapper"],
+)
+def test_bipedalwalker_replays_a_static_seed_exactly_every_episode(make):
     """Gymnasium's BipedalWalker reuses one Box2D world across resets; its replays diverged after one step."""
-    env = BipedalWalkerEnv({})
+    env = make()
     env.seed(0, dynamic_seed=False)
     actions = np.random.default_rng(0).uniform(-1, 1, (60, 4)).astype(np.float32)
     episodes = [np.array(episode_observations(env, actions)) for _ in range(4)]
