@@ -97,6 +97,8 @@ _PRESETS: dict[str, Callable[[dict], list]] = {
     "minigrid_default": minigrid_default,
     "gym_hybrid_default": gym_hybrid_default,
 }
+
+
 def box2d_default(cfg: dict) -> list[Callable[[gym.Env], gym.Env]]:
     """A new Box2D world per episode for BipedalWalker (nothing for the other Box2D envs)."""
     from ding_env.env_wrappers.box2d import fresh_world_for_bipedal_walker
