@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import os
+import warnings
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -202,6 +203,11 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
                 env, family = self._make_from_id()
             except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
                 if self._is_gymnasium is None and legacy_gym_has(self._cfg.env_id):
+                    warnings.warn(
+                        f"{self!r}: Gymnasium has no env_id {self._cfg.env_id!r} ({str(error)[:200]}); it is made "
+                        "with legacy gym, as DI-engine makes it (is_gymnasium=True refuses it instead)",
+                        stacklevel=2,
+                    )
                     env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
                     family = family_of_env(env)
                 else:
@@ -381,13 +387,15 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
     @property
     def observation_space(self) -> gym.spaces.Space:
         """The env's observation space, in the dtype convention."""
-        self.env  # noqa: B018 - builds the env and its spaces
+        if self._observation_space is None:  # known once the env was built, also after close()
+            self.env  # noqa: B018 - builds the env and its spaces
         return self._observation_space
 
     @property
     def action_space(self) -> gym.spaces.Space:
         """The env's action space; with ``act_scale`` a Box becomes ``Box(-1, 1)`` of the same shape."""
-        self.env  # noqa: B018 - builds the env and its spaces
+        if self._action_space is None:  # known once the env was built, also after close()
+            self.env  # noqa: B018 - builds the env and its spaces
         return self._action_space
 
     @property

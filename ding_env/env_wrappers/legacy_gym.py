@@ -9,7 +9,10 @@ duck-typed envs of either API.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import importlib.util
+import io
 from typing import Any
 
 import gymnasium as gym
@@ -79,9 +82,17 @@ def legacy_gym_has(env_id: str) -> bool:
     """True when legacy gym is installed and has ``env_id`` registered."""
     if importlib.util.find_spec("gym") is None:
         return False
-    import gym as legacy_gym
+    return env_id in quietly_imported_gym().envs.registry
 
-    return env_id in legacy_gym.envs.registry
+
+def quietly_imported_gym() -> Any:
+    """The legacy ``gym`` module, imported without the notice it prints to stderr (to use Gymnasium instead).
+
+    ding-env reaches legacy gym only for ids Gymnasium lacks (DI-engine's) or when told to
+    (``is_gymnasium=False``), and says so itself where that matters.
+    """
+    with contextlib.redirect_stderr(io.StringIO()):
+        return importlib.import_module("gym")
 
 
 def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> Any:
@@ -95,7 +106,7 @@ def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> An
             f"{owner}: is_gymnasium=False makes env_id {env_id!r} with legacy gym, which is not installed "
             "(pip install gym, or leave is_gymnasium unset to use Gymnasium)"
         )
-    import gym as legacy_gym
+    legacy_gym = quietly_imported_gym()
 
     # gym's passive env checker only warns, and under numpy 2 it fails on np.bool8
     kwargs = {"disable_env_checker": True, **dict(make_kwargs or {})}

@@ -3,6 +3,7 @@ import pickle
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.envs.classic_control import CartPoleEnv
 
 from ding_env import BaseEnvManager, DingEnvWrapper
 from ding_env.errors import ConfigError, EnvStateError
@@ -257,6 +258,32 @@ def test_close_twice_is_fine():
     env.reset()
     env.close()
     env.close()
+
+
+class CountedCartPole(CartPoleEnv):
+    """CartPole counting the simulators made, and those closed."""
+
+    made = closed = 0
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        type(self).made += 1
+
+    def close(self):
+        type(self).closed += 1
+        super().close()
+
+
+def test_the_spaces_after_close_are_the_envs_and_build_no_simulator_that_nothing_closes():
+    if "DingTest/CountedCartPole-v0" not in gym.registry:
+        gym.register("DingTest/CountedCartPole-v0", entry_point=CountedCartPole, max_episode_steps=50)
+    made, closed = CountedCartPole.made, CountedCartPole.closed
+    env = DingEnvWrapper(cfg={"env_id": "DingTest/CountedCartPole-v0"})
+    env.reset()
+    spaces = env.observation_space, env.action_space
+    env.close()
+    assert (env.observation_space, env.action_space) == spaces
+    assert (CountedCartPole.made - made, CountedCartPole.closed - closed) == (1, 1)
 
 
 def test_repr_names_the_env():

@@ -214,3 +214,27 @@ def test_gym_026_checker_runs_its_checks_and_numpy_keeps_its_removals():
         env.unwrapped.state = np.array([np.nan, 0.0, 0.0, 0.0])
         env_step_passive_checker(env, 0)
     assert not hasattr(np, "bool8")
+
+
+def test_an_id_only_legacy_gym_has_is_made_there_with_a_warning_and_a_mistyped_one_prints_no_gym_notice():
+    import subprocess
+    import sys
+
+    pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
+    code = (
+        "import warnings\n"
+        "from ding_env import DingEnvWrapper\n"
+        "try:\n    DingEnvWrapper(cfg={'env_id': 'CartPol-v1'}).reset()\n"
+        "except Exception as error:\n    print(type(error).__name__)\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    print(DingEnvWrapper(cfg={'env_id': 'LunarLander-v2'}).reset().shape)\n"
+        "print(*[str(warning.message) for warning in caught], sep='\\n')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Gym has been unmaintained" not in result.stderr  # legacy gym's own notice, about itself
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["ConfigError", "(8,)"]
+    assert any(
+        "Gymnasium has no env_id 'LunarLander-v2'" in line and "Please use `LunarLander-v3`" in line for line in lines
+    )
