@@ -67,7 +67,10 @@ def policy_actions(policy: Policy, obs: Any, count: int, per_env: bool = False) 
     else:
         actions = np.asarray(returned)
     if actions.ndim == 0 or len(actions) != count:
-        got = "a scalar" if actions.ndim == 0 else f"{len(actions)} actions (shape {actions.shape})"
+        if returned is None:
+            got = "None"
+        else:
+            got = "a scalar" if actions.ndim == 0 else f"{len(actions)} actions (shape {actions.shape})"
         code = getattr(policy, "__code__", None)  # where a function policy is defined, for the user to look
         where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
         raise ValueError(

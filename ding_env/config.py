@@ -112,6 +112,12 @@ def check_caller(caller: Any, where: str) -> None:
         raise ConfigError(f"{where} caller: expected 'collector' or 'evaluator', got {caller!r}")
 
 
+# What load_config_file reads, for its errors.
+CONFIG_FILES = (
+    "a config is a Python file (.py) defining main_config and create_config (DI-engine's shape) or one config dict"
+)
+
+
 def load_config_file(path: str | Path) -> EasyDict:
     """Load a config module and return its env config tree.
 
@@ -121,32 +127,68 @@ def load_config_file(path: str | Path) -> EasyDict:
     are folded into ``main_config.env`` so one tree describes everything.
 
     Raises:
-        ConfigError: If the file does not exist, fails to import, or defines neither.
+        ConfigError: If the file does not exist, is a folder or not a Python file, fails to import,
+            defines neither, or holds a section that is not a dict; the message names the file and the section.
     """
     path = Path(path)
+    name = str(path)
+    if path.is_dir():
+        raise ConfigError(f"config file {name!r} is a folder, not a file: {CONFIG_FILES}")
     if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
+        raise ConfigError(f"config file {name!r} does not exist")
+    if path.suffix != ".py":
+        # importlib finds no loader for another suffix: without this the user got an AttributeError of its own.
+        kind = f"a {path.suffix} file" if path.suffix else "a file without the .py suffix"
+        raise ConfigError(
+            f"config file {name!r}: expected a Python file (.py), got {kind}; {CONFIG_FILES} "
+            "(JSON and YAML are not read: write the same dict as config = dict(env=dict(...)) in a .py file)"
+        )
     spec = importlib.util.spec_from_file_location(f"_ding_env_config_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
     except Exception as error:
-        raise ConfigError(f"config file {str(path)!r} failed to load: {type(error).__name__}: {error}") from error
+        raise ConfigError(f"config file {name!r} failed to load: {type(error).__name__}: {error}") from error
     if hasattr(module, "config"):
-        return deep_merge_dicts(module.config, {})
+        return deep_merge_dicts(_sections(module.config, "config", name), {})
     if not hasattr(module, "main_config"):
-        raise ConfigError(f"config file {str(path)!r} defines neither 'config' nor 'main_config'")
-    config = deep_merge_dicts(module.main_config, {})
-    create = getattr(module, "create_config", None) or {}
-    env_create = create.get("env", {})
-    env = config.setdefault("env", EasyDict())
+        raise ConfigError(f"config file {name!r} defines neither 'config' nor 'main_config'")
+    config = deep_merge_dicts(_sections(module.main_config, "main_config", name), {})
+    create = _file_dict(
+        getattr(module, "create_config", None), "create_config", name, "DI-engine's env and env_manager entries"
+    )
+    env_create = _file_dict(create.get("env"), "create_config['env']", name, "its type and import_names")
+    manager_create = _file_dict(create.get("env_manager"), "create_config['env_manager']", name, "its type")
+    env = config["env"] = config.get("env") or EasyDict()  # None: the keys create_config gives
     for key in ("type", "import_names"):
         if key in env_create:
             env[key] = copy.deepcopy(env_create[key])
-    manager_type = create.get("env_manager", {}).get("type")
-    if manager_type is not None:
-        env.setdefault("manager", EasyDict())["type"] = manager_type
+    if manager_create.get("type") is not None:
+        manager = _file_dict(env.get("manager"), "main_config['env']['manager']", name, "the manager's keys")
+        env["manager"] = {**manager, "type": manager_create["type"]}
     return EasyDict(config)
+
+
+def _sections(config: Any, variable: str, name: str) -> Mapping:
+    """``config`` (the file's ``config`` or ``main_config``), checked to be a dict whose ``env`` section is a dict."""
+    if not isinstance(config, Mapping):
+        raise ConfigError(
+            f"config file {name!r}: {variable!r} must be a dict of sections (exp_name, seed, env, ...), "
+            f"got {type(config).__name__} {describe_value(config)}"
+        )
+    _file_dict(config.get("env", {}), f"{variable}['env'] (the env section)", name, "the env's keys")
+    return config
+
+
+def _file_dict(value: Any, what: str, name: str, holds: str) -> Mapping:
+    """``value`` when it is a dict, an empty one for None; else a ``ConfigError`` naming the file and ``what``."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"config file {name!r}: {what} must be a dict ({holds}), got {type(value).__name__} {describe_value(value)}"
+        )
+    return value
 
 
 def set_by_path(config: dict, dotted_key: str, value: Any) -> None:

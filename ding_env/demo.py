@@ -14,6 +14,7 @@ from typing import NamedTuple
 import gymnasium as gym
 import numpy as np
 
+from ding_env.config import deep_merge_dicts
 from ding_env.env_manager import create_env_manager
 from ding_env.extras import missing_extra
 from ding_env.registry import ENV_REGISTRY
@@ -32,6 +33,7 @@ class DemoRow(NamedTuple):
     truncated: int
     steps_per_second: float
     cut: bool = False  # stopped at the step cap before its episodes ended
+    error: Exception | None = None  # what stopped the type (its row counts nothing then)
 
 
 def run_demo(
@@ -42,57 +44,88 @@ def run_demo(
     seed: int,
     progress: Callable[[str], None] | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
+    describe_error: Callable[[Exception], str] | None = None,
 ) -> list[DemoRow]:
     """Run at least ``episodes`` random episodes of each env type and summarise them.
 
     Every episode that ends counts, so envs that end theirs in the same step may take a row past ``episodes``.
     An env type whose episodes have not all ended after exactly ``max_steps`` env steps stops there: its row counts
     the episodes that ended (none, for an env that never ends one; its mean return is then NaN) and says
-    ``cut`` so a type that never ends cannot hold up the others.
+    ``cut`` so a type that never ends cannot hold up the others. Each env is built from the type's
+    ``default_config()``, as ``ding-env run`` builds it from an env section naming only the type.
+
+    An env type that fails (an env that cannot be built, or whose ``reset`` or ``step`` raises) gets a row
+    holding the ``error``, reported to ``progress`` in one line (``describe_error``'s, else the exception's
+    type and message), and the other types still run.
     """
     _quiet_third_party_libraries()
     rows = []
     for env_type in env_types:
-        env_cls = ENV_REGISTRY.get(env_type)
-        missing = _missing_dependency(env_type, env_cls)
-        if missing is not None:
+        try:
+            row = _run_type(env_type, episodes, env_num, manager_type, seed, progress, max_steps)
+        except Exception as error:  # noqa: BLE001 - one type's failure is its row: the others still run
+            row = DemoRow(env_type, 0, 0, math.nan, 0, 0.0, error=error)
             if progress is not None:
-                progress(f"{env_type}: skipped ({missing})")
-            continue
-        env_fn = [partial(env_cls, cfg) for cfg in env_cls.create_collector_env_cfg({"collector_env_num": env_num})]
-        returns, truncated, steps = [], 0, 0
-        start = time.perf_counter()
-        with create_env_manager({"type": manager_type}, env_fn) as manager:
-            manager.seed(seed, dynamic_seed=True)
-            manager.launch()
-            sent = 0  # actions sent: an async manager returns some of their steps in a later call
-            while len(returns) < episodes and steps < max_steps:
-                actions = manager.random_action()
-                if not manager.lockstep:  # as many envs as steps remain, so the cap is exact
-                    actions = dict(itertools.islice(actions.items(), max_steps - sent))
-                sent += len(actions)
-                for timestep in manager.step(actions).values():
-                    steps += 1
-                    if timestep.done:
-                        returns.append(timestep.info["eval_episode_return"])
-                        truncated += timestep.truncated
-        elapsed = time.perf_counter() - start
-        cut = len(returns) < episodes
-        mean_return = float(np.mean(returns)) if returns else math.nan
-        row = DemoRow(env_type, len(returns), steps, mean_return, truncated, steps / elapsed, cut)
-        if progress is not None:
-            ended = f"{row.episodes} episodes, mean return {row.mean_return:.2f}" if returns else "no episode ended"
-            progress(f"{env_type}: {ended}" + (f" (cut at {steps} steps, --max-steps {max_steps})" if cut else ""))
-        rows.append(row)
+                text = describe_error(error) if describe_error else f"{type(error).__name__}: {error}"
+                progress(f"{env_type}: failed: {text}")
+        if row is not None:
+            rows.append(row)
     return rows
 
 
-def _missing_dependency(env_type: str, env_cls: type) -> str | None:
+def _run_type(
+    env_type: str,
+    episodes: int,
+    env_num: int,
+    manager_type: str,
+    seed: int,
+    progress: Callable[[str], None] | None,
+    max_steps: int,
+) -> DemoRow | None:
+    """One env type's row (None: skipped, its extra is not installed); see :func:`run_demo`."""
+    env_cls = ENV_REGISTRY.get(env_type)
+    # The class's defaults, as `ding-env run` merges them under an env section: DI-engine's envs take a cfg
+    # in __init__ and read their keys from it.
+    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    env_cfgs = env_cls.create_collector_env_cfg(deep_merge_dicts(default, {"collector_env_num": env_num}))
+    missing = _missing_dependency(env_type, env_cls, env_cfgs[0])
+    if missing is not None:
+        if progress is not None:
+            progress(f"{env_type}: skipped ({missing})")
+        return None
+    env_fn = [partial(env_cls, cfg) for cfg in env_cfgs]
+    returns, truncated, steps = [], 0, 0
+    start = time.perf_counter()
+    with create_env_manager({"type": manager_type}, env_fn) as manager:
+        manager.seed(seed, dynamic_seed=True)
+        manager.launch()
+        sent = 0  # actions sent: an async manager returns some of their steps in a later call
+        while len(returns) < episodes and steps < max_steps:
+            actions = manager.random_action()
+            if not manager.lockstep:  # as many envs as steps remain, so the cap is exact
+                actions = dict(itertools.islice(actions.items(), max_steps - sent))
+            sent += len(actions)
+            for timestep in manager.step(actions).values():
+                steps += 1
+                if timestep.done:
+                    returns.append(timestep.info["eval_episode_return"])
+                    truncated += timestep.truncated
+    elapsed = time.perf_counter() - start
+    cut = len(returns) < episodes
+    mean_return = float(np.mean(returns)) if returns else math.nan
+    row = DemoRow(env_type, len(returns), steps, mean_return, truncated, steps / elapsed, cut)
+    if progress is not None:
+        ended = f"{row.episodes} episodes, mean return {row.mean_return:.2f}" if returns else "no episode ended"
+        progress(f"{env_type}: {ended}" + (f" (cut at {steps} steps, --max-steps {max_steps})" if cut else ""))
+    return row
+
+
+def _missing_dependency(env_type: str, env_cls: type, cfg: dict) -> str | None:
     """Why an env type cannot run here (an optional extra not installed), or None."""
     missing = missing_extra(f"{env_cls.__module__}:{env_cls.__qualname__}", f"env type {env_type!r}")
     if missing is not None:
         return missing
-    env = env_cls()
+    env = env_cls(deep_merge_dicts(cfg, {}))  # a copy: the env may keep and change it
     try:
         env.observation_space  # noqa: B018 - builds the simulator, importing what it needs
     except (ImportError, gym.error.DependencyNotInstalled) as error:

@@ -21,7 +21,7 @@ import difflib
 import importlib
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -220,7 +220,10 @@ def get_env_cls(cfg: dict) -> type:
 
     Raises:
         RegistryError: If ``type`` is unknown, or missing without an ``env_id``, or an import fails.
+        ConfigError: If ``cfg`` is not a dict, or its ``type`` not a non-empty str.
     """
+    if not isinstance(cfg, Mapping):
+        raise ConfigError(f"env section: expected a dict of env keys, got {type(cfg).__name__} {describe_value(cfg)}")
     import_env_modules(cfg)
     if "type" not in cfg:
         if cfg.get("env_id"):
@@ -231,7 +234,13 @@ def get_env_cls(cfg: dict) -> type:
             "env config has no 'type'; set env.type to a registered env type (ding-env list shows them), or "
             "env.env_id to a Gymnasium id (such as 'CartPole-v1') for a DingEnvWrapper of it"
         )
-    return ENV_REGISTRY.get(cfg["type"])
+    env_type = cfg["type"]
+    if not isinstance(env_type, str) or not env_type:  # the registry's lookup would fail on it with a TypeError
+        raise ConfigError(
+            f"env.type: expected the name of a registered env type, such as 'cartpole', got "
+            f"{type(env_type).__name__} {describe_value(env_type)}"
+        )
+    return ENV_REGISTRY.get(env_type)
 
 
 def import_env_modules(cfg: dict) -> None:

@@ -19,7 +19,10 @@ section is merged over the class's ``default_config()``, as DI-engine's ``compil
 from __future__ import annotations
 
 import ast
+import math
+from collections.abc import Mapping
 from functools import partial
+from numbers import Real
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +32,9 @@ from ding_env.config import PIPELINE_KEYS, deep_merge_dicts, load_config_file, s
 from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import REMOTE_TYPES, manager_config
-from ding_env.errors import ConfigError
+from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import get_env_cls, get_vec_env_setting
+from ding_env.summary import describe_value
 
 TOP_LEVEL_KEYS = ("exp_name", "seed", "env")
 ENV_DEFAULTS = dict(collector_env_num=8, evaluator_env_num=5, n_evaluator_episode=5, stop_value=None)
@@ -62,6 +66,8 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
     Raises:
         ConfigError: Naming the key, what was expected and what arrived.
     """
+    if not isinstance(cfg, Mapping):
+        raise ConfigError(f"{where}: expected a dict of sections (exp_name, seed, env, ...), got {_got(cfg)}")
     cfg = EasyDict(cfg)
     for key in cfg:
         if key not in TOP_LEVEL_KEYS and not isinstance(cfg[key], dict):
@@ -70,17 +76,58 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
             )
     if "env" not in cfg:
         raise ConfigError(f"{where} has no 'env' section")
+    if not isinstance(cfg.env, dict):  # --set env=5: a file's own env section was checked as it loaded
+        raise ConfigError(f"{where}: the env section 'env' must be a dict of env keys, got {_got(cfg.env)}")
     cfg.setdefault("exp_name", Path(where).stem)
+    if not isinstance(cfg.exp_name, str):
+        raise ConfigError(f"{where}: 'exp_name' must be a str (the run's name), got {_got(cfg.exp_name)}")
     cfg.setdefault("seed", 0)
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
         raise ConfigError(f"{where}: 'seed' must be an int >= 0, got {cfg.seed!r}")
     env = cfg.env
     for key, value in ENV_DEFAULTS.items():
         env.setdefault(key, value)
-    env_cls = get_env_cls(env)
+    try:
+        env_cls = get_env_cls(env)
+    except ConfigError as error:  # get_env_cls knows no file: the same error, naming it
+        raise ConfigError(f"{where}: {error}") from error
+    except RegistryError as error:
+        raise RegistryError(f"{where}: {error}") from error
+    _check_env_keys(env, env_cls, where)
+    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
+    env = cfg.env = deep_merge_dicts(default, env)
+    for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
+        if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
+            raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")
+    stop_value = env.stop_value
+    # Checked now: the evaluation compares its mean return with it only after the whole collection.
+    if stop_value is not None and (
+        isinstance(stop_value, bool) or not isinstance(stop_value, Real) or math.isnan(stop_value)
+    ):
+        raise ConfigError(
+            f"{where}: env.stop_value must be a number (the mean evaluation return that counts as solved) or None, "
+            f"got {_got(stop_value)}"
+        )
+    replay_path = env.get("replay_path")
+    if replay_path is not None and not isinstance(replay_path, (str, Path)):
+        raise ConfigError(f"{where}: env.replay_path must be a folder path or None, got {replay_path!r}")
+    _check_managers(env, where, need_servers)
+    return cfg
+
+
+def _got(value: Any) -> str:
+    """What arrived, for an error: its type and a short repr (``str 'high'``)."""
+    return f"{type(value).__name__} {describe_value(value)}"
+
+
+def _check_env_keys(env: dict, env_cls: type, where: str) -> None:
+    """Refuse a key of the env section that a class declaring its ``config`` does not take."""
+    if not declares_config(env_cls):
+        return
     default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
     valid = set(default) | PIPELINE_KEYS
-    for key in env if declares_config(env_cls) else ():
+    for key in env:
         if key not in valid:
             if "type" in env:
                 tail = (
@@ -93,22 +140,30 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
             raise ConfigError(
                 unknown_key_message(f"{where} env section ({describe_env_section(env)})", key, valid) + tail
             )
-    # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
-    env = cfg.env = deep_merge_dicts(default, env)
-    for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
-        if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
-            raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")
-    replay_path = env.get("replay_path")
-    if replay_path is not None and not isinstance(replay_path, (str, Path)):
-        raise ConfigError(f"{where}: env.replay_path must be a folder path or None, got {replay_path!r}")
-    manager_config(env.get("manager"), env.collector_env_num, need_servers)
+
+
+def _check_managers(env: dict, where: str, need_servers: bool) -> None:
+    """Validate ``env.manager`` (the collector's) and ``env.evaluator_manager`` over it (the evaluator's).
+
+    ``manager_config`` knows neither the file nor the section, so its errors get both here.
+    """
+    manager = env.get("manager")
+    try:
+        manager_config(manager, env.collector_env_num, need_servers)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: env.manager: {error}") from error
     evaluator_manager = env.get("evaluator_manager") or {}
     if not isinstance(evaluator_manager, dict):
         raise ConfigError(
             f"{where}: env.evaluator_manager must be a dict of manager settings, got {evaluator_manager!r}"
         )
-    manager_config({**(env.get("manager") or {}), **evaluator_manager}, env.evaluator_env_num, need_servers)
-    return cfg
+    # env.manager passed for the collector, so an error now comes from evaluator_manager's keys, or from
+    # env.manager's for the evaluator's env count (a wait_num above evaluator_env_num).
+    section = "env.evaluator_manager (over env.manager)" if evaluator_manager else "env.manager (for the evaluator)"
+    try:
+        manager_config({**(manager or {}), **evaluator_manager}, env.evaluator_env_num, need_servers)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {section}: {error}") from error
 
 
 def describe_env_section(env: dict) -> str:

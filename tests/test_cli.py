@@ -300,6 +300,9 @@ def test_a_policy_returning_too_few_actions_is_named(tmp_path):
     result = ding_env_command(*args, cwd=tmp_path)
     assert result.returncode == 1
     assert f"policy 'act' ({tmp_path / 'few.py'}:4) returned 7 actions (shape (7,)) for 8 observations" in result.stderr
+    (tmp_path / "none.py").write_text("def act(obs):\n    pass\n")
+    result = ding_env_command(*args[:-3], "none:act", "--manager", "base", cwd=tmp_path)
+    assert f"policy 'act' ({tmp_path / 'none.py'}:1) returned None for 8 observations" in result.stderr
 
 
 @pytest.mark.parametrize("source", ["gym_vector", "envpool"])

@@ -1,6 +1,7 @@
 import pytest
 
 from ding_env import deep_merge_dicts
+from ding_env.cli import main
 from ding_env.config import load_config_file, merge_known_keys, set_by_path
 from ding_env.errors import ConfigError
 
@@ -52,3 +53,71 @@ def test_bad_config_files(tmp_path):
     empty.write_text("x = 1\n")
     with pytest.raises(ConfigError, match="neither 'config' nor 'main_config'"):
         load_config_file(empty)
+
+
+# A user's config mistakes: each is one usage-error line (exit code 2) naming the file, the section or key,
+# what was expected and what arrived, in `ding-env run` and `ding-env check` alike (no traceback: main() returns).
+BAD_CONFIG_FILES = {
+    "str_env.py": (
+        "config = dict(env='cartpole')\n",
+        "config['env'] (the env section) must be a dict (the env's keys), got str 'cartpole'",
+    ),
+    "list_config.py": (
+        "config = [1, 2]\n",
+        "'config' must be a dict of sections (exp_name, seed, env, ...), got list [1, 2]",
+    ),
+    "str_create.py": (
+        "main_config = dict(env=dict(collector_env_num=1))\ncreate_config = 'oops'\n",
+        "create_config must be a dict (DI-engine's env and env_manager entries), got str 'oops'",
+    ),
+    "str_create_env.py": (
+        "main_config = dict(env=dict())\ncreate_config = dict(env='cartpole')\n",
+        "create_config['env'] must be a dict (its type and import_names), got str 'cartpole'",
+    ),
+    "int_main_env.py": ("main_config = dict(env=5)\n", "main_config['env'] (the env section) must be a dict"),
+    "c.json": ('{"env": {"type": "cartpole"}}\n', "expected a Python file (.py), got a .json file"),
+    "c.yaml": ("env: {type: cartpole}\n", "expected a Python file (.py), got a .yaml file"),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+@pytest.mark.parametrize("name", sorted(BAD_CONFIG_FILES))
+def test_a_config_file_of_the_wrong_shape_or_kind_is_a_usage_error_naming_the_file_and_section(
+    tmp_path, capsys, command, name
+):
+    text, message = BAD_CONFIG_FILES[name]
+    path = tmp_path / name
+    path.write_text(text)
+    assert main([command, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"ding-env {command}: config file {str(path)!r}: {message}" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_json_and_yaml_files_are_refused_saying_which_files_are_read(tmp_path, capsys):
+    (tmp_path / "c.json").write_text('{"env": {"type": "cartpole"}}\n')
+    assert main(["run", str(tmp_path / "c.json")]) == 2
+    err = capsys.readouterr().err
+    assert "a config is a Python file (.py) defining main_config and create_config" in err
+    assert "JSON and YAML are not read" in err
+
+
+def test_a_folder_given_as_the_config_is_named_a_folder(tmp_path, capsys):
+    assert main(["run", str(tmp_path)]) == 2
+    assert f"config file {str(tmp_path)!r} is a folder, not a file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("env=5", "the env section 'env' must be a dict of env keys, got int 5"),
+        ("env.type=5", "env.type: expected the name of a registered env type, such as 'cartpole', got int 5"),
+        ("env.type=[1]", "env.type: expected the name of a registered env type, such as 'cartpole', got list [1]"),
+        ("exp_name=[1]", "'exp_name' must be a str (the run's name), got list [1]"),
+    ],
+)
+def test_set_of_a_value_of_the_wrong_kind_is_a_usage_error_naming_the_file_and_key(tmp_path, capsys, override, message):
+    path = tmp_path / "ok.py"
+    path.write_text("config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1))\n")
+    assert main(["run", str(path), "--set", override]) == 2
+    assert f"ding-env run: {path}: {message}" in capsys.readouterr().err

@@ -36,6 +36,30 @@ class NeverEnds(BaseEnv):
     observation_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
     action_space = property(lambda self: gym.spaces.Discrete(2))
     reward_space = property(lambda self: gym.spaces.Box(0, 1, (1,), np.float32))
+
+
+@ENV_REGISTRY.register("step_fails")
+class StepFails(NeverEnds):
+    def step(self, action):
+        raise RuntimeError("my step bug")
+
+
+@ENV_REGISTRY.register("needs_cfg")
+class NeedsCfg(NeverEnds):  # DI-engine's way: __init__ takes the cfg and reads its keys
+    config = dict(episode_length=3)
+
+    def __init__(self, cfg):
+        self._length = cfg.episode_length
+
+    def reset(self):
+        self._t = 0
+        return np.zeros(1, np.float32)
+
+    def step(self, action):
+        self._t += 1
+        done = self._t >= self._length
+        info = {"eval_episode_return": float(self._t)} if done else {}
+        return BaseEnvTimestep(np.zeros(1, np.float32), np.ones(1, np.float32), done, info)
 """
 
 
@@ -108,3 +132,39 @@ def test_demo_command_stops_at_exactly_max_steps(capsys):
     assert "cut at 7 steps, --max-steps 7" in out
     row = table(out)["cartpole"]
     assert row[2] == "7" and row[-1] == "cut"  # steps, and the cut mark
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_a_failing_type_is_one_line_and_a_failed_row_and_the_other_types_still_run(user_envs, manager_type):
+    # A traceback ended the demo at the failing type before, and the table was lost.
+    args = (
+        "demo",
+        "--import",
+        "user_envs",
+        "step_fails",
+        "user_counting",
+        "--episodes",
+        "2",
+        "--manager",
+        manager_type,
+    )
+    result = ding_env_command(*args, cwd=user_envs)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    line = USER_ENVS.splitlines().index('        raise RuntimeError("my step bug")') + 1
+    failure = [text for text in result.stdout.splitlines() if text.startswith("step_fails: failed: ")]
+    assert len(failure) == 1 and "RuntimeError: my step bug" in failure[0]
+    assert failure[0].endswith(f"(at {user_envs / 'user_envs.py'}:{line})")
+    rows = table(result.stdout)
+    assert rows["step_fails"][-1] == "failed" and int(rows["user_counting"][1]) >= 2
+    assert "2 env types" in result.stdout and "1 failed (step_fails; --verbose shows the tracebacks)" in result.stdout
+    verbose = ding_env_command("--verbose", *args, cwd=user_envs)
+    assert verbose.returncode == 1 and f'user_envs.py", line {line}, in step' in verbose.stdout
+
+
+def test_an_env_class_that_needs_a_cfg_runs_on_its_default_config(user_envs):
+    # Built without a cfg before: a TypeError (missing 'cfg') from the demo's check of the type's extras.
+    result = ding_env_command("demo", "--import", "user_envs", "needs_cfg", "--episodes", "2", cwd=user_envs)
+    assert result.returncode == 0, result.stderr
+    rows = table(result.stdout)
+    assert int(rows["needs_cfg"][1]) >= 2 and float(rows["needs_cfg"][3]) == 3.0  # episodes, mean return

@@ -1,4 +1,5 @@
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -6,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ding_env import ENV_REGISTRY, BaseEnv, get_env_cls, get_vec_env_setting
-from ding_env.errors import RegistryError
+from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import Registry
 from dizoo.card_game.envs import CardGameEnv
 
@@ -142,3 +143,17 @@ def test_registering_the_same_class_again_is_not_an_error():
     registry.register("card", CardGameEnv)
     registry.register("card", CardGameEnv)
     assert registry.get("card") is CardGameEnv
+
+
+@pytest.mark.parametrize(
+    ("cfg", "message"),
+    [
+        ("cartpole", "env section: expected a dict of env keys, got str 'cartpole'"),
+        ({"type": 5}, "env.type: expected the name of a registered env type, such as 'cartpole', got int 5"),
+        ({"type": ["cartpole"]}, "env.type: expected the name of a registered env type, such as 'cartpole', got list"),
+    ],
+)
+def test_an_env_section_or_type_of_the_wrong_kind_is_a_config_error(cfg, message):
+    # An AttributeError ('str' object has no attribute 'get') and TypeErrors of the registry's lookup before.
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        get_env_cls(cfg)

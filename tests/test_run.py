@@ -239,3 +239,35 @@ def test_run_job_takes_numpy_integer_counts():
     cfg = load_run_config(str(REPO / "configs" / "cartpole.py"))
     summary = run_job(cfg, steps=np.int64(10), eval_episodes=np.int64(1), manager_type="base")
     assert summary.collect_steps == 10
+
+
+SMALL_CONFIG = "config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1, {}))\n"
+
+
+@pytest.mark.parametrize(("stop_value", "got"), [("'high'", "str 'high'"), ("True", "bool True")])
+def test_a_stop_value_that_is_no_number_is_refused_before_anything_runs(tmp_path, capsys, stop_value, got):
+    # It passed `ding-env check`, and `run` failed with a TypeError after the whole collection.
+    path = tmp_path / "cfg.py"
+    path.write_text(SMALL_CONFIG.format(f"stop_value={stop_value}"))
+    message = f"{path}: env.stop_value must be a number (the mean evaluation return that counts as solved) or None"
+    assert main(["check", str(path)]) == 2
+    assert f"ding-env check: {message}, got {got}" in capsys.readouterr().err
+    assert main(["run", str(path), "--steps", "10"]) == 2
+    err = capsys.readouterr().err
+    assert f"ding-env run: {message}, got {got}" in err and "collecting" not in err
+    path.write_text(SMALL_CONFIG.format("stop_value=None"))
+    assert main(["run", str(path), "--steps", "10", "--set", "env.stop_value=high"]) == 2
+    assert f"{message}, got str 'high'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("section", ["manager", "evaluator_manager"])
+def test_a_manager_key_error_names_the_file_and_the_manager_section(tmp_path, capsys, section):
+    path = tmp_path / "cfg.py"
+    path.write_text(SMALL_CONFIG.format("n_evaluator_episode=1"))
+    assert main(["run", str(path), "--set", f"env.{section}.step_timout=1"]) == 2
+    where = "env.manager" if section == "manager" else "env.evaluator_manager (over env.manager)"
+    err = capsys.readouterr().err
+    assert f"ding-env run: {path}: {where}: unknown key 'step_timout'" in err and "did you mean 'step_timeout'" in err
+    path.write_text(SMALL_CONFIG.format(f"{section}=dict(max_retry=0)"))  # a file's own section, in check too
+    assert main(["check", str(path)]) == 2
+    assert f"ding-env check: {path}: {where}: env manager config 'max_retry'" in capsys.readouterr().err

@@ -10,7 +10,7 @@ Usage::
     ding-env check TARGET [--config FILE] [--di-engine] [--episodes N] [--max-steps N] [--seed S] [--json]
     ding-env serve TARGET [--config FILE] [--envs N] [--workers N] [--bind ENDPOINT] [--keys DIR]
                           [--insecure] [--max-message-mb M] [--lease-timeout S]
-    ding-env keygen DIR
+    ding-env keygen DIR [--force]
     ding-env port SRC (--out DST | --in-place) [--fix] [--try] [--steps N] [--quiet]
     ding-env list [--import MODULE ...]
     ding-env demo [TYPE ...] [--import MODULE ...] [--episodes N] [--max-steps N] [--envs N] [--manager ...]
@@ -249,6 +249,11 @@ def _parser() -> argparse.ArgumentParser:
         " the client needs client.key_secret and server.key",
     )
     keygen.add_argument("folder", help="where to write server.key, server.key_secret, client.key, client.key_secret")
+    keygen.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the keys already in the folder (servers and clients holding the old keys are locked out)",
+    )
     keygen.set_defaults(handler=handlers.keygen)
 
     list_cmd = _add_command(

@@ -200,7 +200,14 @@ def keygen(args: argparse.Namespace) -> int:
     except ImportError as error:
         print(f"ding-env keygen needs pyzmq (pip install 'ding-env[zmq]'): {error}", file=sys.stderr)
         return USAGE_ERROR
-    for path in generate(args.folder):
+    from ding_env.errors import ConfigError
+
+    try:
+        written = generate(args.folder, force=args.force)
+    except ConfigError as error:
+        print(f"ding-env keygen: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    for path in written:
         print(path)
     print(
         "ding-env keygen: the server needs server.key_secret and client.key (--keys DIR); the client needs "
@@ -247,11 +254,19 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 def describe_failure(command: str, error: BaseException, verbose: bool) -> str:
     """The failure as the CLI prints it: the whole traceback with ``--verbose``, else one line with where.
 
-    ``where`` is the innermost frame of the user's code (not ding_env's, not the standard library's
-    nor an installed package's), read from the env's own traceback too when the env runs in a worker.
+    ``where`` is the innermost frame of the user's code (see :func:`describe_error`).
     """
     if verbose:
         return f"ding-env {command} failed:\n" + "".join(traceback.format_exception(error))
+    return f"ding-env {command} failed: {describe_error(error)}; --verbose shows the traceback"
+
+
+def describe_error(error: BaseException) -> str:
+    """``'Type: first line of the message (at file:line); notes'``, for one line of output.
+
+    ``file:line`` is the innermost frame of the user's code (not ding_env's, not the standard library's
+    nor an installed package's), read from the env's own traceback too when the env runs in a worker.
+    """
     frames = [(frame.filename, frame.lineno) for frame in traceback.extract_tb(error.__traceback__)]
     frames += [(file, int(line)) for file, line in _FRAME.findall(str(error))]  # the remote traceback
     package = str(Path(__file__).resolve().parents[1])  # ding_env, not ding_env/cli
@@ -264,9 +279,7 @@ def describe_failure(command: str, error: BaseException, verbose: bool) -> str:
     where = f" (at {user[-1][0]}:{user[-1][1]})" if user else ""
     first_line = str(error).splitlines()[0] if str(error) else ""
     notes = "".join(f"; {note}" for note in getattr(error, "__notes__", ()))
-    return (
-        f"ding-env {command} failed: {type(error).__name__}: {first_line}{where}{notes}; --verbose shows the traceback"
-    )
+    return f"{type(error).__name__}: {first_line}{where}{notes}"
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -292,17 +305,38 @@ def demo(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     start = time.perf_counter()
     types = list(dict.fromkeys(args.types)) or known
-    rows = run_demo(types, args.episodes, args.envs, args.manager, args.seed, progress=print, max_steps=args.max_steps)
+
+    def describe(error: Exception) -> str:
+        return "".join(traceback.format_exception(error)).rstrip() if args.verbose else describe_error(error)
+
+    rows = run_demo(
+        types,
+        args.episodes,
+        args.envs,
+        args.manager,
+        args.seed,
+        progress=print,
+        max_steps=args.max_steps,
+        describe_error=describe,
+    )
     header = f"{'env type':<14} {'episodes':>8} {'steps':>8} {'mean return':>12} {'truncated':>9} {'steps/s':>9}"
     print()
     print(header)
     print("-" * len(header))
     for row in rows:
+        if row.error is not None:
+            print(f"{row.env_type:<14} {'-':>8} {'-':>8} {'-':>12} {'-':>9} {'-':>9}  failed")
+            continue
         mean_return = f"{row.mean_return:>12.2f}" if row.episodes else f"{'-':>12}"  # no episode ended
         print(
             f"{row.env_type:<14} {row.episodes:>8} {row.steps:>8} {mean_return} "
             f"{row.truncated:>9} {row.steps_per_second:>9.0f}" + ("  cut" if row.cut else "")
         )
     kinds = "env type" if len(rows) == 1 else "env types"
-    print(f"\n{len(rows)} {kinds}, {args.manager} manager, {time.perf_counter() - start:.1f} s")
-    return 0
+    failed = [row.env_type for row in rows if row.error is not None]
+    ending = f"\n{len(rows)} {kinds}, {args.manager} manager, {time.perf_counter() - start:.1f} s"
+    if failed:  # a failed type is the demo failing (exit 1), as a failure is in `ding-env run`; its line says why
+        hint = "" if args.verbose else "; --verbose shows the tracebacks"
+        ending += f", {len(failed)} failed ({', '.join(failed)}{hint})"
+    print(ending)
+    return 1 if failed else 0

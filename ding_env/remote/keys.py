@@ -21,17 +21,39 @@ from zmq.auth.thread import ThreadAuthenticator
 from ding_env.errors import ConfigError
 
 SERVER, CLIENT = "server", "client"
+# The files generate() writes.
+KEY_FILES = tuple(f"{name}.key{tail}" for name in (SERVER, CLIENT) for tail in ("", "_secret"))
 
 
-def generate(folder: str | Path) -> list[Path]:
-    """Write a server and a client key pair into ``folder`` (secret files readable by their owner only)."""
+def generate(folder: str | Path, force: bool = False) -> list[Path]:
+    """Write a server and a client key pair into ``folder`` (secret files readable by their owner only).
+
+    Args:
+        folder: Where the four key files go; made (with its parents) when missing.
+        force: Replace key files already in ``folder``. New keys lock out every client and server still
+            holding the old ones, so this must be asked for.
+
+    Raises:
+        ConfigError: When ``folder`` is a file or cannot be written, or holds key files and ``force`` is False.
+    """
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"{str(folder)!r} is a file, not a folder: give the folder the keys go in")
+    existing = [name for name in KEY_FILES if (folder / name).exists()]
+    if existing and not force:
+        raise ConfigError(
+            f"{str(folder)!r} holds keys already ({', '.join(existing)}): new keys would lock out the servers and "
+            "clients holding these; give another folder, or --force to replace them"
+        )
     written = []
-    for name in (SERVER, CLIENT):
-        public, secret = zmq.auth.create_certificates(str(folder), name)
-        os.chmod(secret, 0o600)
-        written += [Path(public), Path(secret)]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in (SERVER, CLIENT):
+            public, secret = zmq.auth.create_certificates(str(folder), name)
+            os.chmod(secret, 0o600)
+            written += [Path(public), Path(secret)]
+    except OSError as error:  # a parent that is a file, a folder without write permission, ...
+        raise ConfigError(f"cannot write keys to {str(folder)!r}: {error}") from error
     return written
 
 

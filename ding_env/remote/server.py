@@ -46,6 +46,17 @@ POLL_MS = 100  # how often the loop checks its stop condition while no request a
 log = logging.getLogger(__name__)
 
 
+def is_endpoint(address: str) -> bool:
+    """Whether ``address`` has the form of a ZeroMQ endpoint to bind.
+
+    That is ``tcp://HOST:PORT`` (``*`` for either), or another transport's ``transport://address``
+    (``ipc://path``, ``inproc://name``).
+    """
+    if address.startswith("tcp://"):
+        return re.fullmatch(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):(\d+|\*)", address) is not None
+    return re.fullmatch(r"[a-z]+://\S+", address) is not None
+
+
 def is_loopback(address: str) -> bool:
     """Whether ``address`` (a ZeroMQ endpoint) reaches this machine only: ``ipc://``, ``inproc://``, loopback tcp."""
     if address.startswith(("ipc://", "inproc://")):
@@ -75,7 +86,8 @@ class EnvServer:
         lease_timeout: Seconds of silence after which the owning client loses its envs to a new client.
 
     Raises:
-        ConfigError: For a non-loopback ``bind`` without ``keys`` or ``allow_remote``, or a missing key file.
+        ConfigError: For a ``bind`` that is not an endpoint, a non-loopback one without ``keys`` or
+            ``allow_remote``, or a missing key file.
     """
 
     def __init__(
@@ -88,6 +100,11 @@ class EnvServer:
         lease_timeout: float = DEFAULT_LEASE_TIMEOUT,
         keys: str | None = None,
     ) -> None:
+        if not is_endpoint(bind):  # first: refusing it as reachable from other machines would mislead
+            raise ConfigError(
+                f"cannot bind {bind!r}: not a ZeroMQ endpoint; expected tcp://HOST:PORT (tcp://127.0.0.1:* for a "
+                "free port), ipc://PATH or inproc://NAME"
+            )
         if not allow_remote and keys is None and not is_loopback(bind):
             raise ConfigError(
                 f"refusing to bind {bind!r}: other machines could reach it and the server has no keys; give it keys "

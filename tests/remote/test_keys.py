@@ -71,3 +71,38 @@ def test_a_missing_key_file_is_named(tmp_path):
     with pytest.raises(ConfigError, match="client.key_secret' is missing: `ding-env keygen DIR` writes it"):
         remote("tcp://127.0.0.1:1", keys_dir=str(tmp_path)).launch()
     assert main(["serve", CARTPOLE, "--keys", str(tmp_path), "--bind", "tcp://127.0.0.1:*"]) == 2
+
+
+def test_keygen_refuses_a_folder_holding_keys_unless_forced(tmp_path, capsys):
+    # It overwrote them silently, locking out every client that held the old keys.
+    assert main(["keygen", str(tmp_path)]) == 0
+    old = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    capsys.readouterr()
+    assert main(["keygen", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"ding-env keygen: {str(tmp_path)!r} holds keys already (server.key, server.key_secret" in err
+    assert "--force to replace them" in err
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == old
+    assert main(["keygen", str(tmp_path), "--force"]) == 0
+    new = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    assert set(new) == set(old) and all(new[name] != old[name] for name in old)
+    assert stat.S_IMODE((tmp_path / "server.key_secret").stat().st_mode) == 0o600
+
+
+def test_keygen_of_a_file_is_a_usage_error(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    assert main(["keygen", str(afile)]) == 2  # a FileExistsError traceback before
+    assert f"ding-env keygen: {str(afile)!r} is a file, not a folder" in capsys.readouterr().err
+    assert main(["keygen", str(afile / "keys")]) == 2
+    assert f"ding-env keygen: cannot write keys to {str(afile / 'keys')!r}" in capsys.readouterr().err
+    assert afile.read_text() == "mine"
+
+
+@pytest.mark.parametrize("bind", ["garbage", "tcp://0.0.0.0"])
+def test_serve_names_a_bind_that_is_no_zeromq_endpoint_before_asking_for_keys(capsys, bind):
+    # It said "refusing to bind 'garbage': other machines could reach it ...", as if it were a valid address.
+    assert main(["serve", CARTPOLE, "--bind", bind]) == 2
+    err = capsys.readouterr().err
+    assert f"ding-env serve: cannot bind {bind!r}: not a ZeroMQ endpoint; expected tcp://HOST:PORT" in err
+    assert "other machines" not in err
