@@ -277,6 +277,8 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         """Stacked observations of the ready envs, ids increasing."""
         env_ids = self._poll_ready_ids()
         self._offered_ids = env_ids
+        if not len(env_ids):  # no env ready: arrays of no rows, as a step of no env returns them
+            return ObsBatch(env_ids, empty_batch(self._spaces).obs)
         return ObsBatch(env_ids, self._shares.ready_obs(env_ids, self._cfg.copy_on_get))
 
     def step_batch(self, env_id: np.ndarray | Sequence[int], action: Any) -> TimestepBatch:

@@ -30,7 +30,7 @@ class ObsBatch(NamedTuple):
     Attributes:
         env_id: int64 array of env ids, increasing.
         obs: Stacked observations (a tree of arrays for Dict/Tuple spaces),
-            row ``k`` belonging to ``env_id[k]``.
+            row ``k`` belonging to ``env_id[k]``; arrays of no rows when no env is ready.
     """
 
     env_id: np.ndarray

@@ -64,6 +64,8 @@ def test_episode_num_finishes_envs(make_manager, hosted):
         assert manager.active_env == [env_id for env_id in (0, 1) if episodes[env_id] < 2]
     assert episodes == {0: 2, 1: 2}
     assert manager.ready_obs == {}
+    ready = manager.ready_obs_batch  # no env ready: arrays of no rows, as a step of no env returns
+    assert ready.env_id.shape == (0,) and ready.obs.shape == (0, 2) and ready.obs.dtype == np.float32
 
 
 # Plain envs only: reset params for a batch env's ids are refused (test_batch_hosting has the batch case).
