@@ -171,6 +171,16 @@ def test_hosts_the_cluster_cannot_place_are_a_config_error_and_leave_nothing_beh
         create_env_manager({"type": "ray", "num_hosts": 2, "envs_per_host": 3}, counting_fns(4))
 
 
+def test_a_cluster_held_by_another_manager_is_named_by_its_free_cpus():
+    holding = {"type": "ray", "num_hosts": 2, "host_resources": {"CPU": 1}}
+    cfg = {"type": "ray", "num_hosts": 1, "host_resources": {"CPU": 1}, "connect_timeout": 1.0}
+    with create_env_manager(holding, counting_fns(2)) as holder, create_env_manager(cfg, counting_fns(1)) as manager:
+        holder.launch()
+        with pytest.raises(ConfigError, match=r"the cluster has CPU 0 of 2 free \(other managers' hosts") as raised:
+            manager.launch()
+    assert "group" not in str(raised.value)  # Ray's placement-group resource names mean nothing to a user
+
+
 RAY_OF_ITS_OWN = """
 import random
 import numpy as np

@@ -59,7 +59,7 @@ class RayHostLost(ServerLostCrash):
         self.host = host
         self.args = (
             f"Ray host {host} (env server {address}) hosting envs {self.env_ids} was lost during {command}: "
-            f"{why}; Ray restarts it (host_max_restarts) and a reset brings its envs back",
+            f"{why}; Ray restarts it while host_max_restarts allows, and a reset then brings its envs back",
         )
 
 
@@ -147,9 +147,17 @@ class RayHosts:
             raise ConfigError(
                 f"{self.name}: Ray could not place {len(bundles)} hosts of {bundles[0]} "
                 f"({settings.placement_strategy}) within connect_timeout={timeout} s; the cluster has "
-                f"{self.ray.available_resources()} free: lower num_hosts or host_resources, or add machines"
+                f"{self.free_of(bundles[0])} free (other managers' hosts and other actors hold the rest): "
+                "lower num_hosts or host_resources, close the managers holding them, or add machines"
             )
         return group
+
+    def free_of(self, bundle: Mapping[str, float]) -> str:
+        """What the cluster has free of each resource ``bundle`` asks for, of its total ('CPU 0 of 2')."""
+        # Ray's own view lists each placement group's share under names of its own ('CPU_group_0_...'), and
+        # leaves out a resource none is free of: read the plain names, 0 where absent.
+        free, total = self.ray.available_resources(), self.ray.cluster_resources()
+        return ", ".join(f"{key} {free.get(key, 0):g} of {total.get(key, 0):g}" for key in bundle)
 
     def start_actors(self, env_fns: Sequence[Callable[[], Any]], settings: RaySettings) -> list[Any]:
         """One ``HostServer`` actor per bundle of the group."""
