@@ -459,28 +459,50 @@ def test_an_error_subclass_with_slots_pickles_its_slot():
     assert (copy.code, copy.env_id, str(copy)) == (7, 3, str(error))
 
 
-@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
-def test_a_step_cut_by_ctrl_c_leaves_its_envs_needing_a_reset_that_the_next_call_asks_for(manager_type):
+def interrupted(call, after=0.2):
+    """Run ``call()`` with a Ctrl-C (KeyboardInterrupt) arriving ``after`` seconds in; it must be cut by it."""
     import _thread
     import signal
     import threading
 
-    fns = [partial(CountingEnv, {"step_sleep": 1.0})] * 2
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)  # see the test above
+    timer = threading.Timer(after, _thread.interrupt_main)
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+    finally:
+        timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, handler)
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_a_step_cut_by_ctrl_c_leaves_its_envs_needing_a_reset_that_the_next_call_asks_for(manager_type):
+    fns = [partial(CountingEnv, {"step_sleep": 0.5, "limit": 2})] * 2  # every second step ends an episode
     with create_env_manager(manager_cfg(manager_type), fns) as manager:
         manager.launch()
-        handler = signal.signal(signal.SIGINT, signal.default_int_handler)  # see the test above
-        timer = threading.Timer(0.2, _thread.interrupt_main)
-        try:
-            timer.start()
-            with pytest.raises(KeyboardInterrupt):
-                manager.step_batch([0, 1], np.zeros(2, np.int64))
-        finally:
-            timer.cancel()
-            timer.join()
-            signal.signal(signal.SIGINT, handler)
+        manager.step_batch([0, 1], np.zeros(2, np.int64))
+        interrupted(lambda: manager.step_batch([0, 1], np.zeros(2, np.int64)))
         # Not 'stepping' for ever, with no ready env and an empty step for an answer: the next call says what to do.
         for call in (lambda: manager.ready_obs_batch, lambda: manager.step_batch([0], [0])):
             with pytest.raises(EnvStateError, match=r"envs \[0, 1\] were stepping when a step was interrupted"):
                 call()
         manager.reset()
-        assert manager.step_batch([0, 1], np.zeros(2, np.int64)).env_id.tolist() == [0, 1]
+        batch = manager.step_batch([0, 1], np.zeros(2, np.int64))
+        # The first step after the reset, not the interrupted step's results (which ended the episodes).
+        assert batch.env_id.tolist() == [0, 1] and batch.obs[:, 0].tolist() == [1, 1] and not batch.done.any()
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_close_after_a_ctrl_c_cut_a_hung_step_stops_the_hung_worker_at_once(manager_type):
+    segments, children = shm_segments(), child_pids()
+    manager = create_env_manager(manager_cfg(manager_type, num_workers=2), fault_fns(2, [1], hang_every=2))
+    manager.launch()
+    manager.step({0: 0, 1: 0})
+    interrupted(lambda: (manager.step({0: 0, 1: 0}), manager.step({})))  # env 1 hangs in this step
+    started = time.monotonic()
+    with pytest.raises(EnvError, match="was still stepping and was stopped"):
+        manager.close()
+    assert time.monotonic() - started < 5.0  # not the 10 s a close request to the hung worker would wait
+    assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()

@@ -54,10 +54,13 @@ class WorkerBackend(Backend):
     ) -> None:
         super().__init__(env_fns, name, ledger, setup)
         self.step_timeout = settings.host.step_wait  # step_timeout, and reset_timeout for an auto-reset
+        self.reset_timeout = settings.host.reset_timeout
         self.workers = WorkerSet(env_fns, settings, name, ledger, setup, num_workers)
         self.env_num = len(self.env_ids)
         self.all_workers = list(range(self.workers.num_workers))
         self.sent: tuple[np.ndarray, slice | np.ndarray, np.ndarray, list[int]] | None = None
+        # Workers whose step a KeyboardInterrupt left unwaited for: settled before they are asked anything.
+        self.unfinished: list[int] = []
 
     @override
     def launch(self) -> Spaces:
@@ -73,23 +76,61 @@ class WorkerBackend(Backend):
 
     @override
     def seed(self, env_id: int) -> None:
+        self.settle_interrupted()
         self.workers.seed(env_id)
 
     @override
+    def cancel(self, env_ids: list[int]) -> None:
+        self.settle_interrupted()
+
+    @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
+        self.settle_interrupted()
         return self.workers.reset(env_ids)
 
     @override
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
+        self.settle_interrupted()
         return self.workers.call(env_ids, name, args, kwargs)
 
     @override
     def get_attr(self, env_ids: list[int], name: str) -> list:
+        self.settle_interrupted()
         return self.workers.get_attr(env_ids, name)
 
     @override
     def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
+        self.settle_interrupted()
         self.workers.set_attr(env_ids, name, values)
+
+    def settle_interrupted(self, grace: float | None = None) -> list[int]:
+        """Let the steps a KeyboardInterrupt left running finish, and drop their results.
+
+        A worker answers pipe requests only after its step, and its done post and report must not be
+        taken for those of a later step or request. A worker still stepping after ``grace`` seconds
+        (default ``reset_timeout``, the bound of every request) is replaced, or with a ``grace`` left
+        for ``close`` to stop.
+
+        Returns:
+            The workers still stepping after ``grace`` seconds, when it is given.
+        """
+        pool, stuck = self.workers.pool, []
+        timeout = self.reset_timeout if grace is None else grace
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.unfinished:
+            index = self.unfinished[0]
+            try:
+                pool.wait_done(index, deadline, timeout)
+            except WORKER_FAILURES:
+                if grace is None:
+                    self.workers.replace_worker(index)
+                else:
+                    stuck.append(index)
+            else:
+                if pool.has_report(index):
+                    self.workers.read_report(index, {}, {})
+            self.unfinished.pop(0)
+        return stuck
 
     # ---- steps ---------------------------------------------------------
 
@@ -125,11 +166,14 @@ class WorkerBackend(Backend):
         workers, pool, timeout = self.workers, self.workers.pool, self.step_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         failures: dict[int, DingEnvError] = {}
-        for index in stepping:
+        for position, index in enumerate(stepping):
             try:
                 pool.wait_done(index, deadline, timeout)
             except WORKER_FAILURES as error:
                 failures[index] = kept(error)
+            except BaseException:  # Ctrl-C: the workers not waited for yet are still stepping
+                self.unfinished = stepping[position:]
+                raise
         reporting = [index for index in stepping if index not in failures and pool.has_report(index)]
         if not reporting and not failures:  # the common step: nothing but the shared rows
             obs, reward, done, truncated = self.every_result if rows is self.every_row else workers.results(rows)
@@ -197,5 +241,7 @@ class WorkerBackend(Backend):
 
     @override
     def close(self) -> list[EnvError]:
+        # A worker still stepping a second after an interrupted step is hung: it would not answer a close request.
+        stuck = self.settle_interrupted(grace=1.0)
         self.every_result = self.every_ready = None
-        return self.workers.close()
+        return self.workers.close(stuck)
