@@ -40,7 +40,12 @@ from ding_env.env_wrappers.family import MUJOCO, family_of_env, family_of_env_id
 from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
 from ding_env.env_wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.env_wrappers.multi_agent import is_pettingzoo_env
-from ding_env.env_wrappers.presets import uses_atari_preset, wrapper_specs
+from ding_env.env_wrappers.presets import (
+    atari_make_kwargs,
+    uses_atari_preset,
+    warn_unused_atari_keys,
+    wrapper_specs,
+)
 from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
 from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
@@ -216,17 +221,14 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
                     ) from error
         if self._replay_path is not None:
             env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
+        warn_unused_atari_keys(self._cfg, type(self).config, family, repr(self))
         return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id
         register_env_id(env_id)
         family = family_of_env_id(env_id)
-        kwargs = dict(self._cfg.make_kwargs or {})
-        if uses_atari_preset(self._cfg.env_wrapper, family):
-            kwargs.setdefault("frameskip", 1)  # the preset skips frames itself
-            if self._cfg.repeat_action_probability is not None:
-                kwargs.setdefault("repeat_action_probability", self._cfg.repeat_action_probability)
+        kwargs = atari_make_kwargs(self._cfg, family, repr(self))  # the preset skips frames itself
         if self._replay_path is not None:
             kwargs["render_mode"] = "rgb_array"
             if family == MUJOCO:

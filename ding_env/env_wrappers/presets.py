@@ -16,6 +16,7 @@ its wrapper chain itself.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -139,6 +140,55 @@ def wrapper_specs(env_wrapper: Any, family: str, cfg: dict) -> Sequence[Any]:
     if isinstance(env_wrapper, (list, tuple)):
         return list(env_wrapper)
     raise ConfigError(f"env_wrapper must be a preset name or a list of wrapper specs, got {env_wrapper!r}")
+
+
+# The config keys only the Atari preset reads.
+ATARI_KEYS = ("frame_stack", "noop_max", "frame_skip", "screen_size", "scale_obs", "repeat_action_probability")
+
+
+def atari_make_kwargs(cfg: Any, family: str, owner: str) -> dict:
+    """``cfg.make_kwargs`` for ``gym.make``, with what the Atari preset needs of its base env.
+
+    Raises:
+        ConfigError: For ``'atari_default'`` on an env of another family, or ``make_kwargs`` the preset
+            contradicts (``frameskip`` other than 1, RAM observations), naming the key and what to set instead.
+    """
+    kwargs = dict(cfg.make_kwargs or {})
+    if cfg.env_wrapper == "atari_default" and family != families.ATARI:
+        raise ConfigError(
+            f"{owner}: env_wrapper='atari_default' is the preset of ALE (Atari) envs, and {cfg.env_id!r} is a "
+            f"{family} env: use 'default' (its family's preset) or a list of wrappers"
+        )
+    if not uses_atari_preset(cfg.env_wrapper, family):
+        return kwargs
+    if kwargs.get("frameskip", 1) != 1:
+        raise ConfigError(
+            f"{owner}: make_kwargs frameskip={kwargs['frameskip']!r}, and the Atari preset skips frames itself: "
+            f"set frame_skip (now {cfg.frame_skip}) instead, or env_wrapper=[] for the env's own frame skipping"
+        )
+    if kwargs.get("obs_type") == "ram":
+        raise ConfigError(
+            f"{owner}: make_kwargs obs_type='ram', and the Atari preset works on screen frames: give "
+            "env_wrapper=['ram'] for RAM observations (the console's 128 bytes) instead"
+        )
+    kwargs["frameskip"] = 1
+    if cfg.repeat_action_probability is not None:
+        kwargs.setdefault("repeat_action_probability", cfg.repeat_action_probability)
+    return kwargs
+
+
+def warn_unused_atari_keys(cfg: Any, defaults: dict, family: str, owner: str) -> None:
+    """Warn about Atari keys set away from their defaults on an env that does not use the Atari preset."""
+    if uses_atari_preset(cfg.env_wrapper, family):
+        return
+    changed = [key for key in ATARI_KEYS if cfg.get(key) != defaults.get(key)]
+    if changed:
+        warnings.warn(
+            f"{owner}: {', '.join(f'{key}={cfg[key]!r}' for key in changed)} "
+            f"{'takes' if len(changed) == 1 else 'take'} effect only with the Atari "
+            "preset (env_wrapper='default' on an ALE env, or 'atari_default'), which this env does not use",
+            stacklevel=4,
+        )
 
 
 def uses_atari_preset(env_wrapper: Any, family: str) -> bool:

@@ -175,6 +175,28 @@ def test_an_ale_env_that_skips_frames_itself_is_refused_saying_how_to_build_it()
     assert DingEnvWrapper(gym.make("ALE/Pong-v5", frameskip=1)).reset().shape == (4, 84, 84)
 
 
+@pytest.mark.parametrize(
+    ("cfg", "error"),
+    [
+        ({"env_id": "ALE/Pong-v5", "make_kwargs": {"frameskip": 4}}, r"make_kwargs frameskip=4, .*set frame_skip"),
+        ({"env_id": "ALE/Pong-v5", "make_kwargs": {"obs_type": "ram"}}, r"obs_type='ram'.*env_wrapper=\['ram'\]"),
+        ({"env_id": "CartPole-v1", "env_wrapper": "atari_default"}, r"preset of ALE .*classic_control env"),
+    ],
+    ids=["frameskip", "ram", "atari_default on CartPole"],
+)
+def test_make_kwargs_and_presets_that_contradict_the_atari_preset_are_named(cfg, error):
+    atari().reset()  # registers the ALE ids
+    with pytest.raises(ConfigError, match=error):
+        DingEnvWrapper(cfg=cfg).reset()
+
+
+def test_atari_keys_on_an_env_without_the_atari_preset_are_warned_about():
+    with pytest.warns(UserWarning, match=r"frame_stack=3, scale_obs=True take effect only with the Atari preset"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1", "frame_stack": 3, "scale_obs": True}).reset()
+    with pytest.warns(UserWarning, match=r"frame_stack=2 takes effect only"):
+        atari(env_wrapper=["clip_reward"], frame_stack=2).reset()
+
+
 def test_ram_observations():
     env = atari(env_wrapper=["ram"])
     obs = env.reset()
