@@ -13,7 +13,8 @@ PORT_EXAMPLES = """examples:
   ding-env port DI-engine/dizoo/maze --out ported/dizoo/maze --try
   ding-env port my_env.py --in-place                          # my_env.py.orig keeps the original
 
-The report is printed and written as PORTING.md beside the port. Exit status: 0 when nothing failed,
+The report is printed and written as PORTING.md in the ported folder (NAME.PORTING.md beside a ported
+file). DST must be new, or where an earlier port of the same SRC went. Exit status: 0 when nothing failed,
 1 when something did (a name the rename does not bring, a removed numpy name left, an env that did not
 import, build or run with --try), 2 for a usage error.
 """
@@ -49,7 +50,7 @@ def run_port(args: argparse.Namespace) -> int:
     import json
 
     from ding_env.porting.report import format_report, report_dict
-    from ding_env.porting.tool import REPORT_NAME, port
+    from ding_env.porting.tool import port
 
     if args.steps < 1:
         print("ding-env port: --steps must be >= 1", file=sys.stderr)
@@ -59,9 +60,10 @@ def run_port(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2
+    for notice in result.notices:
+        print(f"ding-env port: {notice}", file=sys.stderr)
     report = format_report(result)
-    folder = result.dst if result.dst.is_dir() else result.dst.parent
-    (folder / REPORT_NAME).write_text(report)
+    result.report.write_text(report)
     if args.json:
         print(json.dumps(report_dict(result), indent=2))
     elif args.quiet:
@@ -70,7 +72,7 @@ def run_port(args: argparse.Namespace) -> int:
             print(f"FAILED {failure}")
     else:
         print(report)
-    print(f"ding-env port: report written to {folder / REPORT_NAME}", file=sys.stderr)
+    print(f"ding-env port: report written to {result.report}", file=sys.stderr)
     return 1 if result.failures else 0
 
 

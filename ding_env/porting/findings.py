@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
+NAMES, HAZARDS = "names", "hazards"  # the report's sections of findings (``Item.kind``)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,15 @@ SUBMODULE_RENAMES = {
     "ding.torch_utils.data_helper": "ding_env.utils",  # to_ndarray, to_list, to_tensor
 }
 ALL_RENAMES = {**IMPORT_RENAMES, **SUBMODULE_RENAMES}
+# Modules under those packages that serve training only: the rename leaves them on DI-engine.
+OUTSIDE_MODULES = {
+    # ding_env.utils.data is another module (to_ndarray, ...): renaming DI-engine's would import the wrong one.
+    "ding.utils.data": "datasets and batch collation for training",
+}
+# Names of DI-engine modules beyond the table that ding_env has elsewhere: (module, name) -> ding_env module.
+NAME_RENAMES = {
+    ("ding.framework.supervisor", "ChildType"): "ding_env.env_manager.env_supervisor",  # EnvSupervisor's type_
+}
 
 # DI-engine's packages beyond the env layer: what each holds, for the report.
 OUTSIDE_PACKAGES = {
@@ -65,6 +74,11 @@ TRAINING_NAMES = {
     "default_decollate": "torch batch collation",
     "split_data_generator": "minibatch splitting",
     "fps": "render helpers of DI-engine's evaluators",
+    "DDPContext": "distributed training",
+    "DistContext": "distributed training",
+    "dist_init": "distributed training",
+    "to_ddp_config": "distributed training configs",
+    "DataParallel": "multi-GPU training",
 }
 
 # DI-engine names ding-env does not have yet: the env_pool manager of its task pipelines.
@@ -95,6 +109,8 @@ class Resolution:
 
 def rename_module(module: str) -> str | None:
     """The ding_env module for DI-engine's ``module`` by ``ALL_RENAMES``, or None when none maps."""
+    if _outside_module(module) is not None:
+        return None
     for old in sorted(ALL_RENAMES, key=len, reverse=True):
         if module == old or module.startswith(old + "."):
             return ALL_RENAMES[old] + module[len(old) :]
@@ -106,9 +122,16 @@ def resolve(module: str, name: str | None = None) -> Resolution:
     full = module if name is None else f"{module}.{name}"
     if full in NOT_YET or name in NOT_YET or module in NOT_YET:
         return Resolution(full, NOT_IN_DING_ENV_YET, None, f"{NOT_YET.get(name) or NOT_YET.get(module)}: {NOT_YET_FIX}")
+    if name is not None and full in ALL_RENAMES:  # from ding import envs: a module of the table, by its name
+        return Resolution(full, RENAMED, ALL_RENAMES[full])
+    if (module, name) in NAME_RENAMES:
+        return Resolution(full, RENAMED, f"{NAME_RENAMES[module, name]}.{name}")
+    outside = _outside_module(module)
+    if outside is not None:
+        return Resolution(full, OUTSIDE, None, f"{outside}: keep importing it from DI-engine where training needs it")
     new_module = rename_module(module)
     if new_module is None:
-        return Resolution(full, OUTSIDE, None, _outside_fix(module))
+        return Resolution(full, OUTSIDE, None, _outside_fix(full))
     new = new_module if name is None else f"{new_module}.{name}"
     if _exists(new_module, name):
         return Resolution(full, RENAMED, new)
@@ -121,6 +144,14 @@ def resolve(module: str, name: str | None = None) -> Resolution:
         new,
         f"{new} does not exist: keep importing {full} from DI-engine (pip install DI-engine) or copy what the env uses",
     )
+
+
+def _outside_module(module: str) -> str | None:
+    """What ``module`` holds when it is (under) one of ``OUTSIDE_MODULES``, else None."""
+    for old, what in OUTSIDE_MODULES.items():
+        if module == old or module.startswith(old + "."):
+            return what
+    return None
 
 
 def _outside_fix(module: str) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ding_env.porting.findings import ERROR, NOTE, WARNING, Item
-from ding_env.porting.scan import HAZARDS, NAMES
+from ding_env.porting.destination import REPORT_TITLE
+from ding_env.porting.findings import ERROR, HAZARDS, NAMES, NOTE, WARNING, Item
 from ding_env.porting.tool import PortResult
 from ding_env.version import __version__
 
@@ -13,18 +13,21 @@ from ding_env.version import __version__
 def format_report(result: PortResult) -> str:
     """The whole report as Markdown."""
     lines = [
-        "# Porting report",
+        REPORT_TITLE,
         "",
-        f"`{result.src}` -> `{result.dst}` (ding-env port, ding-env {__version__})",
+        # Absolute paths: a later port into DST reads SRC here (porting.destination) to tell its own earlier port.
+        f"`{result.src.resolve()}` -> `{result.dst.resolve()}` (ding-env port, ding-env {__version__})",
         "",
         *_summary(result),
         "",
+        *(f"Note: {notice}." for notice in result.notices),
+        *([""] if result.notices else []),
         *_items("DI-engine names the rename does not bring", [i for i in result.items if i.kind == NAMES]),
         *_items("Hazards found by the static scan", [i for i in result.items if i.kind == HAZARDS]),
         *_changes("Fixes applied (--fix)", result.fixed),
         *_joined(result.joined),
         *_trial(result.trial),
-        *_changes("Import lines renamed", result.renamed),
+        *_changes("Lines renamed (imports, and strings naming a module)", result.renamed),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -38,6 +41,7 @@ def report_dict(result: PortResult) -> dict:
         "renamed": _change_dicts(result.renamed),
         "fixed": _change_dicts(result.fixed),
         "joined": result.joined,
+        "notices": result.notices,
         "items": [{**dataclasses.asdict(item), "where": item.where} for item in result.items],
         "trial": result.trial,
         "failures": result.failures,
@@ -53,7 +57,7 @@ def _summary(result: PortResult) -> list[str]:
     failures = result.failures
     rows = [
         ("files", f"{len(result.files)} ({python} Python)"),
-        ("import lines renamed", str(len(result.renamed))),
+        ("lines renamed", str(len(result.renamed))),
         ("names the rename does not bring", _count([i for i in result.items if i.kind == NAMES])),
         ("hazards", _count([i for i in result.items if i.kind == HAZARDS])),
         ("lines fixed (--fix)", str(len(result.fixed))),

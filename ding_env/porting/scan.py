@@ -1,4 +1,4 @@
-"""The static scan of ported code: DI-engine names the rename does not bring, and known hazards.
+"""The static scan of ported code for known hazards (DI-engine's names: :mod:`ding_env.porting.imports`).
 
 Hazards are what today's numpy, Gymnasium, legacy gym and PettingZoo do differently from what
 DI-engine's env code was written against: numpy 1.x aliases, ``float()``/``int()`` of arrays,
@@ -9,14 +9,11 @@ MPE move to ``mpe2``. A hazard that ``--fix`` can apply carries its ``replacemen
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from dataclasses import dataclass
 
 from ding_env.porting import numpy2
-from ding_env.porting.findings import ERROR, NOTE, WARNING, Item
-from ding_env.porting.names import OUTSIDE, RENAMED, imported_ding_names, rename_module, resolve
+from ding_env.porting.findings import ERROR, HAZARDS, NOTE, WARNING, Item
 
-NAMES, HAZARDS = "names", "hazards"
 MOVED_MODULES = {"pettingzoo.mpe": "mpe2"}  # PettingZoo 1.25 moved MPE into the mpe2 package
 _ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "empty", "concatenate", "stack", "hstack", "vstack"}
 _ARRAY_METHODS = {"astype", "reshape", "copy", "flatten", "ravel"}
@@ -40,42 +37,6 @@ class Hazard:
     replacement: str | None = None
 
 
-def scan_names(path: str, tree: ast.AST) -> list[Item]:
-    """One item per import statement and kind of problem with the DI-engine names it imports."""
-    groups: dict[tuple[int, str, str], list[str]] = {}
-    items = []
-    spelled = {_dotted(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)} - {None}
-    starts = Counter(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
-    for node, module, name in imported_ding_names(tree):
-        resolution = resolve(module, name)
-        whole = node.end_lineno != node.lineno or starts[node.lineno] > 1
-        if resolution.status == OUTSIDE and whole and rename_module(module) is not None:
-            # The rename keeps a one-line import of it from DI-engine, but moves a statement that spans several
-            # lines, or shares its line with another statement, whole.
-            new_module = rename_module(module)
-            moved = f"{OUTSIDE}, and the rename moves this import, which is not alone on one line, to {new_module}"
-            fix = f"import it from {module} in a statement of its own, then port again ({resolution.fix})"
-            groups.setdefault((node.lineno, moved, fix), []).append(resolution.name)
-        elif resolution.status != RENAMED:
-            groups.setdefault((node.lineno, resolution.status, resolution.fix), []).append(resolution.name)
-        elif name is None and any(dotted.startswith(module + ".") for dotted in spelled):
-            items.append(
-                Item(
-                    path,
-                    node.lineno,
-                    WARNING,
-                    f"`import {module}` is renamed, but the code still spells `{module}.`",
-                    f"write `{resolution.new}.` where the file uses `{module}.`",
-                    NAMES,
-                )
-            )
-    for (line, status, fix), names in groups.items():
-        items.append(
-            Item(path, line, NOTE if status == OUTSIDE else ERROR, f"{', '.join(names)}: {status}", fix, NAMES)
-        )
-    return items
-
-
 def scan_hazards(tree: ast.AST, text: str) -> list[Hazard]:
     """The known hazards in the module ``tree`` parsed from ``text``, in line order."""
     visitor = _HazardVisitor(tree, text)
@@ -89,7 +50,7 @@ def hazard_items(path: str, hazards: list[Hazard]) -> list[Item]:
     return list(dict.fromkeys(items))
 
 
-def _dotted(node: ast.AST) -> str | None:
+def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []
     while isinstance(node, ast.Attribute):
@@ -103,7 +64,7 @@ def _dotted(node: ast.AST) -> str | None:
 def _makes_parallel_env(node: ast.AST) -> bool:
     """Whether ``node`` calls a PettingZoo ``parallel_env`` (``simple_spread_v3.parallel_env(...)`` or an alias)."""
     return any(
-        isinstance(call, ast.Call) and (_dotted(call.func) or "").rpartition(".")[2] == "parallel_env"
+        isinstance(call, ast.Call) and (dotted(call.func) or "").rpartition(".")[2] == "parallel_env"
         for call in ast.walk(node)
     )
 
@@ -133,7 +94,7 @@ class _HazardVisitor(ast.NodeVisitor):
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in (_dotted(target) for target in targets):
+                for target in (dotted(target) for target in targets):
                     if target and self._array_like(node.value):
                         self.array_names.add(target)
                     elif target:
@@ -145,9 +106,9 @@ class _HazardVisitor(ast.NodeVisitor):
                     if target and _makes_parallel_env(node.value):
                         self.parallel_envs.add(target)
             elif isinstance(node, (ast.For, ast.comprehension)):  # loop variables are bound to anything
-                self.other_names.update(_dotted(sub) or "" for sub in ast.walk(node.target))
+                self.other_names.update(dotted(sub) or "" for sub in ast.walk(node.target))
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                self.other_names.update(_dotted(sub) or "" for sub in ast.walk(node.optional_vars))
+                self.other_names.update(dotted(sub) or "" for sub in ast.walk(node.optional_vars))
             elif isinstance(node, ast.arg):  # parameters are bound to whatever the caller passes
                 self.other_names.add(node.arg)
 
@@ -159,7 +120,7 @@ class _HazardVisitor(ast.NodeVisitor):
             return self._array_like(node.left) or self._array_like(node.right)
         if not isinstance(node, ast.Call):
             return False
-        name = _dotted(node.func) or ""
+        name = dotted(node.func) or ""
         root, _, attr = name.rpartition(".")
         literal = bool(node.args) and isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp))
         if root in self.numpy and attr in _ARRAY_MAKERS:
@@ -167,15 +128,15 @@ class _HazardVisitor(ast.NodeVisitor):
         if name.rpartition(".")[2] == "to_ndarray":
             return literal
         if isinstance(node.func, ast.Attribute) and node.func.attr in _ARRAY_METHODS:
-            return self._array_like(node.func.value) or _dotted(node.func.value) in self.array_names
+            return self._array_like(node.func.value) or dotted(node.func.value) in self.array_names
         return False
 
     @staticmethod
     def _makes_gym_env(node: ast.AST, modules: set[str]) -> bool:
         return any(
             isinstance(call, ast.Call)
-            and (_dotted(call.func) or "").rpartition(".")[0] in modules
-            and (_dotted(call.func) or "").endswith(".make")
+            and (dotted(call.func) or "").rpartition(".")[0] in modules
+            and (dotted(call.func) or "").endswith(".make")
             for call in ast.walk(node)
         )
 
@@ -222,7 +183,7 @@ class _HazardVisitor(ast.NodeVisitor):
             self.hazards.append(Hazard(node.lineno, ERROR, what, fix, *span, f"{alias}.{node.attr}", replacement))
         elif node.attr == "reward_range" and isinstance(node.ctx, ast.Load):
             # Sure for an env Gymnasium made: Gymnasium 1.x has no reward_range, and (-inf, inf) was its default.
-            owner = _dotted(node.value)
+            owner = dotted(node.value)
             sure = owner in self.gymnasium_envs and node.lineno == node.end_lineno
             what = "`.reward_range`: Gymnasium 1.x envs and wrappers no longer have it"
             fix = "use (-float('inf'), float('inf')), Gymnasium's old default, or the reward space's bounds" + (
@@ -235,12 +196,12 @@ class _HazardVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        name = _dotted(node.func) or ""
+        name = dotted(node.func) or ""
         if name in ("float", "int") and len(node.args) == 1 and not node.keywords:
             argument = node.args[0]
-            if self._array_like(argument) or _dotted(argument) in self.array_names:
+            if self._array_like(argument) or dotted(argument) in self.array_names:
                 # Sure when the argument is only ever bound to such arrays: then --fix takes the element.
-                sure = node.lineno == node.end_lineno and _dotted(argument) not in self.other_names
+                sure = node.lineno == node.end_lineno and dotted(argument) not in self.other_names
                 segment = ast.get_source_segment(self.text, argument) or ast.unparse(argument)
                 fixed = f"{name}({segment}.item())"
                 what = f"`{ast.unparse(node)}`: {name}() of an array with ndim > 0 is a TypeError in numpy 2"
@@ -275,7 +236,7 @@ class _HazardVisitor(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         value = node.value
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-            owner, method = _dotted(value.func.value), value.func.attr
+            owner, method = dotted(value.func.value), value.func.attr
             target = node.targets[0]
             if owner in self.gym_envs and method == "reset" and isinstance(target, (ast.Name, ast.Attribute)):
                 self._add(

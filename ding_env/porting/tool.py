@@ -1,7 +1,9 @@
 """``ding-env port SRC --out DST``: port a file or a package folder, and report what is left.
 
-Every file is copied byte for byte except the lines changed: import lines renamed by
-``IMPORT_RENAMES``, and with ``--fix`` the mechanical fixes of :mod:`ding_env.porting.fixes`.
+Every file is copied byte for byte except the lines changed: import statements renamed by
+``IMPORT_RENAMES`` (:mod:`ding_env.porting.imports`), relative imports and module-path strings that
+name DI-engine's modules (:mod:`ding_env.porting.references`), and with ``--fix`` the mechanical fixes
+of :mod:`ding_env.porting.fixes`. Where the port and its report go is :mod:`ding_env.porting.destination`.
 The report (:mod:`ding_env.porting.report`) lists with ``file:line`` the DI-engine names the
 rename does not bring, the hazards of the static scan, the fixes applied and, with ``--try``,
 what happened when the port ran (:mod:`ding_env.porting.trial`).
@@ -17,16 +19,14 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ding_env.errors import ConfigError
-from ding_env.porting.findings import ERROR, NOTE, Item
+from ding_env.porting.destination import BACKUP_SUFFIX, destination, source_files
+from ding_env.porting.findings import ERROR, HAZARDS, NOTE, Item
 from ding_env.porting.fixes import apply_fixes
+from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes
 from ding_env.porting.packages import joined_init, own_dizoo_names, package_of
-from ding_env.porting.rewrite import Change, decode, encode, parse, rename_imports_with_changes
-from ding_env.porting.scan import HAZARDS, hazard_items, scan_hazards, scan_names
-
-REPORT_NAME = "PORTING.md"
-BACKUP_SUFFIX = ".orig"
-IGNORED = ("__pycache__", ".git", ".pytest_cache")
+from ding_env.porting.references import Place, absolute_module, relative_items, string_references
+from ding_env.porting.rewrite import Change, apply_edits, decode, encode, parse, split_lines
+from ding_env.porting.scan import hazard_items, scan_hazards
 
 
 @dataclass
@@ -36,6 +36,7 @@ class PortResult:
     Attributes:
         src: What was ported.
         dst: Where the port is (``src`` itself with ``--in-place``).
+        report: Where its report goes: ``DST/PORTING.md``, or ``NAME.PORTING.md`` beside a ported file.
         files: Every file of the port, relative to the port's folder.
         renamed: ``(file, Change)`` per renamed import line.
         fixed: ``(file, Change)`` per line ``--fix`` changed.
@@ -44,10 +45,12 @@ class PortResult:
         items: The findings of the static scan (names and hazards).
         trial: What ``--try`` found (None without it): the JSON of :func:`trial.run_trial`.
         trial_timeout: Seconds the trial may take.
+        notices: What the port replaced or left of an earlier port at ``dst``.
     """
 
     src: Path
     dst: Path
+    report: Path
     files: list[str] = field(default_factory=list)
     renamed: list[tuple[str, Change]] = field(default_factory=list)
     fixed: list[tuple[str, Change]] = field(default_factory=list)
@@ -55,6 +58,7 @@ class PortResult:
     items: list[Item] = field(default_factory=list)
     trial: dict | None = None
     trial_timeout: float = 1800.0
+    notices: list[str] = field(default_factory=list)
 
     @property
     def failures(self) -> list[str]:
@@ -68,7 +72,7 @@ class PortResult:
         ]
         for env in trial.get("envs", []):
             if not env.get("run_accepts_config", True):
-                failed.append(f"env type {env['type']!r}: ding-env run refuses its config")
+                failed.append(f"env type {env['type']!r}: ding-env run refuses its config: {env.get('config_error')}")
             for key in ("build", "base", "subprocess"):
                 if "error" in env.get(key, {}):
                     failed.append(f"env type {env['type']!r} ({key}): {env[key]['error']}")
@@ -88,28 +92,35 @@ def port(
 
     Args:
         src: A Python file or a folder (a package, or a tree of them).
-        out: Where the port goes: a new path, or one a previous port wrote (it holds its PORTING.md).
+        out: Where the port goes: a new path, or where a previous port of ``src`` went (its report is there).
         in_place: Rewrite ``src`` itself; each changed file keeps its original as ``FILE.orig``.
         fix: Also apply the mechanical fixes the scan is sure of.
         trial_steps: Run ``--try`` with this many env steps per manager (None: no trial).
 
     Raises:
-        ConfigError: For a missing ``src``, neither or both of ``out`` and ``in_place``, or an ``out``
-            that exists and was not written by a port.
+        ConfigError: For a missing ``src`` or one with nothing to port, neither or both of ``out`` and
+            ``in_place``, or an ``out`` that holds files no port wrote or another SRC's port (see
+            :mod:`ding_env.porting.destination`).
     """
     src = Path(src)
-    dst = _destination(src, out, in_place)
-    result = PortResult(src, dst)
+    where = destination(src, out, in_place)
+    dst = where.dst
+    result = PortResult(src, dst, where.report, notices=where.notices)
     base = src if src.is_dir() else src.parent
     package = package_of(base)
     shared_packages = own_dizoo_names()[0]
-    for path in [src] if src.is_file() else sorted(_files(src)):
-        relative = path.name if src.is_file() else str(path.relative_to(base))
+    paths = [src] if src.is_file() else source_files(src)
+    relatives = [path.name if src.is_file() else str(path.relative_to(base)) for path in paths]
+    modules = tuple(_module_name(package, relative) for relative in relatives if relative.endswith(".py"))
+    if src.is_dir():
+        dst.mkdir(parents=True, exist_ok=True)  # the report goes in it, whatever files there are
+    for path, relative in zip(paths, relatives, strict=True):
         target = dst if src.is_file() else dst / relative
         result.files.append(relative)
         data = path.read_bytes()
         if path.suffix == ".py":
-            new = _port_source(relative, decode(data), fix, result)
+            place = Place(tuple(package_of(path.parent)), len(package), modules)
+            new = _port_source(relative, decode(data), fix, result, place)
             dotted = ".".join([*package, *Path(relative).parent.parts])
             if path.name == "__init__.py" and dotted in shared_packages and (joined := joined_init(new)) is not None:
                 new = joined
@@ -123,37 +134,17 @@ def port(
     return result
 
 
-def _destination(src: Path, out: str | Path | None, in_place: bool) -> Path:
-    if not src.exists():
-        raise ConfigError(f"ding-env port: {str(src)!r} does not exist")
-    if in_place == (out is not None):
-        raise ConfigError("ding-env port: give --out DST (a new file or folder) or --in-place, not both or neither")
-    if in_place:
-        return src
-    dst = Path(out)
-    folder = dst if src.is_dir() else dst.parent
-    if src.is_dir() and dst.exists() and any(dst.iterdir()) and not (dst / REPORT_NAME).exists():
-        raise ConfigError(f"ding-env port: {str(dst)!r} exists and holds files a port did not write; choose a new one")
-    if src.is_file() and dst.is_dir():
-        raise ConfigError(f"ding-env port: {str(dst)!r} is a folder; give the ported file's path")
-    if folder.resolve() == (src if src.is_dir() else src.parent).resolve():
-        raise ConfigError(
-            f"ding-env port: --out {str(dst)!r} is in SRC's own folder, where the port's PORTING.md and --try's "
-            f"imports would mix with the original; give a path in another folder (ported/{src.name}), or --in-place"
-        )
-    return dst
+def _module_name(package: list[str], relative: str) -> str:
+    """The dotted name a module of the port imports as from the port's root (``dizoo.maze.envs.maze_env``)."""
+    parts = [*package, *Path(relative).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _files(folder: Path) -> list[Path]:
-    return [
-        path
-        for path in folder.rglob("*")
-        if path.is_file() and not any(part in IGNORED for part in path.parts) and not path.name.endswith(BACKUP_SUFFIX)
-    ]
+def _port_source(relative: str, text: str, fix: bool, result: PortResult, place: Place) -> str:
+    """One Python file's text ported: imports renamed (and fixes applied); its findings added to ``result``.
 
-
-def _port_source(relative: str, text: str, fix: bool, result: PortResult) -> str:
-    """One Python file's text ported: imports renamed (and fixes applied); its findings added to ``result``."""
+    The written file and the report come from the same import plans, so they cannot disagree.
+    """
     try:
         original = parse(text)
     except SyntaxError as error:
@@ -170,8 +161,11 @@ def _port_source(relative: str, text: str, fix: bool, result: PortResult) -> str
         new, changes = rename_imports_with_changes(text)
         result.renamed += [(relative, change) for change in changes]
         return new
-    result.items += scan_names(relative, original)
-    new, changes = rename_imports_with_changes(text)
+    lines = [line for line, _ in split_lines(text)]
+    plans = plan_imports(original, lines, lambda node: absolute_module(node, place))
+    string_edits, string_items = string_references(relative, original, lines, place)
+    result.items += name_items(relative, original, plans) + relative_items(relative, original, place) + string_items
+    new, changes = apply_edits(text, [plan.edit for plan in plans if plan.edit is not None] + string_edits)
     result.renamed += [(relative, change) for change in changes]
     hazards = scan_hazards(parse(new), new)  # renaming changes no line, so the lines are the original's
     if fix:
@@ -201,13 +195,14 @@ def import_root(src: Path, dst: Path) -> tuple[Path, str | None]:
     ``src``'s package names (``dizoo.maze`` for ``.../dizoo/maze``) are how the code imports itself;
     a port whose path ends in them (``ported/dizoo/maze``) is imported from the folder above them.
     """
-    folder = dst if dst.is_dir() else dst.parent
+    # Absolute: the trial runs in that folder, where a relative path would name another place.
+    folder = (dst if dst.is_dir() else dst.parent).resolve()
     chain = package_of(src if src.is_dir() else src.parent)
     if not chain:
         return folder, None
-    if folder.resolve().parts[-len(chain) :] == tuple(chain):
-        return folder.resolve().parents[len(chain) - 1], None
-    root = folder.resolve().parent if (folder / "__init__.py").exists() else folder
+    if folder.parts[-len(chain) :] == tuple(chain):
+        return folder.parents[len(chain) - 1], None
+    root = folder.parent if (folder / "__init__.py").exists() else folder
     dotted = ".".join(chain)
     note = f"the code imports itself as {dotted}: port it to a folder whose path ends in {'/'.join(chain)}"
     return root, note

@@ -203,14 +203,17 @@ def try_env(env_type: str, config: Path | None, steps: int, folder: Path) -> dic
     result: dict[str, Any] = {"type": env_type, "config": str(config.relative_to(base)) if config else None}
     cfg = load_config_file(config) if config else EasyDict(env={"type": env_type})
     try:
-        cfg = validate_run_config(cfg, str(config or env_type))
+        env_section = validate_run_config(cfg, str(config or env_type)).env
         result["run_accepts_config"] = True
     except (ConfigError, RegistryError) as error:
         result["run_accepts_config"] = False
         result["config_error"] = str(error)[:600]
-    env_section = EasyDict({key: value for key, value in cfg.env.items() if key != "replay_path"})
-    env_section.collector_env_num = 2
+        env_section = None
     try:
+        if env_section is None:  # the envs are still tried, built from the section as ding-env run builds it
+            env_section = _merged_env_section(cfg.env)
+        env_section = EasyDict({key: value for key, value in env_section.items() if key != "replay_path"})
+        env_section.collector_env_num = 2
         env_cls, env_cfgs, _ = get_vec_env_setting(env_section, eval_=False)
     except Exception as error:  # noqa: BLE001 - reported to the porter
         result["build"] = traced(error, folder)
@@ -225,6 +228,22 @@ def try_env(env_type: str, config: Path | None, steps: int, folder: Path) -> dic
         "warnings": len(report.warnings),
     }
     return result
+
+
+def _merged_env_section(env: dict) -> dict:
+    """``env`` over its class's ``default_config()``, as ``ding-env run`` merges a section it accepts.
+
+    For a config that ``ding-env run`` refuses, so that the envs fail (or run) for their own reasons, not
+    for a default of the class that the section does not repeat.
+    """
+    from ding_env.config import deep_merge_dicts
+    from ding_env.registry import get_env_cls
+    from ding_env.run_config import ENV_DEFAULTS
+
+    env = {**ENV_DEFAULTS, **env}
+    env_cls = get_env_cls(env)
+    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    return deep_merge_dicts(default, env)
 
 
 def run_trial(root: Path, folder: Path, steps: int) -> dict:
@@ -297,7 +316,7 @@ def _registered_by_port(name: str, before: tuple[str, str] | None, base: Path) -
 
 def main(argv: list[str]) -> None:
     """``python -m ding_env.porting.trial ROOT FOLDER STEPS``: print the trial as JSON."""
-    root, folder, steps = Path(argv[0]), Path(argv[1]), int(argv[2])
+    root, folder, steps = Path(argv[0]).resolve(), Path(argv[1]).resolve(), int(argv[2])
     sys.path.insert(0, str(root))
     warnings.simplefilter("ignore")  # gym and the ported envs warn about themselves; the report says what matters
     print(json.dumps(run_trial(root, folder, steps)))

@@ -1,0 +1,128 @@
+"""Where a port goes and where its report is written, refusing any place where it would mix or overwrite.
+
+A folder's report is ``DST/PORTING.md``; a file's is ``NAME.PORTING.md`` beside the ported file, so
+several files ported into one folder keep a report each. A report records the port's SRC (its header
+names SRC and DST by absolute path), which is how a later port tells its own earlier output, which it
+replaces, from another port's or the user's files, which it refuses to touch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ding_env.errors import ConfigError
+
+REPORT_NAME = "PORTING.md"
+REPORT_SUFFIX = ".PORTING.md"
+REPORT_TITLE = "# Porting report"
+BACKUP_SUFFIX = ".orig"
+IGNORED = ("__pycache__", ".git", ".pytest_cache")
+_HEADER = re.compile(r"^`(?P<src>[^`]+)` -> `(?P<dst>[^`]+)` \(ding-env port", re.MULTILINE)
+
+
+@dataclass
+class Destination:
+    """Where a port writes.
+
+    Attributes:
+        dst: The ported file or folder (SRC itself in place).
+        report: The report's path.
+        notices: What the port replaces or leaves of an earlier port there, for the user.
+    """
+
+    dst: Path
+    report: Path
+    notices: list[str] = field(default_factory=list)
+
+
+def source_files(folder: Path) -> list[Path]:
+    """The files of a folder that a port copies: all but caches and ``.orig`` backups, sorted."""
+    return sorted(
+        path
+        for path in folder.rglob("*")
+        if path.is_file()
+        and not any(part in IGNORED for part in path.relative_to(folder).parts)
+        and not path.name.endswith(BACKUP_SUFFIX)
+    )
+
+
+def report_path(src: Path, dst: Path) -> Path:
+    """The report of a port of ``src`` at ``dst``: ``DST/PORTING.md``, or ``NAME.PORTING.md`` beside a file."""
+    return dst / REPORT_NAME if src.is_dir() else dst.with_name(dst.stem + REPORT_SUFFIX)
+
+
+def reported_src(report: Path) -> Path | None:
+    """The SRC a port's report at ``report`` records (None: no such report, or one that records none).
+
+    Raises:
+        ConfigError: When a file is there and is not a port's report (the port would overwrite it).
+    """
+    if not report.exists():
+        return None
+    text = report.read_text(errors="replace") if report.is_file() else ""
+    if not text.startswith(REPORT_TITLE):
+        raise ConfigError(f"ding-env port: {str(report)!r} exists and is not a port's report; move it away first")
+    match = _HEADER.search(text)
+    return Path(match["src"]) if match and Path(match["src"]).is_absolute() else None
+
+
+def destination(src: Path, out: str | Path | None, in_place: bool) -> Destination:
+    """Check ``src`` and where its port goes.
+
+    Raises:
+        ConfigError: For a missing ``src``, one with nothing to port, neither or both of ``out`` and
+            ``in_place``, an ``out`` that holds files no port wrote or another SRC's port, or a report
+            path that holds another port's report.
+    """
+    if not src.exists():
+        raise ConfigError(f"ding-env port: {str(src)!r} does not exist")
+    if in_place == (out is not None):
+        raise ConfigError("ding-env port: give --out DST (a new file or folder) or --in-place, not both or neither")
+    if src.is_dir() and not source_files(src):
+        raise ConfigError(f"ding-env port: {str(src)!r} holds no files: nothing to port")
+    if in_place:
+        report = report_path(src, src)
+        reported_src(report)  # a file of the user's under the report's name is refused
+        return Destination(src, report)
+    dst = Path(out)
+    if src.is_file() and dst.is_dir():
+        raise ConfigError(f"ding-env port: {str(dst)!r} is a folder; give the ported file's path")
+    if src.is_dir() and dst.exists() and not dst.is_dir():
+        raise ConfigError(f"ding-env port: {str(dst)!r} is a file; give a new folder for the port of a folder")
+    folder = dst if src.is_dir() else dst.parent
+    if folder.resolve() == (src if src.is_dir() else src.parent).resolve():
+        raise ConfigError(
+            f"ding-env port: --out {str(dst)!r} is in SRC's own folder, where the port's report and --try's "
+            f"imports would mix with the original; give a path in another folder (ported/{src.name}), or --in-place"
+        )
+    report = report_path(src, dst)
+    earlier = reported_src(report)
+    has_earlier = report.exists()
+    if not has_earlier and dst.is_file():
+        raise ConfigError(
+            f"ding-env port: {str(dst)!r} exists and no port wrote it (no {report.name} beside it); choose a new path"
+        )
+    if not has_earlier and dst.is_dir() and any(dst.iterdir()):
+        raise ConfigError(f"ding-env port: {str(dst)!r} exists and holds files a port did not write; choose a new one")
+    if earlier is not None and earlier.resolve() != src.resolve():
+        harm = "mix the two ports" if src.is_dir() else "overwrite it and its report"
+        raise ConfigError(
+            f"ding-env port: {str(dst)!r} holds the port of {str(earlier)!r} (see {str(report)!r}); porting "
+            f"{str(src)!r} there would {harm}: choose a new --out, or remove the earlier port first"
+        )
+    result = Destination(dst, report)
+    if has_earlier:
+        result.notices.append(f"{str(dst)!r} holds an earlier port of this SRC: its files and report are replaced")
+        if src.is_dir():
+            written = {path.relative_to(src) for path in source_files(src)} | {Path(REPORT_NAME)}
+            left = [str(path.relative_to(dst)) for path in source_files(dst) if path.relative_to(dst) not in written]
+            if left:
+                files = f"{len(left)} file{'s' if len(left) > 1 else ''}"
+                shown = ", ".join(left[:10]) + (" ..." if len(left) > 10 else "")
+                result.notices.append(
+                    f"{files} of the earlier port in {str(dst)!r} not in SRC now stay as they were (delete them if "
+                    f"SRC dropped them): {shown}"
+                )
+    return result
