@@ -5,13 +5,20 @@ them later) and reset a finished env in its own process at once: the step carrie
 true final observation and the reset one is the env's next ready observation.
 :class:`Lockstep` waits until every env has its result and hands back both, so an
 adapter only has to place them where its library wants them. It uses the managers'
-public API only (``seed``, ``launch``/``reset``, ``ready_obs_batch``, ``step_batch``,
-``step``), so it works over every manager type.
+public API only (``config``, ``seed``, ``launch``/``reset``, ``ready_obs_batch``,
+``step_batch``, ``step``, env attributes), so it works over every manager type.
+
+It is built as the adapters are and launches the manager then, as ``SyncVectorEnv`` and
+``DummyVecEnv`` build their envs in their constructors: the envs' spaces, render modes and
+metadata are read from them. What would fail only later is refused there: an object that
+is not a manager, a manager whose envs do not auto-reset forever, and (by the launch) a
+manager of Gymnasium envs not wrapped in ``DingEnvWrapper``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -21,6 +28,15 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 from ding_env.env_manager import arrays
 from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import ClosedEnvError, EnvStateError
+from ding_env.summary import describe_value
+
+# What the adapters take, and how to make one from Gymnasium env factories: for the messages refusing anything else.
+A_MANAGER = "an env manager (create_env_manager(cfg, env_fns), of any type)"
+WRAP_GYMNASIUM_ENVS = (
+    "wrap each Gymnasium env in DingEnvWrapper, e.g. create_env_manager({'type': 'base'}, "
+    "[lambda: DingEnvWrapper(gym.make('CartPole-v1'))] * 4), or give the env factories as they are to "
+    "ding_env.vector.ManagerVectorEnv, which wraps them"
+)
 
 
 def rewards_of(batch: TimestepBatch) -> np.ndarray:
@@ -28,25 +44,86 @@ def rewards_of(batch: TimestepBatch) -> np.ndarray:
     return np.asarray(batch.reward, dtype=np.float64).reshape(len(batch.env_id))
 
 
+def is_manager(candidate: Any) -> bool:
+    """Whether ``candidate`` is an env manager with the batched API the adapters drive (every type has it)."""
+    return callable(getattr(candidate, "step_batch", None)) and hasattr(candidate, "env_num")
+
+
+def check_manager(candidate: Any, owner: str) -> None:
+    """Raise unless ``candidate`` is an env manager.
+
+    Raises:
+        TypeError: Naming what arrived and what to give instead: for env factories, a manager of them;
+            for an adapter over a manager, its ``manager``.
+    """
+    if is_manager(candidate):
+        return
+    if is_manager(getattr(candidate, "manager", None)):  # ManagerVectorEnv, ManagerVecEnv
+        hint = f"give the manager it runs on, {owner}(envs.manager)"
+    elif isinstance(candidate, (list, tuple)) and all(callable(item) for item in candidate):
+        hint = f"these look like env factories: make a manager of them and {WRAP_GYMNASIUM_ENVS}"
+    else:
+        hint = f"make a manager of env factories; for Gymnasium envs, {WRAP_GYMNASIUM_ENVS}"
+    raise TypeError(f"{owner} takes {A_MANAGER}, got {type(candidate).__name__} {describe_value(candidate)}: {hint}")
+
+
+def check_endless(manager: Any, owner: str) -> None:
+    """Raise unless ``manager``'s config lets every env reset itself at each episode end, forever.
+
+    A vectorised env steps every env at every step, so every env must be ready after each step.
+
+    Raises:
+        ValueError: Naming the settings that stop that (``auto_reset=False``, a finite ``episode_num``).
+    """
+    config = getattr(manager, "config", None)  # the managers' public copy of their config
+    if not isinstance(config, Mapping):
+        return
+    settings = []
+    if not config.get("auto_reset", True):
+        settings.append("auto_reset=False")
+    if config.get("episode_num", math.inf) != math.inf:
+        settings.append(f"episode_num={config['episode_num']}")
+    if settings:
+        raise ValueError(
+            f"{owner} steps every env at every step, so its manager must reset each env when its episode ends, "
+            f"without end: {type(manager).__name__} has {' and '.join(settings)}; create it with auto_reset=True "
+            "and episode_num=inf (the defaults)"
+        )
+
+
 class Lockstep:
     """Drives a manager so that every env takes one action per step.
 
     Args:
-        manager: An env manager of any type, launched or not (``reset`` launches it).
-            Its envs must auto-reset and run endless episodes (``auto_reset=True``,
-            ``episode_num=inf``, the defaults), since every env must be ready after each step.
+        manager: An env manager of any type, launched or not (it is launched here). Its envs must
+            auto-reset and run endless episodes (``auto_reset=True``, ``episode_num=inf``, the defaults),
+            since every env must be ready after each step.
+        owner: The adapter, named in error messages.
+
+    Raises:
+        TypeError: For an object that is not a manager.
+        EnvError: When the launch fails, as for a manager whose ``env_fn`` return Gymnasium envs not in
+            ``DingEnvWrapper`` (the error names the env and how to wrap it).
+        ValueError: For a manager whose envs do not auto-reset forever.
     """
 
-    def __init__(self, manager: Any) -> None:
+    def __init__(self, manager: Any, owner: str) -> None:
+        check_manager(manager, owner)
+        check_endless(manager, owner)
         self.manager = manager
+        self.owner = owner
         self.num_envs = manager.env_num
+        self._closed = False
+        # A manager launched by its caller may be stepped at once; one launched here is reset first, as an env is.
+        self._may_step = not manager.closed
+        if manager.closed:
+            # A Gymnasium env not in DingEnvWrapper is an EnvError of launch naming it and how to wrap it.
+            manager.launch()
         self.single_observation_space: gym.spaces.Space = manager.observation_space
         self.single_action_space: gym.spaces.Space = manager.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.env_ids = np.arange(self.num_envs, dtype=np.int64)
-        self._launched = not manager.closed
-        self._closed = False
 
     def reset(self, seed: int | Sequence[int | None] | None = None, reset_param: dict | None = None) -> Any:
         """Reset every env (or those of ``reset_param``), seeding them first when ``seed`` is given.
@@ -64,18 +141,9 @@ class Lockstep:
         self._check_open()
         if seed is not None:
             self.manager.seed(self._seeds_by_env(seed), dynamic_seed=True)
-        if not self._launched:
-            self.launch(reset_param)
-        else:
-            self.manager.reset(reset_param)
+        self.manager.reset(reset_param)
+        self._may_step = True
         return self._ready_obs()
-
-    def launch(self, reset_param: dict | None = None) -> None:
-        """Launch the manager (its envs and workers) if it is not running yet."""
-        self._check_open()
-        if not self._launched:
-            self.manager.launch(reset_param)
-            self._launched = True
 
     def step(self, actions: Any, env_ids: np.ndarray | None = None) -> tuple[Any, TimestepBatch]:
         """Step every env (or those of ``env_ids``) with its row of ``actions`` and wait for all of them.
@@ -93,7 +161,7 @@ class Lockstep:
             EnvStateError: Before ``reset()``, or when an env is not ready after its step.
         """
         self._check_open()
-        if not self._launched:
+        if not self._may_step:
             raise EnvStateError("step() before reset(): reset the envs first")
         env_ids = self.env_ids if env_ids is None else env_ids
         if isinstance(self.single_action_space, gym.spaces.Tuple) and not isinstance(actions, list):
@@ -124,21 +192,35 @@ class Lockstep:
             raise AttributeError(
                 f"{name!r} is an attribute of {type(self.manager).__name__} itself, which hides the envs' own"
             )
-        if not self._launched:
-            raise EnvStateError(f"env attribute {name!r} is read from running envs: call reset() first")
         return getattr(self.manager, name)
 
     def set_env_attribute(self, name: str, values: Any, env_ids: list[int] | None = None) -> None:
         """Set the envs' attribute ``name`` through the manager (one value for all, or one per env).
 
         Raises:
-            EnvStateError: Before the first reset.
             ValueError: For a private name or a list of the wrong length.
         """
         self._check_open()
-        if not self._launched:
-            raise EnvStateError(f"env attribute {name!r} is set on running envs: call reset() first")
         self.manager.set_env_attr(name, values, env_ids)
+
+    def render_modes(self) -> list[str | None]:
+        """Each env's ``render_mode``; None for an env without one (a ``gym.Env`` without one does not render)."""
+        try:
+            return list(self.env_attribute("render_mode"))
+        except AttributeError:
+            return [None] * self.num_envs
+
+    def metadata(self) -> dict[str, Any]:
+        """A copy of env 0's ``metadata`` (``render_fps``, ``render_modes``), as ``SyncVectorEnv`` copies it; or {}."""
+        try:
+            metadata = self.env_attribute("metadata")[0]
+        except AttributeError:
+            return {}
+        return dict(metadata) if isinstance(metadata, Mapping) else {}
+
+    def render(self) -> list[Any]:
+        """Every env's ``render()`` result (a frame in ``rgb_array`` mode), in env order."""
+        return list(self.env_attribute("render")())
 
     def close(self) -> None:
         """Close the manager. Safe to call more than once."""

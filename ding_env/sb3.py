@@ -10,6 +10,7 @@ observation then).
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,9 @@ class ManagerVecEnv(_vec_env.VecEnv):
 
     Args:
         manager: The manager, launched or not (it is launched here, as SB3's vec envs build their envs
-            at once); ``close()`` closes it.
+            at once); ``close()`` closes it. Its envs must auto-reset forever (``auto_reset=True``,
+            ``episode_num=inf``, the defaults) and be ``BaseEnv`` s (a Gymnasium env in a
+            ``DingEnvWrapper``).
 
     Example::
 
@@ -40,20 +43,34 @@ class ManagerVecEnv(_vec_env.VecEnv):
         venv = ManagerVecEnv(create_env_manager({"type": "subprocess"}, [cartpole] * 8))
         PPO("MlpPolicy", venv, seed=0).learn(50_000)
 
-    ``seed(s)`` gives env ``i`` the seed ``s + i`` at the next ``reset()``; the episodes after that
-    draw their seeds reproducibly from it. ``get_attr``, ``set_attr`` and ``env_method`` read, set
-    or call the envs' own attributes through the manager (``manager.set_env_attr`` and
+    ``seed(s)`` gives env ``i`` the seed ``s + i`` at the next ``reset()``, a dynamic seed: every
+    episode, the first included, draws its seed reproducibly from it. So env ``i``'s first
+    observation is not ``gym.make(...).reset(seed=s + i)``'s, as it is in ``DummyVecEnv``, though the
+    same ``s`` always gives the same episodes. ``get_attr``, ``set_attr`` and ``env_method`` read,
+    set or call the envs' own attributes through the manager (``manager.set_env_attr`` and
     ``manager.call_env_method``), for every env or those ``indices`` names.
+
+    ``render_mode`` is the envs' (SB3 asks all of them to have the same one), ``metadata`` has env
+    0's ``render_fps`` (what ``VecVideoRecorder`` reads), and ``get_images()`` returns every env's
+    frame, as ``DummyVecEnv``'s does, so ``render()`` and ``VecVideoRecorder`` work.
+
+    Raises:
+        TypeError: For something else than a manager (env factories, a ``ManagerVectorEnv``), or a
+            manager whose ``env_fn`` return Gymnasium envs not in ``DingEnvWrapper``.
+        ValueError: For a manager whose envs do not auto-reset forever.
     """
 
     def __init__(self, manager: Any) -> None:
-        self._lockstep = Lockstep(manager)
+        # Launches the manager: SB3 reads env attributes (render_mode) as the VecEnv is built.
+        self._lockstep = Lockstep(manager, "ManagerVecEnv")
         self.manager = manager
         self._actions: Any = None
-        self._lockstep.launch()  # SB3 reads env attributes (render_mode) as the VecEnv is built
         super().__init__(
             self._lockstep.num_envs, self._lockstep.single_observation_space, self._lockstep.single_action_space
         )
+        # SB3's own render_modes stay; the envs' other keys (render_fps) are for VecVideoRecorder, which reads the
+        # metadata of a VecEnv that is not one of SB3's own.
+        self.metadata = {**self._lockstep.metadata(), **self.metadata}
 
     def reset(self) -> Any:
         """Reset every env, with the seeds of ``seed()`` and the options of ``set_options()`` if given."""
@@ -111,6 +128,19 @@ class ManagerVecEnv(_vec_env.VecEnv):
         if not callable(method):
             raise AttributeError(f"{method_name!r} is an attribute of the envs, not a method: read it with get_attr")
         return self.manager.call_env_method(method_name, *method_args, env_ids=selected, **method_kwargs)
+
+    def get_images(self) -> list[Any]:
+        """Every env's frame (its ``render()``), as ``DummyVecEnv.get_images`` returns them.
+
+        Not in ``rgb_array`` mode, a warning and one None per env, as ``DummyVecEnv`` gives.
+        """
+        if self.render_mode != "rgb_array":
+            warnings.warn(
+                f"The render mode is {self.render_mode}, but this method assumes it is `rgb_array` to obtain images.",
+                stacklevel=2,
+            )
+            return [None] * self.num_envs
+        return self._lockstep.render()
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
         """Whether each env is a ``wrapper_class``: ding_env envs are not Gymnasium wrappers, so False."""

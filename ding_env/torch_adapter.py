@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from ding_env import BaseEnvTimestep, ObsBatch, TimestepBatch
+from ding_env.env_manager.treetensor_managers import TreetensorManager
 
 
 class TorchConverter:
@@ -31,10 +32,13 @@ class TorchConverter:
 
     Args:
         device: Where tensors go: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, a ``torch.device``.
+
+    Raises:
+        ValueError: For a device this machine does not have (``"cuda"`` without CUDA).
     """
 
     def __init__(self, device: str | torch.device = "cpu") -> None:
-        self.device = torch.device(device)
+        self.device = check_device(device)
         # CUDA: a pinned host buffer per field, and the event marking its last copy to the device as done.
         self._staging: dict[tuple, tuple[torch.Tensor, torch.cuda.Event]] = {}
 
@@ -81,12 +85,33 @@ class TorchConverter:
         return tensor
 
 
+def check_device(device: str | torch.device) -> torch.device:
+    """``device`` as a ``torch.device``, checked to exist here: an absent one fails now, not at the first batch.
+
+    Raises:
+        ValueError: Naming the device, when torch cannot place a tensor on it.
+    """
+    device = torch.device(device)
+    try:
+        torch.empty(0, device=device)  # raises for a CUDA device on a CPU-only build, or one past the last GPU
+    except (AssertionError, RuntimeError) as error:
+        cuda = device.type == "cuda"
+        seen = f"; torch {torch.__version__} sees {torch.cuda.device_count()} CUDA devices" if cuda else ""
+        raise ValueError(
+            f"device {str(device)!r} is not available on this machine ({error}){seen}: use device='cpu'"
+        ) from error
+    return device
+
+
 class TorchEnvManager:
     """A view of an env manager that takes and returns torch tensors.
 
     Args:
         manager: Any env manager (launched or not).
         device: Where observations, rewards and done flags are returned.
+
+    Raises:
+        ValueError: For a device this machine does not have.
 
     Example::
 
@@ -98,14 +123,20 @@ class TorchEnvManager:
             batch.reward, batch.done, batch.truncated  # tensors on the device
 
     Everything else (``launch``, ``seed``, ``reset``, ``close``, spaces, env attributes) is
-    the manager's. ``env_id`` arrays and infos stay numpy and Python objects. The dict API
-    (``ready_obs``, ``step``) is that of ``BaseEnvManager`` and the subprocess managers; over the
-    V2 managers, whose dict API is DI-engine's treetensor one, use the batched API.
+    the manager's. ``env_id`` arrays and infos stay numpy and Python objects.
+
+    The dict API (``ready_obs``, ``step``), one entry per env, is that of ``BaseEnvManager`` and
+    the subprocess managers: observations and rewards (arrays) come back as tensors, while each
+    env's ``done`` and ``truncated`` stay Python bools, as Gymnasium's single-env ``NumpyToTorch``
+    and DI-engine's ``to_tensor`` leave them: they steer per-env control flow (``if timestep.done``),
+    which a tensor on CUDA would stall, and batched flags are what ``step_batch`` returns as tensors.
+    Over the V2 managers, whose dict API is DI-engine's treetensor one, the dict API raises a
+    ``TypeError``: use the batched API.
     """
 
     def __init__(self, manager: Any, device: str | torch.device = "cpu") -> None:
         self.manager = manager
-        self.converter = TorchConverter(device)
+        self.converter = TorchConverter(device)  # checks the device now, not at the first batch
 
     @property
     def device(self) -> torch.device:
@@ -131,11 +162,26 @@ class TorchEnvManager:
 
     @property
     def ready_obs(self) -> dict[int, Any]:
-        """The manager's ``ready_obs`` with each observation as tensors."""
+        """The manager's ``ready_obs`` with each observation as tensors.
+
+        Raises:
+            TypeError: Over a V2 manager (its ``ready_obs`` is DI-engine's stacked treetensor one).
+        """
+        self._check_dict_api("ready_obs")
         return {env_id: self.converter.to_torch(obs) for env_id, obs in self.manager.ready_obs.items()}
 
     def step(self, actions: Mapping[int, Any]) -> dict[int, BaseEnvTimestep]:
-        """The manager's ``step``; actions may be tensors. Observations and rewards come back as tensors."""
+        """The manager's ``step``; actions may be tensors.
+
+        Returns:
+            ``{env_id: timestep}`` with ``obs`` and ``reward`` as tensors on the device; ``done`` and
+            ``truncated`` are Python bools (per-env flags; ``step_batch`` gives them as tensors) and
+            ``info`` is the env's.
+
+        Raises:
+            TypeError: Over a V2 manager (its ``step`` takes and returns DI-engine's treetensor batches).
+        """
+        self._check_dict_api("step")
         timesteps = self.manager.step({env_id: self.converter.to_numpy(action) for env_id, action in actions.items()})
         to_torch = self.converter.to_torch
         return {
@@ -143,9 +189,21 @@ class TorchEnvManager:
             for env_id, timestep in timesteps.items()
         }
 
+    def _check_dict_api(self, name: str) -> None:
+        if isinstance(self.manager, TreetensorManager):
+            raise TypeError(
+                f"TorchEnvManager.{name}: {type(self.manager).__name__}'s dict API is DI-engine's treetensor one "
+                "(the ready envs' observations stacked, not {env_id: obs}), which TorchEnvManager does not "
+                "convert: use ready_obs_batch and step_batch, which return tensors over every manager"
+            )
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "manager":
             raise AttributeError(name)
+        if any(name in vars(cls) for cls in type(self).__mro__):
+            # A property of this class raised AttributeError: raise it again, never the manager's attribute of
+            # that name (which would hand back the manager's numpy values as if converted).
+            return object.__getattribute__(self, name)
         return getattr(self.manager, name)
 
     def __enter__(self) -> TorchEnvManager:

@@ -12,7 +12,9 @@ autoreset modes are offered (``metadata["autoreset_mode"]`` says which):
   (masked by ``infos["_final_obs"]`` and ``infos["_final_info"]``), where ``SyncVectorEnv`` puts them.
 
 The managers reset a finished env within the step that ended its episode; in ``NEXT_STEP`` mode the
-reset observation is held until the env's next step.
+reset observation is held until the env's next step. The manager is launched (its envs built and
+reset) as the vector env is built, as ``SyncVectorEnv`` builds its envs, so ``render_mode`` and
+``metadata`` are the envs' own and the rendering wrappers of ``gymnasium.wrappers.vector`` work.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env_manager import arrays, create_env_manager, validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.hosted_env import is_gym_env
-from ding_env.lockstep import Lockstep, rewards_of
+from ding_env.errors import EnvStateError
+from ding_env.lockstep import Lockstep, is_manager, rewards_of
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -40,8 +43,9 @@ class ManagerVectorEnv(VectorEnv):
 
     Args:
         envs: Env factories as ``SyncVectorEnv`` takes them (functions returning a Gymnasium env or a
-            ``BaseEnv``), run by a manager made from ``manager_cfg``; or a manager, launched or not.
-            ``reset()`` launches it, ``close()`` closes it.
+            ``BaseEnv``), run by a manager made from ``manager_cfg``; or a manager, launched or not (it is
+            launched here; ``close()`` closes it). Its envs must auto-reset forever (``auto_reset=True``,
+            ``episode_num=inf``, the defaults).
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default) or ``SAME_STEP``, or their names
             (``"NextStep"``, ``"SameStep"``).
         manager_cfg: The manager's config when ``envs`` are factories (default ``{"type": "base"}``: the
@@ -53,19 +57,37 @@ class ManagerVectorEnv(VectorEnv):
         obs, infos = envs.reset(seed=0)
         obs, rewards, terminations, truncations, infos = envs.step(envs.action_space.sample())
 
-    A Gymnasium env runs inside ``DingEnvWrapper`` with no preprocessing (observations in the
-    float32 / int64 / uint8 convention, infos with ``truncated`` and ``eval_episode_return`` on
-    done steps) and is seeded as ``SyncVectorEnv`` seeds it: ``reset(seed=s)`` resets env ``i``
-    with seed ``s + i`` and its later episodes continue its own generator, so the same seeds
-    give ``SyncVectorEnv``'s trajectories. A ``BaseEnv`` (and every env of a manager given as
-    ``envs``) is seeded ``s + i`` too, with the managers' dynamic seeds: each episode, the first
-    included, draws its seed reproducibly from it, so its trajectories are its own, not
-    ``SyncVectorEnv``'s. Rewards are
-    ``float64``, as Gymnasium's vector envs return them. A step that reaches a terminal state at
-    the time limit is terminated and not truncated (``SyncVectorEnv`` passes on both flags).
+    A Gymnasium env runs inside ``DingEnvWrapper`` with no wrappers added, and is seeded as
+    ``SyncVectorEnv`` seeds it: ``reset(seed=s)`` resets env ``i`` with seed ``s + i`` and its later
+    episodes continue its own generator, so the same seeds give ``SyncVectorEnv``'s episodes. What
+    ``DingEnvWrapper`` holds in its own dtypes differs from ``SyncVectorEnv``'s values:
+
+    * float observations (``float64`` ones too) are ``float32``, integer ones other than ``uint8`` are
+      ``int64``, and ``single_observation_space`` says so (actions and their space are the env's);
+    * rewards go through the managers' ``float32`` arrays: returned as ``float64``, as Gymnasium's
+      vector envs return them, but rounded to ``float32`` precision (Pendulum-v1's first reward after
+      ``reset(seed=0)`` and action 0.5 is ``-0.76200531`` in ``SyncVectorEnv``, ``-0.76200533`` here);
+      rewards that are ``float32`` values already (CartPole's 1.0) are unchanged;
+    * ``reset()`` returns an empty info dict: the managers keep no reset infos, where ``SyncVectorEnv``
+      returns the envs' (an env whose ``reset`` returns ``{}``, as CartPole's, loses nothing);
+    * step infos gain ``truncated`` and ``eval_episode_return`` on done steps, and numpy scalars in
+      them are Python scalars;
+    * a step that reaches a terminal state at the time limit is terminated and not truncated
+      (``SyncVectorEnv`` passes on both flags).
+
+    A ``BaseEnv`` (and every env of a manager given as ``envs``) is seeded ``s + i`` too, with the
+    managers' dynamic seeds: each episode, the first included, draws its seed reproducibly from
+    it, so its episodes are its own, not ``SyncVectorEnv``'s.
+
+    ``render_mode`` is the envs' when they all have the same one (else None), ``metadata`` is env 0's
+    (``render_fps`` ...) with ``autoreset_mode``, and ``render()`` returns every env's frame, as in
+    ``SyncVectorEnv``.
 
     Raises:
-        ValueError: For an autoreset mode other than these two.
+        ValueError: For an autoreset mode other than these two, or a manager whose envs do not
+            auto-reset forever.
+        TypeError: For ``envs`` that are neither env factories nor a manager, or a manager whose
+            ``env_fn`` return Gymnasium envs not in ``DingEnvWrapper`` (give such factories as ``envs``).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -81,7 +103,7 @@ class ManagerVectorEnv(VectorEnv):
                 f"ManagerVectorEnv autoreset_mode: expected one of {[mode.value for mode in AUTORESET_MODES]}, "
                 f"got {autoreset_mode!r}"
             )
-        if hasattr(envs, "step_batch"):  # a manager
+        if is_manager(envs):
             if manager_cfg is not None:
                 raise ValueError(
                     "ManagerVectorEnv: manager_cfg configures a manager for env factories, not a given one"
@@ -89,7 +111,7 @@ class ManagerVectorEnv(VectorEnv):
         else:
             env_fns = [partial(as_base_env, env_fn) for env_fn in validation.check_env_fns(envs)]
             envs = create_env_manager(dict(manager_cfg or {}), env_fns)
-        self._lockstep = Lockstep(envs)
+        self._lockstep = Lockstep(envs, "ManagerVectorEnv")  # launches the manager: its envs are read below
         self.manager = envs
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.num_envs = self._lockstep.num_envs
@@ -97,7 +119,11 @@ class ManagerVectorEnv(VectorEnv):
         self.single_action_space = self._lockstep.single_action_space
         self.observation_space = self._lockstep.observation_space
         self.action_space = self._lockstep.action_space
-        self.metadata = dict(self.metadata, autoreset_mode=self.autoreset_mode)
+        # SyncVectorEnv copies env 0's metadata and takes its render mode; one mode is only the vector env's
+        # when every env has it (render() renders them all), so envs made with different ones have none.
+        self.metadata = dict(self._lockstep.metadata(), autoreset_mode=self.autoreset_mode)
+        self._render_modes = self._lockstep.render_modes()
+        self.render_mode = self._render_modes[0] if len(set(self._render_modes)) == 1 else None
         # NEXT_STEP: the envs whose episode ended in the last step, and their reset observations (held till then).
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._reset_obs: dict[int, Any] = {}
@@ -116,7 +142,8 @@ class ManagerVectorEnv(VectorEnv):
                 managers keep reset params).
 
         Returns:
-            The observations of every env and an empty info dict (the managers keep no reset infos).
+            The observations of every env and an empty info dict: the managers keep no reset infos, so
+            the envs' are not returned (``SyncVectorEnv`` returns them).
         """
         options = dict(options or {})
         reset_mask = options.pop("reset_mask", None)
@@ -202,6 +229,19 @@ class ManagerVectorEnv(VectorEnv):
             rows[env_id] = row
         space = self.single_observation_space
         return concatenate(space, rows, create_empty_array(space, self.num_envs))
+
+    def render(self) -> tuple[Any, ...]:
+        """Every env's ``render()`` in env order (frames in ``rgb_array`` mode), as ``SyncVectorEnv.render()`` gives.
+
+        Raises:
+            EnvStateError: When the envs were made without a render mode, or with different ones.
+        """
+        if self.render_mode is None:
+            raise EnvStateError(
+                f"{self!r}.render(): the envs' render modes are {self._render_modes}; render() needs the same one "
+                "in every env: make each with it, e.g. gym.make(env_id, render_mode='rgb_array')"
+            )
+        return tuple(self._lockstep.render())
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Call the method ``name`` of every env (or read the attribute ``name``) and return the results.

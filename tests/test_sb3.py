@@ -19,7 +19,9 @@ from stable_baselines3.common.utils import obs_as_tensor  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor, VecNormalize  # noqa: E402
 
 from ding_env import DingEnvWrapper  # noqa: E402
+from ding_env.errors import EnvError  # noqa: E402
 from ding_env.sb3 import ManagerVecEnv  # noqa: E402
+from ding_env.vector import ManagerVectorEnv  # noqa: E402
 
 # noqa: E402
 from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, cartpole_fn  # noqa: E402
@@ -152,3 +154,61 @@ def test_reset_options_and_the_gymnasium_envs_attributes_reach_the_env_as_in_dum
         assert obs[0][3] != obs[1][3]  # the pole's angular velocity
     finally:
         reference.close()
+
+
+RENDERING_CARTPOLE = partial(DingEnvWrapper, cfg={"env_id": "CartPole-v1", "make_kwargs": {"render_mode": "rgb_array"}})
+
+
+def test_render_mode_images_and_render_are_the_envs_as_in_dummy_vec_env(make_adapted):
+    venv = make_adapted(ManagerVecEnv, [RENDERING_CARTPOLE] * 2)
+    reference = DummyVecEnv([partial(gym.make, "CartPole-v1", render_mode="rgb_array")] * 2)
+    try:
+        assert venv.render_mode == reference.render_mode == "rgb_array"
+        assert venv.get_attr("render_mode") == ["rgb_array", "rgb_array"]
+        assert venv.metadata["render_fps"] == 50  # what VecVideoRecorder records at
+        assert venv.metadata["render_modes"] == reference.metadata["render_modes"]
+        # Fixed seeds 3 + i (not the managers' dynamic ones): the envs start where DummyVecEnv's do.
+        venv.manager.seed(3, dynamic_seed=False)
+        reference.seed(3)
+        venv.reset(), reference.reset()
+        for _ in range(3):
+            venv.step(np.array([0, 1])), reference.step(np.array([0, 1]))
+        images = venv.get_images()
+        assert len(images) == 2 and not np.array_equal(images[0], images[1])
+        for image, want in zip(images, reference.get_images(), strict=True):
+            np.testing.assert_array_equal(image, want)
+        # VecVideoRecorder records render(): the envs' frames tiled into one, as DummyVecEnv tiles them.
+        np.testing.assert_array_equal(venv.render(mode="rgb_array"), reference.render(mode="rgb_array"))
+    finally:
+        reference.close()
+
+
+def test_images_of_envs_without_a_render_mode_are_none_with_a_warning_as_in_dummy_vec_env(make_adapted):
+    venv = make_adapted(ManagerVecEnv, [partial(CountingEnv, {})] * 2)
+    with pytest.warns(UserWarning, match="The render mode is None"):
+        assert venv.get_images() == [None, None]
+
+
+def test_what_is_not_a_manager_is_refused_naming_what_to_give():
+    with pytest.raises(TypeError, match=r"ManagerVecEnv takes an env manager .*got list .*wrap each Gymnasium env"):
+        ManagerVecEnv([lambda: gym.make("CartPole-v1")])
+    vector_env = ManagerVectorEnv([partial(CountingEnv, {})])
+    try:
+        with pytest.raises(TypeError, match=r"got ManagerVectorEnv .*ManagerVecEnv\(envs\.manager\)"):
+            ManagerVecEnv(vector_env)
+    finally:
+        vector_env.close()
+
+
+def test_a_manager_of_gymnasium_envs_not_wrapped_is_refused_with_the_reason(make_adapted):
+    # The launch, at construction, names the env and how to wrap it (reading a space first gave an AttributeError).
+    with pytest.raises(EnvError, match=r"env_fn returned a gymnasium env \(TimeLimit\).*DingEnvWrapper"):
+        make_adapted(ManagerVecEnv, [partial(gym.make, "CartPole-v1")] * 2)
+
+
+@pytest.mark.parametrize(
+    ("cfg", "setting"), [({"auto_reset": False}, "auto_reset=False"), ({"episode_num": 2}, "episode_num=2")]
+)
+def test_a_manager_whose_envs_do_not_auto_reset_is_refused_naming_the_setting(make_adapted, cfg, setting):
+    with pytest.raises(ValueError, match=rf"ManagerVecEnv steps every env .* has {setting}; create it with"):
+        make_adapted(ManagerVecEnv, [partial(CountingEnv, {"limit": 3})] * 2, **cfg)

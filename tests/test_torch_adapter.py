@@ -77,7 +77,8 @@ def test_dict_api_takes_and_returns_tensors(manager_type):
         assert isinstance(envs.ready_obs[0]["count"], torch.Tensor)
         timesteps = envs.step({0: {"push": torch.tensor(1), "scale": torch.tensor([1.0])}})
         assert isinstance(timesteps[0].obs["vec"], torch.Tensor) and timesteps[0].reward.tolist() == [2.0]
-        assert timesteps[0].done is False
+        # Per-env flags stay Python bools (as Gymnasium's single-env NumpyToTorch gives them); step_batch's are tensors.
+        assert timesteps[0].done is False and timesteps[0].truncated is False
 
 
 def test_cpu_tensors_share_memory_with_arrays_the_caller_owns():
@@ -114,3 +115,22 @@ def test_cuda_device_round_trip():
         torch.cuda.synchronize()
         for on_device, copied in held:  # pinned staging buffers are not overwritten before their copy is done
             assert torch.equal(on_device.cpu(), copied)
+
+
+@pytest.mark.parametrize("manager_type", ["base_v2", "subprocess_v2"])
+def test_dict_api_over_a_v2_manager_is_refused_naming_the_batched_api(manager_type):
+    with TorchEnvManager(create_env_manager(manager_cfg(manager_type), [cartpole_fn] * 2)) as envs:
+        envs.launch()
+        # Its ready_obs is DI-engine's stacked one: it was handed back unconverted, a numpy array.
+        with pytest.raises(TypeError, match=r"ready_obs: \w+V2's dict API is DI-engine's treetensor one.*step_batch"):
+            envs.ready_obs  # noqa: B018 - the property is what is checked
+        with pytest.raises(TypeError, match=r"step: \w+V2's dict API .*ready_obs_batch and step_batch"):
+            envs.step({0: torch.tensor(0)})
+        assert isinstance(envs.ready_obs_batch.obs, torch.Tensor)  # the batched API over it is unchanged
+
+
+def test_a_device_this_machine_lacks_is_refused_when_built():
+    missing = f"cuda:{torch.cuda.device_count()}"  # one past the last GPU: cuda:0 on a machine without CUDA
+    with create_env_manager(manager_cfg("base"), [cartpole_fn]) as manager:
+        with pytest.raises(ValueError, match=rf"device '{missing}' is not available on this machine"):
+            TorchEnvManager(manager, device=missing)

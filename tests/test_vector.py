@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
-from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from gymnasium.wrappers.vector import HumanRendering, RecordEpisodeStatistics
 
-from ding_env import create_env_manager
-from ding_env.errors import ClosedEnvError
+from ding_env import DingEnvWrapper, create_env_manager
+from ding_env.errors import ClosedEnvError, EnvError, EnvStateError
 from ding_env.vector import ManagerVectorEnv
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, DictActionEnv, cartpole_fn
@@ -284,3 +284,74 @@ def test_the_step_after_an_episode_end_checks_every_action_as_the_others_do(make
             envs.step(bad)
     obs, *_ = envs.step(np.zeros(3, np.int64))  # the envs step on once given good actions
     assert obs.shape[0] == 3
+
+
+# CartPole drawing its frames (rgb_array), in a DingEnvWrapper as a manager hosts it.
+RENDERING_CARTPOLE = partial(DingEnvWrapper, cfg={"env_id": "CartPole-v1", "make_kwargs": {"render_mode": "rgb_array"}})
+
+
+def test_render_mode_metadata_and_frames_are_the_envs_as_in_sync_vector_env(make_adapted):
+    envs = make_adapted(ManagerVectorEnv, [RENDERING_CARTPOLE] * 2)
+    reference = SyncVectorEnv([partial(gym.make, "CartPole-v1", render_mode="rgb_array")] * 2)
+    try:
+        assert envs.render_mode == reference.render_mode == "rgb_array"
+        assert envs.metadata["render_fps"] == reference.metadata["render_fps"] == 50
+        assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        # Fixed seeds 3 + i (not the managers' dynamic ones): the envs start where SyncVectorEnv's do.
+        envs.manager.seed(3, dynamic_seed=False)
+        envs.reset()
+        reference.reset(seed=3)
+        for _ in range(3):  # the same states: the same pictures
+            envs.step(np.array([0, 1]))
+            reference.step(np.array([0, 1]))
+        frames, expected = envs.render(), reference.render()
+        assert isinstance(frames, tuple) and len(frames) == 2
+        for frame, want in zip(frames, expected, strict=True):
+            assert frame.dtype == np.uint8 and frame.shape == (400, 600, 3)
+            np.testing.assert_array_equal(frame, want)
+        assert not np.array_equal(frames[0], frames[1])  # each env's own picture
+    finally:
+        reference.close()
+
+
+def test_render_needs_one_render_mode_in_every_env(make_adapted):
+    envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {})] * 2)  # envs of our own, without a render mode
+    assert envs.render_mode is None
+    with pytest.raises(EnvStateError, match=r"render modes are \[None, None\].*render_mode='rgb_array'"):
+        envs.render()
+    mixed = ManagerVectorEnv(
+        [partial(gym.make, "CartPole-v1", render_mode="rgb_array"), partial(gym.make, "CartPole-v1")]
+    )
+    try:
+        assert mixed.render_mode is None
+        with pytest.raises(EnvStateError, match=r"render modes are \['rgb_array', None\]"):
+            mixed.render()
+    finally:
+        mixed.close()
+
+
+def test_gymnasium_rendering_wrappers_run_over_it(monkeypatch):
+    pytest.importorskip("pygame", reason="HumanRendering draws with pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # no display here: pygame draws off-screen
+    # HumanRendering reads render_mode and metadata["render_fps"] as it is built, before any reset.
+    envs = HumanRendering(ManagerVectorEnv([partial(gym.make, "CartPole-v1", render_mode="rgb_array")] * 2))
+    try:
+        envs.reset(seed=0)
+        envs.step(np.zeros(2, np.int64))
+        assert envs.window is not None and envs.screen_size == (600, 400)  # both envs' frames were drawn
+    finally:
+        envs.close()
+
+
+def test_a_manager_of_gymnasium_envs_not_wrapped_is_refused_with_the_reason(make_adapted):
+    # The launch, at construction, names the env and how to wrap it (reading a space first gave an AttributeError).
+    with pytest.raises(EnvError, match=r"env_fn returned a gymnasium env \(TimeLimit\).*DingEnvWrapper"):
+        make_adapted(ManagerVectorEnv, [partial(gym.make, "CartPole-v1")] * 2)
+
+
+@pytest.mark.parametrize(
+    ("cfg", "setting"), [({"auto_reset": False}, "auto_reset=False"), ({"episode_num": 2}, "episode_num=2")]
+)
+def test_a_manager_whose_envs_do_not_auto_reset_is_refused_naming_the_setting(make_adapted, cfg, setting):
+    with pytest.raises(ValueError, match=rf"ManagerVectorEnv steps every env .* has {setting}; create it with"):
+        make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 3})] * 2, **cfg)
