@@ -506,3 +506,31 @@ def test_close_after_a_ctrl_c_cut_a_hung_step_stops_the_hung_worker_at_once(mana
         manager.close()
     assert time.monotonic() - started < 5.0  # not the 10 s a close request to the hung worker would wait
     assert not leaked_segments(segments) and child_pids() <= children | resource_tracker_pids()
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_a_report_left_by_a_worker_that_finished_before_a_ctrl_c_is_not_taken_for_a_reply(manager_type):
+    # Worker 0's env fails its step (an error report on its pipe) while worker 1's still sleeps when Ctrl-C comes.
+    fns = [partial(FaultEnv, {"limit": 10**6, "raise_every": 1}), partial(CountingEnv, {"step_sleep": 1.0})]
+    cfg = manager_cfg(manager_type, num_workers=2, step_error="abnormal")
+    with create_env_manager(cfg, fns) as manager:
+        manager.launch()
+        interrupted(lambda: (manager.step_batch([0, 1], np.zeros(2, np.int64)), manager.step({})), after=0.4)
+        manager.reset()  # took the report for its reply before: AttributeError, then a close failing
+        batch = manager.step_batch([0, 1], np.zeros(2, np.int64))
+        assert batch.env_id.tolist() == [0, 1] and batch.obs[1, 0] == 1  # env 1's first step after the reset
+        assert batch.info[0]["abnormal"] and "injected error at step 1" in batch.info[0]["error"]
+        assert manager.env_status is not None  # every worker still answers requests
+
+
+@pytest.mark.parametrize("manager_type", SUBPROCESS)
+def test_a_reset_after_ctrl_c_cut_a_hung_step_returns_with_only_step_timeout_set(manager_type):
+    fns = fault_fns(2, [1], hang_every=2)
+    with create_env_manager(manager_cfg(manager_type, num_workers=2, step_timeout=1.0), fns) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        interrupted(lambda: (manager.step({0: 0, 1: 0}), manager.step({})), after=0.3)
+        started = time.monotonic()
+        manager.reset()  # the hung worker is waited for as long as its step was, then replaced
+        assert time.monotonic() - started < 5.0
+        assert sorted(manager.step({0: 0, 1: 0})) == [0, 1]

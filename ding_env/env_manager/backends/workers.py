@@ -59,8 +59,10 @@ class WorkerBackend(Backend):
         self.env_num = len(self.env_ids)
         self.all_workers = list(range(self.workers.num_workers))
         self.sent: tuple[np.ndarray, slice | np.ndarray, np.ndarray, list[int]] | None = None
-        # Workers whose step a KeyboardInterrupt left unwaited for: settled before they are asked anything.
+        # Workers whose step a KeyboardInterrupt left unwaited for, and those it left with a report unread:
+        # settled before they are asked anything.
         self.unfinished: list[int] = []
+        self.unread: list[int] = []
 
     @override
     def launch(self) -> Spaces:
@@ -114,8 +116,16 @@ class WorkerBackend(Backend):
         Returns:
             The workers still stepping after ``grace`` seconds, when it is given.
         """
+        if self.sent is not None:  # dispatched and never collected: a Ctrl-C came between send and collect
+            self.unfinished, self.sent = [*self.unfinished, *self.sent[3]], None
         pool, stuck = self.workers.pool, []
-        timeout = self.reset_timeout if grace is None else grace
+        while self.unread:  # finished before the interrupt, their reports not read yet
+            if pool.has_report(self.unread[0]):
+                self.workers.read_report(self.unread[0], {}, {})
+            self.unread.pop(0)
+        # The bound of the request that comes next (reset_timeout), else of the step that was cut.
+        timeout = self.reset_timeout if self.reset_timeout is not None else self.step_timeout
+        timeout = timeout if grace is None else grace
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.unfinished:
             index = self.unfinished[0]
@@ -172,7 +182,10 @@ class WorkerBackend(Backend):
             except WORKER_FAILURES as error:
                 failures[index] = kept(error)
             except BaseException:  # Ctrl-C: the workers not waited for yet are still stepping
-                self.unfinished = stepping[position:]
+                done = stepping[:position]
+                # A failed worker is settled as a still-stepping one: waiting for it finds it dead or hung again.
+                self.unread = [index for index in done if index not in failures]
+                self.unfinished = [index for index in done if index in failures] + stepping[position:]
                 raise
         reporting = [index for index in stepping if index not in failures and pool.has_report(index)]
         if not reporting and not failures:  # the common step: nothing but the shared rows
