@@ -22,19 +22,32 @@ class GymAttributes:
             # its error, never the Gymnasium env's attribute of that name.
             return object.__getattribute__(self, name)
         env = self._gymnasium_env(name)
-        return env.get_wrapper_attr(name) if hasattr(env, "get_wrapper_attr") else getattr(env, name)
+        if not hasattr(env, "get_wrapper_attr"):  # a legacy gym env as given, not built yet
+            return getattr(env, name)
+        try:
+            return env.get_wrapper_attr(name)
+        except AttributeError:
+            legacy = _legacy_env_of(env)
+            if legacy is None:
+                raise
+            return getattr(legacy, name)  # legacy gym's wrappers pass attribute reads on themselves
 
     def set_wrapper_attr(self, name: str, value: Any) -> None:
         """Set ``name`` where ``getattr`` reads it: here when this object has it, else on the Gymnasium env.
 
-        There it goes where its wrappers hold it (on the innermost env when none does), as Gymnasium's
+        There it goes where its wrappers hold it (on the outermost wrapper when none does), as Gymnasium's
         ``set_wrapper_attr`` sets it.
         """
         if self._owns(name):
             setattr(self, name, value)
-        elif hasattr(env := self._gymnasium_env(name), "set_wrapper_attr"):
+            return
+        env = self._gymnasium_env(name)
+        legacy = _legacy_env_of(env) if hasattr(env, "get_wrapper_attr") else env
+        if legacy is not None and not _found(env, name) and hasattr(legacy, name):
+            _set_where_held(legacy, name, value)  # the legacy env's own attribute (gravity), not a new one above it
+        elif hasattr(env, "set_wrapper_attr"):
             env.set_wrapper_attr(name, value)
-        else:  # an env without Gymnasium's wrapper lookup (legacy gym): a plain attribute
+        else:  # a legacy gym env as given, with no such attribute yet
             setattr(env, name, value)
 
     def _owns(self, name: str) -> bool:
@@ -49,3 +62,31 @@ class GymAttributes:
                 "first reset; read the env's attributes after it)"
             )
         return env
+
+
+def _legacy_env_of(env: Any) -> Any:
+    """The legacy gym env under ``env``'s Gymnasium wrappers (``LegacyGymEnv`` holds it), or None."""
+    from ding_env.env_wrappers.legacy_gym import LegacyGymEnv
+
+    inner = env.unwrapped
+    return inner.legacy_env if isinstance(inner, LegacyGymEnv) else None
+
+
+def _found(env: Any, name: str) -> bool:
+    """Whether Gymnasium's lookup finds ``name`` on ``env`` or a wrapper of it."""
+    try:
+        env.get_wrapper_attr(name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _set_where_held(env: Any, name: str, value: Any) -> None:
+    """Set ``name`` on the first of ``env``'s legacy wrappers (or the env under them) holding it itself."""
+    held = env
+    while held is not None:
+        if name in vars(held) or any(name in vars(cls) for cls in type(held).__mro__):
+            setattr(held, name, value)
+            return
+        held = vars(held).get("env")
+    setattr(env, name, value)

@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import importlib.util
 import io
+import sys
 from typing import Any
 
 import gymnasium as gym
@@ -91,6 +92,9 @@ def quietly_imported_gym() -> Any:
     ding-env reaches legacy gym only for ids Gymnasium lacks (DI-engine's) or when told to
     (``is_gymnasium=False``), and says so itself where that matters.
     """
+    if "gym" in sys.modules:  # imported already: its notice printed then, if ever
+        return sys.modules["gym"]
+    # sys.stderr is the process's: swapped only for this one import, which prints the notice.
     with contextlib.redirect_stderr(io.StringIO()):
         return importlib.import_module("gym")
 

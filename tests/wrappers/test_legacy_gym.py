@@ -238,3 +238,17 @@ def test_an_id_only_legacy_gym_has_is_made_there_with_a_warning_and_a_mistyped_o
     assert any(
         "Gymnasium has no env_id 'LunarLander-v2'" in line and "Please use `LunarLander-v3`" in line for line in lines
     )
+
+
+def test_a_legacy_gym_envs_own_attributes_are_read_and_set_through_the_wrapper():
+    pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
+    envs = [DingEnvWrapper(cfg={"env_id": "CartPole-v1"}, is_gymnasium=False) for _ in range(2)]
+    for env in envs:
+        env.seed(0, dynamic_seed=False)
+    starts = [env.reset() for env in envs]
+    np.testing.assert_array_equal(*starts)
+    assert envs[0].gravity == 9.8  # the legacy CartPole's, under LegacyGymEnv
+    envs[1].set_wrapper_attr("gravity", 30.0)
+    assert envs[1].gravity == 30.0
+    after = [env.step(0).obs for env in envs]
+    assert after[0][3] != after[1][3]  # the heavier world's pole turns differently: the physics changed
