@@ -65,6 +65,7 @@ class ManagerVecEnv(_vec_env.VecEnv):
         self._lockstep = Lockstep(manager, "ManagerVecEnv")
         self.manager = manager
         self._actions: Any = None
+        self._options_held = False  # the manager holds options of set_options() for the envs' resets
         super().__init__(
             self._lockstep.num_envs, self._lockstep.single_observation_space, self._lockstep.single_action_space
         )
@@ -73,11 +74,16 @@ class ManagerVecEnv(_vec_env.VecEnv):
         self.metadata = {**self._lockstep.metadata(), **self.metadata}
 
     def reset(self) -> Any:
-        """Reset every env, with the seeds of ``seed()`` and the options of ``set_options()`` if given."""
+        """Reset every env, with the seeds of ``seed()`` and the options of ``set_options()`` if given.
+
+        The manager keeps the options for the envs' auto-resets until the next ``reset()``, which without
+        new options resets them with none (SB3's own vec envs give them to this one reset only).
+        """
         seeds = None if all(seed is None for seed in self._seeds) else list(self._seeds)
         reset_param = None
-        if any(self._options):
-            reset_param = {env_id: dict(options) for env_id, options in enumerate(self._options)}
+        if any(self._options) or self._options_held:  # new options, or the last ones to take back
+            reset_param = {env_id: dict(options or {}) for env_id, options in enumerate(self._options)}
+        self._options_held = any(self._options)
         obs = self._lockstep.reset(seeds, reset_param)
         self._reset_seeds()
         self._reset_options()

@@ -141,7 +141,9 @@ def test_reset_options_and_the_gymnasium_envs_attributes_reach_the_env_as_in_dum
             vec.set_options({"low": -0.001, "high": 0.001})  # CartPole's reset options: a narrower start
         assert np.abs(venv.reset()).max() <= 0.001
         assert np.abs(reference.reset()).max() <= 0.001
-        venv.reset()  # options are for one reset, as in SB3's vec envs
+        for _ in range(20):  # the auto-resets of the next episodes keep them (the managers keep reset params)...
+            venv.step(np.zeros(2, np.int64))
+        assert np.abs(venv.reset()).max() > 0.001  # ...until a reset() without options, as in SB3's vec envs
         assert venv.get_attr("gravity") == reference.get_attr("gravity") == [9.8, 9.8]
         venv.set_attr("gravity", 100.0, indices=[1])
         assert venv.get_attr("gravity") == [9.8, 100.0]
