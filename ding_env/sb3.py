@@ -66,9 +66,13 @@ class ManagerVecEnv(_vec_env.VecEnv):
         self.manager = manager
         self._actions: Any = None
         self._options_held = False  # the manager holds options of set_options() for the envs' resets
-        super().__init__(
-            self._lockstep.num_envs, self._lockstep.single_observation_space, self._lockstep.single_action_space
-        )
+        try:  # SB3's own checks (one render mode for every env) come after the launch: nothing is left running
+            super().__init__(
+                self._lockstep.num_envs, self._lockstep.single_observation_space, self._lockstep.single_action_space
+            )
+        except BaseException:
+            self._lockstep.close()
+            raise
         # SB3's own render_modes stay; the envs' other keys (render_fps) are for VecVideoRecorder, which reads the
         # metadata of a VecEnv that is not one of SB3's own.
         self.metadata = {**self._lockstep.metadata(), **self.metadata}

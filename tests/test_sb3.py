@@ -18,7 +18,7 @@ from stable_baselines3.common.monitor import Monitor  # noqa: E402
 from stable_baselines3.common.utils import obs_as_tensor  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor, VecNormalize  # noqa: E402
 
-from ding_env import DingEnvWrapper  # noqa: E402
+from ding_env import DingEnvWrapper, create_env_manager  # noqa: E402
 from ding_env.errors import EnvError  # noqa: E402
 from ding_env.sb3 import ManagerVecEnv  # noqa: E402
 from ding_env.vector import ManagerVectorEnv  # noqa: E402
@@ -214,3 +214,13 @@ def test_a_manager_of_gymnasium_envs_not_wrapped_is_refused_with_the_reason(make
 def test_a_manager_whose_envs_do_not_auto_reset_is_refused_naming_the_setting(make_adapted, cfg, setting):
     with pytest.raises(ValueError, match=rf"ManagerVecEnv steps every env .* has {setting}; create it with"):
         make_adapted(ManagerVecEnv, [partial(CountingEnv, {"limit": 3})] * 2, **cfg)
+
+
+def test_a_manager_sb3_refuses_after_its_launch_is_closed_again():
+    rendered = partial(DingEnvWrapper, cfg={"env_id": "CartPole-v1", "make_kwargs": {"render_mode": "rgb_array"}})
+    manager = create_env_manager(
+        {"type": "subprocess"}, [rendered, partial(DingEnvWrapper, cfg={"env_id": "CartPole-v1"})]
+    )
+    with pytest.raises(AssertionError):  # SB3's own check: one render mode for every env
+        ManagerVecEnv(manager)
+    assert manager.closed  # its workers are not left running
