@@ -217,3 +217,9 @@ def _merge_into(target: dict, new: dict) -> None:
             _merge_into(target[key], value)
         else:
             target[key] = value
+
+
+def default_cfg(env_cls: type) -> EasyDict:
+    """The class's ``default_config()``, or an empty config for a class without one."""
+    default_config = getattr(env_cls, "default_config", None)
+    return EasyDict(default_config()) if callable(default_config) else EasyDict()

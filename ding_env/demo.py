@@ -14,7 +14,7 @@ from typing import NamedTuple
 import gymnasium as gym
 import numpy as np
 
-from ding_env.config import deep_merge_dicts
+from ding_env.config import deep_merge_dicts, default_cfg
 from ding_env.env_manager import create_env_manager
 from ding_env.extras import missing_extra
 from ding_env.registry import ENV_REGISTRY
@@ -86,7 +86,7 @@ def _run_type(
     env_cls = ENV_REGISTRY.get(env_type)
     # The class's defaults, as `ding-env run` merges them under an env section: DI-engine's envs take a cfg
     # in __init__ and read their keys from it.
-    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    default = default_cfg(env_cls)
     env_cfgs = env_cls.create_collector_env_cfg(deep_merge_dicts(default, {"collector_env_num": env_num}))
     missing = _missing_dependency(env_type, env_cls, env_cfgs[0])
     if missing is not None:

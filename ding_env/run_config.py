@@ -28,7 +28,14 @@ from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import PIPELINE_KEYS, deep_merge_dicts, load_config_file, set_by_path, unknown_key_message
+from ding_env.config import (
+    PIPELINE_KEYS,
+    deep_merge_dicts,
+    default_cfg,
+    load_config_file,
+    set_by_path,
+    unknown_key_message,
+)
 from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import REMOTE_TYPES, manager_config
@@ -94,7 +101,7 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
     except RegistryError as error:
         raise RegistryError(f"{where}: {error}") from error
     _check_env_keys(env, env_cls, where)
-    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    default = default_cfg(env_cls)
     # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
     env = cfg.env = deep_merge_dicts(default, env)
     for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
@@ -125,7 +132,7 @@ def _check_env_keys(env: dict, env_cls: type, where: str) -> None:
     """Refuse a key of the env section that a class declaring its ``config`` does not take."""
     if not declares_config(env_cls):
         return
-    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    default = default_cfg(env_cls)
     valid = set(default) | PIPELINE_KEYS
     for key in env:
         if key not in valid:

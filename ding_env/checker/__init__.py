@@ -33,7 +33,7 @@ from ding_env.checker.determinism_checks import (
     check_static_seed,
     check_subprocess,
 )
-from ding_env.checker.di_engine_mode import default_cfg, requires_cfg, tolerate
+from ding_env.checker.di_engine_mode import requires_cfg, tolerate
 from ding_env.checker.lifecycle_checks import check_close_twice, check_lazy_init
 from ding_env.checker.output_checks import (
     check_obs_memory,
@@ -45,7 +45,7 @@ from ding_env.checker.output_checks import (
 )
 from ding_env.checker.report import ERROR, CheckReport, Finding
 from ding_env.checker.rollout import CheckContext, raised
-from ding_env.config import deep_merge_dicts
+from ding_env.config import deep_merge_dicts, default_cfg
 
 __all__ = [
     "CHECKS",

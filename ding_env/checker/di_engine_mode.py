@@ -12,9 +12,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-from typing import Any
-
-from easydict import EasyDict
 
 from ding_env.checker.report import ERROR, WARNING, Finding
 
@@ -64,9 +61,3 @@ def requires_cfg(env_cls: type) -> bool:
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
         )
     )
-
-
-def default_cfg(env_cls: type) -> Any:
-    """The class's ``default_config()`` (an ``EasyDict``), or an empty one for a class without it."""
-    default_config = getattr(env_cls, "default_config", None)
-    return EasyDict(default_config()) if callable(default_config) else EasyDict()

@@ -236,13 +236,13 @@ def _merged_env_section(env: dict) -> dict:
     For a config that ``ding-env run`` refuses, so that the envs fail (or run) for their own reasons, not
     for a default of the class that the section does not repeat.
     """
-    from ding_env.config import deep_merge_dicts
+    from ding_env.config import deep_merge_dicts, default_cfg
     from ding_env.registry import get_env_cls
     from ding_env.run_config import ENV_DEFAULTS
 
     env = {**ENV_DEFAULTS, **env}
     env_cls = get_env_cls(env)
-    default = env_cls.default_config() if callable(getattr(env_cls, "default_config", None)) else {}
+    default = default_cfg(env_cls)
     return deep_merge_dicts(default, env)
 
 

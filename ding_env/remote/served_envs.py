@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from ding_env import BaseEnv
-from ding_env.checker.di_engine_mode import default_cfg, requires_cfg
-from ding_env.config import deep_merge_dicts
+from ding_env.checker.di_engine_mode import requires_cfg
+from ding_env.config import deep_merge_dicts, default_cfg
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.in_process import InProcessBackend
