@@ -16,7 +16,7 @@ from typing import Any
 from easydict import EasyDict
 
 from ding_env.errors import ConfigError
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed
 
 # Keys that DI-engine-shaped env configs carry for the managers and the
 # pipeline; every env accepts them besides its own. ``cfg_type`` is the class
@@ -41,9 +41,7 @@ PIPELINE_KEYS = frozenset(
 def check_config_dict(cfg: Any, where: str) -> None:
     """Raise ``ConfigError`` naming ``where`` unless ``cfg`` is a dict of config keys (any ``Mapping``) or None."""
     if cfg is not None and not isinstance(cfg, Mapping):
-        raise ConfigError(
-            f"{where}: expected a dict of config keys (or None), got {type(cfg).__name__} {describe_value(cfg)}"
-        )
+        raise ConfigError(f"{where}: expected a dict of config keys (or None), got {describe_typed(cfg)}")
 
 
 def deep_merge_dicts(original: Mapping, new: Mapping | None) -> EasyDict:
@@ -174,7 +172,7 @@ def _sections(config: Any, variable: str, name: str) -> Mapping:
     if not isinstance(config, Mapping):
         raise ConfigError(
             f"config file {name!r}: {variable!r} must be a dict of sections (exp_name, seed, env, ...), "
-            f"got {type(config).__name__} {describe_value(config)}"
+            f"got {describe_typed(config)}"
         )
     _file_dict(config.get("env", {}), f"{variable}['env'] (the env section)", name, "the env's keys")
     return config
@@ -185,9 +183,7 @@ def _file_dict(value: Any, what: str, name: str, holds: str) -> Mapping:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise ConfigError(
-            f"config file {name!r}: {what} must be a dict ({holds}), got {type(value).__name__} {describe_value(value)}"
-        )
+        raise ConfigError(f"config file {name!r}: {what} must be a dict ({holds}), got {describe_typed(value)}")
     return value
 
 

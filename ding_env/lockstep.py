@@ -28,7 +28,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 from ding_env.env_manager import arrays
 from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.errors import ClosedEnvError, EnvStateError
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed
 
 # What the adapters take, and how to make one from Gymnasium env factories: for the messages refusing anything else.
 A_MANAGER = "an env manager (create_env_manager(cfg, env_fns), of any type)"
@@ -64,7 +64,7 @@ def check_manager(candidate: Any, owner: str) -> None:
         hint = f"these look like env factories: make a manager of them and {WRAP_GYMNASIUM_ENVS}"
     else:
         hint = f"make a manager of env factories; for Gymnasium envs, {WRAP_GYMNASIUM_ENVS}"
-    raise TypeError(f"{owner} takes {A_MANAGER}, got {type(candidate).__name__} {describe_value(candidate)}: {hint}")
+    raise TypeError(f"{owner} takes {A_MANAGER}, got {describe_typed(candidate)}: {hint}")
 
 
 def check_endless(manager: Any, owner: str) -> None:

@@ -26,7 +26,7 @@ from importlib import metadata
 from typing import Any
 
 from ding_env.errors import ConfigError, RegistryError
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed, describe_value
 
 ENTRY_POINT_GROUP = "ding_env.envs"
 # The distribution whose entry points are ding-env's built-in types.
@@ -223,7 +223,7 @@ def get_env_cls(cfg: dict) -> type:
         ConfigError: If ``cfg`` is not a dict, or its ``type`` not a non-empty str.
     """
     if not isinstance(cfg, Mapping):
-        raise ConfigError(f"env section: expected a dict of env keys, got {type(cfg).__name__} {describe_value(cfg)}")
+        raise ConfigError(f"env section: expected a dict of env keys, got {describe_typed(cfg)}")
     import_env_modules(cfg)
     if "type" not in cfg:
         if cfg.get("env_id"):
@@ -237,8 +237,7 @@ def get_env_cls(cfg: dict) -> type:
     env_type = cfg["type"]
     if not isinstance(env_type, str) or not env_type:  # the registry's lookup would fail on it with a TypeError
         raise ConfigError(
-            f"env.type: expected the name of a registered env type, such as 'cartpole', got "
-            f"{type(env_type).__name__} {describe_value(env_type)}"
+            f"env.type: expected the name of a registered env type, such as 'cartpole', got {describe_typed(env_type)}"
         )
     return ENV_REGISTRY.get(env_type)
 

@@ -41,7 +41,7 @@ from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import REMOTE_TYPES, manager_config
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import get_env_cls, get_vec_env_setting
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed
 
 TOP_LEVEL_KEYS = ("exp_name", "seed", "env")
 ENV_DEFAULTS = dict(collector_env_num=8, evaluator_env_num=5, n_evaluator_episode=5, stop_value=None)
@@ -74,7 +74,7 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
         ConfigError: Naming the key, what was expected and what arrived.
     """
     if not isinstance(cfg, Mapping):
-        raise ConfigError(f"{where}: expected a dict of sections (exp_name, seed, env, ...), got {_got(cfg)}")
+        raise ConfigError(f"{where}: expected a dict of sections (exp_name, seed, env, ...), got {describe_typed(cfg)}")
     cfg = EasyDict(cfg)
     for key in cfg:
         if key not in TOP_LEVEL_KEYS and not isinstance(cfg[key], dict):
@@ -84,10 +84,10 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
     if "env" not in cfg:
         raise ConfigError(f"{where} has no 'env' section")
     if not isinstance(cfg.env, dict):  # --set env=5: a file's own env section was checked as it loaded
-        raise ConfigError(f"{where}: the env section 'env' must be a dict of env keys, got {_got(cfg.env)}")
+        raise ConfigError(f"{where}: the env section 'env' must be a dict of env keys, got {describe_typed(cfg.env)}")
     cfg.setdefault("exp_name", Path(where).stem)
     if not isinstance(cfg.exp_name, str):
-        raise ConfigError(f"{where}: 'exp_name' must be a str (the run's name), got {_got(cfg.exp_name)}")
+        raise ConfigError(f"{where}: 'exp_name' must be a str (the run's name), got {describe_typed(cfg.exp_name)}")
     cfg.setdefault("seed", 0)
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
         raise ConfigError(f"{where}: 'seed' must be an int >= 0, got {cfg.seed!r}")
@@ -114,18 +114,13 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
     ):
         raise ConfigError(
             f"{where}: env.stop_value must be a number (the mean evaluation return that counts as solved) or None, "
-            f"got {_got(stop_value)}"
+            f"got {describe_typed(stop_value)}"
         )
     replay_path = env.get("replay_path")
     if replay_path is not None and not isinstance(replay_path, (str, Path)):
         raise ConfigError(f"{where}: env.replay_path must be a folder path or None, got {replay_path!r}")
     _check_managers(env, where, need_servers)
     return cfg
-
-
-def _got(value: Any) -> str:
-    """What arrived, for an error: its type and a short repr (``str 'high'``)."""
-    return f"{type(value).__name__} {describe_value(value)}"
 
 
 def _check_env_keys(env: dict, env_cls: type, where: str) -> None:

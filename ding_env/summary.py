@@ -24,3 +24,8 @@ def describe_value(value: Any) -> str:
     else:
         text = _REPR.repr(value)
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 3] + "..."
+
+
+def describe_typed(value: Any) -> str:
+    """``value``'s type and short repr, as an error says what arrived (``str 'high'``)."""
+    return f"{type(value).__name__} {describe_value(value)}"

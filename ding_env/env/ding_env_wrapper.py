@@ -50,7 +50,7 @@ from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
 from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.extras import FAMILY_EXTRAS, needs_extra
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed
 
 
 class DingEnvWrapper(GymAttributes, BaseEnv):
@@ -134,7 +134,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             hint = f"; to make it by id, pass cfg=dict(env_id={env!r})" if isinstance(env, str) else ""
             raise TypeError(
                 "DingEnvWrapper env: expected a Gymnasium (or gym) env with reset() and step(), or None to make "
-                f"one from cfg.env_id, got {type(env).__name__} {describe_value(env)}{hint}"
+                f"one from cfg.env_id, got {describe_typed(env)}{hint}"
             )
         check_config_dict(cfg, "DingEnvWrapper cfg")
         cfg = dict(cfg or {})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed
 
 _EPISODE_SEED_BOUND = 2**31 - 1
 
@@ -58,7 +58,7 @@ def checked_seed(seed: object, what: str = "seed") -> int:
         ValueError: For a negative int.
     """
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"{what} must be an int >= 0, got {type(seed).__name__} {describe_value(seed)}")
+        raise TypeError(f"{what} must be an int >= 0, got {describe_typed(seed)}")
     if seed < 0:
         raise ValueError(f"{what} must be an int >= 0, got {seed}")
     return int(seed)

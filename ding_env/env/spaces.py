@@ -13,7 +13,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.errors import EnvDataError
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed, describe_value
 
 CONVENTIONAL_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.uint8))
 # Spaces whose values are one array each, so that a batch of them is one array too.
@@ -103,10 +103,7 @@ def _collect(value: Any, spec: Any, path: tuple, problems: list[str]) -> None:
             _collect(value[key], sub, (*path, key), problems)
     else:
         if not isinstance(value, (tuple, list)) or len(value) != len(spec):
-            problems.append(
-                f"{path_name(path)} must be a tuple of {len(spec)} items, "
-                f"got {type(value).__name__} {describe_value(value)}"
-            )
+            problems.append(f"{path_name(path)} must be a tuple of {len(spec)} items, got {describe_typed(value)}")
             return
         for index, (item, sub) in enumerate(zip(value, spec, strict=True)):
             _collect(item, sub, (*path, index), problems)
@@ -122,8 +119,7 @@ def leaf_problem(value: Any, spec: Any, path: tuple) -> str | None:
     shape, dtype = spec.shape, spec.dtype
     if not isinstance(value, (np.ndarray, np.generic)):
         return (
-            f"{path_name(path)} must be a numpy array of shape {shape} and dtype {dtype}, "
-            f"got {type(value).__name__} {describe_value(value)}"
+            f"{path_name(path)} must be a numpy array of shape {shape} and dtype {dtype}, got {describe_typed(value)}"
         )
     wrong_shape, wrong_dtype = value.shape != shape, dtype is not None and value.dtype != dtype
     if wrong_shape and wrong_dtype:

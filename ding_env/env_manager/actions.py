@@ -18,7 +18,7 @@ import numpy as np
 
 from ding_env.env.spaces import ARRAY_SPACES, space_tree
 from ding_env.env_manager import arrays
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed, describe_value
 
 # Up to this many actions, bounds are checked on a Python list: on a few values Python's min and max
 # cost less than numpy's reductions (benchmarks/history/runs.md, the action checks of runs 4-5 and 15).
@@ -88,7 +88,7 @@ class ActionChecker:
             if not isinstance(actions, (list, tuple)):
                 raise ValueError(
                     f"{self.owner}: actions for envs {env_ids.tolist()} must be a list with one action per env, "
-                    f"got {type(actions).__name__} {describe_value(actions)}"
+                    f"got {describe_typed(actions)}"
                 )
             if len(actions) != len(env_ids):
                 raise ValueError(f"{self.owner}: got {len(actions)} actions for {len(env_ids)} env ids")

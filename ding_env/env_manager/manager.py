@@ -44,7 +44,7 @@ from ding_env.env_manager.outcome import ObsBatch, TimestepBatch, empty_batch, o
 from ding_env.env_manager.shares import Shares
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
 from ding_env.errors import ClosedEnvError, DingEnvError, EnvStateError
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed
 
 
 class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
@@ -260,7 +260,7 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         if not isinstance(actions, Mapping):
             raise TypeError(
                 f"{self._name}: step() takes {{env_id: action}} for envs in ready_obs, got "
-                f"{type(actions).__name__} {describe_value(actions)}; "
+                f"{describe_typed(actions)}; "
                 "stacked actions go to step_batch(env_ids, actions)"
             )
         env_ids = validation.parse_env_ids(self._name, self._env_num, actions)

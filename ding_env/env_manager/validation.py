@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ding_env.env.seeding import checked_seed, derive_seeds
-from ding_env.summary import describe_value
+from ding_env.summary import describe_typed, describe_value
 
 
 def parse_env_ids(owner: str, env_num: int, env_ids: Any) -> np.ndarray:
@@ -55,7 +55,7 @@ def check_env_fns(env_fn: Any) -> list:
     if callable(env_fn) or isinstance(env_fn, (str, bytes, Mapping)) or not isinstance(env_fn, Iterable):
         raise TypeError(
             f"env_fn must be a list with one env constructor per env (e.g. [make_env] * 4), got "
-            f"{type(env_fn).__name__} {describe_value(env_fn)}"
+            f"{describe_typed(env_fn)}"
         )
     env_fn = list(env_fn)
     if not env_fn:
@@ -141,7 +141,7 @@ def check_reset_param(owner: str, env_num: int, reset_param: Any) -> dict[int, d
     if not isinstance(reset_param, Mapping):
         raise TypeError(
             f"{owner}: reset_param must be None or {{env_id: dict of env.reset kwargs}}, "
-            f"got {type(reset_param).__name__} {describe_value(reset_param)}"
+            f"got {describe_typed(reset_param)}"
         )
     params = {}
     for env_id, param in reset_param.items():
@@ -149,7 +149,7 @@ def check_reset_param(owner: str, env_num: int, reset_param: Any) -> dict[int, d
         if param is not None and not isinstance(param, Mapping):
             raise TypeError(
                 f"{owner}: reset_param for env {env_id} must be a dict of env.reset kwargs (or None), "
-                f"got {type(param).__name__} {describe_value(param)}"
+                f"got {describe_typed(param)}"
             )
         if param is not None and not all(isinstance(key, str) for key in param):
             raise TypeError(
