@@ -55,8 +55,9 @@ class ManagerVecEnv(_vec_env.VecEnv):
     frame, as ``DummyVecEnv``'s does, so ``render()`` and ``VecVideoRecorder`` work.
 
     Raises:
-        TypeError: For something else than a manager (env factories, a ``ManagerVectorEnv``), or a
-            manager whose ``env_fn`` return Gymnasium envs not in ``DingEnvWrapper``.
+        TypeError: For something else than a manager (env factories, a ``ManagerVectorEnv``).
+        EnvError: From the manager's launch, for one whose ``env_fn`` return Gymnasium envs not in
+            ``DingEnvWrapper`` (naming the env and how to wrap it).
         ValueError: For a manager whose envs do not auto-reset forever.
     """
 

@@ -86,8 +86,9 @@ class ManagerVectorEnv(VectorEnv):
     Raises:
         ValueError: For an autoreset mode other than these two, or a manager whose envs do not
             auto-reset forever.
-        TypeError: For ``envs`` that are neither env factories nor a manager, or a manager whose
-            ``env_fn`` return Gymnasium envs not in ``DingEnvWrapper`` (give such factories as ``envs``).
+        TypeError: For ``envs`` that are neither env factories nor a manager.
+        EnvError: From the manager's launch, for one whose ``env_fn`` return Gymnasium envs not in
+            ``DingEnvWrapper`` (give such factories as ``envs`` instead).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}

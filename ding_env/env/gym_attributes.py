@@ -51,7 +51,7 @@ class GymAttributes:
             setattr(env, name, value)
 
     def _owns(self, name: str) -> bool:
-        return name in self.__dict__ or any(name in vars(cls) for cls in type(self).__mro__)
+        return _holds(self, name)
 
     def _gymnasium_env(self, name: str) -> Any:
         """The Gymnasium env (as built, else as given), read without ``__getattr__``."""
@@ -85,8 +85,13 @@ def _set_where_held(env: Any, name: str, value: Any) -> None:
     """Set ``name`` on the first of ``env``'s legacy wrappers (or the env under them) holding it itself."""
     held = env
     while held is not None:
-        if name in vars(held) or any(name in vars(cls) for cls in type(held).__mro__):
+        if _holds(held, name):
             setattr(held, name, value)
             return
         held = vars(held).get("env")
     setattr(env, name, value)
+
+
+def _holds(obj: Any, name: str) -> bool:
+    """Whether ``obj`` itself (its instance dict or its class) has ``name``, not through ``__getattr__``."""
+    return name in vars(obj) or any(name in vars(cls) for cls in type(obj).__mro__)

@@ -57,7 +57,7 @@ class AsyncWorkerBackend(Backend):
         num_workers: int,
     ) -> None:
         super().__init__(env_fns, name, ledger, setup)
-        self.step_timeout = settings.host.step_wait  # step_timeout, and reset_timeout for an auto-reset
+        self.step_wait = settings.host.step_wait  # step_timeout, and reset_timeout for an auto-reset
         self.workers = WorkerSet(
             env_fns, settings, name, ledger, setup, num_workers, wake_on_any=True, settle=self.finish_steps
         )
@@ -157,7 +157,7 @@ class AsyncWorkerBackend(Backend):
         """
         pool = self.workers.pool
         now = time.monotonic()
-        timeout = self.step_timeout
+        timeout = self.step_wait
         check_health = now - self.health_checked_at >= LIVENESS_INTERVAL
         if check_health:
             self.health_checked_at = now

@@ -53,7 +53,7 @@ class WorkerBackend(Backend):
         num_workers: int,
     ) -> None:
         super().__init__(env_fns, name, ledger, setup)
-        self.step_timeout = settings.host.step_wait  # step_timeout, and reset_timeout for an auto-reset
+        self.step_wait = settings.host.step_wait  # step_timeout, and reset_timeout for an auto-reset
         self.reset_timeout = settings.host.reset_timeout
         self.workers = WorkerSet(env_fns, settings, name, ledger, setup, num_workers)
         self.env_num = len(self.env_ids)
@@ -110,8 +110,8 @@ class WorkerBackend(Backend):
 
         A worker answers pipe requests only after its step, and its done post and report must not be
         taken for those of a later step or request. A worker still stepping after ``grace`` seconds
-        (default ``reset_timeout``, the bound of every request) is replaced, or with a ``grace`` left
-        for ``close`` to stop.
+        (default ``reset_timeout``, the bound of every request, else the step's own bound) is replaced,
+        or with a ``grace`` left for ``close`` to stop.
 
         Returns:
             The workers still stepping after ``grace`` seconds, when it is given.
@@ -124,7 +124,7 @@ class WorkerBackend(Backend):
                 self.workers.read_report(self.unread[0], {}, {})
             self.unread.pop(0)
         # The bound of the request that comes next (reset_timeout), else of the step that was cut.
-        timeout = self.reset_timeout if self.reset_timeout is not None else self.step_timeout
+        timeout = self.reset_timeout if self.reset_timeout is not None else self.step_wait
         timeout = timeout if grace is None else grace
         deadline = None if timeout is None else time.monotonic() + timeout
         while self.unfinished:
@@ -173,7 +173,7 @@ class WorkerBackend(Backend):
         if self.sent is None:
             return None
         (env_ids, rows, reset_on_done, stepping), self.sent = self.sent, None
-        workers, pool, timeout = self.workers, self.workers.pool, self.step_timeout
+        workers, pool, timeout = self.workers, self.workers.pool, self.step_wait
         deadline = None if timeout is None else time.monotonic() + timeout
         failures: dict[int, DingEnvError] = {}
         for position, index in enumerate(stepping):
