@@ -145,9 +145,21 @@ class Registry:
                 f"Add the module that registers it to 'import_names'."
             )
         entry = self._entries[name]
-        if isinstance(entry, str):
-            entry = self._entries[name] = import_object(entry)
-        return entry
+        if not isinstance(entry, str):
+            return entry
+        # Importing the module may register the name anew: a ported module at the built-in's import path
+        # replaces the built-in class (with a warning), and that class is the one meant, even when the
+        # module no longer defines the class the entry names.
+        try:
+            imported = import_object(entry)
+        except RegistryError:
+            if self._entries[name] is entry:
+                raise
+            return self.get(name)
+        if self._entries[name] is not entry:
+            return self.get(name)
+        self._entries[name] = imported
+        return imported
 
     def source(self, name: str) -> str:
         """Where ``name`` is defined, as ``'module:Name'``, without importing it."""

@@ -157,3 +157,35 @@ def test_an_env_section_or_type_of_the_wrong_kind_is_a_config_error(cfg, message
     # An AttributeError ('str' object has no attribute 'get') and TypeErrors of the registry's lookup before.
     with pytest.raises(ConfigError, match=re.escape(message)):
         get_env_cls(cfg)
+
+
+@pytest.mark.parametrize(
+    ("name", "package", "module", "cls"),
+    [
+        # The port's module replaces the built-in's at its import path, with a class of another name.
+        ("acrobot", "dizoo.classic_control.acrobot.envs", "acrobot_env", "AcroBotEnv"),
+        # The port's module sits beside the built-in's, which stays importable.
+        ("mountain_car", "dizoo.classic_control.mountain_car.envs", "mtcar_env", "MountainCarEnv"),
+    ],
+)
+def test_a_ported_dizoo_tree_gives_its_own_class_for_a_builtin_type_name(tmp_path, name, package, module, cls):
+    """DI-engine's dizoo ported whole: looking a built-in type up by name gives the port's class."""
+    # Packages that extend their path, as ours do: our dizoo modules stay reachable beside the port's.
+    extend = "from pkgutil import extend_path\n\n__path__ = extend_path(__path__, __name__)\n"
+    parts = package.split(".")
+    for depth in range(1, len(parts) + 1):
+        tmp_path.joinpath(*parts[:depth]).mkdir()
+        tmp_path.joinpath(*parts[:depth], "__init__.py").write_text(extend)
+    folder = tmp_path.joinpath(*parts)
+    (folder / "__init__.py").write_text(extend + f"from .{module} import {cls}\n")
+    (folder / f"{module}.py").write_text(
+        "from ding_env import BaseEnv\nfrom ding_env.utils import ENV_REGISTRY\n\n\n"
+        f"@ENV_REGISTRY.register({name!r})\nclass {cls}(BaseEnv):\n    pass\n"
+    )
+    lookup = f"get_env_cls({{'type': {name!r}}})"
+    script = f"from ding_env import get_env_cls\nenv_cls = {lookup}\n"
+    script += f"print(env_cls.__module__, env_cls.__name__)\nprint({lookup}.__name__)\n"
+    result = run_python(script, tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == [f"{package}.{module}", cls, cls]
+    assert "replaces ding-env's built-in" in result.stderr

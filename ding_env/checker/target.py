@@ -63,6 +63,12 @@ def resolve_target(
             f"cannot resolve {target!r}: give module:Class, gym:ENV_ID, a config file, or one of the registered "
             f"types {', '.join(ENV_REGISTRY.names())}"
         )
+    if cfg is not None and "type" in cfg and get_env_cls(cfg) is not env_cls:
+        raise ConfigError(
+            f"--config {config_path}: its env section names type {cfg.type!r}, but TARGET {target!r} is another "
+            f"class, which would ignore that type; check the type itself with `ding-env check {config_path}`, "
+            "or leave the type out of the section"
+        )
     kinds = (BaseEnv, BaseBatchEnv) if batch_envs else BaseEnv
     if not (isinstance(env_cls, type) and issubclass(env_cls, kinds)):
         expected = "a BaseEnv or BaseBatchEnv subclass" if batch_envs else "a BaseEnv subclass"

@@ -132,6 +132,16 @@ def test_gym_ids_and_ding_env_wrapper_configs_are_targets(tmp_path):
     assert result.returncode == 0, result.stdout
 
 
+def test_a_config_whose_type_the_target_would_ignore_is_refused_naming_both(capsys, monkeypatch):
+    """The wrapper class with a config of the 'cartpole' type checked no env id, and failed its construct check."""
+    monkeypatch.chdir(REPO)
+    assert main(["check", "ding_env:DingEnvWrapper", "--config", "configs/cartpole.py"]) == 2
+    err = capsys.readouterr().err
+    assert "names type 'cartpole', but TARGET 'ding_env:DingEnvWrapper' is another class" in err
+    assert "ding-env check configs/cartpole.py" in err
+    assert main(["check", "cartpole", "--config", "configs/cartpole.py", "--episodes", "1"]) == 0
+
+
 @pytest.mark.parametrize(
     ("config", "key"),
     [
