@@ -76,6 +76,9 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         TypeError: For a PettingZoo env, which ``PettingZooEnv`` wraps.
     """
 
+    # _step_fields converts a Discrete action given as a Python int to the same numpy scalar as a 0-d array:
+    # env hosts hand such envs their stacked actions' tolist() (hosted_env.takes_int_actions).
+    _steps_int_actions: ClassVar[bool] = True
     config: ClassVar[dict] = dict(
         # Gymnasium id passed to gymnasium.make when no env instance is given.
         env_id=None,

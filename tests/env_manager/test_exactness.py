@@ -8,10 +8,11 @@ import textwrap
 from functools import partial
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import create_env_manager
+from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.checker import check_env
 from tests.conftest import manager_cfg
 from tests.envs import ActionKindEnv, BatchOfEnvs, CountingEnv, KeyOrderEnv
@@ -153,6 +154,45 @@ def test_actions_reach_the_env_as_numpy_arrays_of_the_space_dtype(manager_type, 
         stacked = np.stack([np.asarray(given[0])] * 2)
         manager.step_batch(np.array([0, 1]), stacked)
         assert manager.last_action == [expected, expected]
+
+
+class ActionTypeGymEnv(gym.Env):
+    """A Gymnasium env whose observation is the type of the action it got last, as a code."""
+
+    observation_space = gym.spaces.Box(0, 10, (1,), np.float32)
+    action_space = gym.spaces.Discrete(3)
+    CODES = {int: 1, np.int64: 2, np.ndarray: 3}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        return np.full(1, self.CODES.get(type(action), 9), np.float32), float(action), False, False, {}
+
+
+class StepOverride(DingEnvWrapper):
+    """A wrapper subclass with a ``step`` of its own: stepped through it, as DI-engine's envs are."""
+
+    def step(self, action):
+        assert type(action) is np.ndarray and action.shape == () and action.dtype == np.int64, repr(action)
+        return super().step(action)
+
+
+@pytest.mark.parametrize(("manager_type", "shared_memory"), EVERY_MANAGER_AND_V2)
+@pytest.mark.parametrize("wrapper", [DingEnvWrapper, StepOverride])
+def test_a_wrapped_gymnasium_env_gets_the_space_scalar_and_an_env_step_a_0d_array(manager_type, shared_memory, wrapper):
+    """A Discrete action reaches a Gymnasium env as the space's numpy scalar, whatever form the host hands the wrapper.
+
+    A subclass that steps through its own ``step`` still gets the 0-d int64 arrays of the contract.
+    """
+    fns = [lambda: wrapper(ActionTypeGymEnv())] * 3
+    with make(manager_type, shared_memory, fns) as manager:
+        manager.launch()
+        for actions in (np.array([0, 1, 2]), np.array([2, 2, 1], np.int32)):
+            batch = manager.step_batch(np.arange(3), actions)
+            np.testing.assert_array_equal(batch.obs[:, 0], [2, 2, 2])  # np.int64, Discrete's dtype
+            np.testing.assert_array_equal(batch.reward[:, 0], actions)
 
 
 class Keeper(ActionKindEnv):

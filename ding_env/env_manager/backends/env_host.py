@@ -21,7 +21,7 @@ from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
-from ding_env.env_manager.backends.hosted_env import build_env, env_spaces, stepper_of
+from ding_env.env_manager.backends.hosted_env import build_env, env_spaces, stepper_of, takes_int_actions
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.status import abnormal_info, read_attribute
@@ -70,6 +70,8 @@ class EnvHost:
         self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
+        # Whether every env stepped one at a time takes Discrete actions as ints (known with the spaces).
+        self.int_actions, self._action_space = False, None
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
@@ -105,6 +107,9 @@ class EnvHost:
         reset to read them, and that reset must not use up draws of its seeded generator.
         """
         spaces = env_spaces(self.envs[min(self.envs)])
+        plain = [env for env_id, env in self.envs.items() if env_id in self._steppers]
+        self.int_actions = bool(plain) and all(takes_int_actions(env, spaces[1]) for env in plain)
+        self._action_space = spaces[1]
         for env_id in self.envs:
             if env_id in self.setup.seeds:
                 self.seed(env_id)
@@ -186,6 +191,16 @@ class EnvHost:
             return done, error
         return done, None
 
+    def action_rows(self, actions: Any, count: int) -> list[Any]:
+        """One action per env of the ``count`` stacked ``actions``, each in the form its env's stepper takes.
+
+        Python ints where every env takes them (``int_actions``), else the 0-d and n-d arrays of
+        ``arrays.action_rows``.
+        """
+        if self.int_actions and type(actions) is np.ndarray and actions.ndim == 1 and actions.dtype.kind in "iu":
+            return actions.tolist()
+        return arrays.action_rows(actions, count)
+
     def step_stacked(
         self,
         env_ids: np.ndarray,
@@ -209,7 +224,7 @@ class EnvHost:
             ids = env_ids[plain]
             infos, errors = self.step(
                 ids.tolist(),
-                arrays.action_rows(arrays.take(actions, plain), len(plain)),
+                self.action_rows(arrays.take(actions, plain), len(plain)),
                 resets[plain].tolist(),
                 rows,
                 put_info,
@@ -353,6 +368,7 @@ class EnvHost:
         old = self.envs[env_id]
         self.envs[env_id] = build_env(env_id, self.env_fn[env_id])
         self._steppers[env_id] = stepper_of(self.envs[env_id])
+        self.int_actions = self.int_actions and takes_int_actions(self.envs[env_id], self._action_space)
         if env_id in self.setup.seeds:
             self.seed(env_id)
         try:

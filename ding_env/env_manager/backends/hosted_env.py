@@ -84,6 +84,18 @@ def stepper_of(env: Any) -> Callable[[Any], StepFields]:
     return partial(step_fields_of, env)
 
 
+def takes_int_actions(env: Any, action_space: gym.spaces.Space) -> bool:
+    """Whether ``env``'s stepper takes a ``Discrete`` action as a Python int rather than a 0-d array.
+
+    True for an env stepped through a fast path that converts both to the same numpy scalar
+    (``DingEnvWrapper``'s): the int costs a host far less to hand over. Every other env gets the 0-d
+    arrays of the contract (``arrays.action_rows``), which DI-engine's envs assert.
+    """
+    if not isinstance(action_space, gym.spaces.Discrete) or not getattr(type(env), "_steps_int_actions", False):
+        return False
+    return getattr(stepper_of(env), "__self__", None) is env  # its own _step_fields, not a subclass's step
+
+
 def step_fields_of(env: Any, action: Any) -> StepFields:
     """``env.step(action)`` as plain fields.
 

@@ -100,7 +100,7 @@ class InProcessBackend(Backend):
             infos, errors = self.host.step_stacked(*stepped, self.rows)
         else:  # each env gets arrays of its own, as the workers give them
             infos, errors = self.host.step(
-                ids, arrays.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows
+                ids, self.host.action_rows(actions, len(ids)), reset_on_done.tolist(), self.rows
             )
         info = [{} for _ in ids]
         if infos or errors:

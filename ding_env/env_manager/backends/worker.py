@@ -74,17 +74,20 @@ def wait_semaphore(semaphore: Any, spin_seconds: float, timeout: float | None) -
     return semaphore.acquire(True, timeout)
 
 
-def action_reader(actions: Any) -> Callable[[int, int], Any]:
+def action_reader(actions: Any, host: EnvHost) -> Callable[[int, int], Any]:
     """A ``read(first, stop)`` of the action rows ``[first, stop)``, indexable by offset.
 
-    Each env gets arrays of its own, as the serial manager gives them (``arrays.action_rows``);
-    scalar actions (``Discrete``) take a shorter path to the same 0-d arrays, as they are the
-    common case on the step path.
+    Each env gets its action as the serial manager gives it (``EnvHost.action_rows``): Python ints
+    while the host's envs take them (``EnvHost.int_actions``), else arrays of its own; scalar actions
+    (``Discrete``) take a shorter path to the same 0-d arrays, as they are the common case on the step path.
     """
     if isinstance(actions, np.ndarray) and actions.ndim == 1:
         keys = [(offset, Ellipsis) for offset in range(len(actions))]  # row offset -> a 0-d view
+        integers = actions.dtype.kind in "iu"
 
-        def read_scalars(first: int, stop: int) -> list[np.ndarray]:
+        def read_scalars(first: int, stop: int) -> list[Any]:
+            if integers and host.int_actions:
+                return actions[first:stop].tolist()
             batch = actions[first:stop].copy()
             return [batch[key] for key in keys[: stop - first]]
 
@@ -207,7 +210,7 @@ class _Worker:
         self.step_mask, self.reset_on_done = buffers.step_mask, buffers.reset_on_done
         self.host.set_obs_layout(request.layouts.ready_obs)
         self.actions = buffers.action
-        self.read_actions = action_reader(self.actions)
+        self.read_actions = action_reader(self.actions, self.host)
         self.info_writer = InfoWriter(buffers.info_values, buffers.info_schema)
 
     def on_seed(self, request: Seed) -> None:
