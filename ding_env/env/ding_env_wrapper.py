@@ -180,8 +180,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             check_array_spaces(repr(self), self._env.observation_space)
             check_array_spaces(repr(self), self._env.action_space, "action_space")
             self._observation_space = convention_space(self._env.observation_space)
-            self._convert_obs = obs_converter(self._observation_space)
-            self._adopt_obs = obs_converter(self._observation_space, copy=False)  # for _step_fields
+            self._convert_obs = obs_converter(self._observation_space, owner=repr(self))
+            self._adopt_obs = obs_converter(self._observation_space, copy=False, owner=repr(self))  # _step_fields
             raw_actions = self._env.action_space
             self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
             self._convert_action = action_converter(

@@ -6,10 +6,13 @@ Building a closure per space keeps the per-step path to one or two numpy calls.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from ding_env.errors import EnvDataError
 
 
 def action_converter(
@@ -114,27 +117,56 @@ def scaled_action_space(space: gym.spaces.Space) -> gym.spaces.Space:
     return gym.spaces.Box(low=-1.0, high=1.0, shape=space.shape, dtype=space.dtype)
 
 
-def obs_converter(space: gym.spaces.Space, copy: bool = True) -> Callable[[Any], Any]:
+def obs_converter(space: gym.spaces.Space, copy: bool = True, owner: str = "the env") -> Callable[[Any], Any]:
     """A function converting an observation into ``space``'s dtypes.
 
-    ``space`` is the converted (convention) space: see ``dtypes.convention_space``.
+    ``space`` is the converted (convention) space: see ``dtypes.convention_space``. Into a float
+    leaf any number converts (the convention's float32); into an integer or bool leaf only values
+    it holds exactly: a float64 frame of 300.9 for a uint8 space is an ``EnvDataError``, never 44.
 
     Args:
         space: The observation space.
         copy: Return a fresh array every call. Without, an array already of the right dtype is
             returned as it is (the env's own, which it may change at its next step): for a caller
             that copies it at once, such as an env host writing its rows.
+        owner: Names the env in error messages.
     """
     if isinstance(space, gym.spaces.Dict):
-        parts = {key: obs_converter(sub, copy) for key, sub in space.spaces.items()}
+        parts = {key: obs_converter(sub, copy, owner) for key, sub in space.spaces.items()}
         return lambda obs: {key: convert(obs[key]) for key, convert in parts.items()}
     if isinstance(space, gym.spaces.Tuple):
-        items = [obs_converter(sub, copy) for sub in space.spaces]
+        items = [obs_converter(sub, copy, owner) for sub in space.spaces]
         return lambda obs: tuple(convert(item) for convert, item in zip(items, obs, strict=True))
     dtype = space.dtype
-    if copy:
-        return lambda obs: np.array(obs, dtype=dtype)
-    return lambda obs: np.asarray(obs, dtype=dtype)
+    cast = partial(_float_cast if dtype.kind == "f" else _exact_cast, dtype, owner)
+
+    def convert(obs: Any) -> np.ndarray:
+        if type(obs) is np.ndarray and obs.dtype == dtype:  # the common case: no conversion
+            return obs.copy() if copy else obs
+        return cast(obs)
+
+    return convert
+
+
+def _float_cast(dtype: np.dtype, owner: str, obs: Any) -> np.ndarray:
+    return np.array(obs, dtype=dtype)
+
+
+def _exact_cast(dtype: np.dtype, owner: str, obs: Any) -> np.ndarray:
+    """``obs`` in the integer or bool ``dtype``, refusing a value that dtype cannot hold."""
+    array = np.asarray(obs)
+    converted = None
+    if array.dtype.kind in "biuf":
+        with np.errstate(invalid="ignore", over="ignore"):
+            converted = array.astype(dtype)
+    if converted is None or not np.array_equal(converted, array):
+        values = array if converted is None else array[converted != array]
+        raise EnvDataError(
+            f"{owner}: an observation of dtype {array.dtype} does not fit the space's {dtype} "
+            f"(values such as {values.ravel()[:3].tolist()} would change): return it in the space's dtype, "
+            "or declare the dtype it has"
+        )
+    return converted
 
 
 def di_engine_action(action: Any) -> Any:

@@ -6,8 +6,8 @@ import pytest
 from gymnasium.envs.classic_control import CartPoleEnv
 
 from ding_env import BaseEnvManager, DingEnvWrapper
-from ding_env.errors import ConfigError, EnvStateError
-from tests.conftest import balance_action
+from ding_env.errors import ConfigError, EnvDataError, EnvStateError
+from tests.conftest import ALL_MANAGER_TYPES, balance_action
 
 
 def run_episode(env, policy):
@@ -458,3 +458,52 @@ def test_managers_keep_each_step_of_an_env_that_reuses_its_array(manager_type):
         ([3.0, 3.0], [True, True], [0.0, 0.0]),
         ([1.0, 1.0], [False, False], [1.0, 1.0]),
     ]
+
+
+class DeclaredUint8Env(gym.Env):
+    """Declares uint8 frames and returns ``values`` as they are given (a float64 array for a list of floats)."""
+
+    observation_space = gym.spaces.Box(0, 255, (3,), np.uint8)
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self, values, at_step=False):
+        self.values, self.at_step = values, at_step
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return (np.zeros(3, np.uint8) if self.at_step else np.array(self.values)), {}
+
+    def step(self, action):
+        return np.array(self.values), 1.0, False, False, {}
+
+
+@pytest.mark.parametrize("values", [[0.3, 0.7, 300.9], [1, 2, 300], [-1, 0, 0]], ids=["float64", "int64", "negative"])
+def test_an_observation_its_space_cannot_hold_is_an_error_not_a_cast(values):
+    """300.9 into uint8 was 44, silently; values the space's dtype holds exactly still convert."""
+    env = DingEnvWrapper(DeclaredUint8Env(values))
+    with pytest.raises(EnvDataError, match=r"DingEnvWrapper\(DeclaredUint8Env\): an observation of dtype \w+ does not"):
+        env.reset()
+    env = DingEnvWrapper(DeclaredUint8Env(values, at_step=True))
+    env.reset()
+    with pytest.raises(EnvDataError, match="does not fit the space's uint8"):
+        env.step(0)
+    exact = DingEnvWrapper(DeclaredUint8Env([1.0, 2.0, 255.0]))
+    assert exact.reset().tolist() == [1, 2, 255] and exact.reset().dtype == np.uint8
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+@pytest.mark.parametrize("at_step", [False, True], ids=["reset", "step"])
+def test_every_manager_reports_an_observation_its_space_cannot_hold_naming_the_env(manager_type, at_step):
+    from ding_env import create_env_manager
+    from ding_env.errors import EnvError
+    from tests.conftest import manager_cfg
+
+    fns = [lambda: DingEnvWrapper(DeclaredUint8Env([0.3, 0.7, 300.9], at_step))] * 2
+    with create_env_manager(manager_cfg(manager_type, step_error="raise"), fns) as manager:
+        if not at_step:
+            with pytest.raises(EnvError, match="env 0 .*does not fit the space's uint8"):
+                manager.launch()
+            return
+        manager.launch()
+        with pytest.raises(EnvError, match="env 0 .*does not fit the space's uint8"):
+            manager.step_batch(np.arange(2), np.zeros(2, np.int64))

@@ -128,7 +128,9 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
                 obs_space = gym.spaces.Box(0.0, 1.0, obs_space.shape, np.float32)
             self._spec = (obs_space, convention_space(action_space))
             # EnvPool hands out new arrays every call (each owns its buffer): no copy when the dtype is ours.
-            self._convert_obs = _scaled if self._cfg.scale_obs else obs_converter(obs_space, copy=False)
+            self._convert_obs = (
+                _scaled if self._cfg.scale_obs else obs_converter(obs_space, copy=False, owner=repr(self))
+            )
         return self._spec
 
     def make_pool(self, seeds: list[int] | None, batch_size: int | None = None) -> Any:

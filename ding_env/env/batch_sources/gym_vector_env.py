@@ -112,7 +112,7 @@ class GymVectorBatchEnv(SeedsAtFullReset):
             self._mode = mode
             self._observation_space = convention_space(env.single_observation_space)
             self._set_action_space(env.single_action_space)
-            self._convert_obs = obs_converter(self._observation_space)
+            self._convert_obs = obs_converter(self._observation_space, owner=repr(self))
             self._env = env
         return self._env
 
