@@ -31,7 +31,7 @@ from ding_env.errors import ClosedEnvError, EnvStateError
 from ding_env.summary import describe_typed
 
 # What the adapters take, and how to make one from Gymnasium env factories: for the messages refusing anything else.
-A_MANAGER = "an env manager (create_env_manager(cfg, env_fns), of any type)"
+A_MANAGER = "an env manager with the batched API (create_env_manager(cfg, env_fns), of any type but env_pool)"
 WRAP_GYMNASIUM_ENVS = (
     "wrap each Gymnasium env in DingEnvWrapper, e.g. create_env_manager({'type': 'base'}, "
     "[lambda: DingEnvWrapper(gym.make('CartPole-v1'))] * 4), or give the env factories as they are to "
@@ -60,6 +60,12 @@ def check_manager(candidate: Any, owner: str) -> None:
         return
     if is_manager(getattr(candidate, "manager", None)):  # ManagerVectorEnv, ManagerVecEnv
         hint = f"give the manager it runs on, {owner}(envs.manager)"
+    elif callable(getattr(candidate, "step", None)) and hasattr(candidate, "env_num"):  # the env_pool type
+        hint = (
+            f"{type(candidate).__name__} has DI-engine's dict interface only (step({{env_id: action}})), not the "
+            "batched one (ready_obs_batch, step_batch); for EnvPool, host it as a batch env in a manager "
+            "(EnvPoolBatchEnv, or batch_source='envpool' in a DingEnvWrapper config)"
+        )
     elif isinstance(candidate, (list, tuple)) and all(callable(item) for item in candidate):
         hint = f"these look like env factories: make a manager of them and {WRAP_GYMNASIUM_ENVS}"
     else:

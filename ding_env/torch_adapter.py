@@ -25,6 +25,7 @@ import torch
 
 from ding_env import BaseEnvTimestep, ObsBatch, TimestepBatch
 from ding_env.env_manager.treetensor_managers import TreetensorManager
+from ding_env.lockstep import check_manager, is_manager
 
 
 class TorchConverter:
@@ -137,6 +138,7 @@ class TorchEnvManager:
     def __init__(self, manager: Any, device: str | torch.device = "cpu") -> None:
         self.manager = manager
         self.converter = TorchConverter(device)  # checks the device now, not at the first batch
+        self._batched = is_manager(manager)  # the env_pool type has the dict API only
 
     @property
     def device(self) -> torch.device:
@@ -146,11 +148,15 @@ class TorchEnvManager:
     @property
     def ready_obs_batch(self) -> ObsBatch:
         """The manager's ``ready_obs_batch`` with the observations as tensors."""
+        if not self._batched:
+            check_manager(self.manager, "TorchEnvManager's batched API")
         ready = self.manager.ready_obs_batch
         return ObsBatch(ready.env_id, self.converter.to_torch(ready.obs, ("obs",)))
 
     def step_batch(self, env_id: Any, action: Any) -> TimestepBatch:
         """The manager's ``step_batch``; ``action`` may be a tensor (or a tree of them) on any device."""
+        if not self._batched:
+            check_manager(self.manager, "TorchEnvManager's batched API")
         convert = self.converter
         batch = self.manager.step_batch(convert.to_numpy(env_id), convert.to_numpy(action))
         return batch._replace(

@@ -33,7 +33,7 @@ from ding_env.env_manager import arrays, create_env_manager, validation
 from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.hosted_env import is_gym_env
 from ding_env.errors import EnvStateError
-from ding_env.lockstep import Lockstep, is_manager, rewards_of
+from ding_env.lockstep import Lockstep, check_manager, is_manager, rewards_of
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -110,6 +110,8 @@ class ManagerVectorEnv(VectorEnv):
                     "ManagerVectorEnv: manager_cfg configures a manager for env factories, not a given one"
                 )
         else:
+            if not isinstance(envs, (list, tuple)):
+                check_manager(envs, "ManagerVectorEnv")  # says what arrived and what to give instead
             env_fns = [partial(as_base_env, env_fn) for env_fn in validation.check_env_fns(envs)]
             envs = create_env_manager(dict(manager_cfg or {}), env_fns)
         self._lockstep = Lockstep(envs, "ManagerVectorEnv")  # launches the manager: its envs are read below

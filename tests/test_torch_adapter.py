@@ -134,3 +134,17 @@ def test_a_device_this_machine_lacks_is_refused_when_built():
     with create_env_manager(manager_cfg("base"), [cartpole_fn]) as manager:
         with pytest.raises(ValueError, match=rf"device '{missing}' is not available on this machine"):
             TorchEnvManager(manager, device=missing)
+
+
+def test_over_the_env_pool_type_the_dict_api_works_and_the_batched_one_says_why_not():
+    """The env_pool type keeps DI-engine's dict interface: the batched calls failed with a bare AttributeError."""
+    pool = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=2, batch_size=2))
+    with pool:
+        envs = TorchEnvManager(pool)
+        envs.seed(0)
+        envs.launch()
+        timesteps = envs.step({0: torch.tensor(0), 1: torch.tensor(1)})
+        assert isinstance(timesteps[0].obs, torch.Tensor) and timesteps[1].reward.dtype == torch.float32
+        for call in (lambda: envs.ready_obs_batch, lambda: envs.step_batch(np.arange(2), np.zeros(2, np.int64))):
+            with pytest.raises(TypeError, match=r"PoolEnvManager has DI-engine's dict interface only .*batch_source"):
+                call()

@@ -355,3 +355,9 @@ def test_a_manager_of_gymnasium_envs_not_wrapped_is_refused_with_the_reason(make
 def test_a_manager_whose_envs_do_not_auto_reset_is_refused_naming_the_setting(make_adapted, cfg, setting):
     with pytest.raises(ValueError, match=rf"ManagerVectorEnv steps every env .* has {setting}; create it with"):
         make_adapted(ManagerVectorEnv, [partial(CountingEnv, {"limit": 3})] * 2, **cfg)
+
+
+def test_the_env_pool_type_is_refused_saying_what_it_lacks_and_what_to_use():
+    pool = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=2, batch_size=2))
+    with pool, pytest.raises(TypeError, match=r"ManagerVectorEnv takes .*got PoolEnvManager.*dict interface only"):
+        ManagerVectorEnv(pool)

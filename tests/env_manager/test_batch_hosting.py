@@ -194,6 +194,19 @@ def test_sub_envs_read_their_batch_env_attributes(make_manager):
     assert manager.num_envs == [3, 3, 3, 2, 2]
 
 
+def test_sub_envs_draw_random_actions_as_a_base_env_does(make_manager):
+    """A batch env has no random_action: each sub-env draws from its own sampler, seeded with its seed."""
+    manager = make_manager(mixed_fns())
+    manager.seed(5)
+    manager.launch()
+    got = [manager.random_action() for _ in range(6)]
+    for env_id in (0, 1, 2, 4, 5):  # the batch envs' sub-envs; env 3 is a CountingEnv
+        sampler = gym.spaces.Discrete(3)
+        sampler.seed(5 + env_id)  # as BaseEnv.random_action seeds its space with the env's seed
+        assert [actions[env_id] for actions in got] == [sampler.sample() for _ in range(6)], env_id
+    assert all(actions.keys() == set(range(6)) and 0 <= actions[3] < 3 for actions in got)
+
+
 def test_seeding_some_sub_envs_of_a_batch_env_is_refused_and_whole_batch_envs_are_taken(make_manager):
     manager = make_manager(mixed_fns())
     manager.seed(5)

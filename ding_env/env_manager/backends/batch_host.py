@@ -13,12 +13,14 @@ env is renewed (built again and re-seeded) and its ids due an auto-reset are res
 
 from __future__ import annotations
 
+import copy
 import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from ding_env.env.batch_env import BaseBatchEnv
@@ -81,6 +83,20 @@ class BatchHost:
             if missing:
                 raise ValueError(f"{batch.describe()} was split: this host lacks env ids {missing}")
         self.batch_of = {env_id: self.batches[slot.first] for env_id, slot in slots.items()}
+        self._samplers: dict[int, gym.spaces.Space] = {}  # each sub-env's random_action sampler
+
+    def random_action(self, env_id: int) -> Any:
+        """A random action of sub-env ``env_id``, drawn as ``BaseEnv.random_action`` draws one.
+
+        Each sub-env samples from its own copy of the action space, seeded with the sub-env's seed
+        (unseeded without one) at its first draw, so the draws do not depend on the other sub-envs'.
+        """
+        sampler = self._samplers.get(env_id)
+        if sampler is None:
+            sampler = self._samplers[env_id] = copy.deepcopy(self.env_of(env_id).action_space)
+            seed = self.setup.seeds.get(env_id, (None,))[0]
+            sampler.seed(None if seed is None else int(seed))
+        return sampler.sample()
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check the stacked observations of every reset and step against ``layout`` from now on (None: no check)."""

@@ -379,8 +379,12 @@ class EnvHost:
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
         """Call method ``name`` of each env; one result per env (an env's exception raises ``EnvError``)."""
         results = []
+        batch_of = {} if self.batch is None else self.batch.batch_of
         for env_id in env_ids:
             try:
+                if name == "random_action" and env_id in batch_of and not (args or kwargs):
+                    results.append(self.batch.random_action(env_id))  # one sub-env's action, not the batch env's
+                    continue
                 results.append(getattr(self.envs[env_id], name)(*args, **kwargs))
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
                 raise EnvError.of(error, env_id, Op.CALL, name) from error
