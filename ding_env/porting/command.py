@@ -40,6 +40,11 @@ def add_port_arguments(command: argparse.ArgumentParser) -> None:
         "managers, and check it with ding-env check --di-engine",
     )
     command.add_argument("--steps", type=int, default=200, help="random env steps per manager with --try (default 200)")
+    command.add_argument(
+        "--force",
+        action="store_true",
+        help="port over an earlier port of SRC at DST even where its files were edited since (the edits are lost)",
+    )
     output = command.add_mutually_exclusive_group()
     output.add_argument("--quiet", action="store_true", help="print only the summary and the failures")
     output.add_argument("--json", action="store_true", help="print the report as JSON (PORTING.md is written too)")
@@ -56,7 +61,7 @@ def run_port(args: argparse.Namespace) -> int:
         print("ding-env port: --steps must be >= 1", file=sys.stderr)
         return 2
     try:
-        result = port(args.src, args.out, args.in_place, args.fix, args.steps if args.trial else None)
+        result = port(args.src, args.out, args.in_place, args.fix, args.steps if args.trial else None, args.force)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2

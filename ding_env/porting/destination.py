@@ -68,12 +68,19 @@ def reported_src(report: Path) -> Path | None:
     return Path(match["src"]) if match and Path(match["src"]).is_absolute() else None
 
 
-def destination(src: Path, out: str | Path | None, in_place: bool) -> Destination:
+def destination(src: Path, out: str | Path | None, in_place: bool, force: bool = False) -> Destination:
     """Check ``src`` and where its port goes.
+
+    Args:
+        src: What is ported.
+        out: Where the port goes (None: ``in_place``).
+        in_place: Port over ``src``.
+        force: Replace an earlier port of ``src`` at ``out`` even where its files were edited since.
 
     Raises:
         ConfigError: For a missing ``src``, one with nothing to port, neither or both of ``out`` and
-            ``in_place``, an ``out`` that holds files no port wrote or another SRC's port, or a report
+            ``in_place``, an ``out`` that holds files no port wrote or another SRC's port, an earlier
+            port of ``src`` whose files were edited after its report (without ``force``), or a report
             path that holds another port's report.
     """
     if not src.exists():
@@ -112,6 +119,8 @@ def destination(src: Path, out: str | Path | None, in_place: bool) -> Destinatio
             f"ding-env port: {str(dst)!r} holds the port of {str(earlier)!r} (see {str(report)!r}); porting "
             f"{str(src)!r} there would {harm}: choose a new --out, or remove the earlier port first"
         )
+    if has_earlier and not force:
+        _refuse_edited(dst, report)
     result = Destination(dst, report)
     if has_earlier:
         result.notices.append(f"{str(dst)!r} holds an earlier port of this SRC: its files and report are replaced")
@@ -126,3 +135,18 @@ def destination(src: Path, out: str | Path | None, in_place: bool) -> Destinatio
                     f"SRC dropped them): {shown}"
                 )
     return result
+
+
+def _refuse_edited(dst: Path, report: Path) -> None:
+    """Refuse to port over an earlier port whose files changed after its report was written (the user's fixes)."""
+    written_at = report.stat().st_mtime_ns  # the report is written last, after every file and the trial
+    files = source_files(dst) if dst.is_dir() else [dst] if dst.exists() else []
+    edited = [path for path in files if path != report and path.stat().st_mtime_ns > written_at]
+    if edited:
+        names = [str(path.relative_to(dst)) if dst.is_dir() else path.name for path in edited]
+        shown = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+        raise ConfigError(
+            f"ding-env port: {str(dst)!r} holds an earlier port of this SRC, edited since its report was written "
+            f"({shown}); porting again would replace those edits. To try the edited port, run "
+            f"`ding-env port {dst} --in-place --try`; to replace it anyway, add --force"
+        )

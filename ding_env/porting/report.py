@@ -143,7 +143,11 @@ def _trial(trial: dict | None) -> list[str]:
             else:
                 lines.append(f"- {name}: {outcome['steps']} random steps, {outcome['episodes']} episodes ended")
         check = env["check"]
-        lines.append(f"- `ding-env check --di-engine`: {len(check['errors'])} errors, {check['warnings']} warnings")
+        errors, warnings = len(check["errors"]), check["warnings"]
+        lines.append(
+            f"- `ding-env check --di-engine`: {errors} error{'s' * (errors != 1)}, "
+            f"{warnings} warning{'s' * (warnings != 1)}"
+        )
         lines += [f"  - {error}" for error in check["errors"]]
     return [*lines, ""]
 
@@ -151,7 +155,8 @@ def _trial(trial: dict | None) -> list[str]:
 def _traced(result: dict) -> str:
     text = f"{result['error']}"
     if result.get("where"):
-        text += f" (at `{result['where']}`)"
+        raised_in = f", raised in `{result['raised_in']}`" if result.get("raised_in") else ""
+        text += f" (at `{result['where']}`{raised_in})"
     if result.get("fix"):
         text += f". Fix: {result['fix']}"
     return text

@@ -87,6 +87,7 @@ def port(
     in_place: bool = False,
     fix: bool = False,
     trial_steps: int | None = None,
+    force: bool = False,
 ) -> PortResult:
     """Port ``src`` (a file or a folder) to ``out``, or over itself with ``in_place`` (``.orig`` backups kept).
 
@@ -96,14 +97,15 @@ def port(
         in_place: Rewrite ``src`` itself; each changed file keeps its original as ``FILE.orig``.
         fix: Also apply the mechanical fixes the scan is sure of.
         trial_steps: Run ``--try`` with this many env steps per manager (None: no trial).
+        force: Replace an earlier port of ``src`` at ``out`` even where its files were edited since.
 
     Raises:
         ConfigError: For a missing ``src`` or one with nothing to port, neither or both of ``out`` and
-            ``in_place``, or an ``out`` that holds files no port wrote or another SRC's port (see
-            :mod:`ding_env.porting.destination`).
+            ``in_place``, or an ``out`` that holds files no port wrote, another SRC's port, or an earlier
+            port of ``src`` edited since (without ``force``) (see :mod:`ding_env.porting.destination`).
     """
     src = Path(src)
-    where = destination(src, out, in_place)
+    where = destination(src, out, in_place, force)
     dst = where.dst
     result = PortResult(src, dst, where.report, notices=where.notices)
     base = src if src.is_dir() else src.parent

@@ -23,6 +23,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ding_env.porting.packages import own_dizoo_names
 
 # The fix for errors whose cause is known: the env's code against today's numpy, gym, Gymnasium or PettingZoo.
@@ -31,7 +33,11 @@ KNOWN_ERRORS = (
         r"only 0-dimensional arrays can be converted to Python scalars|only length-1 arrays",
         "numpy 2: float()/int() of an array with ndim > 0 is an error; take its element (x.item() or x[0])",
     ),
-    (r"module 'numpy' has no attribute '(\w+)'", "numpy 2 removed np.\\1: `ding-env port --fix` replaces it"),
+    (
+        r"module 'numpy' has no attribute '(\w+)'|`np\.(\w+)` was removed in the NumPy 2\.0 release",
+        "numpy 2 removed np.\\1\\2: `ding-env port --fix` replaces it in the port's code; where a library calls it "
+        "(legacy gym's envs do), make the env from Gymnasium instead",
+    ),
     (
         r"has no attribute 'reward_range'",
         "Gymnasium 1.x envs and wrappers have no reward_range: use the reward space's bounds, or (-inf, inf)",
@@ -48,7 +54,7 @@ KNOWN_ERRORS = (
         r"No module named '(pettingzoo\.mpe[\w.]*)'",
         "PettingZoo 1.25 moved MPE to the mpe2 package: `ding-env port --fix` renames the import",
     ),
-    (r"No module named '([\w.]+)'", "install the package that provides \\1 (pip install ...)"),
+    (r"No module named '([\w.]+)'", "\\1 is not installed: install the package that provides it"),
     (
         r"'EasyDict' object has no attribute '(\w+)'|KeyError: '(\w+)'",
         "the env reads the config key '\\1\\2', which its env section does not set: set it in the config's env "
@@ -56,6 +62,7 @@ KNOWN_ERRORS = (
     ),
     (r"Environment \w+ doesn't exist|not found in (gym|the registry)", "the id is not registered in this gym"),
 )
+NUMPY_DIR = Path(np.__file__).parent
 SKIPPED = re.compile(r"^(test_.*|.*_test|conftest|setup)$")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
@@ -94,12 +101,53 @@ def traced(error: BaseException, folder: Path) -> dict:
     result = {"error": summary[:600]}
     if ours:
         result["where"] = f"{Path(ours[-1][0]).resolve().relative_to(base.resolve())}:{ours[-1][1]}"
+        # Raised in a library the port called (not in ding_env's checks): where, so a search of the port is not all.
+        # numpy's own frame is where a removed name raises: the line that asked for it is the one to show.
+        outside = [frame for frame in frames[frames.index(ours[-1]) + 1 :] if not _inside(frame[0], NUMPY_DIR)]
+        if outside and not _inside(outside[-1][0], Path(__file__).resolve().parents[1]):
+            result["raised_in"] = _library_place(*outside[-1])
     for pattern, fix in KNOWN_ERRORS:
         match = re.search(pattern, text)
         if match:
             result["fix"] = match.expand(fix)
             break
+    missing = re.search(r"No module named '([\w.]+)'", text)
+    if missing:
+        own = _port_module_file(missing[1], base)
+        if own is not None:
+            result["fix"] = (
+                f"{missing[1]} is the port's own {own}, hidden by a package of the same name that comes first on "
+                "sys.path (ding-env's own dizoo has DI-engine's package names): port the whole dizoo/ tree, or "
+                "port under another package name"
+            )
+        elif listed := re.search(r"cannot import '([\w.]+)' listed in env.import_names", text):
+            result["fix"] = (
+                f"the config's env.import_names expect the module at {listed[1].replace('.', '/')}, not where the "
+                "port is: port the package at that path (inside a dizoo/ tree for dizoo.*), or set import_names "
+                "to the port's modules"
+            )
     return result
+
+
+def _library_place(file: str, line: int) -> str:
+    """``file:line`` of a library's frame, from its package on (``gym/envs/classic_control/acrobot.py:448``)."""
+    parts = Path(file).parts
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return f"{'/'.join(parts[parts.index(marker) + 1 :])}:{line}"
+    return f"{file}:{line}"
+
+
+def _port_module_file(module: str, base: Path) -> str | None:
+    """The port's file (relative to ``base``) that module ``module`` names on some ``sys.path`` entry, if any."""
+    for entry in sys.path:
+        if not entry or not Path(entry).is_dir():
+            continue
+        path = Path(entry).joinpath(*module.split("."))
+        for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+            if candidate.is_file() and _inside(str(candidate), base):
+                return str(candidate.resolve().relative_to(base.resolve()))
+    return None
 
 
 def _inside(file: str, base: Path) -> bool:
@@ -207,7 +255,8 @@ def try_env(env_type: str, config: Path | None, steps: int, folder: Path) -> dic
         result["run_accepts_config"] = True
     except (ConfigError, RegistryError) as error:
         result["run_accepts_config"] = False
-        result["config_error"] = str(error)[:600]
+        fix = traced(error, folder).get("fix")
+        result["config_error"] = str(error)[:600] + (f". Fix: {fix}" if fix else "")
         env_section = None
     try:
         if env_section is None:  # the envs are still tried, built from the section as ding-env run builds it

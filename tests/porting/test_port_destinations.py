@@ -85,3 +85,25 @@ def test_a_port_never_mixes_with_another_port_nor_overwrites_a_report(tmp_path):
     in_place = ding_env_port("a", "--in-place", cwd=tmp_path)
     assert in_place.returncode == 2 and b"is not a port's report" in in_place.stderr
     assert (tmp_path / "a" / "PORTING.md").read_text() == "my notes\n"
+
+
+def test_porting_again_over_a_port_edited_since_is_refused_unless_forced(tmp_path):
+    """The documented loop is port, then fix what the report lists: porting again silently threw the fixes away."""
+    import os
+
+    _write(tmp_path, {"a/a_env.py": "x = 1\n", "a/b_env.py": "y = 1\n"})
+    assert ding_env_port("a", "--out", "out", cwd=tmp_path).returncode == 0
+    fixed = tmp_path / "out" / "a_env.py"
+    fixed.write_text("x = 2  # my fix\n")
+    written_at = (tmp_path / "out" / "PORTING.md").stat().st_mtime_ns
+    os.utime(fixed, ns=(written_at + 10**9, written_at + 10**9))  # edited a second after the report
+    again = ding_env_port("a", "--out", "out", cwd=tmp_path)
+    assert again.returncode == 2 and b"edited since its report was written (a_env.py)" in again.stderr
+    assert b"--in-place --try" in again.stderr and b"--force" in again.stderr
+    assert fixed.read_text() == "x = 2  # my fix\n"
+    # What the message offers: replacing it on purpose, or trying the edited port as it is.
+    forced = ding_env_port("a", "--out", "out", "--force", cwd=tmp_path)
+    assert forced.returncode == 0 and fixed.read_text() == "x = 1\n"
+    fixed.write_text("x = 2  # my fix\n")
+    assert ding_env_port("out", "--in-place", cwd=tmp_path).returncode == 0
+    assert fixed.read_text() == "x = 2  # my fix\n"

@@ -28,3 +28,40 @@ def test_a_refused_config_reports_its_error_and_the_envs_still_get_the_class_def
     assert env["check"]["errors"] == []
     (failure,) = report["failures"]
     assert "ding-env run refuses its config" in failure and "unknown key 'colour'" in failure
+
+
+# The env steps legacy gym's Acrobot, whose step uses np.float_, which numpy 2 removed.
+LEGACY_GYM_ENV = BROKEN_PACKAGE["walk_env.py"].replace(
+    "    def step(self, action):\n        self._t += 1\n",
+    "    def step(self, action):\n        import gym\n\n        acrobot = gym.make('Acrobot-v1')\n"
+    "        acrobot.reset(seed=0)\n        acrobot.step(0)\n        self._t += 1\n",
+)
+
+
+def test_a_numpy_2_removal_in_a_library_is_named_with_the_librarys_line_and_a_fix(tmp_path):
+    """numpy 2 words it '`np.float_` was removed': no fix was given, and only the port's line was named."""
+    files = {**BROKEN_PACKAGE, "walk_env.py": LEGACY_GYM_ENV.replace("np.float64", "np.float32")}
+    for name, text in files.items():
+        (tmp_path / "walk_pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "walk_pkg" / name).write_text(text)
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    base = report["trial"]["envs"][0]["base"]
+    assert code == 1 and "`np.float_` was removed" in base["error"]
+    assert base["where"].startswith("walk_env.py:") and base["raised_in"].startswith("gym/envs/classic_control/")
+    assert base["fix"].startswith("numpy 2 removed np.float_") and "Gymnasium" in base["fix"]
+    text = (tmp_path / "ported" / "walk_pkg" / "PORTING.md").read_text()
+    assert f"(at `{base['where']}`, raised in `{base['raised_in']}`)" in text
+    assert "`ding-env check --di-engine`: 1 error," in text or "`ding-env check --di-engine`: 0 errors" in text
+
+
+def test_a_missing_module_the_config_names_elsewhere_says_where_the_port_should_be(tmp_path):
+    config = BROKEN_PACKAGE["config/walk_config.py"].replace("'walk_pkg.walk_env'", "'dizoo.walking.envs.walk_env'")
+    files = {**BROKEN_PACKAGE, "walk_env.py": BROKEN_PACKAGE["walk_env.py"].replace("np.float64", "np.float32")}
+    for name, text in {**files, "config/walk_config.py": config}.items():
+        (tmp_path / "walk_pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "walk_pkg" / name).write_text(text)
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    (env,) = report["trial"]["envs"]
+    assert code == 1, report
+    failures = " ".join(report["failures"])
+    assert "expect the module at dizoo/walking/envs/walk_env" in failures and "pip install" not in failures
