@@ -357,8 +357,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             episode_return = info.pop("eval_episode_return", self._eval_episode_return)
             # A terminal state reached at the time limit is a termination: nothing to bootstrap from.
             truncated = bool(truncated) and not terminated
-            return StepFields(obs, reward, True, truncated, final_info(info, episode_return, truncated))
-        return StepFields(obs, reward, False, False, info)
+            return (obs, reward, True, truncated, final_info(info, episode_return, truncated))
+        return (obs, reward, False, False, info)
 
     def random_action(self) -> Any:
         """A random action in DI-engine's forms: a ``(1,)`` int64 array for ``Discrete``, arrays in dicts."""

@@ -51,25 +51,15 @@ class BaseEnvTimestep(NamedTuple):
         return bool(self.done and not self.info.get("truncated", False))
 
 
-class StepFields(NamedTuple):
-    """One step as plain fields, without the ``(1,)`` reward array: what env hosts copy into the managers' buffers.
-
-    Not part of the env contract (``BaseEnv.step`` is): ``env_manager.backends.hosted_env.stepper_of`` reads a
-    step as these fields, through an env class's private fast path where it has one.
-
-    Attributes:
-        obs: The observation after the action (the true final one where ``done``).
-        reward: A Python float, or an array of the reward space's shape.
-        done: Python ``bool``: the episode ended.
-        truncated: Python ``bool``: it ended at a time limit (False unless ``done``).
-        info: Dict; on done steps it holds ``truncated`` and ``eval_episode_return``.
-    """
-
-    obs: Any
-    reward: Any
-    done: bool
-    truncated: bool
-    info: dict
+# One step as plain fields, without the ``(1,)`` reward array: what env hosts copy into the managers'
+# buffers, a plain tuple ``(obs, reward, done, truncated, info)`` (a NamedTuple costs a Python call per
+# step to build). Not part of the env contract (``BaseEnv.step`` is):
+# ``env_manager.backends.hosted_env.stepper_of`` reads a step as these fields, through an env class's
+# private fast path where it has one. ``obs`` is the observation after the action (the true final one
+# where done); ``reward`` a Python float or an array of the reward space's shape; ``done`` and
+# ``truncated`` Python bools (``truncated`` False unless done); ``info`` a dict, holding ``truncated`` and
+# ``eval_episode_return`` on done steps.
+StepFields = tuple[Any, Any, bool, bool, dict]
 
 
 def is_timestep(value: Any) -> bool:

@@ -194,10 +194,10 @@ class PettingZooEnv(BaseEnv):
         obs = self._observe(observations)
         info = {"agent_info": infos} if any(infos.values()) else {}
         if self._active.any():
-            return StepFields(obs, reward, False, False, info)
+            return (obs, reward, False, False, info)
         self._needs_reset = True
         truncated = bool(self._ended_by_truncation.all())
-        return StepFields(obs, reward, True, truncated, final_info(info, self._episode_return, truncated))
+        return (obs, reward, True, truncated, final_info(info, self._episode_return, truncated))
 
     def close(self) -> None:
         """Close the PettingZoo env if it was built; safe to call twice."""

@@ -289,32 +289,34 @@ class EnvHost:
         steppers, check, timeout = self._steppers, self._check, self._step_timeout
         write_step_obs, write_ready_obs, write_reward = rows.write_step_obs, rows.write_ready_obs, rows.write_reward
         done, truncated, first = rows.done, rows.truncated, rows.first
+        going_on: list[int] = []  # the rows whose episode goes on: their step observation is also the ready one
         for env_id, action, reset in zip(env_ids, actions, resets, strict=True):
             row = env_id - first
             try:
                 if timeout is None:
-                    fields = steppers[env_id](action)
+                    obs, reward, ended, truncated[row], info = steppers[env_id](action)
                 else:
                     with time_limit(timeout, env_id, Op.STEP):
-                        fields = steppers[env_id](action)
-                check(fields.obs, env_id, "step obs")  # not check_obs: one call less per step
-                write_reward(row, fields.reward)  # an integer reward space refuses a value it cannot hold
+                        obs, reward, ended, truncated[row], info = steppers[env_id](action)
+                check(obs, env_id, "step obs")  # not check_obs: one call less per step
+                write_reward(row, reward)  # an integer reward space refuses a value it cannot hold
             except Exception as error:  # noqa: BLE001 - reported per env, after the other envs stepped
                 self._fail_step(env_id, row, error, reset, rows, infos, errors)
                 continue
-            obs, reward, ended, truncated[row], info = fields
             done[row] = ended
             write_step_obs(row, obs)
             if info and (put_info is None or not put_info(env_id, info)):
                 infos[env_id] = info
             if not ended:
-                write_ready_obs(row, obs)
+                going_on.append(row)
             elif reset:
                 ready, reset_error = self._restart(env_id, reset=True, renew=False)
                 if reset_error is None:
                     write_ready_obs(row, ready)
                 else:  # the step's results stand; the env needs a reset
                     errors[env_id] = reset_error
+        if going_on:
+            rows.copy_step_to_ready(going_on)
         return infos, errors
 
     def _fail_step(

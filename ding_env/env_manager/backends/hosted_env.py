@@ -120,7 +120,7 @@ def step_fields_of(env: Any, action: Any) -> StepFields:
     truncated = done and reported_truncation(info)
     if done and "truncated" not in info:
         info = dict(info, truncated=truncated)
-    return StepFields(timestep.obs, timestep.reward, done, truncated, info)
+    return (timestep.obs, timestep.reward, done, truncated, info)
 
 
 def build_env(env_id: int, env_fn: Callable[[], BaseEnv]) -> BaseEnv:
