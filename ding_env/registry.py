@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from importlib import metadata
@@ -153,11 +154,14 @@ class Registry:
         try:
             imported = import_object(entry)
         except RegistryError:
-            if self._entries[name] is entry:
+            registered = self._entries[name]
+            # Only a module that did import counts: one that failed after registering the name is an error.
+            if isinstance(registered, str) or entry.partition(":")[0] not in sys.modules:
                 raise
-            return self.get(name)
-        if self._entries[name] is not entry:
-            return self.get(name)
+            return registered
+        registered = self._entries[name]
+        if registered is not entry and not isinstance(registered, str):
+            return registered
         self._entries[name] = imported
         return imported
 

@@ -19,7 +19,7 @@ reset) as the vector env is built, as ``SyncVectorEnv`` builds its envs, so ``re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -110,7 +110,7 @@ class ManagerVectorEnv(VectorEnv):
                     "ManagerVectorEnv: manager_cfg configures a manager for env factories, not a given one"
                 )
         else:
-            if not isinstance(envs, (list, tuple)):
+            if not isinstance(envs, Iterable) or isinstance(envs, (str, bytes, Mapping)):
                 check_manager(envs, "ManagerVectorEnv")  # says what arrived and what to give instead
             env_fns = [partial(as_base_env, env_fn) for env_fn in validation.check_env_fns(envs)]
             envs = create_env_manager(dict(manager_cfg or {}), env_fns)

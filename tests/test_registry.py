@@ -189,3 +189,25 @@ def test_a_ported_dizoo_tree_gives_its_own_class_for_a_builtin_type_name(tmp_pat
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == [f"{package}.{module}", cls, cls]
     assert "replaces ding-env's built-in" in result.stderr
+
+
+def test_a_module_that_registers_its_type_then_fails_to_import_is_an_error_not_its_half_made_class(tmp_path):
+    (tmp_path / "half_made.py").write_text(
+        "from ding_env import BaseEnv\nfrom ding_env.utils import ENV_REGISTRY\n\n\n"
+        "@ENV_REGISTRY.register('half_made')\nclass HalfMade(BaseEnv):\n    pass\n\n\n"
+        "ENV_REGISTRY.register('half_made_path', 'half_made:HalfMade')\n"
+        "import a_dependency_not_installed\n"
+    )
+    script = (
+        "from ding_env import ENV_REGISTRY\n"
+        "ENV_REGISTRY.register('half_made', 'half_made:HalfMade')\n"
+        "ENV_REGISTRY.register('half_made_path', 'half_made:HalfMade')\n"
+        "for name in ('half_made', 'half_made_path'):\n"
+        "    try:\n"
+        "        ENV_REGISTRY.get(name)\n"
+        "    except Exception as error:\n"
+        "        print(type(error).__name__, 'a_dependency_not_installed' in str(error))\n"
+    )
+    result = run_python(script, tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["RegistryError", "True", "RegistryError", "True"]

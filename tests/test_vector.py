@@ -361,3 +361,11 @@ def test_the_env_pool_type_is_refused_saying_what_it_lacks_and_what_to_use():
     pool = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=2, batch_size=2))
     with pool, pytest.raises(TypeError, match=r"ManagerVectorEnv takes .*got PoolEnvManager.*dict interface only"):
         ManagerVectorEnv(pool)
+
+
+def test_env_factories_may_come_as_any_iterable_as_sync_vector_env_takes_them():
+    envs = ManagerVectorEnv(lambda: gym.make("CartPole-v1") for _ in range(2))
+    try:
+        assert envs.reset(seed=0)[0].shape == (2, 4)
+    finally:
+        envs.close()

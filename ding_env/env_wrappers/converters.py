@@ -156,9 +156,12 @@ def _exact_cast(dtype: np.dtype, owner: str, obs: Any) -> np.ndarray:
     """``obs`` in the integer or bool ``dtype``, refusing a value that dtype cannot hold."""
     array = np.asarray(obs)
     converted = None
-    if array.dtype.kind in "biuf":
-        with np.errstate(invalid="ignore", over="ignore"):
-            converted = array.astype(dtype)
+    if array.dtype.kind in "biufO":  # an object array of Python ints converts too, when exactly
+        try:
+            with np.errstate(invalid="ignore", over="ignore"):
+                converted = array.astype(dtype)
+        except (TypeError, ValueError, OverflowError):
+            converted = None
     if converted is None or not np.array_equal(converted, array):
         values = array if converted is None else array[converted != array]
         raise EnvDataError(

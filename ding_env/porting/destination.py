@@ -8,6 +8,8 @@ replaces, from another port's or the user's files, which it refuses to touch.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +21,8 @@ REPORT_SUFFIX = ".PORTING.md"
 REPORT_TITLE = "# Porting report"
 BACKUP_SUFFIX = ".orig"
 IGNORED = ("__pycache__", ".git", ".pytest_cache")
+_WRITTEN_START = "<!-- ding-env port wrote: "
+_WRITTEN_END = " -->"
 _HEADER = re.compile(r"^`(?P<src>[^`]+)` -> `(?P<dst>[^`]+)` \(ding-env port", re.MULTILINE)
 
 
@@ -113,7 +117,9 @@ def destination(src: Path, out: str | Path | None, in_place: bool, force: bool =
         )
     if not has_earlier and dst.is_dir() and any(dst.iterdir()):
         raise ConfigError(f"ding-env port: {str(dst)!r} exists and holds files a port did not write; choose a new one")
-    if earlier is not None and earlier.resolve() != src.resolve():
+    # --force also replaces an in-place port of the port itself (what trying an edited port leaves).
+    own_in_place = force and earlier is not None and earlier.resolve() == dst.resolve()
+    if earlier is not None and earlier.resolve() != src.resolve() and not own_in_place:
         harm = "mix the two ports" if src.is_dir() else "overwrite it and its report"
         raise ConfigError(
             f"ding-env port: {str(dst)!r} holds the port of {str(earlier)!r} (see {str(report)!r}); porting "
@@ -137,16 +143,33 @@ def destination(src: Path, out: str | Path | None, in_place: bool, force: bool =
     return result
 
 
+def written_files(dst: Path, files: list[str]) -> dict[str, str]:
+    """``{file: sha256}`` of what a port wrote at ``dst`` (``files`` relative to it; a ported file: its name)."""
+    paths = {name: dst / name for name in files} if dst.is_dir() else {dst.name: dst}
+    return {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in paths.items() if path.is_file()}
+
+
+def written_line(digests: dict[str, str]) -> str:
+    """The report's last line: what the port wrote, for a later port to tell the user's edits (``_refuse_edited``)."""
+    return f"{_WRITTEN_START}{json.dumps(digests, sort_keys=True)}{_WRITTEN_END}"
+
+
 def _refuse_edited(dst: Path, report: Path) -> None:
-    """Refuse to port over an earlier port whose files changed after its report was written (the user's fixes)."""
-    written_at = report.stat().st_mtime_ns  # the report is written last, after every file and the trial
-    files = source_files(dst) if dst.is_dir() else [dst] if dst.exists() else []
-    edited = [path for path in files if path != report and path.stat().st_mtime_ns > written_at]
+    """Refuse to port over an earlier port whose files differ from what it wrote (the user's fixes)."""
+    text = report.read_text(errors="replace")
+    start = text.rfind(_WRITTEN_START)
+    if start < 0:  # a report that records no files: nothing to compare
+        return
+    try:
+        digests = json.loads(text[start + len(_WRITTEN_START) :].split(_WRITTEN_END)[0])
+    except ValueError:
+        return
+    now = written_files(dst, list(digests))
+    edited = sorted(name for name, digest in digests.items() if name in now and now[name] != digest)
     if edited:
-        names = [str(path.relative_to(dst)) if dst.is_dir() else path.name for path in edited]
-        shown = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+        shown = ", ".join(edited[:5]) + (" ..." if len(edited) > 5 else "")
         raise ConfigError(
-            f"ding-env port: {str(dst)!r} holds an earlier port of this SRC, edited since its report was written "
-            f"({shown}); porting again would replace those edits. To try the edited port, run "
-            f"`ding-env port {dst} --in-place --try`; to replace it anyway, add --force"
+            f"ding-env port: {str(dst)!r} holds an earlier port of this SRC, edited since ({shown}); porting "
+            f"again would replace those edits. To try the edited port, run `ding-env port {dst} --in-place "
+            "--try`; to replace it anyway, add --force"
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ding_env.porting.destination import REPORT_TITLE
+from ding_env.porting.destination import REPORT_TITLE, written_files, written_line
 from ding_env.porting.findings import ERROR, HAZARDS, NAMES, NOTE, WARNING, Item
 from ding_env.porting.tool import PortResult
 from ding_env.version import __version__
@@ -29,7 +29,8 @@ def format_report(result: PortResult) -> str:
         *_trial(result.trial),
         *_changes("Lines renamed (imports, and strings naming a module)", result.renamed),
     ]
-    return "\n".join(lines).rstrip() + "\n"
+    written = written_line(written_files(result.dst, result.files))
+    return "\n".join(lines).rstrip() + f"\n\n{written}\n"
 
 
 def report_dict(result: PortResult) -> dict:

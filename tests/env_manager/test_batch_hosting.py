@@ -205,6 +205,8 @@ def test_sub_envs_draw_random_actions_as_a_base_env_does(make_manager):
         sampler.seed(5 + env_id)  # as BaseEnv.random_action seeds its space with the env's seed
         assert [actions[env_id] for actions in got] == [sampler.sample() for _ in range(6)], env_id
     assert all(actions.keys() == set(range(6)) and 0 <= actions[3] < 3 for actions in got)
+    manager.seed(5)  # seeded again, each sub-env's draws start over, as a BaseEnv's do
+    assert [manager.random_action()[0] for _ in range(6)] == [actions[0] for actions in got]
 
 
 def test_seeding_some_sub_envs_of_a_batch_env_is_refused_and_whole_batch_envs_are_taken(make_manager):

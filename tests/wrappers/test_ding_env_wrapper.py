@@ -487,8 +487,9 @@ def test_an_observation_its_space_cannot_hold_is_an_error_not_a_cast(values):
     env.reset()
     with pytest.raises(EnvDataError, match="does not fit the space's uint8"):
         env.step(0)
-    exact = DingEnvWrapper(DeclaredUint8Env([1.0, 2.0, 255.0]))
-    assert exact.reset().tolist() == [1, 2, 255] and exact.reset().dtype == np.uint8
+    for values in ([1.0, 2.0, 255.0], np.array([1, 2, 255], dtype=object)):  # exact values convert
+        exact = DingEnvWrapper(DeclaredUint8Env(values))
+        assert exact.reset().tolist() == [1, 2, 255] and exact.reset().dtype == np.uint8
 
 
 @pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)

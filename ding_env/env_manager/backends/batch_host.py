@@ -89,7 +89,8 @@ class BatchHost:
         """A random action of sub-env ``env_id``, drawn as ``BaseEnv.random_action`` draws one.
 
         Each sub-env samples from its own copy of the action space, seeded with the sub-env's seed
-        (unseeded without one) at its first draw, so the draws do not depend on the other sub-envs'.
+        (unseeded without one) at its first draw after it was seeded (``forget_sampler``), so the draws
+        do not depend on the other sub-envs'.
         """
         sampler = self._samplers.get(env_id)
         if sampler is None:
@@ -97,6 +98,10 @@ class BatchHost:
             seed = self.setup.seeds.get(env_id, (None,))[0]
             sampler.seed(None if seed is None else int(seed))
         return sampler.sample()
+
+    def forget_sampler(self, env_id: int) -> None:
+        """Draw ``env_id``'s next random action from a sampler seeded anew (after ``seed()``, as a BaseEnv does)."""
+        self._samplers.pop(env_id, None)
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check the stacked observations of every reset and step against ``layout`` from now on (None: no check)."""
@@ -184,6 +189,8 @@ class BatchHost:
         """Replace a batch env with a fresh one from its constructor (seeded again at its next reset)."""
         old = batch.env
         batch.build()
+        for env_id in range(batch.first, batch.stop):
+            self.forget_sampler(env_id)
         try:
             old.close()
         except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on

@@ -122,6 +122,7 @@ class EnvHost:
         """
         if self.batch is not None and env_id in self.batch.batch_of:
             self.batch.batch_of[env_id].seeded = None  # seeded again, as a BaseEnv would be
+            self.batch.forget_sampler(env_id)
             return
         seed, dynamic_seed = self.setup.seeds[env_id]
         env = self.envs[env_id]
