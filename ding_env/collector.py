@@ -16,6 +16,8 @@ import numpy as np
 
 from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager, arrays
+from ding_env.env_manager.status import EnvStatus
+from ding_env.errors import EnvStateError
 
 
 class TransitionBatch(NamedTuple):
@@ -78,6 +80,26 @@ def policy_actions(policy: Policy, obs: Any, count: int, per_env: bool = False) 
             f"return one action per row of the observation batch"
         )
     return actions
+
+
+def check_progress(manager: BaseEnvManager, env_ids: np.ndarray, what: str) -> None:
+    """Raise when none of ``env_ids`` is to step and no env is stepping: no step could ever change that.
+
+    Raises:
+        EnvStateError: Naming the envs that wait for a reset or have run their ``episode_num`` episodes.
+    """
+    if len(env_ids):
+        return
+    status = manager.env_status  # read only when nothing steps
+    if any(state == EnvStatus.STEPPING for state in status.values()):
+        return
+    waiting = [env_id for env_id, state in status.items() if state == EnvStatus.NEEDS_RESET]
+    finished = [env_id for env_id, state in status.items() if state == EnvStatus.FINISHED]
+    raise EnvStateError(
+        f"{what}: no env can step and none is stepping, so it would wait for ever: envs {waiting[:20]} need a "
+        f"reset (auto_reset is off), envs {finished[:20]} ran their episode_num episodes; turn auto_reset on, "
+        "raise episode_num, or ask for fewer steps or episodes"
+    )
 
 
 def collect(
@@ -163,6 +185,7 @@ def _collect_numpy(
             sent += len(env_ids)
             batch = manager.step_batch(env_ids, actions)
         else:
+            check_progress(manager, env_ids, f"collect({n_steps} steps) after {steps}")
             batch = manager.step_batch(np.zeros(0, dtype=np.int64), np.zeros((0, *last_action.shape[1:])))
         if not len(batch.env_id):
             continue

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ding_env.collector import policy_actions
+from ding_env.collector import check_progress, policy_actions
 from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager
 from ding_env.errors import EpisodeStepLimitError
@@ -103,6 +103,7 @@ def evaluate(
         wanted = np.ones(len(ready.env_id), dtype=bool) if step_every_env else remaining[ready.env_id] > 0
         env_ids = ready.env_id[wanted]
         obs = _rows(ready.obs, wanted)
+        check_progress(manager, env_ids, f"evaluate({n_episode} episodes) after {len(returns)}")
         actions = policy_actions(policy, obs, len(env_ids), per_env) if len(env_ids) else np.zeros(0, dtype=np.int64)
         batch = manager.step_batch(env_ids, actions)
         steps += len(batch.env_id)

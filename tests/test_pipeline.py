@@ -264,3 +264,29 @@ def test_an_abnormal_episode_has_no_return_and_evaluate_runs_another_in_its_plac
         result = evaluate(manager, policy, 6, stop_value=None, seed=1)
         assert len(result.returns) == 6 and result.abnormal_episodes >= 1
         assert all(np.isfinite(result.returns))
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2"])
+@pytest.mark.parametrize("cfg", [dict(auto_reset=False), dict(episode_num=1)], ids=["no_auto_reset", "episode_num"])
+def test_collect_and_evaluate_say_when_no_env_can_step_instead_of_spinning_for_ever(manager_type, cfg):
+    import numpy as np
+
+    from ding_env import DingEnvWrapper, create_env_manager
+    from ding_env.collector import collect
+    from ding_env.errors import EnvStateError
+    from ding_env.evaluator import evaluate
+    from tests.conftest import manager_cfg
+
+    def policy(obs):
+        return np.zeros(len(obs), np.int64)
+
+    fns = [lambda: DingEnvWrapper(cfg={"env_id": "CartPole-v1"})] * 2
+    with create_env_manager(manager_cfg(manager_type, **cfg), fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        with pytest.raises(EnvStateError, match=r"evaluate\(3 episodes\) after 2: no env can step"):
+            evaluate(manager, policy, n_episode=3)
+        manager.reset()
+        if cfg.get("auto_reset") is False:  # with episode_num, collect ends when every env finished (manager.done)
+            with pytest.raises(EnvStateError, match=r"collect\(5000 steps\) after \d+: no env can step"):
+                list(collect(manager, policy, n_steps=5000))
