@@ -79,12 +79,12 @@ def destination(src: Path, out: str | Path | None, in_place: bool, force: bool =
         src: What is ported.
         out: Where the port goes (None: ``in_place``).
         in_place: Port over ``src``.
-        force: Replace an earlier port of ``src`` at ``out`` even where its files were edited since.
+        force: Replace an earlier port of ``src`` at ``out`` even where its files differ from what it wrote.
 
     Raises:
         ConfigError: For a missing ``src``, one with nothing to port, neither or both of ``out`` and
             ``in_place``, an ``out`` that holds files no port wrote or another SRC's port, an earlier
-            port of ``src`` whose files were edited after its report (without ``force``), or a report
+            port of ``src`` whose files differ from what it wrote (without ``force``), or a report
             path that holds another port's report.
     """
     if not src.exists():

@@ -97,7 +97,7 @@ def port(
         in_place: Rewrite ``src`` itself; each changed file keeps its original as ``FILE.orig``.
         fix: Also apply the mechanical fixes the scan is sure of.
         trial_steps: Run ``--try`` with this many env steps per manager (None: no trial).
-        force: Replace an earlier port of ``src`` at ``out`` even where its files were edited since.
+        force: Replace an earlier port of ``src`` at ``out`` even where its files differ from what it wrote.
 
     Raises:
         ConfigError: For a missing ``src`` or one with nothing to port, neither or both of ``out`` and
