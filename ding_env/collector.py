@@ -95,10 +95,11 @@ def check_progress(manager: BaseEnvManager, env_ids: np.ndarray, what: str) -> N
         return
     waiting = [env_id for env_id, state in status.items() if state == EnvStatus.NEEDS_RESET]
     finished = [env_id for env_id, state in status.items() if state == EnvStatus.FINISHED]
+    why = [f"envs {waiting[:20]} need a reset (auto_reset is off)"] if waiting else []
+    why += [f"envs {finished[:20]} ran their episode_num episodes"] if finished else []
     raise EnvStateError(
-        f"{what}: no env can step and none is stepping, so it would wait for ever: envs {waiting[:20]} need a "
-        f"reset (auto_reset is off), envs {finished[:20]} ran their episode_num episodes; turn auto_reset on, "
-        "raise episode_num, or ask for fewer steps or episodes"
+        f"{what}: no env can step and none is stepping, so it would wait for ever: {', '.join(why)}; turn "
+        "auto_reset on, raise episode_num, or ask for fewer steps or episodes"
     )
 
 
