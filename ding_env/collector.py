@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ding_env.config import is_count
 from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager, arrays
 from ding_env.env_manager.status import EnvStatus
@@ -53,16 +54,20 @@ class TransitionBatch(NamedTuple):
 Policy = Callable[[Any], Any]
 
 
-def policy_actions(policy: Policy, obs: Any, count: int, per_env: bool = False) -> np.ndarray:
+def policy_actions(
+    policy: Policy, obs: Any, count: int, per_env: bool = False, env_ids: np.ndarray | None = None
+) -> np.ndarray:
     """``policy(obs)`` as an array of ``count`` actions, one per observation row.
 
-    With ``per_env`` (an action space of no one-array batch: ``Dict``, ``Tuple``) each action is one
-    object of a 1-d object array, however numpy would stack them.
+    A policy with a true ``takes_env_ids`` attribute (``ding_env.policies``) is called as
+    ``policy(obs, env_ids)`` when ``env_ids`` are given. With ``per_env`` (an action space of no
+    one-array batch: ``Dict``, ``Tuple``) each action is one object of a 1-d object array, however
+    numpy would stack them.
 
     Raises:
         ValueError: Naming the policy, how many actions it returned and how many envs were ready.
     """
-    returned = policy(obs)
+    returned = policy(obs, env_ids) if env_ids is not None and getattr(policy, "takes_env_ids", False) else policy(obs)
     if per_env and isinstance(returned, (list, tuple, np.ndarray)):
         actions = np.empty(len(returned), dtype=object)
         actions[:] = list(returned)  # one object per row: never stacked into a 2-d array
@@ -127,17 +132,19 @@ def collect(
             step all their sub-envs or none, so the last manager step may take up to one batch past
             ``n_steps``. None: whether the manager hosts one (``manager.lockstep``).
 
-    Yields:
-        Batches whose arrays are copies, safe to keep.
+    Returns:
+        An iterator of batches whose arrays are copies, safe to keep.
+
+    Raises:
+        ValueError: For ``n_steps`` not None nor an int >= 1 (at the call, before any step).
     """
+    if n_steps is not None and not is_count(n_steps):
+        raise ValueError(f"collect: n_steps must be an int >= 1 or None (until manager.done), got {n_steps!r}")
     if step_every_env is None:
         step_every_env = manager.lockstep
-    batches = (
-        _collect_numpy(manager, policy, n_steps, step_every_env)
-        if device is None
-        else _collect_torch(manager, policy, n_steps, device, step_every_env)
-    )
-    yield from batches
+    if device is None:
+        return _collect_numpy(manager, policy, n_steps, step_every_env)
+    return _collect_torch(manager, policy, n_steps, device, step_every_env)
 
 
 def _collect_torch(
@@ -148,8 +155,10 @@ def _collect_torch(
     converter = TorchConverter(device)
 
     @functools.wraps(policy)  # errors about its actions name the caller's policy
-    def numpy_policy(obs: Any) -> Any:
-        return converter.to_numpy(policy(converter.to_torch(obs, ("policy",))))
+    def numpy_policy(obs: Any, *env_ids: np.ndarray) -> Any:  # env_ids: for a policy that takes_env_ids
+        return converter.to_numpy(policy(converter.to_torch(obs, ("policy",)), *env_ids))
+
+    numpy_policy.takes_env_ids = getattr(policy, "takes_env_ids", False)  # a class attribute: wraps misses it
 
     to_torch = converter.to_torch
     for batch in _collect_numpy(manager, numpy_policy, n_steps, step_every_env):
@@ -178,7 +187,7 @@ def _collect_numpy(
             # The last steps: only as many envs as steps remain, so the count comes out exact.
             env_ids, obs = env_ids[: n_steps - sent], arrays.take(obs, slice(0, n_steps - sent))
         if len(env_ids):
-            actions = policy_actions(policy, obs, len(env_ids), per_env)
+            actions = policy_actions(policy, obs, len(env_ids), per_env, env_ids)
             if last_action is None:
                 last_action = np.zeros((manager.env_num, *actions.shape[1:]), dtype=actions.dtype)
             arrays.write(last_obs, env_ids, obs)

@@ -10,6 +10,7 @@ import copy
 import difflib
 import importlib.util
 from collections.abc import Mapping
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,11 @@ PIPELINE_KEYS = frozenset(
         "replay_path",
     }
 )
+
+
+def is_count(value: Any, low: int = 1) -> bool:
+    """Whether ``value`` is an int (a numpy integer too, never a bool) of at least ``low``."""
+    return isinstance(value, Integral) and not isinstance(value, bool) and value >= low
 
 
 def check_config_dict(cfg: Any, where: str) -> None:

@@ -143,22 +143,28 @@ class EnvTimeoutError(DingEnvError):
         env_ids: The envs that did not answer.
         command: The command they were running (an ``Op``).
         timeout: The limit in seconds.
+        grouped: Some of the envs timed out together, as one worker hosting them: those waiting behind
+            one that hangs are named too. False: each env named was cut on its own (the serial managers,
+            a worker per env).
     """
 
     # Ids named in the message; the rest are counted (env_ids holds them all).
     NAMED_IDS = 8
 
-    def __init__(self, env_ids: list[int], command: Op | str, timeout: float) -> None:
+    def __init__(self, env_ids: list[int], command: Op | str, timeout: float, grouped: bool = False) -> None:
         self.env_ids = list(env_ids)
         self.command = Op(command)
         self.timeout = timeout
+        self.grouped = grouped
         ids = self.env_ids
         if len(ids) > self.NAMED_IDS:
             named = f"[{', '.join(map(str, ids[: self.NAMED_IDS]))}, ... {len(ids) - self.NAMED_IDS} more]"
         else:
             named = str(ids)
         # A worker hosting several envs times out as a whole: the envs named need not all have hung.
-        whole = " (a worker times out as a whole: its envs wait behind one that hangs)" if len(ids) > 1 else ""
+        whole = (
+            " (a worker times out as a whole: its envs wait behind one that hangs)" if grouped and len(ids) > 1 else ""
+        )
         super().__init__(f"envs {named} did not finish {self.command} within {timeout} s{whole}")
 
 

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ding_env.collector import check_progress, policy_actions
+from ding_env.config import is_count
 from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager
 from ding_env.errors import EpisodeStepLimitError
@@ -86,7 +87,7 @@ def evaluate(
         EpisodeStepLimitError: Naming the env whose episode reached ``max_episode_steps`` without ending.
         ValueError: For ``max_episode_steps`` below 1.
     """
-    if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or max_episode_steps < 1):
+    if max_episode_steps is not None and not is_count(max_episode_steps):
         raise ValueError(f"max_episode_steps must be an int >= 1 or None, got {max_episode_steps!r}")
     if step_every_env is None:
         step_every_env = manager.lockstep
@@ -104,7 +105,9 @@ def evaluate(
         env_ids = ready.env_id[wanted]
         obs = _rows(ready.obs, wanted)
         check_progress(manager, env_ids, f"evaluate({n_episode} episodes) after {len(returns)}")
-        actions = policy_actions(policy, obs, len(env_ids), per_env) if len(env_ids) else np.zeros(0, dtype=np.int64)
+        actions = (
+            policy_actions(policy, obs, len(env_ids), per_env, env_ids) if len(env_ids) else np.zeros(0, dtype=np.int64)
+        )
         batch = manager.step_batch(env_ids, actions)
         steps += len(batch.env_id)
         episode_steps[batch.env_id] += 1

@@ -7,19 +7,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from numbers import Integral
 from typing import Any, TextIO
 
 import numpy as np
 
 from ding_env.collector import collect
-from ding_env.errors import DingEnvError
+from ding_env.config import is_count
+from ding_env.errors import ConfigError, DingEnvError
 from ding_env.evaluator import DEFAULT_MAX_EPISODE_STEPS, EpisodeStepLimitError, EvalResult, evaluate
 from ding_env.ops import Op
 from ding_env.policies import RandomPolicy
 from ding_env.progress import progress_bar
 from ding_env.registry import import_object
 from ding_env.run_config import build_managers
+from ding_env.summary import counted, describe_value
 
 # The progress line's mean return covers this many of the latest episodes.
 RECENT_EPISODES = 100
@@ -52,13 +53,19 @@ class RunSummary:
         return self.collect_steps / max(self.collect_seconds, 1e-9)
 
 
-def load_policy(spec: str, action_space: Any, seed: int) -> Callable[[Any], Any]:
-    """``'random'`` or ``'module:callable'`` (a callable from a batch of observations to a batch of actions)."""
-    if spec == "random":
-        return RandomPolicy(action_space, seed)
+def import_policy(spec: str) -> Callable[[Any], Any]:
+    """The policy ``'module:callable'`` names: a callable from a batch of observations to a batch of actions.
+
+    Raises:
+        RegistryError: The module or the name cannot be found.
+        ConfigError: What the name holds is not callable.
+    """
     policy = import_object(spec)
     if not callable(policy):
-        raise TypeError(f"policy {spec!r} is not callable")
+        raise ConfigError(
+            f"--policy {spec!r} is {describe_value(policy)}, not callable: name a function (or an object with "
+            "__call__) that maps a batch of observations to a batch of actions"
+        )
     return policy
 
 
@@ -88,7 +95,7 @@ def run_job(
 
     Args:
         cfg: A validated run config.
-        policy_spec: ``'random'`` or ``'module:callable'`` (see :func:`load_policy`).
+        policy_spec: ``'random'`` or ``'module:callable'`` (see :func:`import_policy`).
         steps: Env steps to collect. A lockstep batch env (a Gymnasium vector env from ``env.batch``) steps
             every sub-env each time, so the collection may end up to one batch past it; the summary's
             ``collect_steps`` is the true count.
@@ -101,6 +108,7 @@ def run_job(
 
     Raises:
         EpisodeStepLimitError: When an evaluation episode reaches ``eval_max_steps`` without ending.
+        RegistryError, ConfigError: When ``policy_spec`` names nothing callable (before any env is built).
         ValueError: For ``steps``, ``eval_episodes`` or ``eval_max_steps`` not an int >= 1 (before any env is built).
     """
     for name, value, optional in (
@@ -108,10 +116,10 @@ def run_job(
         ("eval_episodes", eval_episodes, True),
         ("eval_max_steps", eval_max_steps, True),
     ):
-        counts = isinstance(value, Integral) and not isinstance(value, bool) and value >= 1  # numpy ints too
-        if not (optional and value is None) and not counts:
+        if not (optional and value is None) and not is_count(value):
             default = " (None: the default)" if optional else ""
             raise ValueError(f"run_job: {name} must be an int >= 1{default}, got {value!r}")
+    own_policy = None if policy_spec == "random" else import_policy(policy_spec)  # a bad name before any env is built
     collector, evaluator = build_managers(cfg, manager_type)
     with collector, evaluator:
         replay_source = "--replay" if replay_dir is not None else "the config's env.replay_path"
@@ -125,7 +133,7 @@ def run_job(
         collector.launch()
         with recording():
             evaluator.launch()
-        policy = load_policy(policy_spec, collector.action_space, cfg.seed)
+        policy = RandomPolicy(collector.action_space, cfg.seed) if own_policy is None else own_policy
         returns: list[float] = []
         truncated = 0
         done_steps = 0
@@ -136,7 +144,9 @@ def run_job(
         batched = cfg.env.get("batch") is not None
         if progress is not None:
             seeding = " (each episode seeded anew from the run's seed: batch envs)" if batched else ""
-            progress.write(f"collecting {steps} steps, then evaluating {n_episode} episodes{seeding}\n")
+            progress.write(
+                f"collecting {counted(steps, 'step')}, then evaluating {counted(n_episode, 'episode')}{seeding}\n"
+            )
             progress.flush()
         start = time.perf_counter()
         with progress_bar(steps, progress, "collect", "step") as bar:

@@ -26,6 +26,11 @@ def describe_value(value: Any) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 3] + "..."
 
 
+def counted(count: int, noun: str) -> str:
+    """``'1 episode'``, ``'3 episodes'``: a count with its noun in the number it takes (plural: noun + s)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def describe_typed(value: Any) -> str:
     """``value``'s type and short repr, as an error says what arrived (``str 'high'``)."""
     return f"{type(value).__name__} {describe_value(value)}"

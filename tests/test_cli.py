@@ -411,3 +411,22 @@ def test_run_gives_an_env_its_section_over_its_class_config_as_di_engine_does(tm
         "run", "cfg.py", "--steps", "40", "--eval-episodes", "1", "--manager", "base", cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_a_reader_that_closes_the_output_early_ends_the_command_quietly():
+    # `ding-env list | head -1`: the reader is gone before the command writes (os.pipe: the reading end closed).
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "ding_env", "list"],
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141 and result.stderr == ""

@@ -117,6 +117,7 @@ def test_run_demo_reports_a_cut_row_without_a_return():
         (["--import", "no_such_module"], "cannot import 'no_such_module'"),
         (["--max-steps", "0"], "--max-steps must be >= 1, got 0"),
         (["--episodes", "0"], "--episodes must be >= 1, got 0"),
+        (["--seed", "-1"], "--seed must be >= 0, got -1"),
     ],
 )
 def test_demo_refuses_bad_arguments_naming_them(user_envs, args, message):

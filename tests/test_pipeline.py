@@ -290,3 +290,31 @@ def test_collect_and_evaluate_say_when_no_env_can_step_instead_of_spinning_for_e
         if cfg.get("auto_reset") is False:  # with episode_num, collect ends when every env finished (manager.done)
             with pytest.raises(EnvStateError, match=r"collect\(5000 steps\) after \d+: no env can step"):
                 list(collect(manager, policy, n_steps=5000))
+
+
+@pytest.mark.parametrize("device", [None, "cpu"])
+def test_a_policy_that_takes_env_ids_gets_the_env_id_of_each_row(device):
+    if device is not None:
+        pytest.importorskip("torch", reason="the torch extra is not installed (make test installs it)")
+    from ding_env import create_env_manager
+    from tests.envs import CountingEnv
+
+    class IdPolicy:
+        takes_env_ids = True
+
+        def __init__(self):
+            self.given = []
+
+        def __call__(self, obs, env_ids):
+            self.given.append(np.asarray(env_ids).tolist())
+            return np.zeros(len(env_ids), np.int64)
+
+    with create_env_manager(dict(type="base"), [CountingEnv] * 3) as manager:
+        manager.seed(0)
+        manager.launch()
+        policy = IdPolicy()
+        batches = list(collect(manager, policy, 7, device=device))
+        assert policy.given == [batch.env_id.tolist() for batch in batches] == [[0, 1, 2], [0, 1, 2], [0]]
+        policy.given.clear()
+        evaluate(manager, policy, 3, seed=0)
+        assert policy.given and all(ids == sorted(set(ids)) for ids in policy.given)

@@ -70,3 +70,22 @@ def test_actions_of_a_space_with_no_one_array_batch_step_every_manager(manager_t
                 held[:] = actions
                 actions = held
             assert len(manager.step_batch(ready.env_id, actions).env_id) >= 1
+
+
+@pytest.mark.parametrize("space", SPACES, ids=lambda space: type(space).__name__)
+def test_with_env_ids_each_env_draws_the_same_actions_in_any_batch(space):
+    together, apart = RandomPolicy(space, seed=5), RandomPolicy(space, seed=5)
+    rows = np.zeros((3, 4), np.float32)
+    for _ in range(4):
+        batch = together(rows, np.array([0, 1, 2]))
+        assert batch.shape == (3, *space.shape) and batch.dtype == space.dtype
+        assert all(space.contains(action) for action in batch)
+        one_by_one = [apart(rows[:1], [env_id])[0] for env_id in (2, 0, 1)]
+        np.testing.assert_array_equal(batch, np.stack([one_by_one[1], one_by_one[2], one_by_one[0]]))
+    other = RandomPolicy(space, seed=6)
+    assert not all(np.array_equal(together(rows, [0, 1, 2]), other(rows, [0, 1, 2])) for _ in range(4))
+
+
+def test_env_ids_must_match_the_rows():
+    with pytest.raises(ValueError, match="2 env ids for 3 observation rows"):
+        RandomPolicy(gym.spaces.Discrete(2))(np.zeros((3, 1)), [0, 1])

@@ -88,9 +88,22 @@ def test_an_episode_that_ends_at_the_bound_counts_and_progress_sees_every_step(m
         assert seen == sorted(seen) and seen[-1] == result.steps == 50
 
 
-def test_evaluate_refuses_a_bound_below_one():
+@pytest.mark.parametrize("bound", [0, 2.5])
+def test_evaluate_refuses_a_bound_that_is_not_a_count(bound):
     with _launched("base", [3]) as manager, pytest.raises(ValueError, match="max_episode_steps must be an int >= 1"):
-        evaluate(manager, RandomPolicy(manager.action_space, 0), 1, max_episode_steps=0)
+        evaluate(manager, RandomPolicy(manager.action_space, 0), 1, max_episode_steps=bound)
+
+
+@pytest.mark.parametrize("n_steps", [0, -5, 2.5, True])
+def test_collect_refuses_a_step_count_that_is_not_a_count_at_the_call(n_steps):
+    # It collected nothing (0, -5) or stepped past a fraction (2.5), silently, once iterated.
+    with _launched("base", [3]) as manager:
+        with pytest.raises(ValueError, match=rf"collect: n_steps must be an int >= 1 or None .*got {n_steps!r}"):
+            collect(manager, RandomPolicy(manager.action_space, 0), n_steps)
+        assert (
+            sum(len(batch.env_id) for batch in collect(manager, RandomPolicy(manager.action_space, 0), np.int64(2)))
+            == 2
+        )
 
 
 ENDLESS_CONFIG = """
@@ -218,10 +231,46 @@ def test_collect_after_the_same_seed_gives_the_same_batches(manager_type):
         assert runs[0] == runs[1]
 
 
+def _actions_and_rewards_per_env(cfg: dict, fns: list) -> dict[int, list]:
+    with create_env_manager(cfg, fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        seen: dict[int, list] = {env_id: [] for env_id in range(len(fns))}
+        for batch in collect(manager, RandomPolicy(manager.action_space, 0), 40):
+            for env_id, action, reward in zip(batch.env_id.tolist(), batch.action.tolist(), batch.reward, strict=True):
+                seen[env_id].append((action, float(reward[0])))
+        return seen
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_the_random_policy_gives_each_env_its_own_actions_whichever_envs_step_with_it(manager_type):
+    # Env 0 is slow: an async manager that returns as soon as one env is ready hands the envs out in the
+    # order they finish, in batches of any size. Each env's actions (and so its trajectory) stay the same.
+    fns = [partial(CountingEnv, dict(step_sleep=0.003 if env_id == 0 else 0.0)) for env_id in range(3)]
+    reference = _actions_and_rewards_per_env(manager_cfg("base"), fns)
+    extra = dict(wait_num=1) if manager_type == "async_subprocess" else {}
+    seen = _actions_and_rewards_per_env(manager_cfg(manager_type, **extra), fns)
+    for env_id, steps in seen.items():
+        common = min(len(steps), len(reference[env_id]))
+        assert common >= 3, (env_id, seen)
+        assert steps[:common] == reference[env_id][:common], env_id
+
+
+def test_run_refuses_a_policy_that_is_not_callable_as_a_usage_error(capsys):
+    assert main(["run", "configs/cartpole.py", "--policy", "math:pi", "--steps", "10"]) == 2
+    assert "--policy 'math:pi' is 3.141592653589793, not callable: name a function" in capsys.readouterr().err
+
+
 def test_run_collects_exactly_the_steps_asked_for(capsys):
     args = ["run", "configs/cartpole.py", "--steps", "10", "--manager", "base", "--eval-episodes", "1"]
     assert main([*args, "--set", "env.evaluator_env_num=1"]) == 0
     assert "collect steps        10\n" in capsys.readouterr().out  # 8 envs: 16 before
+
+
+def test_run_says_what_it_will_do_in_words_that_agree_with_the_counts(capsys):
+    args = ["run", "configs/cartpole.py", "--steps", "1", "--manager", "base", "--eval-episodes", "1"]
+    assert main([*args, "--set", "env.evaluator_env_num=1"]) == 0
+    assert "collecting 1 step, then evaluating 1 episode\n" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ding_env.summary import counted
+
 ERROR = "error"
 WARNING = "warning"
 
@@ -95,5 +97,6 @@ class CheckReport:
                 if finding.hint:
                     lines.append(f"         fix: {finding.hint}")
         verdict = "passed" if self.passed else "FAILED"
-        lines.append(f"{verdict}: {len(self.checks)} checks, {len(self.errors)} errors, {len(self.warnings)} warnings")
+        counts = (counted(len(self.checks), "check"), counted(len(self.errors), "error"))
+        lines.append(f"{verdict}: {', '.join(counts)}, {counted(len(self.warnings), 'warning')}")
         return "\n".join(lines)

@@ -45,6 +45,8 @@ def resolve_target(
         cfg = _loaded_env_section(config_path, is_target=False, gym_id=gym_id, env_type=env_type)
         import_env_modules(cfg)  # the types the config's modules register can be targets
     if gym_id is not None:
+        if (cfg or {}).get("is_gymnasium") is not False:  # legacy gym only: its ids are checked when made
+            _check_gym_id(gym_id)
         return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": gym_id}), batch_envs=batch_envs), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = _loaded_env_section(target, is_target=True)
@@ -113,6 +115,30 @@ def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, e
     # the checker read the config before they exist.
     validate_run_config(validated, str(path), need_servers=False)
     return env_cfg
+
+
+def _check_gym_id(gym_id: str) -> None:
+    """Refuse a ``gym:ENV_ID`` target whose id neither Gymnasium nor legacy gym has, as ``DingEnvWrapper`` would.
+
+    Raises:
+        ConfigError: For an empty id or one no registry holds (a typo is a usage error, not a failed check).
+    """
+    if not gym_id:
+        raise ConfigError("gym:ENV_ID needs an env id after the colon, such as gym:CartPole-v1")
+    import gymnasium as gym
+
+    from ding_env.env.ding_env_wrapper import register_env_id
+    from ding_env.env_wrappers.legacy_gym import legacy_gym_has
+
+    register_env_id(gym_id)  # the ids ale-py and MiniGrid register on import
+    try:
+        gym.spec(gym_id)
+    except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
+        if not legacy_gym_has(gym_id):
+            raise ConfigError(
+                f"gym:{gym_id}: Gymnasium has no such env id ({error}); "
+                "`python -c 'import gymnasium; gymnasium.pprint_registry()'` lists the ids it has"
+            ) from error
 
 
 def _is_wrapper(env_cls: Any) -> bool:

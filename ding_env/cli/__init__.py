@@ -20,7 +20,8 @@ The current directory is on ``sys.path``, as for ``python -m ding_env``, so ``co
 config's ``import_names`` find modules next to the user.
 
 Exit codes: 0 success (``check``: no errors), 1 the run failed (``check``: errors found),
-2 usage or config error, 130 interrupted (Ctrl-C; envs and workers are closed first).
+2 usage or config error, 130 interrupted (Ctrl-C; envs and workers are closed first), 141 the reader of
+the output closed it (``ding-env list | head``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ding_env.cli import commands as handlers
-from ding_env.cli.commands import INTERRUPTED, USAGE_ERROR
+from ding_env.cli.commands import BROKEN_PIPE, INTERRUPTED, USAGE_ERROR
 from ding_env.demo import DEFAULT_MAX_STEPS
 from ding_env.version import __version__
 
@@ -82,7 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return USAGE_ERROR
     try:
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # here, so a reader that stopped reading is seen below and not at exit
+        return code
+    except BrokenPipeError:
+        # `ding-env list | head`: the reader closed the pipe. Exit as a command killed by SIGPIPE does,
+        # without a traceback, and with stdout pointed away so the interpreter's last flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
     except KeyboardInterrupt:
         # The managers' context managers have closed every env and worker on the way out.
         print(f"\nding-env {args.command}: interrupted", file=sys.stderr)

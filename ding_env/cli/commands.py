@@ -14,6 +14,7 @@ from ding_env.registry import ENV_REGISTRY
 
 USAGE_ERROR = 2
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
+BROKEN_PIPE = 141  # the shell's code for a process ended by SIGPIPE
 
 
 _BOUNDS = {">= 1": lambda value: value >= 1, ">= 0": lambda value: value >= 0, "> 0": lambda value: value > 0}
@@ -84,7 +85,9 @@ def check(args: argparse.Namespace) -> int:
     from ding_env.checker.target import resolve_target
     from ding_env.errors import ConfigError, RegistryError
 
-    problem = flag_problem(("--episodes", args.episodes, ">= 1"), ("--max-steps", args.max_steps, ">= 1"))
+    problem = flag_problem(
+        ("--episodes", args.episodes, ">= 1"), ("--max-steps", args.max_steps, ">= 1"), ("--seed", args.seed, ">= 0")
+    )
     if problem:
         print(f"ding-env check: {problem}", file=sys.stderr)
         return USAGE_ERROR
@@ -287,7 +290,10 @@ def demo(args: argparse.Namespace) -> int:
     from ding_env.demo import run_demo
 
     problem = flag_problem(
-        ("--episodes", args.episodes, ">= 1"), ("--envs", args.envs, ">= 1"), ("--max-steps", args.max_steps, ">= 1")
+        ("--episodes", args.episodes, ">= 1"),
+        ("--envs", args.envs, ">= 1"),
+        ("--max-steps", args.max_steps, ">= 1"),
+        ("--seed", args.seed, ">= 0"),
     )
     if problem:
         print(f"ding-env demo: {problem}", file=sys.stderr)

@@ -42,7 +42,9 @@ def first_failure(errors: list[DingEnvError]) -> DingEnvError:
         if isinstance(error, EnvTimeoutError) and error.command is first.command and error.timeout == first.timeout
     ]
     env_ids = sorted({env_id for error in alike for env_id in error.env_ids})
-    return first if env_ids == first.env_ids else EnvTimeoutError(env_ids, first.command, first.timeout)
+    if env_ids == first.env_ids:
+        return first
+    return EnvTimeoutError(env_ids, first.command, first.timeout, any(error.grouped for error in alike))
 
 
 def raise_step_errors(outcome: TimestepBatch, results: Any, step_error: str) -> None:

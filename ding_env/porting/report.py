@@ -7,6 +7,7 @@ import dataclasses
 from ding_env.porting.destination import REPORT_TITLE, written_files, written_line
 from ding_env.porting.findings import ERROR, HAZARDS, NAMES, NOTE, WARNING, Item
 from ding_env.porting.tool import PortResult
+from ding_env.summary import counted
 from ding_env.version import __version__
 
 
@@ -142,13 +143,11 @@ def _trial(trial: dict | None) -> list[str]:
             if "error" in outcome:
                 lines.append(f"- {name}: FAILED: {_traced(outcome)}")
             else:
-                lines.append(f"- {name}: {outcome['steps']} random steps, {outcome['episodes']} episodes ended")
+                steps, episodes = counted(outcome["steps"], "random step"), counted(outcome["episodes"], "episode")
+                lines.append(f"- {name}: {steps}, {episodes} ended")
         check = env["check"]
         errors, warnings = len(check["errors"]), check["warnings"]
-        lines.append(
-            f"- `ding-env check --di-engine`: {errors} error{'s' * (errors != 1)}, "
-            f"{warnings} warning{'s' * (warnings != 1)}"
-        )
+        lines.append(f"- `ding-env check --di-engine`: {counted(errors, 'error')}, {counted(warnings, 'warning')}")
         lines += [f"  - {error}" for error in check["errors"]]
     return [*lines, ""]
 

@@ -76,7 +76,7 @@ class ServerLostError(DingEnvError):
 ERROR_FIELDS: dict[type[DingEnvError], tuple[str, ...]] = {
     EnvError: ("env_id", "command", "message", "remote_traceback", "op"),
     EnvCrashedError: ("env_ids", "exitcode", "command"),
-    EnvTimeoutError: ("env_ids", "command", "timeout"),
+    EnvTimeoutError: ("env_ids", "command", "timeout", "grouped"),
     ServerError: ("request", "error_type", "message", "remote_traceback"),
 }
 ERROR_TYPES = {cls.__name__: cls for cls in ERROR_FIELDS}

@@ -54,6 +54,7 @@ def test_a_step_returning_a_plain_tuple_is_one_finding_pointing_at_the_envs_step
         + 1
     )
     assert result.stdout.count("error:") == 1 and "AttributeError" not in result.stdout
+    assert result.stdout.endswith("FAILED: 12 checks, 1 error, 0 warnings\n")  # not "1 errors"
     assert "PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep" in result.stdout
     assert f"tests/checker/broken_envs.py:{step_line}" in result.stdout
 
@@ -71,6 +72,19 @@ def test_unimportable_target_is_a_usage_error(capsys):
     assert main(["check", "not_registered"]) == 2
     assert main(["check", "json:dumps"]) == 2
     assert "not a BaseEnv subclass" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("gym:NoSuchEnv-v0", "gym:NoSuchEnv-v0: Gymnasium has no such env id (Environment `NoSuchEnv` doesn't exist"),
+        ("gym:CartPole-v9", "gym:CartPole-v9: Gymnasium has no such env id (Environment version `v9`"),
+        ("gym:", "gym:ENV_ID needs an env id after the colon"),
+    ],
+)
+def test_a_gym_id_no_registry_has_is_a_usage_error(capsys, target, message):
+    assert main(["check", target]) == 2
+    assert message in capsys.readouterr().err
 
 
 def check_command(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
@@ -209,10 +223,12 @@ def test_check_refuses_a_config_key_that_run_refuses_with_runs_error(
     assert capsys.readouterr().err == f"ding-env check: {refused}"
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--episodes", "0"), ("--max-steps", "-1")])
-def test_check_names_the_count_flag_it_refuses(capsys, flag, value):
+@pytest.mark.parametrize(
+    ("flag", "value", "bound"), [("--episodes", "0", 1), ("--max-steps", "-1", 1), ("--seed", "-1", 0)]
+)
+def test_check_names_the_count_flag_it_refuses(capsys, flag, value, bound):
     assert main(["check", "cartpole", flag, value]) == 2
-    assert capsys.readouterr().err == f"ding-env check: {flag} must be >= 1, got {value}\n"
+    assert capsys.readouterr().err == f"ding-env check: {flag} must be >= {bound}, got {value}\n"
 
 
 def test_check_refuses_a_misspelt_key_in_the_config_of_a_gym_target(tmp_path, capsys):

@@ -285,7 +285,7 @@ def test_a_public_bind_is_refused_without_insecure(capsys):
 def test_envs_that_cannot_be_built_are_named_before_the_server_says_ready(capsys, tmp_path, monkeypatch):
     assert main(["serve", "gym:NoSuch-v0", "--envs", "2", "--bind", "tcp://127.0.0.1:*"]) == 2
     captured = capsys.readouterr()
-    assert "env_id 'NoSuch-v0' is not available in Gymnasium" in captured.err and "ready" not in captured.out
+    assert "gym:NoSuch-v0: Gymnasium has no such env id" in captured.err and "ready" not in captured.out
     (tmp_path / "unbuildable.py").write_text(
         "from tests.checker.broken_envs import GoodEnv\n\n\n"
         "class Unbuildable(GoodEnv):\n"

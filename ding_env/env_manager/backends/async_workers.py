@@ -174,7 +174,7 @@ class AsyncWorkerBackend(Backend):
                 else:
                     self.take_results(index)
             elif timeout is not None and now - self.dispatched_at[index] > timeout:
-                self.take_failure(index, EnvTimeoutError(self.workers.worker_envs[index], Op.STEP, timeout))
+                self.take_failure(index, self.workers.pool.timed_out(index, Op.STEP, timeout))
         self.dispatch_queued()
 
     def take_results(self, index: int) -> None:
@@ -253,7 +253,7 @@ class AsyncWorkerBackend(Backend):
         while any(self.busy[index] for index in workers):
             if deadline is not None and time.monotonic() >= deadline:
                 for index in [index for index in workers if self.busy[index]]:
-                    self.take_failure(index, EnvTimeoutError(self.workers.worker_envs[index], Op.STEP, timeout))
+                    self.take_failure(index, self.workers.pool.timed_out(index, Op.STEP, timeout))
                 return
             left = LIVENESS_INTERVAL if deadline is None else max(0.0, deadline - time.monotonic())
             self.workers.pool.wait_any_done(min(LIVENESS_INTERVAL, left))

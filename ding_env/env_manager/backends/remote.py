@@ -187,7 +187,8 @@ class RemoteBackend(Backend):
         if isinstance(error, EnvCrashedError):
             return EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
         if isinstance(error, EnvTimeoutError):
-            return EnvTimeoutError([env_id + offset for env_id in error.env_ids], error.command, error.timeout)
+            ids = [env_id + offset for env_id in error.env_ids]
+            return EnvTimeoutError(ids, error.command, error.timeout, error.grouped)
         return error
 
     # ---- envs ------------------------------------------------------------

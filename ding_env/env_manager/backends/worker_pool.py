@@ -296,7 +296,7 @@ class WorkerPool:
                     return
                 raise self.crashed(index, Op.STEP)
             if deadline is not None and time.monotonic() >= deadline:
-                raise EnvTimeoutError(self.worker_envs[index], Op.STEP, timeout)
+                raise self.timed_out(index, Op.STEP, timeout)
             if semaphore.acquire(True, _slice(deadline)):
                 return
 
@@ -361,7 +361,7 @@ class WorkerPool:
             if process.sentinel in ready:
                 raise self.crashed(index, command)
             if deadline is not None and time.monotonic() >= deadline:
-                raise EnvTimeoutError(self.worker_envs[index], command, timeout)
+                raise self.timed_out(index, command, timeout)
         if isinstance(reply, Failure):
             raise reply.error()
         return reply.value
@@ -378,6 +378,11 @@ class WorkerPool:
         process = self.processes[index]
         process.join(LIVENESS_INTERVAL)
         return EnvCrashedError(self.worker_envs[index], process.exitcode, command)
+
+    def timed_out(self, index: int, command: Op, timeout: float) -> EnvTimeoutError:
+        """The error for a worker that passed ``timeout``: its envs time out together."""
+        env_ids = self.worker_envs[index]
+        return EnvTimeoutError(env_ids, command, timeout, grouped=len(env_ids) > 1)
 
 
 def _slice(deadline: float | None) -> float:
