@@ -169,8 +169,11 @@ def _check_managers(env: dict, where: str, need_servers: bool) -> None:
 
 
 def describe_env_section(env: dict) -> str:
-    """What an env section builds, for messages: its type, or the Gymnasium id of a section without one."""
-    return f"type {env['type']!r}" if "type" in env else f"DingEnvWrapper of env_id {env.get('env_id')!r}"
+    """What an env section builds, for messages: its type (and the env_id it gives), or its Gymnasium id."""
+    if "type" not in env:
+        return f"DingEnvWrapper of env_id {env.get('env_id')!r}"
+    given = env.get("env_id")  # a type built on DingEnvWrapper runs this id instead of its own
+    return f"type {env['type']!r}" + (f", env_id {given!r}" if given else "")
 
 
 def unused_sections(cfg: dict) -> list[str]:

@@ -273,6 +273,13 @@ def test_run_says_what_it_will_do_in_words_that_agree_with_the_counts(capsys):
     assert "collecting 1 step, then evaluating 1 episode\n" in capsys.readouterr().err
 
 
+def test_run_names_the_env_id_a_config_gives_a_registered_type(capsys):
+    # The type runs that id instead of its own: the first line said only "env type 'cartpole'".
+    args = ["run", "configs/cartpole.py", "--steps", "1", "--manager", "base", "--eval-episodes", "1"]
+    assert main([*args, "--set", "env.evaluator_env_num=1", "--set", "env.env_id='CartPole-v0'"]) == 0
+    assert "env type 'cartpole', env_id 'CartPole-v0', seed 0\n" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("argument", "value"), [("steps", 0), ("eval_episodes", 0), ("eval_max_steps", 0), ("steps", None)]
 )
