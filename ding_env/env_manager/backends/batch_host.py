@@ -127,8 +127,12 @@ class BatchHost:
 
     def groups(self, env_ids: np.ndarray) -> list[tuple[HostedBatch, slice]]:
         """``(batch env, positions of its ids)`` for each batch env hosting some of ``env_ids`` (increasing)."""
-        groups = []
         position, count = 0, len(env_ids)
+        batch = self.batch_of[int(env_ids[0])]
+        # Increasing and distinct ids from its first to its last, as many as it hosts: all of one batch env.
+        if count == batch.num_envs and env_ids[0] == batch.first and env_ids[-1] == batch.stop - 1:
+            return [(batch, slice(0, count))]
+        groups = []
         while position < count:
             batch = self.batch_of[int(env_ids[position])]
             end = int(np.searchsorted(env_ids, batch.stop))
