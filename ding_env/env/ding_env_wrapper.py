@@ -42,11 +42,13 @@ from ding_env.env_wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.env_wrappers.multi_agent import is_pettingzoo_env
 from ding_env.env_wrappers.presets import (
     atari_make_kwargs,
+    atari_step_limit,
     uses_atari_preset,
     warn_unused_atari_keys,
     wrapper_specs,
 )
 from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
+from ding_env.env_wrappers.time_limit import TimeLimitWrapper
 from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.extras import FAMILY_EXTRAS, needs_extra
@@ -191,6 +193,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         return self._env
 
     def _build_env(self) -> gym.Env:
+        agent_step_limit = None  # an Atari make_kwargs time limit, applied outside the preset
         if self._user_env is not None:
             env = self._user_env
             if is_legacy_env(env):
@@ -209,6 +212,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         else:
             try:
                 env, family = self._make_from_id()
+                agent_step_limit = atari_step_limit(self._cfg, family)
             except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
                 if self._is_gymnasium is None and legacy_gym_has(self._cfg.env_id):
                     warnings.warn(
@@ -225,7 +229,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         if self._replay_path is not None:
             env = EpisodeVideoWrapper(env, self._replay_path, replay_prefix(repr(self)))
         warn_unused_atari_keys(self._cfg, type(self).config, family, repr(self))
-        return apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
+        env = apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
+        return env if agent_step_limit is None else TimeLimitWrapper(env, agent_step_limit)
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         env_id = self._cfg.env_id

@@ -172,9 +172,22 @@ def atari_make_kwargs(cfg: Any, family: str, owner: str) -> dict:
             "env_wrapper=['ram'] for RAM observations (the console's 128 bytes) instead"
         )
     kwargs["frameskip"] = 1
+    kwargs.pop("max_episode_steps", None)  # frames, with frameskip=1: atari_step_limit applies it in agent steps
     if cfg.repeat_action_probability is not None:
         kwargs.setdefault("repeat_action_probability", cfg.repeat_action_probability)
     return kwargs
+
+
+def atari_step_limit(cfg: Any, family: str) -> int | None:
+    """``make_kwargs['max_episode_steps']`` of an env under the Atari preset, to count in agent steps.
+
+    The preset makes its base env with ``frameskip=1``, so ``gym.make``'s time limit would count raw frames
+    (reset no-ops included) and end episodes several times early. ``DingEnvWrapper`` applies it outside
+    the preset instead, counting the agent's steps as Gymnasium's ``ALE/...-v5`` ids do.
+    """
+    if not uses_atari_preset(cfg.env_wrapper, family):
+        return None
+    return (cfg.make_kwargs or {}).get("max_episode_steps")
 
 
 def warn_unused_atari_keys(cfg: Any, defaults: dict, family: str, owner: str) -> None:

@@ -216,3 +216,14 @@ def test_di_engine_obs_plus_prev_action_reward_key():
     assert first["prev_action"] == -1 and second["prev_action"] == 3
     assert env.observation_space.contains(second)
     env.close()
+
+
+@pytest.mark.parametrize("env_wrapper", ["default", []])
+def test_a_make_kwargs_time_limit_counts_agent_steps_with_or_without_the_preset(env_wrapper):
+    # The preset makes its base env with frameskip=1: gym.make's limit counted frames and cut at step 8.
+    env = atari(make_kwargs=dict(max_episode_steps=30), env_wrapper=env_wrapper)
+    env.reset()
+    steps = [env.step(0) for _ in range(30)]
+    assert [timestep.done for timestep in steps] == [False] * 29 + [True]
+    assert steps[-1].info["truncated"] is True
+    env.close()
