@@ -321,7 +321,16 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             options: The Gymnasium env's reset options (``env.reset(options=...)``).
             **more_options: More options, merged into ``options``: a manager's ``reset_param`` for this env
                 (``{'low': -0.01}``, say) reaches the Gymnasium env this way.
+
+        Raises:
+            TypeError: For a ``seed`` option: seeds are set with ``seed()`` (an option would be ignored).
         """
+        if "seed" in more_options:
+            raise TypeError(
+                f"{self!r}.reset(seed={more_options['seed']!r}): seed with seed() before the reset instead "
+                "(env.seed(s), manager.seed(s) or manager.seed({env_id: s}), dynamic_seed=False to replay it); "
+                "reset's keyword arguments are the Gymnasium env's reset options, and CartPole-like envs ignore them"
+            )
         env = self.env
         kwargs = {}
         episode_seed = self._next_episode_seed()

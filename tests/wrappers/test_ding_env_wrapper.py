@@ -221,6 +221,22 @@ def test_gym_reset_is_seeded_only_when_a_seed_is_due():
     assert seeds[2:] == [3, 3]
 
 
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_a_seed_given_to_reset_is_refused_pointing_at_seed(manager_type):
+    # It went into Gymnasium's reset options, which CartPole ignores: an unseeded episode, with no word said.
+    from ding_env import create_env_manager
+    from ding_env.errors import EnvError
+    from tests.conftest import manager_cfg
+
+    with pytest.raises(TypeError, match=r"reset\(seed=5\): seed with seed\(\) before the reset"):
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1"}).reset(seed=5)
+    fns = [lambda: DingEnvWrapper(cfg={"env_id": "CartPole-v1"})] * 2
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.launch()
+        with pytest.raises(EnvError, match=r"env 1 failed in reset: TypeError: .*seed with seed\(\)"):
+            manager.reset({1: {"seed": 5}})
+
+
 def test_step_before_reset_and_after_done_is_an_error():
     env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
     with pytest.raises(EnvStateError, match="before reset"):
