@@ -40,11 +40,21 @@ def resolve_target(
     """
     cfg = None
     gym_id = target.split(":", 1)[1] if target.startswith(GYM_PREFIXES) else None
+    if config_path is not None and gym_id is None and (target.endswith(".py") or Path(target).is_file()):
+        raise ConfigError(
+            f"TARGET {target!r} is a config file and --config {config_path} another: give one of them "
+            f"(`{target}` alone, or a type or gym:ENV_ID with --config {config_path})"
+        )
     if config_path is not None:
         env_type = target if gym_id is None and target in ENV_REGISTRY else None
         cfg = _loaded_env_section(config_path, is_target=False, gym_id=gym_id, env_type=env_type)
         import_env_modules(cfg)  # the types the config's modules register can be targets
     if gym_id is not None:
+        if cfg is not None and cfg.get("env_id") not in (None, gym_id):
+            raise ConfigError(
+                f"--config {config_path}: its env section has env_id {cfg.env_id!r}, but TARGET is gym:{gym_id}, "
+                f"which would replace it; give one id (drop env_id from the section, or use `{config_path}` as TARGET)"
+            )
         if (cfg or {}).get("is_gymnasium") is not False:  # legacy gym only: its ids are checked when made
             _check_gym_id(gym_id)
         return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": gym_id}), batch_envs=batch_envs), None

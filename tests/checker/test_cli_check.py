@@ -87,6 +87,17 @@ def test_a_gym_id_no_registry_has_is_a_usage_error(capsys, target, message):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["check", "serve"])
+def test_a_config_that_the_target_would_override_is_a_usage_error(tmp_path, monkeypatch, capsys, command):
+    # Both ran the target's env and dropped the config's Pendulum without a word.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pd.py").write_text("config = dict(env=dict(env_id='Pendulum-v1'))\n")
+    assert main([command, "gym:CartPole-v1", "--config", "pd.py"]) == 2
+    assert "its env section has env_id 'Pendulum-v1', but TARGET is gym:CartPole-v1" in capsys.readouterr().err
+    assert main([command, str(REPO / "configs" / "cartpole.py"), "--config", "pd.py"]) == 2
+    assert "is a config file and --config pd.py another: give one of them" in capsys.readouterr().err
+
+
 def check_command(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "ding_env", "check", *args],
