@@ -49,11 +49,13 @@ log = logging.getLogger(__name__)
 def is_endpoint(address: str) -> bool:
     """Whether ``address`` has the form of a ZeroMQ endpoint to bind.
 
-    That is ``tcp://HOST:PORT`` (``*`` for either), or another transport's ``transport://address``
+    That is ``tcp://HOST:PORT`` (``*`` for either; a port from 1 to 65535), or another transport's ``transport://address``
     (``ipc://path``, ``inproc://name``).
     """
     if address.startswith("tcp://"):
-        return re.fullmatch(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):(\d+|\*)", address) is not None
+        match = re.fullmatch(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):(\d+|\*)", address)
+        # A port past 65535 would bind another port (ZeroMQ keeps its low 16 bits).
+        return match is not None and (match.group(2) == "*" or 1 <= int(match.group(2)) <= 65535)
     return re.fullmatch(r"[a-z]+://\S+", address) is not None
 
 
@@ -102,8 +104,8 @@ class EnvServer:
     ) -> None:
         if not is_endpoint(bind):  # first: refusing it as reachable from other machines would mislead
             raise ConfigError(
-                f"cannot bind {bind!r}: not a ZeroMQ endpoint; expected tcp://HOST:PORT (tcp://127.0.0.1:* for a "
-                "free port), ipc://PATH or inproc://NAME"
+                f"cannot bind {bind!r}: not a ZeroMQ endpoint; expected tcp://HOST:PORT with a port from 1 to 65535 "
+                "(tcp://127.0.0.1:* for a free port), ipc://PATH or inproc://NAME"
             )
         if not allow_remote and keys is None and not is_loopback(bind):
             raise ConfigError(
