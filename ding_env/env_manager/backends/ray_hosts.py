@@ -140,6 +140,18 @@ class RayHosts:
 
         bundles = [dict(settings.host_resources) for _ in self.shares]
         timeout = settings.remote.connect_timeout
+        if self.uses_started_instance:
+            # The local instance this process started cannot grow: what exceeds its total never gets placed.
+            total = self.ray.cluster_resources()
+            short = {key: amount * len(bundles) for key, amount in bundles[0].items()}
+            short = {key: need for key, need in short.items() if need > total.get(key, 0)}
+            if short:
+                raise ConfigError(
+                    f"{self.name}: {len(bundles)} hosts of {bundles[0]} need "
+                    f"{', '.join(f'{key} {need:g}' for key, need in short.items())}, and the local Ray instance "
+                    f"started for them has {', '.join(f'{key} {total.get(key, 0):g}' for key in short)} in all: "
+                    "lower num_hosts or host_resources, or join a cluster (address='auto' or a ray:// address)"
+                )
         group = placement_group(bundles, strategy=settings.placement_strategy)
         ready, _ = self.ray.wait([group.ready()], timeout=timeout)
         if not ready:

@@ -1,0 +1,40 @@
+"""The Ray managers with no Ray running: the local instance they start, sized to this machine."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray", reason="the Ray managers need the ray extra")
+
+REPO = Path(__file__).resolve().parents[2]
+
+LAUNCH = """
+from ding_env import create_env_manager
+from ding_env.errors import ConfigError
+from tests.support import counting_fns
+
+cfg = {"type": "ray", "num_hosts": 2, "host_resources": {"CPU": 4096}, "connect_timeout": 600.0}
+try:
+    create_env_manager(cfg, counting_fns(2)).launch()
+except ConfigError as error:
+    print(error)
+"""
+
+
+def test_hosts_the_local_instance_can_never_hold_are_refused_at_once():
+    # It waited the whole connect_timeout (here 600 s) for a placement the instance it started cannot grow into.
+    result = subprocess.run(
+        [sys.executable, "-c", LAUNCH],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (
+        "2 hosts of {'CPU': 4096} need CPU 8192, and the local Ray instance started for them has CPU" in result.stdout
+    )
