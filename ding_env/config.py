@@ -107,6 +107,22 @@ def check_batch(cfg: Mapping, where: str) -> int | None:
     return batch
 
 
+# Where a DingEnvWrapper config's batch env of `batch` sub-envs comes from (env.batch_sources).
+BATCH_SOURCES = ("gym_vector", "envpool")
+
+
+def check_batch_source(cfg: Mapping, where: str) -> str:
+    """``cfg['batch_source']`` (default ``'gym_vector'``), one of ``BATCH_SOURCES``.
+
+    Raises:
+        ConfigError: Naming ``where``, the sources and the value.
+    """
+    source = cfg.get("batch_source", "gym_vector")
+    if source not in BATCH_SOURCES:
+        raise ConfigError(f"{where} 'batch_source': expected one of {BATCH_SOURCES}, got {source!r:.100}")
+    return source
+
+
 CALLERS = ("collector", "evaluator")
 
 

@@ -273,6 +273,13 @@ def test_run_says_what_it_will_do_in_words_that_agree_with_the_counts(capsys):
     assert "collecting 1 step, then evaluating 1 episode\n" in capsys.readouterr().err
 
 
+def test_run_refuses_an_unknown_batch_source_before_building_envs(capsys):
+    # It failed in a worker building the batch envs (exit 1), after refusing the env count first.
+    args = ["run", "configs/cartpole.py", "--steps", "8", "--set", "env.batch=4", "--set", "env.batch_source='foo'"]
+    assert main(args) == 2
+    assert "'batch_source': expected one of ('gym_vector', 'envpool'), got 'foo'" in capsys.readouterr().err
+
+
 def test_run_names_the_env_id_a_config_gives_a_registered_type(capsys):
     # The type runs that id instead of its own: the first line said only "env type 'cartpole'".
     args = ["run", "configs/cartpole.py", "--steps", "1", "--manager", "base", "--eval-episodes", "1"]

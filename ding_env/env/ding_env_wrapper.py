@@ -27,7 +27,7 @@ import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
 
-from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys
+from ding_env.config import check_batch, check_batch_source, check_caller, check_config_dict, check_env_keys
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.gym_attributes import GymAttributes
@@ -437,10 +437,11 @@ def per_batch_env(configs: list[EasyDict], cfg: dict, count_key: str) -> list[Ea
     batch = check_batch(cfg, "env config")
     if batch is None:
         return configs
+    check_batch_source(cfg, "env config")  # here, not first in the workers building the batch envs
     if len(configs) % batch:
         raise ConfigError(
             f"env config '{count_key}'={len(configs)} counts envs and must be a multiple of 'batch'={batch} "
-            "(each batch env hosts batch of them)"
+            f"(each batch env hosts {batch} of them)"
         )
     return configs[: len(configs) // batch]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ding_env.config import PIPELINE_KEYS, check_batch
+from ding_env.config import PIPELINE_KEYS, check_batch, check_batch_source
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.batch_sources.envpool_env import ATARI_KEYS, EnvPoolBatchEnv
 from ding_env.env.batch_sources.gym_vector_env import GymVectorBatchEnv, picks_autoreset_mode, vector_creator
@@ -30,7 +30,6 @@ from ding_env.env_wrappers.presets import wrapper_specs
 from ding_env.errors import ConfigError
 from ding_env.summary import describe_value
 
-BATCH_SOURCES = ("gym_vector", "envpool")
 # The keys each source reads, beside env_id, make_kwargs, env_wrapper, batch and batch_source.
 SOURCE_KEYS = {"gym_vector": ("act_scale", "action_clip"), "envpool": ATARI_KEYS}
 
@@ -50,9 +49,7 @@ def batch_env_from_wrapper_config(cfg: Mapping, defaults: Mapping, where: str) -
     batch = check_batch(cfg, where)
     if batch is None:
         raise ConfigError(f"{where}: a batch env needs cfg.batch (sub-envs per batch env), got none")
-    source = cfg.get("batch_source", "gym_vector")
-    if source not in BATCH_SOURCES:
-        raise ConfigError(f"{where} 'batch_source': expected one of {BATCH_SOURCES}, got {describe_value(source)}")
+    source = check_batch_source(cfg, where)
     if not cfg.get("env_id"):
         raise ConfigError(f"{where}: a batch env needs cfg.env_id, got none")
     read = {"env_id", "make_kwargs", "env_wrapper", "batch", "batch_source", *SOURCE_KEYS[source]}
