@@ -235,3 +235,16 @@ def _batch_size(fn: Callable[[], Any]) -> tuple[int | None, bool]:
         return env.num_envs, bool(env.lockstep)
     finally:
         env.close()
+
+
+def describe_entry(entry: Any) -> str:
+    """The repr of the env ``entry`` (a constructor or a ``BatchSlot``) builds, or '' when building it fails.
+
+    Envs are lazy (``BaseEnv``'s contract): building one to name it starts no simulator. A client compares
+    the name with its own constructor's (``backends.remote.RemoteBackend.connect``).
+    """
+    fn = getattr(entry, "fn", entry)  # a BatchSlot names its batch env's constructor
+    try:
+        return repr(fn())
+    except Exception:  # noqa: BLE001 - a name is a courtesy: an env that cannot be built here is not named
+        return ""

@@ -89,7 +89,9 @@ class ServerConnection:
         self._socket.connect(address)
         self._seq = 0
         try:
-            self.env_num: int = self.request(HELLO, client_id=self.client_id)["env_num"]
+            hello = self.request(HELLO, client_id=self.client_id)
+            self.env_num: int = hello["env_num"]
+            self.env_description: str = hello["env"]  # the served envs' repr ('' when the server could not say)
         except BaseException:
             self.close()
             raise

@@ -18,7 +18,8 @@ PROTOCOL = "ding-env"
 #    envs, its env count their sub-envs.
 # 5: a step reply's info table is None when no row's info is in it.
 # 6: hello carries the client's id, so a client connecting again takes back its own lease at once.
-# 7: an EnvTimeoutError carries ``grouped`` (its envs timed out together, in one worker).
+# 7: an EnvTimeoutError carries ``grouped`` (its envs timed out together, in one worker); hello's reply
+#    names the served envs (``env``).
 PROTOCOL_VERSION = 7
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.

@@ -32,7 +32,7 @@ from ding_env.env_manager.backends.in_process import InProcessBackend
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings, WorkerSettings
 from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.config import manager_config
-from ding_env.env_manager.env_layout import EnvLayout
+from ding_env.env_manager.env_layout import EnvLayout, describe_entry
 from ding_env.env_manager.ledger import EnvLedger
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
 from ding_env.errors import ConfigError
@@ -66,8 +66,8 @@ class ServedEnvs:
         self._infos = InfoSender(self.env_num)
 
     def hello(self) -> dict:
-        """What a client learns on connecting."""
-        return {"env_num": self.env_num}
+        """What a client learns on connecting: the env count, and what the envs are (``env_layout.describe_entry``)."""
+        return {"env_num": self.env_num, "env": describe_entry(self._env_fns[0])}
 
     def launch(self, settings: dict) -> dict:
         """Start the workers with the client's ``settings`` (see ``CLIENT_SETTINGS``); the envs' spaces."""

@@ -5,6 +5,7 @@ import re
 import signal
 import socket
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -403,3 +404,19 @@ def test_abnormal_results_name_their_envs_by_the_managers_ids_as_locally(tmp_pat
     local = trajectory("base", fns, steps=8, record=with_infos, step_error="abnormal")
     assert any(info.get("abnormal") for step in local for info in step[-1])
     assert_same_with_infos(remote, local)
+
+
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_a_server_hosting_another_env_than_the_managers_is_warned_about(manager_type):
+    # A wrong address in servers ran the server's CartPole under a Pendulum config without a word.
+    pendulum = env_fns_for(*resolve_target("gym:Pendulum-v1"), 2)
+    with serving(CARTPOLE, 2) as (address, _):
+        with create_env_manager({"type": manager_type, "servers": [address]}, pendulum) as manager:
+            with pytest.warns(UserWarning, match=r"hosts DingEnvWrapper\(CartPole-v1\), and this manager's env_fn"):
+                manager.launch()
+        cartpole = env_fns_for(*resolve_target(CARTPOLE), 2)
+        with create_env_manager({"type": manager_type, "servers": [address]}, cartpole) as manager:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                manager.launch()
+        assert not [warning for warning in caught if "env_fn builds" in str(warning.message)]  # the same env

@@ -14,6 +14,7 @@ server is lost: its results are abnormal, naming the server (``ServerLostCrash``
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,7 +24,7 @@ from typing_extensions import override
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
 from ding_env.env_manager.backends.settings import EnvSetup, RemoteSettings
-from ding_env.env_manager.env_layout import BatchSlot
+from ding_env.env_manager.env_layout import BatchSlot, describe_entry
 from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reordered
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
@@ -90,6 +91,7 @@ class RemoteBackend(Backend):
         self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
         # The same for every connection: connecting again (after giving up a frozen server, say) takes back the lease.
         self.client_id = new_client_id()
+        self.warned_env = False  # a server naming its envs otherwise was warned about (once)
 
     # ---- connection ------------------------------------------------------
 
@@ -121,6 +123,7 @@ class RemoteBackend(Backend):
                     f"envs {self.env_ids[0]}..{self.env_ids[-1]} ({len(self.env_ids)}): start it with "
                     f"--envs {constructors}, or change env_num or servers"
                 )
+            self.warn_other_env(connection.env_description)
             launched = connection.request(Op.LAUNCH, settings.connect_timeout, settings=settings.host.as_dict())
             spaces = tuple(launched["spaces"])
             if self.spaces is not None and spaces != self.spaces:
@@ -137,6 +140,23 @@ class RemoteBackend(Backend):
         for env_id in self.env_ids:
             if env_id in self.setup.seeds:
                 self.seed(env_id)
+
+    def warn_other_env(self, served: str) -> None:
+        """Warn when the server names its envs otherwise than this manager's constructor does.
+
+        A wrong address in ``servers`` would otherwise run another env under this config without a word.
+        The spaces are not compared: reading them would build the simulator here, where it may not be installed.
+        """
+        if self.warned_env or not served:
+            return
+        local = describe_entry(self.env_fns[self.env_ids[0]])
+        if local and local != served:
+            self.warned_env = True
+            warnings.warn(
+                f"{self.name}: server {self.address} hosts {served}, and this manager's env_fn builds {local}: if "
+                "they are not the same env, check the servers' addresses (env.manager.servers)",
+                stacklevel=2,
+            )
 
     def request(self, kind: Op, timeout: float | None = None, **body: Any) -> dict:
         """The reply to request ``kind``, its env ids global; a lost server raises ``ServerLostCrash``."""
