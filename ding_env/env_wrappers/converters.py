@@ -50,19 +50,17 @@ def _discrete_converter(space: gym.spaces.Discrete, owner: str) -> Callable[[Any
     cached = [scalar(start + index) for index in range(n)] if n <= _CACHED_DISCRETE_ACTIONS else []
 
     def to_scalar(value: int) -> np.integer:
-        try:
-            return scalar(value)
-        except OverflowError:
-            raise ValueError(
-                f"{owner}: a Discrete({n}) action must be one integer of dtype {space.dtype}, got {value!r}"
-            ) from None
+        if not start <= value < start + n:  # Gymnasium's envs assert it, naming neither the env nor the range
+            raise ValueError(f"{owner}: a Discrete({n}) action must be in [{start}, {start + n}), got {value!r}")
+        return scalar(value)
 
     def convert(action: Any) -> np.integer:
         if type(action) is int:
             index = action - start
             return cached[index] if 0 <= index < len(cached) else to_scalar(action)
         if type(action) is scalar:
-            return action
+            index = int(action) - start
+            return action if 0 <= index < len(cached) else to_scalar(int(action))
         if type(action) is np.ndarray and action.ndim == 0:  # what the managers pass: a 0-d integer array
             value = action.item()
             if type(value) is int:

@@ -148,6 +148,17 @@ def test_bad_discrete_actions_are_rejected(action):
         env.step(action)
 
 
+@pytest.mark.parametrize("action", [2, -1, np.int64(2), np.array(2), np.array([7])])
+def test_discrete_actions_out_of_range_name_the_env_and_the_range(action):
+    # Gymnasium's CartPole asserted "np.int64(2) invalid", naming neither the env nor the range.
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.reset()
+    with pytest.raises(
+        ValueError, match=r"DingEnvWrapper\(CartPole-v1\): a Discrete\(2\) action must be in \[0, 2\), got"
+    ):
+        env.step(action)
+
+
 def test_act_scale_maps_unit_box_to_bounds():
     seen = []
 
