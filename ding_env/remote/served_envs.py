@@ -28,6 +28,7 @@ from ding_env.checker.di_engine_mode import requires_cfg
 from ding_env.config import deep_merge_dicts, default_cfg
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env_manager import arrays
+from ding_env.env_manager.actions import ActionChecker
 from ding_env.env_manager.backends.in_process import InProcessBackend
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings, WorkerSettings
 from ding_env.env_manager.backends.workers import WorkerBackend
@@ -64,6 +65,7 @@ class ServedEnvs:
         self._reset_on_done = np.ones(self.env_num, dtype=bool)  # each env's flag in its latest step
         self._lost: set[int] = set()
         self._infos = InfoSender(self.env_num)
+        self._actions: ActionChecker | None = None  # the envs' action space's, from launch
 
     def hello(self) -> dict:
         """What a client learns on connecting: the env count, and what the envs are (``env_layout.describe_entry``)."""
@@ -87,7 +89,9 @@ class ServedEnvs:
             settings = WorkerSettings.of(cfg)
             self._backend = WorkerBackend(self._env_fns, settings, "served envs", self, self._setup, num_workers)
         try:
-            return {"spaces": list(self._backend.launch())}
+            spaces = self._backend.launch()
+            self._actions = ActionChecker(spaces[1], f"served envs ({self.env_num})")
+            return {"spaces": list(spaces)}
         except BaseException:
             self._backend = None  # a backend whose launch failed has closed what it started
             raise
@@ -129,6 +133,8 @@ class ServedEnvs:
             not_ready = env_ids[self._mirror.status[env_ids] != READY]
             if len(not_ready):
                 raise ValueError(f"envs {not_ready.tolist()[:20]} are not ready for an action: reset them first")
+        # Checked as a local manager checks them: a client that is not a ding-env manager may send anything.
+        actions = self._actions.check_batch(env_ids, actions)
         self._mirror.mark(env_ids, STEPPING)
         self._reset_on_done[env_ids] = reset_on_done
         if isinstance(actions, list):  # actions of a space without an array form, one value each

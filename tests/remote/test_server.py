@@ -224,6 +224,25 @@ def test_a_step_with_other_than_one_action_per_env_id_is_refused_and_no_env_is_t
         connection.request("close")
 
 
+@pytest.mark.parametrize("workers", ["0", "2"], ids=["envs in the server", "2 workers"])
+def test_actions_outside_the_action_space_are_refused_and_no_env_is_touched(workers):
+    # A client that is not a ding-env manager reached the envs with them: CartPole asserted, and needed a reset.
+    with serving(CARTPOLE, 2, "--workers", workers) as (address, _), ServerConnection(address) as connection:
+        env_ids = launched(connection)
+        flags = np.ones(2, dtype=bool)
+        refused = {
+            "is out of range": np.array([0, 5]),
+            "is not a whole number": np.array([0.0, 0.7]),
+            "has dtype bool": np.array([True, False]),
+        }
+        for problem, actions in refused.items():
+            with pytest.raises(ServerError, match=rf"served envs \(2\): action for env \d {problem}"):
+                connection.request("step", env_ids=env_ids, actions=actions, reset_on_done=flags)
+        reply = connection.request("step", env_ids=env_ids, actions=np.zeros(2, dtype=np.int64), reset_on_done=flags)
+        assert reply["env_id"].tolist() == [0, 1] and reply["errors"] == {}  # both envs still ready: no reset needed
+        connection.request("close")
+
+
 def test_random_bytes_never_crash_the_server(raw_socket, cartpole_server):
     rng = np.random.default_rng(0)
     step = valid_step(actions=np.zeros((2, 64), dtype=np.int64))  # a header and an array frame
