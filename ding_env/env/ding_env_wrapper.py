@@ -185,6 +185,13 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             self._convert_obs = obs_converter(self._observation_space, owner=repr(self))
             self._adopt_obs = obs_converter(self._observation_space, copy=False, owner=repr(self))  # _step_fields
             raw_actions = self._env.action_space
+            unused = [key for key in ("act_scale", "action_clip") if self._cfg[key]]
+            if unused and not isinstance(raw_actions, gym.spaces.Box):  # as the Atari keys off the preset: said
+                verb, pronoun = ("applies", "it") if len(unused) == 1 else ("apply", "them")
+                warnings.warn(
+                    f"{self!r}: {' and '.join(unused)} {verb} to Box actions only; {raw_actions} ignores {pronoun}",
+                    stacklevel=2,
+                )
             self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
             self._convert_action = action_converter(
                 raw_actions, bool(self._cfg.act_scale), repr(self), bool(self._cfg.action_clip)

@@ -159,6 +159,20 @@ def test_discrete_actions_out_of_range_name_the_env_and_the_range(action):
         env.step(action)
 
 
+@pytest.mark.parametrize(
+    ("cfg", "said"),
+    [
+        (dict(act_scale=True), "act_scale applies"),
+        (dict(act_scale=True, action_clip=True), "act_scale and action_clip apply"),
+    ],
+)
+def test_box_action_keys_on_a_discrete_env_are_warned_about(cfg, said):
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", **cfg})
+    with pytest.warns(UserWarning, match=rf"{said} to Box actions only; Discrete\(2\) ignores"):
+        env.reset()
+    assert env.action_space == gym.spaces.Discrete(2)
+
+
 def test_act_scale_maps_unit_box_to_bounds():
     seen = []
 
