@@ -173,7 +173,11 @@ def describe_env_section(env: dict) -> str:
     if "type" not in env:
         return f"DingEnvWrapper of env_id {env.get('env_id')!r}"
     given = env.get("env_id")  # a type built on DingEnvWrapper runs this id instead of its own
-    return f"type {env['type']!r}" + (f", env_id {given!r}" if given else "")
+    try:
+        own = getattr(get_env_cls(env), "config", {}).get("env_id")
+    except (ConfigError, RegistryError):  # a message about the section itself: say what it says
+        own = None
+    return f"type {env['type']!r}" + (f", env_id {given!r}" if given and given != own else "")
 
 
 def unused_sections(cfg: dict) -> list[str]:
