@@ -247,6 +247,20 @@ def test_a_mujoco_vector_env_sends_mujocos_warnings_to_python_warnings(tmp_path)
     assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
 
 
+def test_an_ale_id_needs_no_import_in_a_fresh_process(tmp_path):
+    # gym.make_vec found no ALE namespace unless the user had registered ale_py (DingEnvWrapper does it itself).
+    code = (
+        "from ding_env.env.batch_sources import GymVectorBatchEnv\n"
+        "env = GymVectorBatchEnv(dict(env_id='ALE/Pong-v5', num_envs=2))\n"
+        "env.seed(0)\n"
+        "print(env.reset().shape)\n"
+        "env.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("(2, 4, 84, 84)")
+
+
 class SometimesReportsEnv(gym.Env):
     """Reports ``is_success`` only on its last step, as many envs report terminal-only infos."""
 
