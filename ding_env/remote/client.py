@@ -17,6 +17,7 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from ding_env.ops import Op
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 from ding_env.remote.protocol import HELLO, new_client_id
@@ -209,6 +210,23 @@ class ServerConnection:
             f"with keys_dir {self._keys!r} the server must run with --keys, admitting that folder's client.key, "
             "and server.key must be the server's (a server without keys drops clients with keys)"
         )
+
+    def give_back(self, error: BaseException, timeout: float) -> None:
+        """Close after a failed launch, asking the server to give its envs back first.
+
+        The server holds them for this client until a ``close`` request (or its lease timeout): without one, a
+        manager launched again at once, its config fixed, would be refused as another client for that long.
+        A failure to ask is noted on ``error``, which the caller raises.
+        """
+        try:
+            self.request(Op.CLOSE, timeout)
+        except Exception as close_error:  # noqa: BLE001 - the launch's error is raised; this one is noted on it
+            error.add_note(
+                f"the server at {self.address} could not be asked to give its envs back ({close_error!r}): it keeps "
+                "them for its --lease-timeout"
+            )
+        finally:
+            self.close()
 
     def close(self) -> None:
         """Close the socket (the server's envs stay until a ``close`` request or the lease ends); idempotent."""

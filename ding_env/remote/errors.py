@@ -6,6 +6,7 @@ import traceback
 from typing import Any
 
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
+from ding_env.ops import Op
 
 
 class WireError(DingEnvError, ValueError):
@@ -101,3 +102,22 @@ def error_from(fields: dict[str, Any]) -> DingEnvError:
     if cls is None or set(values) != set(ERROR_FIELDS[cls]):
         raise WireError(f"an error of type {str(fields.get('type'))[:40]} with fields {sorted(map(str, values))[:8]}")
     return cls(**values)
+
+
+class ServerLostCrash(EnvCrashedError):
+    """An env server stopped answering: its envs are lost, as a dead worker's are.
+
+    Attributes:
+        address: The server's endpoint.
+        why: What was noticed (no reply in time, a dropped connection).
+        failed_reset: Whether the error stands for the envs' auto-resets too (lost with the server during a
+            step): the manager then counts it as a failed reset (``failures.is_reset_error``).
+    """
+
+    def __init__(self, address: str, env_ids: list[int], command: Op, why: str, failed_reset: bool = False) -> None:
+        super().__init__(env_ids, None, command)
+        self.address, self.why, self.failed_reset = address, why, failed_reset
+        self.args = (f"server {address} hosting envs {self.env_ids} was lost during {command}: {why}",)
+
+    def __str__(self) -> str:
+        return self.args[0]

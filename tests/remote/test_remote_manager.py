@@ -97,13 +97,18 @@ def test_an_empty_step_steps_no_env_and_returns_nothing():
                 assert manager.step_batch([0, 1], np.zeros(2, dtype=np.int64)).obs[:, 0].tolist() == [1, 1]
 
 
-def test_a_server_must_host_exactly_its_share():
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_a_server_must_host_exactly_its_share_and_a_refused_launch_gives_it_back(manager_type):
     fns = env_fns_for(*resolve_target(CARTPOLE), 4)
     with serving(CARTPOLE, 3) as (address, _):
-        manager = create_env_manager({"type": "remote", "servers": [address]}, fns)
+        manager = create_env_manager({"type": manager_type, "servers": [address]}, fns)
         with pytest.raises(ConfigError, match=re.escape(f"server {address} hosts 3 envs") + ".*--envs 4"):
             manager.launch()
         manager.close()
+        # The config fixed, at once: the server was held for the failed launch until its lease timeout (Busy).
+        with create_env_manager({"type": manager_type, "servers": [address]}, fns[:3]) as manager:
+            manager.launch()
+            assert sorted(manager.ready_obs) == [0, 1, 2]
 
 
 @pytest.mark.parametrize(

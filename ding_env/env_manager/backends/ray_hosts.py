@@ -19,10 +19,11 @@ from typing_extensions import override
 
 from ding_env.env_manager.backends.base import Ledger, consecutive_shares
 from ding_env.env_manager.backends.ray_host import STOP_TIMEOUT, HostServer
-from ding_env.env_manager.backends.remote import RemoteBackend, ServerLostCrash
+from ding_env.env_manager.backends.remote import RemoteBackend
 from ding_env.env_manager.backends.settings import EnvSetup, RaySettings
 from ding_env.errors import ConfigError
 from ding_env.ops import Op
+from ding_env.remote.errors import ServerLostCrash
 
 # Managers using the Ray instance this process started; the last to close shuts it down.
 _started_instance_users = 0

@@ -29,32 +29,13 @@ from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reo
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
-from ding_env.remote.errors import ServerError, ServerLostError
+from ding_env.remote.errors import ServerError, ServerLostCrash, ServerLostError
 from ding_env.remote.info_wire import InfoReceiver
 from ding_env.remote.protocol import READY_OBS, new_client_id
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
 CLOSE_TIMEOUT = 10.0
-
-
-class ServerLostCrash(EnvCrashedError):
-    """An env server stopped answering: its envs are lost, as a dead worker's are.
-
-    Attributes:
-        address: The server's endpoint.
-        why: What was noticed (no reply in time, a dropped connection).
-        failed_reset: Whether the error stands for the envs' auto-resets too (lost with the server during a
-            step): the manager then counts it as a failed reset (``failures.is_reset_error``).
-    """
-
-    def __init__(self, address: str, env_ids: list[int], command: Op, why: str, failed_reset: bool = False) -> None:
-        super().__init__(env_ids, None, command)
-        self.address, self.why, self.failed_reset = address, why, failed_reset
-        self.args = (f"server {address} hosting envs {self.env_ids} was lost during {command}: {why}",)
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 class RemoteBackend(Backend):
@@ -128,8 +109,8 @@ class RemoteBackend(Backend):
             spaces = tuple(launched["spaces"])
             if self.spaces is not None and spaces != self.spaces:
                 raise ConfigError(f"{self.name}: server {self.address} came back with other spaces: {spaces}")
-        except BaseException:
-            connection.close()
+        except BaseException as error:
+            connection.give_back(error, settings.connect_timeout)
             raise
         self.connection, self.spaces, self.lost = connection, spaces, None
         # The envs' ready observations, as the step and reset replies bring them (row k: env offset + k).
