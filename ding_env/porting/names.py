@@ -25,6 +25,8 @@ SUBMODULE_RENAMES = {
     "ding.utils.default_helper": "ding_env.utils",  # deep_merge_dicts
     "ding.utils.registry_factory": "ding_env.utils",  # ENV_REGISTRY
     "ding.torch_utils.data_helper": "ding_env.utils",  # to_ndarray, to_list, to_tensor
+    "ding.envs.env.default_wrapper": "ding_env.env",  # get_default_wrappers
+    "ding.envs.env.env_implementation_check": "ding_env.env",  # check_all, check_reset, ...
 }
 ALL_RENAMES = {**IMPORT_RENAMES, **SUBMODULE_RENAMES}
 # Modules under those packages that serve training only: the rename leaves them on DI-engine.

@@ -84,3 +84,16 @@ def test_every_name_the_whole_dizoo_imports_moves_or_is_named_out_of_scope():
             if resolve(module, name).status not in (RENAMED, OUTSIDE, NOT_IN_DING_ENV_YET):
                 missing.add(f"{module}.{name}")
     assert missing == set()
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("ding.envs.env.default_wrapper", "get_default_wrappers"),
+        ("ding.envs.env.env_implementation_check", "check_all"),
+    ],
+)
+def test_di_engine_env_modules_that_ding_env_env_holds_are_renamed_there(module, name):
+    # ding-env port reported them missing: ding_env.env has the names, not the modules.
+    resolution = resolve(module, name)
+    assert resolution.status == RENAMED and resolution.new == f"ding_env.env.{name}", resolution
