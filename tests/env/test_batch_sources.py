@@ -233,31 +233,30 @@ def test_gym_vector_env_passes_on_every_info_key_with_a_row_per_sub_env_or_the_k
         env.close()
 
 
-def test_a_mujoco_vector_env_sends_mujocos_warnings_to_python_warnings(tmp_path):
-    # In a process of its own: MuJoCo's warning callback is one per process, set by the first env that routes it.
+def reset_in_a_fresh_process(cfg: str, cwd) -> subprocess.CompletedProcess:
+    """A ``GymVectorBatchEnv(cfg)`` seeded, reset (its observations' shape printed) and closed in a new process."""
     code = (
         "from ding_env.env.batch_sources import GymVectorBatchEnv\n"
-        "env = GymVectorBatchEnv(dict(env_id='HalfCheetah-v5', num_envs=1, vectorization_mode='sync'))\n"
-        "env.reset()\n"
+        f"env = GymVectorBatchEnv({cfg})\n"
+        "env.seed(0)\n"
+        "print(env.reset().shape)\n"
         "env.close()\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_a_mujoco_vector_env_sends_mujocos_warnings_to_python_warnings(tmp_path):
+    # In a process of its own: MuJoCo's warning callback is one per process, set by the first env that routes it.
+    done = reset_in_a_fresh_process("dict(env_id='HalfCheetah-v5', num_envs=1, vectorization_mode='sync')", tmp_path)
     assert "MujocoWarning" in done.stderr and "\nWARNING:" not in "\n" + done.stderr
     assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
 
 
 def test_an_ale_id_needs_no_import_in_a_fresh_process(tmp_path):
     # gym.make_vec found no ALE namespace unless the user had registered ale_py (DingEnvWrapper does it itself).
-    code = (
-        "from ding_env.env.batch_sources import GymVectorBatchEnv\n"
-        "env = GymVectorBatchEnv(dict(env_id='ALE/Pong-v5', num_envs=2))\n"
-        "env.seed(0)\n"
-        "print(env.reset().shape)\n"
-        "env.close()\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    done = reset_in_a_fresh_process("dict(env_id='ALE/Pong-v5', num_envs=2)", tmp_path)
     assert done.stdout.strip().endswith("(2, 4, 84, 84)")
 
 
