@@ -66,10 +66,13 @@ class ServedEnvs:
         self._lost: set[int] = set()
         self._infos = InfoSender(self.env_num)
         self._actions: ActionChecker | None = None  # the envs' action space's, from launch
+        self._described: str | None = None  # what the envs are, for hello's reply
 
     def hello(self) -> dict:
         """What a client learns on connecting: the env count, and what the envs are (``env_layout.describe_entry``)."""
-        return {"env_num": self.env_num, "env": describe_entry(self._env_fns[0])}
+        if self._described is None:  # once: a client's connections again build no env to name them
+            self._described = describe_entry(self._env_fns[0])
+        return {"env_num": self.env_num, "env": self._described}
 
     def launch(self, settings: dict) -> dict:
         """Start the workers with the client's ``settings`` (see ``CLIENT_SETTINGS``); the envs' spaces."""

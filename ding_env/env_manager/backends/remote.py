@@ -72,7 +72,7 @@ class RemoteBackend(Backend):
         self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
         # The same for every connection: connecting again (after giving up a frozen server, say) takes back the lease.
         self.client_id = new_client_id()
-        self.warned_env = False  # a server naming its envs otherwise was warned about (once)
+        self.env_checked = False  # the server's name for its envs was compared with env_fn's (at the first connect)
 
     # ---- connection ------------------------------------------------------
 
@@ -128,11 +128,11 @@ class RemoteBackend(Backend):
         A wrong address in ``servers`` would otherwise run another env under this config without a word.
         The spaces are not compared: reading them would build the simulator here, where it may not be installed.
         """
-        if self.warned_env or not served:
+        if self.env_checked or not served:
             return
+        self.env_checked = True  # once: a connection again (after a lost server) builds no env here to compare
         local = describe_entry(self.env_fns[self.env_ids[0]])
         if local and local != served:
-            self.warned_env = True
             warnings.warn(
                 f"{self.name}: server {self.address} hosts {served}, and this manager's env_fn builds {local}: if "
                 "they are not the same env, check the servers' addresses (env.manager.servers)",
