@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import importlib.util
 from collections.abc import Mapping
 from numbers import Integral
@@ -135,6 +136,7 @@ def check_caller(caller: Any, where: str) -> None:
 # What load_config_file reads, for its errors.
 CONFIG_FILES = (
     "a config is a Python file (.py) defining main_config and create_config (DI-engine's shape) or one config dict"
+    " (config; or cfg and env, as DI-engine's example configs do)"
 )
 
 
@@ -171,8 +173,10 @@ def load_config_file(path: str | Path) -> EasyDict:
         raise ConfigError(f"config file {name!r} failed to load: {type(error).__name__}: {error}") from error
     if hasattr(module, "config"):
         return deep_merge_dicts(_sections(module.config, "config", name), {})
+    if not hasattr(module, "main_config") and isinstance(getattr(module, "cfg", None), Mapping):
+        return _example_config(module, name)
     if not hasattr(module, "main_config"):
-        raise ConfigError(f"config file {name!r} defines neither 'config' nor 'main_config'")
+        raise ConfigError(f"config file {name!r} defines neither 'config' nor 'main_config' (nor 'cfg' and 'env')")
     config = deep_merge_dicts(_sections(module.main_config, "main_config", name), {})
     create = _file_dict(
         getattr(module, "create_config", None), "create_config", name, "DI-engine's env and env_manager entries"
@@ -186,6 +190,32 @@ def load_config_file(path: str | Path) -> EasyDict:
     if manager_create.get("type") is not None:
         manager = _file_dict(env.get("manager"), "main_config['env']['manager']", name, "the manager's keys")
         env["manager"] = {**manager, "type": manager_create["type"]}
+    return EasyDict(config)
+
+
+def _example_config(module: Any, name: str) -> EasyDict:
+    """The tree of a config in the shape of DI-engine's ``ding/config/example`` files: ``cfg`` and ``env``.
+
+    ``env`` is ``ding_env.gym_env.env`` (ported from ``ding.envs.gym_env.env``) or a ``partial`` of it whose
+    keywords go to ``gymnasium.make``: the env section then describes a ``DingEnvWrapper`` of ``env_id``.
+    """
+    from ding_env import gym_env  # the env layer only for a config that needs it
+
+    config = deep_merge_dicts(_sections(module.cfg, "cfg", name), {})
+    factory = getattr(module, "env", gym_env.env)
+    make_kwargs = {}
+    if isinstance(factory, functools.partial) and factory.func is gym_env.env and not factory.args:
+        make_kwargs = dict(factory.keywords)
+    elif factory is not gym_env.env:
+        raise ConfigError(
+            f"config file {name!r}: 'env' must be ding_env.gym_env.env or a partial of it with gymnasium.make "
+            f"arguments (as DI-engine's example configs set it), got {describe_typed(factory)}; for an env class, "
+            "register it and set cfg['env']['type']"
+        )
+    env = config["env"] = config.get("env") or EasyDict()
+    if make_kwargs:
+        own = _file_dict(env.get("make_kwargs"), "cfg['env']['make_kwargs']", name, "gymnasium.make's arguments")
+        env["make_kwargs"] = {**own, **make_kwargs}
     return EasyDict(config)
 
 

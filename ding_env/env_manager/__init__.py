@@ -3,16 +3,14 @@
 ``EnvManager`` (``manager.py``) is the state machine every manager shares; the backends it
 holds (``backends/``) host the envs: in this process, in worker processes, or both. The
 classes DI-engine code names live where DI-engine has them: ``base_env_manager``,
-``subprocess_env_manager``, ``envpool_env_manager`` and ``gym_vector_env_manager``.
+``subprocess_env_manager``, ``envpool_env_manager``, ``gym_vector_env_manager`` and
+``ding_env_manager``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from functools import partial
-from typing import Any
+from collections.abc import Mapping
 
-from ding_env.config import check_caller
 from ding_env.env_manager.base_env_manager import (
     BaseEnvManager,
     BaseEnvManagerV2,
@@ -21,6 +19,7 @@ from ding_env.env_manager.base_env_manager import (
 )
 from ding_env.env_manager.config import MANAGER_CONFIG, MANAGER_TYPES
 from ding_env.env_manager.di_engine_calls import EnvState
+from ding_env.env_manager.ding_env_manager import setup_ding_env_manager
 from ding_env.env_manager.env_supervisor import EnvSupervisor
 from ding_env.env_manager.envpool_env_manager import PoolEnvManager
 from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
@@ -79,26 +78,3 @@ MANAGER_CLASSES: Mapping[str, type] = {
     )
 }
 assert tuple(MANAGER_CLASSES) == MANAGER_TYPES, "config.MANAGER_TYPES lists the types of MANAGER_CLASSES"
-
-
-def setup_ding_env_manager(
-    env: Any, env_num: int, context: str | None = None, debug: bool = False, caller: str = "collector"
-) -> Any:
-    """``env_num`` clones of a ``DingEnvWrapper`` in a V2 manager, as DI-engine's task pipelines set them up.
-
-    Args:
-        env: A ``DingEnvWrapper``; each env of the manager is ``env.clone(caller)``.
-        env_num: How many envs.
-        context: The subprocess manager's start method (None: its default).
-        debug: ``BaseEnvManagerV2`` (every env in this process) instead of ``SubprocessEnvManagerV2``.
-        caller: 'collector' or 'evaluator': the preprocessing of the clones.
-
-    Raises:
-        ConfigError: For another caller, or a context that is not a start method.
-    """
-    check_caller(caller, "setup_ding_env_manager")
-    manager_cls: Callable = BaseEnvManagerV2 if debug else SubprocessEnvManagerV2
-    cfg = manager_cls.default_config()
-    if context is not None and not debug:
-        cfg.context = context
-    return manager_cls([partial(env.clone, caller) for _ in range(env_num)], cfg)

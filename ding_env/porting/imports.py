@@ -172,9 +172,49 @@ def _module_edit(node: ast.ImportFrom, lines: list[str], new: str) -> Edit | Non
     return Edit(node.lineno, match.start(1), match.end(1), new)
 
 
-def name_items(path: str, tree: ast.AST, plans: list[ImportPlan]) -> list[Item]:
-    """The report's items for the DI-engine names of ``plans``: one per statement and kind of problem."""
-    spelled = {dotted(node) for node in ast.walk(tree) if isinstance(node, ast.Attribute)} - {None}
+def spelling_edits(tree: ast.AST, lines: list[str], plans: list[ImportPlan]) -> tuple[list[Edit], set[str]]:
+    """The edits renaming the code's ``ding.envs.X.attr`` where ``import ding.envs.X`` was renamed.
+
+    After ``import ding.envs.gym_env`` becomes ``import ding_env.gym_env``, the name ``ding`` is no longer
+    bound by it, so each spelling ``ding.envs.gym_env`` in the code becomes ``ding_env.gym_env``. A spelling
+    split over lines or spaced (``ding . envs``) is left; the second value names the imports it belongs to,
+    for the report.
+    """
+    renamed = {
+        alias.name: resolution.new
+        for plan in plans
+        if isinstance(plan.node, ast.Import) and plan.edit is not None
+        for alias, resolution in plan.resolutions
+        if resolution.status == RENAMED and alias.asname is None and resolution.new
+    }
+    edits: list[Edit] = []
+    left: set[str] = set()
+    if not renamed:
+        return edits, left
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        name = dotted(node) if isinstance(node, ast.Attribute) else None
+        if name in renamed:  # the longest renamed module the chain starts with: its inner links are not visited
+            line = lines[node.lineno - 1] if node.lineno == node.end_lineno else ""
+            if encode(line)[node.col_offset : node.end_col_offset] == encode(name):
+                edits.append(Edit(node.lineno, node.col_offset, node.end_col_offset or 0, renamed[name]))
+            else:
+                left.add(name)
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return edits, left
+
+
+def name_items(path: str, tree: ast.AST, plans: list[ImportPlan], left: set[str] = frozenset()) -> list[Item]:
+    """The report's items for the DI-engine names of ``plans``: one per statement and kind of problem.
+
+    Args:
+        path: The file, as the report names it.
+        tree: The file's module.
+        plans: Its import plans.
+        left: Renamed plain imports whose spelling in the code ``spelling_edits`` could not rename.
+    """
     groups: dict[tuple[int, str, str, str], list[str]] = {}
     items = []
     for plan in plans:
@@ -189,15 +229,15 @@ def name_items(path: str, tree: ast.AST, plans: list[ImportPlan]) -> list[Item]:
                 groups.setdefault((plan.node.lineno, severity, resolution.status, resolution.fix), []).append(
                     resolution.name
                 )
-            elif isinstance(plan.node, ast.Import) and any(d.startswith(alias.name + ".") for d in spelled):
-                # `import ding.envs` became `import ding_env`: the code's `ding.envs.X` is not renamed with it.
+            elif isinstance(plan.node, ast.Import) and alias.name in left:
                 items.append(
                     Item(
                         path,
                         plan.node.lineno,
                         WARNING,
-                        f"`import {alias.name}` is renamed, but the code still spells `{alias.name}.`",
-                        f"write `{resolution.new}.` where the file uses `{alias.name}.`",
+                        f"`import {alias.name}` is renamed, but the code spells `{alias.name}` over several "
+                        "lines or with spaces, where the rename leaves it",
+                        f"write `{resolution.new}` where the file uses `{alias.name}`",
                         NAMES,
                     )
                 )
@@ -255,7 +295,8 @@ def _rename_line(line: str) -> str:
 def rename_imports_with_changes(text: str) -> tuple[str, list[Change]]:
     """``text`` with its import statements renamed by the plans, and the lines that changed.
 
-    Only import statements are touched, so a docstring that mentions ``from ding.envs import`` stays.
+    Only import statements and the code's dotted uses of the plain imports renamed (``spelling_edits``) are
+    touched, so a docstring that mentions ``from ding.envs import`` stays.
     In a file that does not parse, each line that reads as an import is renamed on its own.
     """
     try:
@@ -263,7 +304,9 @@ def rename_imports_with_changes(text: str) -> tuple[str, list[Change]]:
     except SyntaxError:
         return rewrite_lines(text, lambda _, line: _rename_line(line) if _DING_IMPORT.match(line) else line)
     lines = [line for line, _ in split_lines(text)]
-    return apply_edits(text, [plan.edit for plan in plan_imports(tree, lines) if plan.edit is not None])
+    plans = plan_imports(tree, lines)
+    edits = [plan.edit for plan in plans if plan.edit is not None] + spelling_edits(tree, lines, plans)[0]
+    return apply_edits(text, edits)
 
 
 def rename_imports(source: str) -> str:

@@ -61,6 +61,10 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def _is_ding_module(module: str | None) -> bool:
+    return module is not None and module.split(".")[0] in ("ding", "ding_env")
+
+
 def _makes_parallel_env(node: ast.AST) -> bool:
     """Whether ``node`` calls a PettingZoo ``parallel_env`` (``simple_spread_v3.parallel_env(...)`` or an alias)."""
     return any(
@@ -76,10 +80,17 @@ class _HazardVisitor(ast.NodeVisitor):
         self.text = text
         self.hazards: list[Hazard] = []
         self.numpy, self.gym, self.gymnasium = {"numpy"}, set(), set()
+        # Names bound to ding-env's (or DI-engine's) objects: what they make from a gym env (DingEnvWrapper,
+        # a manager) has DI-engine's API, seed() and 4-field steps included.
+        self.ding: set[str] = set()
         for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and _is_ding_module(node.module):
+                self.ding.update(alias.asname or alias.name for alias in node.names)
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     bound = alias.asname or alias.name.split(".")[0]
+                    if _is_ding_module(alias.name):
+                        self.ding.add(bound)
                     if alias.name == "numpy":
                         self.numpy.add(bound)
                     elif alias.name in ("gym", "gymnasium"):
@@ -131,14 +142,15 @@ class _HazardVisitor(ast.NodeVisitor):
             return self._array_like(node.func.value) or dotted(node.func.value) in self.array_names
         return False
 
-    @staticmethod
-    def _makes_gym_env(node: ast.AST, modules: set[str]) -> bool:
-        return any(
-            isinstance(call, ast.Call)
-            and (dotted(call.func) or "").rpartition(".")[0] in modules
-            and (dotted(call.func) or "").endswith(".make")
-            for call in ast.walk(node)
-        )
+    def _makes_gym_env(self, node: ast.AST, modules: set[str]) -> bool:
+        """Whether ``node`` holds a ``make`` of ``modules`` that no ding-env call (``DingEnvWrapper(...)``) wraps."""
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.rpartition(".")[0] in modules and name.endswith(".make"):
+                return True
+            if name.split(".")[0] in self.ding:
+                return False
+        return any(self._makes_gym_env(child, modules) for child in ast.iter_child_nodes(node))
 
     def _add(self, node: ast.AST, severity: str, what: str, fix: str) -> None:
         self.hazards.append(Hazard(node.lineno, severity, what, fix))

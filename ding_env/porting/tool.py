@@ -22,7 +22,7 @@ from pathlib import Path
 from ding_env.porting.destination import BACKUP_SUFFIX, destination, source_files
 from ding_env.porting.findings import ERROR, HAZARDS, NOTE, Item
 from ding_env.porting.fixes import apply_fixes
-from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes
+from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes, spelling_edits
 from ding_env.porting.packages import joined_init, own_dizoo_names, package_of
 from ding_env.porting.references import Place, absolute_module, relative_items, string_references
 from ding_env.porting.rewrite import Change, apply_edits, decode, encode, parse, split_lines
@@ -166,8 +166,12 @@ def _port_source(relative: str, text: str, fix: bool, result: PortResult, place:
     lines = [line for line, _ in split_lines(text)]
     plans = plan_imports(original, lines, lambda node: absolute_module(node, place))
     string_edits, string_items = string_references(relative, original, lines, place)
-    result.items += name_items(relative, original, plans) + relative_items(relative, original, place) + string_items
-    new, changes = apply_edits(text, [plan.edit for plan in plans if plan.edit is not None] + string_edits)
+    code_edits, left = spelling_edits(original, lines, plans)
+    result.items += (
+        name_items(relative, original, plans, left) + relative_items(relative, original, place) + string_items
+    )
+    import_edits = [plan.edit for plan in plans if plan.edit is not None]
+    new, changes = apply_edits(text, import_edits + code_edits + string_edits)
     result.renamed += [(relative, change) for change in changes]
     hazards = scan_hazards(parse(new), new)  # renaming changes no line, so the lines are the original's
     if fix:

@@ -288,12 +288,58 @@ def test_the_port_of_a_folder_that_imports_itself_elsewhere_says_so(tmp_path, fl
         assert "port it to a folder whose path ends in walk_pkg" in report["trial"]["note"]
 
 
-def test_a_plain_import_of_a_renamed_module_names_the_spellings_it_leaves(tmp_path):
-    (tmp_path / "uses.py").write_text("import ding.envs\nimport ding.utils\nenv_cls = ding.envs.BaseEnv\n")
-    _, report = port_json("uses.py", "--out", "port/uses.py", cwd=tmp_path)
-    assert [(item["where"], item["fix"]) for item in report["items"]] == [
-        ("uses.py:1", "write `ding_env.` where the file uses `ding.envs.`")
+PLAIN_IMPORTS = """import ding.envs
+import ding.envs.gym_env
+import ding.utils
+env_cls = ding.envs.BaseEnv
+make = ding.envs.gym_env.env
+"""
+
+
+def test_a_plain_import_of_a_renamed_module_renames_its_dotted_uses(tmp_path):
+    (tmp_path / "uses.py").write_text(PLAIN_IMPORTS)
+    code, report = port_json("uses.py", "--out", "port/uses.py", cwd=tmp_path)
+    assert code == 0 and report["items"] == [], report["items"]
+    assert (tmp_path / "port" / "uses.py").read_text().splitlines() == [
+        "import ding_env",
+        "import ding_env.gym_env",
+        "import ding_env.utils",
+        "env_cls = ding_env.BaseEnv",
+        "make = ding_env.gym_env.env",  # the longest renamed module the spelling starts with
     ]
+
+
+def test_a_dotted_use_split_over_lines_is_left_with_a_warning(tmp_path):
+    (tmp_path / "split.py").write_text("import ding.envs.gym_env\nmake = (ding.envs\n        .gym_env.env)\n")
+    code, report = port_json("split.py", "--out", "port/split.py", cwd=tmp_path)
+    assert code == 0
+    assert (tmp_path / "port" / "split.py").read_text().splitlines()[1:] == [
+        "make = (ding.envs",
+        "        .gym_env.env)",
+    ]
+    [warning] = report["items"]
+    assert warning["severity"] == "warning" and "ding_env.gym_env" in warning["fix"], warning
+
+
+WRAPPED_GYM_ENVS = """import gym
+from ding.envs import DingEnvWrapper
+
+env = DingEnvWrapper(gym.make('CartPole-v0'))
+env.seed(314)
+obs = env.reset()
+obs, rew, done, info = env.step(env.random_action())
+raw = gym.make('CartPole-v0')
+raw.seed(1)
+"""
+
+
+def test_gym_envs_inside_a_ding_env_wrapper_are_not_taken_for_gym_envs(tmp_path):
+    (tmp_path / "wrapped.py").write_text(WRAPPED_GYM_ENVS)
+    _, report = port_json("wrapped.py", "--out", "port/wrapped.py", cwd=tmp_path)
+    warnings = [
+        (item["where"], item["what"].split(":")[0]) for item in report["items"] if item["severity"] == "warning"
+    ]
+    assert warnings == [("wrapped.py:9", "`raw.seed()`")]  # DingEnvWrapper has seed() and DI-engine's 4-field step
 
 
 def test_a_port_of_dizoo_packages_keeps_the_built_in_envs_and_tries_the_modules_it_replaces(tmp_path):
