@@ -202,6 +202,10 @@ def _example_config(module: Any, name: str) -> EasyDict:
     from ding_env import gym_env  # the env layer only for a config that needs it
 
     config = deep_merge_dicts(_sections(module.cfg, "cfg", name), {})
+    if "env" not in config and "env_id" in config:
+        # The PPOF shape: the policy's settings with env_id beside them.
+        top = {key: config.pop(key) for key in ("exp_name", "seed") if key in config}
+        config = EasyDict(**top, env=dict(env_id=config.pop("env_id")), policy=config)
     factory = getattr(module, "env", gym_env.env)
     make_kwargs = {}
     if isinstance(factory, functools.partial) and factory.func is gym_env.env and not factory.args:
@@ -212,10 +216,11 @@ def _example_config(module: Any, name: str) -> EasyDict:
             f"arguments (as DI-engine's example configs set it), got {describe_typed(factory)}; for an env class, "
             "register it and set cfg['env']['type']"
         )
-    env = config["env"] = config.get("env") or EasyDict()
+    env = gym_env.without_unapplied_keys(config.get("env"), f"config file {name!r}: cfg['env']")
     if make_kwargs:
         own = _file_dict(env.get("make_kwargs"), "cfg['env']['make_kwargs']", name, "gymnasium.make's arguments")
         env["make_kwargs"] = {**own, **make_kwargs}
+    config["env"] = env
     return EasyDict(config)
 
 
@@ -271,3 +276,21 @@ def default_cfg(env_cls: type) -> EasyDict:
     """The class's ``default_config()``, or an empty config for a class without one."""
     default_config = getattr(env_cls, "default_config", None)
     return EasyDict(default_config()) if callable(default_config) else EasyDict()
+
+
+def per_batch_env(configs: list[EasyDict], cfg: dict, count_key: str) -> list[EasyDict]:
+    """``configs`` (one per env), or one per batch env of ``cfg['batch']`` envs.
+
+    Raises:
+        ConfigError: When the env count is not a multiple of ``batch``, naming both.
+    """
+    batch = check_batch(cfg, "env config")
+    if batch is None:
+        return configs
+    check_batch_source(cfg, "env config")  # here, not first in the workers building the batch envs
+    if len(configs) % batch:
+        raise ConfigError(
+            f"env config '{count_key}'={len(configs)} counts envs and must be a multiple of 'batch'={batch} "
+            f"(each batch env hosts {batch} of them)"
+        )
+    return configs[: len(configs) // batch]

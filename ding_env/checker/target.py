@@ -137,7 +137,7 @@ def _check_gym_id(gym_id: str) -> None:
         raise ConfigError("gym:ENV_ID needs an env id after the colon, such as gym:CartPole-v1")
     import gymnasium as gym
 
-    from ding_env.env.ding_env_wrapper import register_env_id
+    from ding_env.env.gym_ids import register_env_id
     from ding_env.env_wrappers.legacy_gym import legacy_gym_has
 
     register_env_id(gym_id)  # the ids ale-py and MiniGrid register on import

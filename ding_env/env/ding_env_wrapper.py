@@ -18,7 +18,6 @@ A public name the wrapper lacks is the Gymnasium env's (``env.gravity``; see ``g
 from __future__ import annotations
 
 import copy
-import importlib.util
 import os
 import warnings
 from typing import Any, ClassVar
@@ -27,10 +26,11 @@ import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
 
-from ding_env.config import check_batch, check_batch_source, check_caller, check_config_dict, check_env_keys
+from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys, per_batch_env
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.gym_attributes import GymAttributes
+from ding_env.env.gym_ids import latest_version, register_env_id
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
 from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
@@ -252,6 +252,14 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             route_mujoco_warnings()
         try:
             return gym.make(env_id, **kwargs), family
+        except ImportError as error:  # Gymnasium's MuJoCo v2/v3 ids: moved to gymnasium-robotics (mujoco-py)
+            latest = latest_version(env_id)
+            if latest is None:
+                raise
+            raise ConfigError(
+                f"{self!r}: Gymnasium registers env_id {env_id!r} but no longer makes it ({error}); "
+                f"its current version is {latest!r}: set env_id to it"
+            ) from error
         except gym.error.DependencyNotInstalled as error:
             if family not in FAMILY_EXTRAS:
                 raise
@@ -430,45 +438,3 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         if self._cfg.rew_clip:
             return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
         return self._reward_space
-
-
-_MINIGRID_PREFIXES = ("MiniGrid-", "BabyAI-")
-
-
-def per_batch_env(configs: list[EasyDict], cfg: dict, count_key: str) -> list[EasyDict]:
-    """``configs`` (one per env), or one per batch env of ``cfg['batch']`` envs.
-
-    Raises:
-        ConfigError: When the env count is not a multiple of ``batch``, naming both.
-    """
-    batch = check_batch(cfg, "env config")
-    if batch is None:
-        return configs
-    check_batch_source(cfg, "env config")  # here, not first in the workers building the batch envs
-    if len(configs) % batch:
-        raise ConfigError(
-            f"env config '{count_key}'={len(configs)} counts envs and must be a multiple of 'batch'={batch} "
-            f"(each batch env hosts {batch} of them)"
-        )
-    return configs[: len(configs) // batch]
-
-
-def register_env_id(env_id: str) -> None:
-    """Register ``env_id`` with Gymnasium when a package registers it on import (MiniGrid, ale-py)."""
-    if env_id not in gym.registry and env_id.startswith(_MINIGRID_PREFIXES):
-        try:
-            importlib.import_module("minigrid")  # registers its ids on import
-        except ImportError as error:
-            raise ImportError(needs_extra(repr(env_id), "minigrid", error)) from error
-    # ALE/...-v5 ids and the legacy Atari ids DI-engine configs use (PongNoFrameskip-v4) both come from ale-py.
-    if env_id.startswith("ALE/") or (env_id not in gym.registry and importlib.util.find_spec("ale_py")):
-        _register_ale(env_id)
-
-
-def _register_ale(env_id: str) -> None:
-    """Register the ALE envs with Gymnasium (ale-py ships its ROMs)."""
-    try:
-        import ale_py
-    except ImportError as error:
-        raise ImportError(needs_extra(repr(env_id), "atari", error)) from error
-    gym.register_envs(ale_py)

@@ -44,6 +44,41 @@ def test_a_di_engine_example_config_ports_and_runs(tmp_path):
     assert "eval episodes        1" in done.stdout
 
 
+@pytest.mark.parametrize(
+    "example, code, says",
+    [
+        # The PPOF shape: the policy's settings with env_id at the top; legacy gym's LunarLander-v2, as DI-engine's.
+        ("PPOF/gym_lunarlander_v2.py", 0, "not used here: policy"),
+        # norm_obs / norm_reward with use_norm False, which DI-engine's gym_env ignored; a MuJoCo v3 id.
+        ("DDPG/gym_hopper_v3.py", 1, "Gymnasium registers env_id 'Hopper-v3' but no longer makes it"),
+    ],
+)
+def test_di_engine_example_configs_of_every_shape_load(example, code, says, tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "example.py").write_bytes(di_engine_example(example).read_bytes())
+    assert port_json("src", "--out", "port", cwd=tmp_path)[0] == 0
+    done = run_cli("run", "port/example.py", "--steps", "20", "--eval-episodes", "1", cwd=tmp_path)
+    assert done.returncode == code and says in done.stdout + done.stderr, done.stderr
+    if code:
+        assert "its current version is 'Hopper-v5': set env_id to it" in done.stderr
+
+
+def test_a_normalisation_that_gym_env_would_not_apply_is_refused(tmp_path):
+    path = tmp_path / "normed.py"
+    path.write_text(
+        "import ding_env.gym_env\n"
+        "cfg = dict(env=dict(env_id='Pendulum-v1', norm_obs=dict(use_norm=True), norm_reward=dict(use_norm=False)))\n"
+        "env = ding_env.gym_env.env\n"
+    )
+    with pytest.raises(ConfigError, match=r"normed\.py.*norm_obs=\{'use_norm': True\}.*'mujoco' env type"):
+        load_config_file(path)
+    with pytest.raises(ConfigError, match="norm_obs"):
+        gym_env(dict(env_id="Pendulum-v1", norm_obs=dict(use_norm=True)))
+    env = gym_env(dict(env_id="Pendulum-v1", norm_obs=dict(use_norm=False), norm_reward=None))
+    assert env.observation_space.shape == (3,)
+    env.close()
+
+
 PARTIAL_CONFIG = """from functools import partial
 import ding.envs.gym_env
 

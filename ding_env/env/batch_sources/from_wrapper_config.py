@@ -24,7 +24,7 @@ from ding_env.config import PIPELINE_KEYS, check_batch, check_batch_source
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.batch_sources.envpool_env import ATARI_KEYS, EnvPoolBatchEnv
 from ding_env.env.batch_sources.gym_vector_env import GymVectorBatchEnv, picks_autoreset_mode, vector_creator
-from ding_env.env.ding_env_wrapper import register_env_id
+from ding_env.env.gym_ids import register_env_id
 from ding_env.env_wrappers.family import ATARI, family_of_env_id
 from ding_env.env_wrappers.presets import wrapper_specs
 from ding_env.errors import ConfigError

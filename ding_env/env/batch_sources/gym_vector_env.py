@@ -42,7 +42,7 @@ from ding_env.config import check_env_keys
 from ding_env.env.batch_env import BatchStep, EnvIds, scalar_reward_space
 from ding_env.env.batch_sources.rows import row_of, set_row, stack_rows, take_rows
 from ding_env.env.batch_sources.seeded_at_reset import SeedsAtFullReset
-from ding_env.env.ding_env_wrapper import register_env_id
+from ding_env.env.gym_ids import register_env_id
 from ding_env.env_wrappers.converters import box_scale, obs_converter, scaled_action_space
 from ding_env.env_wrappers.dtypes import convention_space
 from ding_env.env_wrappers.family import MUJOCO, family_of_env_id
