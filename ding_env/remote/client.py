@@ -64,6 +64,7 @@ class ServerConnection:
         self.address = address
         self.client_id = client_id or new_client_id()
         self.timeout = timeout
+        self.heartbeat_timeout = heartbeat_timeout
         # DEALER, not REQ: after a timed-out request the next one can still be sent; late replies are
         # recognised by their sequence number and dropped.
         self._socket = (context or zmq.Context.instance()).socket(zmq.DEALER)
@@ -144,9 +145,14 @@ class ServerConnection:
                 self._take_events()
             if self._dropped:
                 self._dropped = False  # told once, as the monitor told it
-                why = "the connection dropped"
                 if kind == HELLO:  # CurveZMQ drops a connection whose keys do not match (as a dead server does)
-                    why += f" at the handshake: check that the server still runs; {self._keys_hint()}"
+                    hint = self._keys_hint()
+                    why = f"the connection dropped at the handshake: check that the server still runs; {hint}"
+                else:
+                    why = (
+                        "the connection dropped (the server exited, stopped answering ZeroMQ's heartbeats for "
+                        f"{self.heartbeat_timeout:g} s as a frozen or stopped process does, or the network failed)"
+                    )
                 raise ServerLostError(self.address, kind, timeout, why, dropped=True)
             if self._socket not in ready:
                 if wait_until is None or time.monotonic() < wait_until:
