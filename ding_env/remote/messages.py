@@ -77,10 +77,13 @@ class Launch(Message, tag=Op.LAUNCH.value):
 
 
 class Seed(Message, tag=Op.SEED.value):
-    """Seed one env; it takes effect at its next reset."""
+    """Seed one env; it takes effect at its next reset.
+
+    A seed beyond msgpack's integers (2**64 and above, which the local managers take) travels as its digits.
+    """
 
     env_id: int
-    seed: int
+    seed: int | Annotated[str, msgspec.Meta(pattern=r"^[0-9]{1,4000}$")]
     dynamic_seed: bool | None
 
 

@@ -20,7 +20,8 @@ PROTOCOL = "ding-env"
 # 6: hello carries the client's id, so a client connecting again takes back its own lease at once.
 # 7: an EnvTimeoutError carries ``grouped`` (its envs timed out together, in one worker); hello's reply
 #    names the served envs (``env``).
-PROTOCOL_VERSION = 7
+# 8: a seed of 2**64 or more travels as its digits.
+PROTOCOL_VERSION = 8
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
 CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))

@@ -99,10 +99,10 @@ class ServedEnvs:
             self._backend = None  # a backend whose launch failed has closed what it started
             raise
 
-    def seed(self, env_id: int, seed: int, dynamic_seed: bool | None) -> dict:
-        """Seed one env; it takes effect at its next reset."""
+    def seed(self, env_id: int, seed: int | str, dynamic_seed: bool | None) -> dict:
+        """Seed one env; it takes effect at its next reset (a seed of 2**64 or more comes as its digits)."""
         backend = self._running()
-        self._setup.seeds[self._check([env_id])[0]] = (seed, dynamic_seed)
+        self._setup.seeds[self._check([env_id])[0]] = (int(seed), dynamic_seed)
         backend.seed(env_id)
         return {}
 

@@ -36,6 +36,9 @@ from ding_env.remote.protocol import READY_OBS, new_client_id
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
 CLOSE_TIMEOUT = 10.0
+WIRE_INT_END = 2**64
+WIRE_SEED_DIGITS = 4000  # a larger seed travels as its digits: as many as messages.Seed takes
+WIRE_SEED_END = 10**WIRE_SEED_DIGITS
 
 
 class RemoteBackend(Backend):
@@ -118,9 +121,15 @@ class RemoteBackend(Backend):
         self.ready = arrays.allocate(arrays.layout_of(spaces[0]), len(self.env_ids))
         self.stale = np.zeros(len(self.env_ids), dtype=bool)  # rows an env call may have changed
         self.infos = InfoReceiver(len(self.env_ids))  # the server's sender starts afresh at launch
-        for env_id in self.env_ids:
-            if env_id in self.setup.seeds:
-                self.seed(env_id)
+        try:
+            for env_id in self.env_ids:
+                if env_id in self.setup.seeds:
+                    self.seed(env_id)
+        except BaseException as error:
+            if self.lost is None:  # the server still holds the envs for this client: it gives them back now
+                connection.give_back(error, settings.connect_timeout)
+                self.connection = None
+            raise
 
     def warn_other_env(self, served: str) -> None:
         """Warn when the server names its envs otherwise than this manager's constructor does.
@@ -197,7 +206,13 @@ class RemoteBackend(Backend):
     @override
     def seed(self, env_id: int) -> None:
         seed, dynamic_seed = self.setup.seeds[env_id]
-        self.request(Op.SEED, env_id=env_id - self.offset, seed=seed, dynamic_seed=dynamic_seed)
+        if seed >= WIRE_SEED_END:
+            raise ConfigError(
+                f"{self.name}: env {env_id}'s seed has more than {WIRE_SEED_DIGITS} digits, where a remote env's "
+                f"seed has at most {WIRE_SEED_DIGITS} (any int below 10**{WIRE_SEED_DIGITS})"
+            )
+        wire_seed = seed if seed < WIRE_INT_END else str(seed)  # msgpack's integers end at 2**64
+        self.request(Op.SEED, env_id=env_id - self.offset, seed=wire_seed, dynamic_seed=dynamic_seed)
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
