@@ -300,3 +300,23 @@ def test_a_sub_envs_info_holds_only_the_keys_it_reported():
     assert infos[1] == [{"moves": 2}, {"moves": 2}]  # no is_success=False where nothing was reported
     assert infos[2] == [{"moves": 3, "is_success": True}, {"moves": 3}]
     assert infos[3] == [{"moves": 1}, {"moves": 4, "is_success": True}]
+
+
+def _async_cartpole_vector():
+    return GymVectorBatchEnv(dict(env_id="CartPole-v1", num_envs=2, vectorization_mode="async"))
+
+
+# A Gymnasium vector env is lockstep: the async managers refuse it whatever its mode.
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_an_async_gym_vector_env_runs_in_this_process_and_is_refused_in_a_worker_naming_the_fix(manager_type):
+    from ding_env import create_env_manager
+    from ding_env.errors import EnvError
+
+    with create_env_manager({"type": manager_type}, [_async_cartpole_vector]) as manager:
+        manager.seed(0)
+        if manager_type == "base":
+            manager.launch()
+            assert manager.ready_obs_batch.env_id.tolist() == [0, 1]
+            return
+        with pytest.raises(EnvError, match="vectorization_mode 'async' starts processes of its own.*'sync' there"):
+            manager.launch()

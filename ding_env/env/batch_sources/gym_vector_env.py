@@ -30,6 +30,7 @@ must be consecutive and take effect at the next ``reset()`` (see ``SeedsAtFullRe
 from __future__ import annotations
 
 import inspect
+import multiprocessing
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -131,6 +132,12 @@ class GymVectorBatchEnv(SeedsAtFullReset):
             register_env_id(cfg.env_id)  # ALE and MiniGrid ids, as DingEnvWrapper registers them
         if cfg.env_id is not None and family_of_env_id(cfg.env_id) == MUJOCO:
             route_mujoco_warnings()  # as DingEnvWrapper does: warnings, not stderr lines and a MUJOCO_LOG.TXT
+        if cfg.vectorization_mode == "async" and multiprocessing.current_process().daemon:
+            raise ConfigError(
+                f"{self!r}: vectorization_mode 'async' starts processes of its own, which a manager's worker "
+                "process (daemonic) cannot start: use vectorization_mode 'sync' there (the manager's workers already "
+                "step in parallel), or host the batch env in the base manager"
+            )
         if cfg.vectorization_mode != "vector_entry_point":
             kwargs["vector_kwargs"] = dict(kwargs.get("vector_kwargs", {}), autoreset_mode=AutoresetMode.DISABLED)
             return gym.make_vec(cfg.env_id, self._num_envs, vectorization_mode=cfg.vectorization_mode, **kwargs)
