@@ -99,6 +99,13 @@ def quietly_imported_gym() -> Any:
         return importlib.import_module("gym")
 
 
+# Legacy gym 0.26 envs that fail at their first steps under numpy 2, and why.
+FAILS_ON_NUMPY_2 = {
+    "LunarLanderContinuous-v2": "its engines hand Box2D numpy float32 impulses, which Box2D refuses",
+    "CarRacing-v2": "its car hands Box2D numpy float32 motor speeds, which Box2D refuses",
+}
+
+
 def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> Any:
     """``gym.make(env_id, **make_kwargs)`` with legacy gym, as DI-engine makes its envs.
 
@@ -109,6 +116,15 @@ def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> An
         raise ConfigError(
             f"{owner}: is_gymnasium=False makes env_id {env_id!r} with legacy gym, which is not installed "
             "(pip install gym, or leave is_gymnasium unset to use Gymnasium)"
+        )
+    if env_id in FAILS_ON_NUMPY_2 and int(np.__version__.split(".")[0]) >= 2:
+        from ding_env.env.gym_ids import latest_version  # the env layer's: imported when an id needs it
+
+        current = latest_version(env_id)
+        instead = f"set env_id to Gymnasium's {current!r}" if current else "make the env with Gymnasium"
+        raise ConfigError(
+            f"{owner}: legacy gym's {env_id!r} cannot step under numpy {np.__version__}: "
+            f"{FAILS_ON_NUMPY_2[env_id]}; {instead}"
         )
     legacy_gym = quietly_imported_gym()
 
