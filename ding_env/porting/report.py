@@ -131,10 +131,11 @@ def _trial(trial: dict | None) -> list[str]:
         lines += ["", f"### env type `{env['type']}`", ""]
         config = f"`{env['config']}`" if env["config"] else "none found (tried with its default config)"
         lines.append(f"- DI-engine config: {config}")
+        which = "the config" if env["config"] else "an env section naming only the type (its default config)"
         if env.get("run_accepts_config"):
-            lines.append("- `ding-env run` accepts the config")
+            lines.append(f"- `ding-env run` accepts {which}")
         else:
-            lines.append(f"- `ding-env run` refuses the config: {env.get('config_error')}")
+            lines.append(f"- `ding-env run` refuses {which}: {env.get('config_error')}")
         if "build" in env:
             lines.append(f"- building the envs FAILED: {_traced(env['build'])}")
             continue

@@ -65,3 +65,18 @@ def test_a_missing_module_the_config_names_elsewhere_says_where_the_port_should_
     assert code == 1, report
     failures = " ".join(report["failures"])
     assert "expect the module at dizoo/walking/envs/walk_env" in failures and "pip install" not in failures
+
+
+def test_a_package_without_a_config_says_which_section_ding_env_run_accepted(tmp_path):
+    files = {name: text for name, text in BROKEN_PACKAGE.items() if not name.startswith("config/")}
+    files["walk_env.py"] = DECLARED_ENV
+    for name, text in files.items():
+        (tmp_path / "walk_pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "walk_pkg" / name).write_text(text)
+    _, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    (env,) = report["trial"]["envs"]
+    assert env["config"] is None and env["run_accepts_config"]
+    text = (tmp_path / "ported" / "walk_pkg" / "PORTING.md").read_text()
+    assert "- DI-engine config: none found (tried with its default config)" in text
+    assert "- `ding-env run` accepts an env section naming only the type (its default config)" in text
+    assert "accepts the config" not in text  # there was none
