@@ -206,7 +206,9 @@ def spelling_edits(tree: ast.AST, lines: list[str], plans: list[ImportPlan]) -> 
     return edits, left
 
 
-def name_items(path: str, tree: ast.AST, plans: list[ImportPlan], left: set[str] = frozenset()) -> list[Item]:
+def name_items(
+    path: str, tree: ast.AST, plans: list[ImportPlan], left: set[str] = frozenset(), defines: dict | None = None
+) -> list[Item]:
     """The report's items for the DI-engine names of ``plans``: one per statement and kind of problem.
 
     Args:
@@ -214,6 +216,8 @@ def name_items(path: str, tree: ast.AST, plans: list[ImportPlan], left: set[str]
         tree: The file's module.
         plans: Its import plans.
         left: Renamed plain imports whose spelling in the code ``spelling_edits`` could not rename.
+        defines: ``{name: [port modules defining it]}``: a missing name one module of the port defines (a
+            port of DI-engine's own tests, whose package exports its demo env) is imported from there.
     """
     groups: dict[tuple[int, str, str, str], list[str]] = {}
     items = []
@@ -226,9 +230,11 @@ def name_items(path: str, tree: ast.AST, plans: list[ImportPlan], left: set[str]
                 continue
             if resolution.status != RENAMED:
                 severity = NOTE if resolution.status == OUTSIDE else ERROR
-                groups.setdefault((plan.node.lineno, severity, resolution.status, resolution.fix), []).append(
-                    resolution.name
-                )
+                fix = resolution.fix
+                own = (defines or {}).get(alias.name, []) if severity == ERROR else []
+                if len(own) == 1:
+                    fix = f"the port defines {alias.name} in {own[0]}: import it from there (from {own[0]} import ...)"
+                groups.setdefault((plan.node.lineno, severity, resolution.status, fix), []).append(resolution.name)
             elif isinstance(plan.node, ast.Import) and alias.name in left:
                 items.append(
                     Item(

@@ -11,6 +11,7 @@ what happened when the port ran (:mod:`ding_env.porting.trial`).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -114,6 +115,7 @@ def port(
     paths = [src] if src.is_file() else source_files(src)
     relatives = [path.name if src.is_file() else str(path.relative_to(base)) for path in paths]
     modules = tuple(_module_name(package, relative) for relative in relatives if relative.endswith(".py"))
+    defines = _definitions(paths, relatives, package)
     if src.is_dir():
         dst.mkdir(parents=True, exist_ok=True)  # the report goes in it, whatever files there are
     for path, relative in zip(paths, relatives, strict=True):
@@ -122,7 +124,7 @@ def port(
         data = path.read_bytes()
         if path.suffix == ".py":
             place = Place(tuple(package_of(path.parent)), len(package), modules)
-            new = _port_source(relative, decode(data), fix, result, place)
+            new = _port_source(relative, decode(data), fix, result, place, defines)
             dotted = ".".join([*package, *Path(relative).parent.parts])
             if path.name == "__init__.py" and dotted in shared_packages and (joined := joined_init(new)) is not None:
                 new = joined
@@ -142,7 +144,26 @@ def _module_name(package: list[str], relative: str) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _port_source(relative: str, text: str, fix: bool, result: PortResult, place: Place) -> str:
+def _definitions(paths: list[Path], relatives: list[str], package: list[str]) -> dict[str, list[str]]:
+    """``{name: [port modules defining it at top level]}``: where a name DI-engine lacks may be the port's own."""
+    defines: dict[str, list[str]] = {}
+    for path, relative in zip(paths, relatives, strict=True):
+        if path.suffix != ".py":
+            continue
+        try:
+            tree = parse(decode(path.read_bytes()))
+        except SyntaxError:
+            continue
+        module = _module_name(package, relative)
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                defines.setdefault(node.name, []).append(module)
+    return defines
+
+
+def _port_source(
+    relative: str, text: str, fix: bool, result: PortResult, place: Place, defines: dict[str, list[str]] | None = None
+) -> str:
     """One Python file's text ported: imports renamed (and fixes applied); its findings added to ``result``.
 
     The written file and the report come from the same import plans, so they cannot disagree.
@@ -167,9 +188,8 @@ def _port_source(relative: str, text: str, fix: bool, result: PortResult, place:
     plans = plan_imports(original, lines, lambda node: absolute_module(node, place))
     string_edits, string_items = string_references(relative, original, lines, place)
     code_edits, left = spelling_edits(original, lines, plans)
-    result.items += (
-        name_items(relative, original, plans, left) + relative_items(relative, original, place) + string_items
-    )
+    result.items += name_items(relative, original, plans, left, defines or {})
+    result.items += relative_items(relative, original, place) + string_items
     import_edits = [plan.edit for plan in plans if plan.edit is not None]
     new, changes = apply_edits(text, import_edits + code_edits + string_edits)
     result.renamed += [(relative, change) for change in changes]

@@ -133,3 +133,15 @@ def test_relative_imports_out_of_di_engines_own_tree_become_ding_env_imports(tmp
         "from .conftest import setup_manager_cfg",
     ]
     assert code == 0 and report["failures"] == []
+
+
+def test_a_name_di_engine_lacks_that_the_port_defines_is_imported_from_the_ports_module(tmp_path):
+    # A copy of DI-engine's env tests: test_env_implementation_check imports DemoEnv from DI-engine's tests package.
+    tests_folder = di_engine_dizoo().parent / "ding" / "envs" / "env" / "tests"
+    (tmp_path / "env_tests").mkdir()
+    for path in tests_folder.glob("*.py"):
+        (tmp_path / "env_tests" / path.name).write_bytes(path.read_bytes())
+    _, report = port_json("env_tests", "--out", "port/env_tests", cwd=tmp_path)
+    [demo] = [item for item in report["items"] if "DemoEnv" in item["what"]]
+    assert demo["where"] == "test_env_implementation_check.py:8" and demo["severity"] == "error"
+    assert demo["fix"].startswith("the port defines DemoEnv in env_tests.demo_env: import it from there")
