@@ -154,5 +154,15 @@ class ManagerVecEnv(_vec_env.VecEnv):
         return self._lockstep.render()
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        """Whether each env is a ``wrapper_class``: ding_env envs are not Gymnasium wrappers, so False."""
-        return [False for _ in self._get_indices(indices)]
+        """Whether each env's Gymnasium env is wrapped in a ``wrapper_class``, as ``DummyVecEnv`` says.
+
+        The Gymnasium env inside a ``DingEnvWrapper`` is looked at (SB3's ``Monitor`` there is found); an env
+        with no Gymnasium env (a ``BaseEnv`` of its own) is wrapped in nothing.
+        """
+        selected = list(self._get_indices(indices))
+        try:
+            self._lockstep.env_attribute("wrapper_class_names")
+        except AttributeError:
+            return [False] * len(selected)
+        name = f"{wrapper_class.__module__}.{wrapper_class.__qualname__}"
+        return [name in names for names in self.manager.call_env_method("wrapper_class_names", env_ids=selected)]

@@ -224,3 +224,21 @@ def test_a_manager_sb3_refuses_after_its_launch_is_closed_again():
     with pytest.raises(AssertionError):  # SB3's own check: one render mode for every env
         ManagerVecEnv(manager)
     assert manager.closed  # its workers are not left running
+
+
+def _monitored_cartpole():
+    return Monitor(gym.make("CartPole-v1"))
+
+
+def _ding_monitored_cartpole():
+    return DingEnvWrapper(_monitored_cartpole())
+
+
+def test_env_is_wrapped_looks_at_the_gymnasium_env_as_dummy_vec_env_does(make_adapted):
+    ours = make_adapted(ManagerVecEnv, [_ding_monitored_cartpole] * 2)
+    dummy = DummyVecEnv([_monitored_cartpole] * 2)
+    for wrapper in (Monitor, gym.wrappers.TimeLimit, gym.Wrapper, gym.wrappers.RecordEpisodeStatistics):
+        assert ours.env_is_wrapped(wrapper) == dummy.env_is_wrapped(wrapper), wrapper
+    assert ours.env_is_wrapped(Monitor, indices=[1]) == [True]
+    assert make_adapted(ManagerVecEnv, [partial(CountingEnv, {"limit": 5})]).env_is_wrapped(Monitor) == [False]
+    dummy.close()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
+
 
 class GymAttributes:
     """Mixin for a ``BaseEnv`` holding a Gymnasium env in ``_env`` (built) or ``_user_env`` (given)."""
@@ -49,6 +51,19 @@ class GymAttributes:
             env.set_wrapper_attr(name, value)
         else:  # a legacy gym env as given, with no such attribute yet
             setattr(env, name, value)
+
+    def wrapper_class_names(self) -> list[str]:
+        """The dotted names of the Gymnasium wrappers around the env, with their base classes, outermost first.
+
+        ``ding_env.sb3.ManagerVecEnv.env_is_wrapped`` reads them: names reach the caller from every manager's
+        envs, where the classes themselves would not travel from a remote server.
+        """
+        env = self._gymnasium_env("wrapper_class_names")
+        names: list[str] = []
+        while isinstance(env, gym.Wrapper):
+            names += [f"{cls.__module__}.{cls.__qualname__}" for cls in type(env).__mro__ if cls is not object]
+            env = env.env
+        return list(dict.fromkeys(names))
 
     def _owns(self, name: str) -> bool:
         return _holds(self, name)
