@@ -120,6 +120,16 @@ def traced(error: BaseException, folder: Path) -> dict:
                 "sys.path (ding-env's own dizoo has DI-engine's package names): port the whole dizoo/ tree, or "
                 "port under another package name"
             )
+        elif (
+            "." in missing[1]
+            and (top := missing[1].split(".")[0])
+            and (hider := _port_module_file(top, base))
+            and _installed_outside(top, base)
+        ):
+            result["fix"] = (
+                f"{missing[1]} belongs to the installed package {top}, which the port's own package {top} ({hider}) "
+                "hides (it comes first on sys.path): port the package under another name, or inside its dizoo/ tree (dizoo/{top})"
+            )
         elif listed := re.search(r"cannot import '([\w.]+)' listed in env.import_names", text):
             result["fix"] = (
                 f"the config's env.import_names expect the module at {listed[1].replace('.', '/')}, not where the "
@@ -148,6 +158,17 @@ def _port_module_file(module: str, base: Path) -> str | None:
             if candidate.is_file() and _inside(str(candidate), base):
                 return str(candidate.resolve().relative_to(base.resolve()))
     return None
+
+
+def _installed_outside(module: str, base: Path) -> bool:
+    """Whether a top-level ``module`` exists on ``sys.path`` outside the port (an installed package)."""
+    for entry in sys.path:
+        if not entry or not Path(entry).is_dir() or _inside(entry, base):
+            continue
+        path = Path(entry) / module
+        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+            return True
+    return False
 
 
 def _inside(file: str, base: Path) -> bool:

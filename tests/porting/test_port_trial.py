@@ -80,3 +80,15 @@ def test_a_package_without_a_config_says_which_section_ding_env_run_accepted(tmp
     assert "- DI-engine config: none found (tried with its default config)" in text
     assert "- `ding-env run` accepts an env section naming only the type (its default config)" in text
     assert "accepts the config" not in text  # there was none
+
+
+def test_a_port_hiding_an_installed_package_of_its_name_says_so(tmp_path):
+    # As a copy of DI-engine's dizoo/minigrid ported alone hides the minigrid package its env imports.
+    (tmp_path / "msgspec").mkdir()
+    (tmp_path / "msgspec" / "__init__.py").write_text("")
+    (tmp_path / "msgspec" / "envs.py").write_text("import msgspec.json\n")
+    _, report = port_json("msgspec", "--out", "ported/msgspec", "--try", "--steps", "4", cwd=tmp_path)
+    failed = report["trial"]["imports"]["msgspec.envs"]
+    assert "No module named 'msgspec.json'" in failed["error"]
+    assert failed["fix"].startswith("msgspec.json belongs to the installed package msgspec, which the port's own")
+    assert "not installed" not in failed["fix"]
