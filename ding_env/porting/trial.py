@@ -128,7 +128,8 @@ def traced(error: BaseException, folder: Path) -> dict:
         ):
             result["fix"] = (
                 f"{missing[1]} belongs to the installed package {top}, which the port's own package {top} ({hider}) "
-                "hides (it comes first on sys.path): port the package under another name, or inside its dizoo/ tree (dizoo/{top})"
+                "hides (it comes first on sys.path): port the package under another name, or inside its dizoo/ "
+                f"tree (dizoo/{top})"
             )
         elif listed := re.search(r"cannot import '([\w.]+)' listed in env.import_names", text):
             result["fix"] = (

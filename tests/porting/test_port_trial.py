@@ -91,4 +91,4 @@ def test_a_port_hiding_an_installed_package_of_its_name_says_so(tmp_path):
     failed = report["trial"]["imports"]["msgspec.envs"]
     assert "No module named 'msgspec.json'" in failed["error"]
     assert failed["fix"].startswith("msgspec.json belongs to the installed package msgspec, which the port's own")
-    assert "not installed" not in failed["fix"]
+    assert failed["fix"].endswith("inside its dizoo/ tree (dizoo/msgspec)") and "not installed" not in failed["fix"]
