@@ -47,6 +47,11 @@ KNOWN_ERRORS = (
         "gym >= 0.26 and Gymnasium envs have no seed(): pass the seed to reset(seed=...)",
     ),
     (
+        r"'tuple' object has no attribute|tuple indices must be integers or slices, not str",
+        "gym >= 0.26 and Gymnasium reset() returns (obs, info): unpack it (obs, info = env.reset()); the report's "
+        "warnings name the lines",
+    ),
+    (
         r"too many values to unpack \(expected 4\)",
         "gym >= 0.26 and Gymnasium step() returns 5 values: obs, reward, terminated, truncated, info",
     ),

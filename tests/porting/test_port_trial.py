@@ -92,3 +92,26 @@ def test_a_port_hiding_an_installed_package_of_its_name_says_so(tmp_path):
     assert "No module named 'msgspec.json'" in failed["error"]
     assert failed["fix"].startswith("msgspec.json belongs to the installed package msgspec, which the port's own")
     assert failed["fix"].endswith("inside its dizoo/ tree (dizoo/msgspec)") and "not installed" not in failed["fix"]
+
+
+# The env keeps a Gymnasium env and takes its reset's (obs, info) tuple for the observation.
+TUPLE_RESET_ENV = (
+    BROKEN_PACKAGE["walk_env.py"]
+    .replace("np.float64", "np.float32")
+    .replace(
+        "        self._t = 0\n        return np.zeros(self._size, np.float32)\n",
+        "        self._t = 0\n        obs = gym.make('CartPole-v1').reset(seed=0)\n"
+        "        return obs.astype(np.float32)[: self._size]\n",
+    )
+)
+
+
+def test_a_reset_tuple_taken_for_the_observation_fails_with_the_fix(tmp_path):
+    files = {**BROKEN_PACKAGE, "walk_env.py": TUPLE_RESET_ENV}
+    for name, text in files.items():
+        (tmp_path / "walk_pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "walk_pkg" / name).write_text(text)
+    _, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    base = report["trial"]["envs"][0]["base"]
+    assert "'tuple' object has no attribute 'astype'" in base["error"]
+    assert base["fix"].startswith("gym >= 0.26 and Gymnasium reset() returns (obs, info): unpack it")
