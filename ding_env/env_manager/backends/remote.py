@@ -230,7 +230,8 @@ class RemoteBackend(Backend):
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
         env_ids = np.asarray(env_ids, dtype=np.int64)
-        if len(env_ids) > 1 and not (env_ids[1:] > env_ids[:-1]).all():  # a server steps its envs in id order
+        listed = env_ids.tolist()  # a list's comparison costs a tenth of numpy's on a few ids
+        if listed != sorted(listed):  # a server steps its envs in id order
             order = np.argsort(env_ids, kind="stable")
             env_ids, actions, reset_on_done = env_ids[order], arrays.take(actions, order), reset_on_done[order]
         size = self.settings.request_envs or len(env_ids)
