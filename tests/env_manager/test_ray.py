@@ -87,6 +87,19 @@ def test_the_dict_api_episode_num_reset_params_and_env_calls_work_as_locally():
     assert results["base"][1] == 10.0  # the reset param reached the env on the second host
 
 
+def test_envs_stepped_in_any_id_order_get_the_base_managers_results():
+    fns = counting_fns(4)
+    order = [3, 0, 2, 1]  # across both hosts, and within each
+    results = {}
+    for manager_type, extra in (("base", {}), ("ray", {"num_hosts": 2})):
+        with create_env_manager({"type": manager_type, **extra}, fns) as manager:
+            manager.seed(3)
+            manager.launch()
+            steps = [manager.step({env_id: (env_id + t) % 3 for env_id in order}) for t in range(4)]
+            results[manager_type] = [{i: (ts.obs.tolist(), ts.done) for i, ts in step.items()} for step in steps]
+    assert results["ray"] == results["base"]
+
+
 def test_the_async_manager_returns_the_first_host_to_hold_wait_num_envs():
     fns = [partial(CountingEnv, {"step_sleep": 0.0})] * 2 + [partial(CountingEnv, {"step_sleep": 0.5})] * 2
     cfg = {"type": "async_ray", "num_hosts": 2, "wait_num": 2, "step_wait_timeout": None}
