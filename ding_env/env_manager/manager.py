@@ -141,6 +141,9 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         dynamic_seed = validation.check_dynamic_seed(self._name, dynamic_seed)
         seeds = validation.seed_of_each(self._name, self._env_num, seed)
         self._layout.check_seeded(self._name, [env_id for env_id, _ in seeds])
+        if self._launched:  # a seed an env cannot take is refused before any is kept
+            for env_id, value in seeds:
+                self._shares.backend_of(env_id).check_seed(env_id, value)
         for env_id, value in seeds:
             self._setup.seeds[env_id] = (value, dynamic_seed)
             if self._launched:

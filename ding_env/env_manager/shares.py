@@ -170,7 +170,10 @@ class Shares:
             buffers (results joined from several backends are new arrays, the caller's already).
         """
         if self.single is not None:
-            return self.single.collect(True), self.single.views
+            batch = self.single.collect(True)
+            if batch is not None and self.single.returns_sorted and not in_order(order.tolist()):
+                return in_caller_order(batch, order), False
+            return batch, self.single.views
         outcomes = self.collect_outcomes(True)
         sent, self.sent_in_order = self.sent_in_order, None
         if (
@@ -182,8 +185,7 @@ class Shares:
             return joined([outcome for _, outcome in outcomes], env_id=sent[0], reset_on_done=sent[1]), False
         merged, views = self.joined_outcomes(outcomes)
         if merged is not None and not np.array_equal(order, merged.env_id):
-            extra = np.setdiff1d(merged.env_id, order, assume_unique=True)
-            merged, views = reordered(merged, np.concatenate([order, extra]) if len(extra) else order), False
+            merged, views = in_caller_order(merged, order), False
         return merged, views
 
     def collect_each(self, wait: bool) -> tuple[TimestepBatch | None, bool]:
@@ -246,3 +248,9 @@ class Shares:
             return empty_batch(spaces), False
         ordered = in_id_order(batch)
         return ordered, views and ordered is batch
+
+
+def in_caller_order(batch: TimestepBatch, order: np.ndarray) -> TimestepBatch:
+    """``batch`` with the envs ``order`` first, in that order; envs a backend added after them."""
+    extra = np.setdiff1d(batch.env_id, order, assume_unique=True)
+    return reordered(batch, np.concatenate([order, extra]) if len(extra) else order)

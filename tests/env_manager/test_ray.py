@@ -8,6 +8,7 @@ import time
 from functools import partial
 from threading import Timer
 
+import numpy as np
 import pytest
 
 from ding_env import create_env_manager
@@ -87,17 +88,21 @@ def test_the_dict_api_episode_num_reset_params_and_env_calls_work_as_locally():
     assert results["base"][1] == 10.0  # the reset param reached the env on the second host
 
 
-def test_envs_stepped_in_any_id_order_get_the_base_managers_results():
+@pytest.mark.parametrize("hosts", [1, 2])
+def test_envs_stepped_in_any_id_order_get_the_base_managers_results(hosts):
     fns = counting_fns(4)
     order = [3, 0, 2, 1]  # across both hosts, and within each
     results = {}
-    for manager_type, extra in (("base", {}), ("ray", {"num_hosts": 2})):
+    for manager_type, extra in (("base", {}), ("ray", {"num_hosts": hosts})):
         with create_env_manager({"type": manager_type, **extra}, fns) as manager:
             manager.seed(3)
             manager.launch()
             steps = [manager.step({env_id: (env_id + t) % 3 for env_id in order}) for t in range(4)]
-            results[manager_type] = [{i: (ts.obs.tolist(), ts.done) for i, ts in step.items()} for step in steps]
+            trace = [{i: (ts.obs.tolist(), ts.done) for i, ts in step.items()} for step in steps]
+            batch = manager.step_batch(np.array(order), np.array([1, 2, 0, 1]))
+            results[manager_type] = (trace, batch.env_id.tolist(), batch.obs.tolist())
     assert results["ray"] == results["base"]
+    assert results["base"][1] == order  # the rows in the order asked
 
 
 def test_the_async_manager_returns_the_first_host_to_hold_wait_num_envs():

@@ -14,3 +14,12 @@ class SetInfoEnv(CountingEnv):
         if int(action) == 2:
             timestep.info["visited"] = {"room", "hall"}
         return timestep
+
+
+class UnluckySeedEnv(CountingEnv):
+    """A CountingEnv whose ``seed`` refuses the seed 13."""
+
+    def seed(self, seed: int, dynamic_seed: bool = True) -> None:
+        if seed == 13:
+            raise ValueError("seed 13 is refused")
+        super().seed(seed, dynamic_seed)

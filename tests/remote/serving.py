@@ -1,6 +1,7 @@
 """Env servers for the remote tests: real `ding-env serve` processes on loopback, and process checks."""
 
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -9,6 +10,13 @@ from contextlib import contextmanager
 from tests.support import process_running
 
 CARTPOLE = "configs/cartpole.py"
+
+
+def free_port():
+    """A loopback port no socket holds now (for a server that must come back on the same address)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 @contextmanager

@@ -3,7 +3,6 @@
 import os
 import re
 import signal
-import socket
 import time
 import warnings
 
@@ -16,7 +15,7 @@ from ding_env.cli import main
 from ding_env.errors import ConfigError, EnvCrashedError, EnvError
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.served_envs import env_fns_for
-from tests.remote.serving import CARTPOLE, serving
+from tests.remote.serving import CARTPOLE, free_port, serving
 from tests.support import arrays_of, assert_same, trajectory
 
 NESTED = "main_config = dict(env=dict(nested=True))\n"  # Dict and Tuple observations, episodes of 3-7 steps
@@ -132,12 +131,6 @@ def test_a_server_must_host_exactly_its_share_and_a_refused_launch_gives_it_back
 def test_remote_settings_are_checked(cfg, message):
     with pytest.raises(ConfigError, match=message):
         create_env_manager(cfg, env_fns_for(*resolve_target(CARTPOLE), 2))
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 # A frozen server (SIGSTOP) is noticed only at the heartbeat timeout; the async manager returns the other

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
-from ding_env.errors import ConfigError
+from ding_env.errors import ConfigError, EnvCrashedError
+from ding_env.remote.errors import ServerError
 from ding_env.remote.served_envs import env_fns_for
-from tests.remote.serving import CARTPOLE, serving
+from tests.remote.serving import CARTPOLE, free_port, serving
 from tests.support import assert_same, trajectory
 
 
@@ -35,3 +37,51 @@ def test_a_seed_too_long_to_send_is_refused_and_the_server_serves_the_next_manag
         manager.seed(0)
         manager.launch()  # not refused as busy for the lease timeout
         assert sorted(manager.ready_obs) == [0, 1]
+
+
+def test_a_seed_too_long_after_launch_is_refused_and_a_restarted_server_gets_the_seed_before_it():
+    fns = env_fns_for(*resolve_target(CARTPOLE), 2)
+    port = free_port()
+    with serving(CARTPOLE, 2, bind=f"tcp://127.0.0.1:{port}") as (address, server):
+        with create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 5}, fns) as manager:
+            manager.seed(7)
+            manager.launch()
+            with pytest.raises(ConfigError, match="env 0's seed has more than 4000 digits"):
+                manager.seed(10**5000)
+            server.kill()  # lost, then back on its address: connecting again seeds the envs again
+            server.wait()
+            with pytest.raises(EnvCrashedError, match="was lost during step"):
+                manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
+            with serving(CARTPOLE, 2, bind=address):
+                manager.reset()
+                first = manager.ready_obs_batch.obs
+    with create_env_manager({"type": "base"}, fns) as manager:
+        manager.seed(7)
+        manager.launch()
+        np.testing.assert_array_equal(first, manager.ready_obs_batch.obs)  # seed 7 still, not the refused one
+
+
+def test_a_seed_the_env_refuses_on_a_restarted_server_is_reported_and_the_next_seed_and_reset_serve_again():
+    fns = env_fns_for(*resolve_target("tests.remote.envs:UnluckySeedEnv"), 2)
+    port = free_port()
+    target = "tests.remote.envs:UnluckySeedEnv"
+    with serving(target, 2, bind=f"tcp://127.0.0.1:{port}") as (address, server):
+        with create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 5}, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            server.kill()
+            server.wait()
+            with pytest.raises(EnvCrashedError, match="was lost during step"):
+                manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
+            manager.seed({0: 13})  # kept for when the server is back
+            with serving(target, 2, bind=address):
+                with pytest.raises(ServerError, match="seed 13 is refused"):
+                    manager.reset()
+                manager.seed({0: 5})
+                manager.reset()
+                assert manager.ready_obs_id == [0, 1]
+                obs = manager.ready_obs_batch.obs
+    with create_env_manager({"type": "base"}, fns) as manager:
+        manager.seed({0: 5, 1: 1})
+        manager.launch()
+        np.testing.assert_array_equal(obs, manager.ready_obs_batch.obs)

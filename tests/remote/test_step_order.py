@@ -27,15 +27,21 @@ def stepped_out_of_order(manager_type: str, servers: list[str]) -> list:
             steps = manager.step({env_id: (env_id + t) % 2 for env_id in ORDER})  # the dict API, out of order
             trace.append({i: (ts.obs.tolist(), float(ts.reward[0]), bool(ts.done)) for i, ts in steps.items()})
             batch = manager.step_batch(np.array(ORDER), np.array([(i + t + 1) % 2 for i in ORDER]))
+            # The rows: in the order asked (the synchronous managers), ids increasing (the async ones).
+            assert batch.env_id.tolist() == (sorted(ORDER) if manager_type.startswith("async") else ORDER)
             trace.append({int(i): obs.tolist() for i, obs in zip(batch.env_id, batch.obs, strict=True)})
         assert sorted(manager.ready_obs) == [0, 1, 2, 3]  # no env left stepping
     return trace
 
 
-@pytest.fixture(scope="module")
-def servers():
-    with serving(CARTPOLE, 2) as (first, _), serving(CARTPOLE, 2) as (second, _):
-        yield [first, second]
+@pytest.fixture(scope="module", params=[(2, 2), (4,)], ids=["two servers of 2", "one server of 4"])
+def servers(request):
+    with serving(CARTPOLE, request.param[0]) as (first, _):
+        if len(request.param) == 1:
+            yield [first]
+            return
+        with serving(CARTPOLE, request.param[1]) as (second, _):
+            yield [first, second]
 
 
 @pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess", "remote", "async_remote"])

@@ -75,6 +75,8 @@ class Backend(abc.ABC):
     views = False
     # Whether its steps run in the calling process when collected (other backends step meanwhile).
     steps_when_collected = False
+    # Whether a step's results come back in increasing env id order, whatever order they were sent in.
+    returns_sorted = False
 
     def __init__(self, env_fns: Mapping[int, Callable[[], Any]], name: str, ledger: Ledger, setup: EnvSetup) -> None:
         self.env_fns = dict(env_fns)
@@ -90,6 +92,9 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def seed(self, env_id: int) -> None:
         """Seed one env with its seed in the setup; it takes effect at its next reset."""
+
+    def check_seed(self, env_id: int, seed: int) -> None:  # noqa: B027 - optional: every int seed by default
+        """Raise ``ConfigError`` when env ``env_id`` cannot take ``seed`` (a valid int) here."""
 
     @abc.abstractmethod
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:

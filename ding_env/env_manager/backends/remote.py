@@ -54,6 +54,8 @@ class RemoteBackend(Backend):
         address: The server's endpoint, e.g. ``tcp://127.0.0.1:5555``.
     """
 
+    returns_sorted = True  # a server steps its envs in id order (``send`` sorts a request)
+
     def __init__(
         self,
         env_fns: Mapping[int, Callable[[], Any]],
@@ -128,7 +130,8 @@ class RemoteBackend(Backend):
         except BaseException as error:
             if self.lost is None:  # the server still holds the envs for this client: it gives them back now
                 connection.give_back(error, settings.connect_timeout)
-                self.connection = None
+                # Given back, the envs are as a lost server's: the next reset connects again.
+                self.lost = self.lost_error(Op.SEED, f"seeding its envs failed ({type(error).__name__}: {error})")
             raise
 
     def warn_other_env(self, served: str) -> None:
@@ -204,13 +207,19 @@ class RemoteBackend(Backend):
     # ---- envs ------------------------------------------------------------
 
     @override
-    def seed(self, env_id: int) -> None:
-        seed, dynamic_seed = self.setup.seeds[env_id]
+    def check_seed(self, env_id: int, seed: int) -> None:
         if seed >= WIRE_SEED_END:
             raise ConfigError(
                 f"{self.name}: env {env_id}'s seed has more than {WIRE_SEED_DIGITS} digits, where a remote env's "
                 f"seed has at most {WIRE_SEED_DIGITS} (any int below 10**{WIRE_SEED_DIGITS})"
             )
+
+    @override
+    def seed(self, env_id: int) -> None:
+        seed, dynamic_seed = self.setup.seeds[env_id]
+        self.check_seed(env_id, seed)
+        if self.lost is not None:  # connecting again (the next reset) gives every env its seed
+            return
         wire_seed = seed if seed < WIRE_INT_END else str(seed)  # msgpack's integers end at 2**64
         self.request(Op.SEED, env_id=env_id - self.offset, seed=wire_seed, dynamic_seed=dynamic_seed)
 
