@@ -85,6 +85,9 @@ from ding_env.env_wrappers.time_limit import TimeLimitWrapper
 from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
 from ding_env.version import __version__
 
+# A module of the package, as DI-engine's ding.envs imports its gym_env (ding.envs.gym_env.env after import ding.envs).
+from ding_env import gym_env  # isort: skip
+
 __all__ = [
     # the env contract
     "BaseBatchEnv",
@@ -108,6 +111,7 @@ __all__ = [
     "create_env_manager",
     "get_env_manager_cls",
     "setup_ding_env_manager",
+    "gym_env",
     # wrappers
     "ENV_WRAPPER_REGISTRY",
     "ActionDiscretizeWrapper",

@@ -15,10 +15,10 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ding_env.porting.findings import ERROR, NAMES, NOTE, WARNING, Item
+from ding_env.porting.findings import ERROR, NAMES, NOTE, Item
 from ding_env.porting.names import ALL_RENAMES, OUTSIDE, RENAMED, Resolution, rename_module, resolve
 from ding_env.porting.rewrite import Change, Edit, apply_edits, encode, parse, rewrite_lines, split_lines
-from ding_env.porting.scan import dotted
+from ding_env.porting.spellings import spelling_edits
 
 
 @dataclass(frozen=True)
@@ -172,42 +172,19 @@ def _module_edit(node: ast.ImportFrom, lines: list[str], new: str) -> Edit | Non
     return Edit(node.lineno, match.start(1), match.end(1), new)
 
 
-def spelling_edits(tree: ast.AST, lines: list[str], plans: list[ImportPlan]) -> tuple[list[Edit], set[str]]:
-    """The edits renaming the code's ``ding.envs.X.attr`` where ``import ding.envs.X`` was renamed.
-
-    After ``import ding.envs.gym_env`` becomes ``import ding_env.gym_env``, the name ``ding`` is no longer
-    bound by it, so each spelling ``ding.envs.gym_env`` in the code becomes ``ding_env.gym_env``. A spelling
-    split over lines or spaced (``ding . envs``) is left; the second value names the imports it belongs to,
-    for the report.
-    """
-    renamed = {
+def renamed_plain_imports(plans: list[ImportPlan]) -> dict[str, str]:
+    """``{old: new}`` for each ``import ding.X`` (no ``as``) the rename renames: the code's uses follow it."""
+    return {
         alias.name: resolution.new
         for plan in plans
         if isinstance(plan.node, ast.Import) and plan.edit is not None
         for alias, resolution in plan.resolutions
         if resolution.status == RENAMED and alias.asname is None and resolution.new
     }
-    edits: list[Edit] = []
-    left: set[str] = set()
-    if not renamed:
-        return edits, left
-    pending = [tree]
-    while pending:
-        node = pending.pop()
-        name = dotted(node) if isinstance(node, ast.Attribute) else None
-        if name in renamed:  # the longest renamed module the chain starts with: its inner links are not visited
-            line = lines[node.lineno - 1] if node.lineno == node.end_lineno else ""
-            if encode(line)[node.col_offset : node.end_col_offset] == encode(name):
-                edits.append(Edit(node.lineno, node.col_offset, node.end_col_offset or 0, renamed[name]))
-            else:
-                left.add(name)
-            continue
-        pending.extend(ast.iter_child_nodes(node))
-    return edits, left
 
 
 def name_items(
-    path: str, tree: ast.AST, plans: list[ImportPlan], left: set[str] = frozenset(), defines: dict | None = None
+    path: str, tree: ast.AST, plans: list[ImportPlan], spellings: list = (), defines: dict | None = None
 ) -> list[Item]:
     """The report's items for the DI-engine names of ``plans``: one per statement and kind of problem.
 
@@ -215,7 +192,7 @@ def name_items(
         path: The file, as the report names it.
         tree: The file's module.
         plans: Its import plans.
-        left: Renamed plain imports whose spelling in the code ``spelling_edits`` could not rename.
+        spellings: The ``SpellingFinding``s of the code's uses of renamed plain imports (``spelling_edits``).
         defines: ``{name: [port modules defining it]}``: a missing name one module of the port defines (a
             port of DI-engine's own tests, whose package exports its demo env) is imported from there.
     """
@@ -235,20 +212,9 @@ def name_items(
                 if len(own) == 1:
                     fix = f"the port defines {alias.name} in {own[0]}: import it from there (from {own[0]} import ...)"
                 groups.setdefault((plan.node.lineno, severity, resolution.status, fix), []).append(resolution.name)
-            elif isinstance(plan.node, ast.Import) and alias.name in left:
-                items.append(
-                    Item(
-                        path,
-                        plan.node.lineno,
-                        WARNING,
-                        f"`import {alias.name}` is renamed, but the code spells `{alias.name}` over several "
-                        "lines or with spaces, where the rename leaves it",
-                        f"write `{resolution.new}` where the file uses `{alias.name}`",
-                        NAMES,
-                    )
-                )
     for (line, severity, what, fix), names in groups.items():
         items.append(Item(path, line, severity, f"{', '.join(names)}: {what}", fix, NAMES))
+    items += [Item(path, found.line, found.severity, found.what, found.fix, NAMES) for found in spellings]
     return items
 
 
@@ -311,7 +277,8 @@ def rename_imports_with_changes(text: str) -> tuple[str, list[Change]]:
         return rewrite_lines(text, lambda _, line: _rename_line(line) if _DING_IMPORT.match(line) else line)
     lines = [line for line, _ in split_lines(text)]
     plans = plan_imports(tree, lines)
-    edits = [plan.edit for plan in plans if plan.edit is not None] + spelling_edits(tree, lines, plans)[0]
+    renamed = renamed_plain_imports(plans)
+    edits = [plan.edit for plan in plans if plan.edit is not None] + spelling_edits(tree, lines, renamed)[0]
     return apply_edits(text, edits)
 
 

@@ -50,6 +50,11 @@ def hazard_items(path: str, hazards: list[Hazard]) -> list[Item]:
     return list(dict.fromkeys(items))
 
 
+# ding-env's (and DI-engine's) calls making an env or a manager with DI-engine's API from a gym env, besides
+# the manager classes (``*EnvManager``): ``gym_env.env`` is DI-engine's ``ding.envs.gym_env.env``.
+_DING_ENV_MAKERS = {"DingEnvWrapper", "create_env_manager", "setup_ding_env_manager", "EnvSupervisor", "env"}
+
+
 def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []
@@ -80,17 +85,17 @@ class _HazardVisitor(ast.NodeVisitor):
         self.text = text
         self.hazards: list[Hazard] = []
         self.numpy, self.gym, self.gymnasium = {"numpy"}, set(), set()
-        # Names bound to ding-env's (or DI-engine's) objects: what they make from a gym env (DingEnvWrapper,
-        # a manager) has DI-engine's API, seed() and 4-field steps included.
-        self.ding: set[str] = set()
+        # ``{bound name: what it names}`` for ding-env's (or DI-engine's) imports: what their env makers
+        # (``_DING_ENV_MAKERS``) make from a gym env has DI-engine's API, seed() and 4-field steps included.
+        self.ding: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and _is_ding_module(node.module):
-                self.ding.update(alias.asname or alias.name for alias in node.names)
+                self.ding.update((alias.asname or alias.name, alias.name) for alias in node.names)
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     bound = alias.asname or alias.name.split(".")[0]
                     if _is_ding_module(alias.name):
-                        self.ding.add(bound)
+                        self.ding[bound] = alias.name
                     if alias.name == "numpy":
                         self.numpy.add(bound)
                     elif alias.name in ("gym", "gymnasium"):
@@ -148,9 +153,17 @@ class _HazardVisitor(ast.NodeVisitor):
             name = dotted(node.func) or ""
             if name.rpartition(".")[0] in modules and name.endswith(".make"):
                 return True
-            if name.split(".")[0] in self.ding:
+            if self._makes_ding_env(name):
                 return False
         return any(self._makes_gym_env(child, modules) for child in ast.iter_child_nodes(node))
+
+    def _makes_ding_env(self, called: str) -> bool:
+        """Whether the call ``called`` (a dotted name) is one of ding-env's env makers, by an import of ding-env's."""
+        root, _, attr = called.partition(".")
+        if root not in self.ding:
+            return False
+        maker = called.rpartition(".")[2] if attr else self.ding[root]
+        return maker in _DING_ENV_MAKERS or maker.endswith(("EnvManager", "EnvManagerV2"))
 
     def _add(self, node: ast.AST, severity: str, what: str, fix: str) -> None:
         self.hazards.append(Hazard(node.lineno, severity, what, fix))

@@ -23,11 +23,12 @@ from pathlib import Path
 from ding_env.porting.destination import BACKUP_SUFFIX, destination, source_files
 from ding_env.porting.findings import ERROR, HAZARDS, NOTE, Item
 from ding_env.porting.fixes import apply_fixes
-from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes, spelling_edits
+from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes, renamed_plain_imports
 from ding_env.porting.packages import joined_init, own_dizoo_names, package_of
 from ding_env.porting.references import Place, absolute_module, relative_items, string_references
 from ding_env.porting.rewrite import Change, apply_edits, decode, encode, parse, split_lines
 from ding_env.porting.scan import hazard_items, scan_hazards
+from ding_env.porting.spellings import spelling_edits
 
 
 @dataclass
@@ -187,8 +188,8 @@ def _port_source(
     lines = [line for line, _ in split_lines(text)]
     plans = plan_imports(original, lines, lambda node: absolute_module(node, place))
     string_edits, string_items = string_references(relative, original, lines, place)
-    code_edits, left = spelling_edits(original, lines, plans)
-    result.items += name_items(relative, original, plans, left, defines or {})
+    code_edits, spellings = spelling_edits(original, lines, renamed_plain_imports(plans))
+    result.items += name_items(relative, original, plans, spellings, defines or {})
     result.items += relative_items(relative, original, place) + string_items
     import_edits = [plan.edit for plan in plans if plan.edit is not None]
     new, changes = apply_edits(text, import_edits + code_edits + string_edits)

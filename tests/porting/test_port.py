@@ -309,6 +309,37 @@ def test_a_plain_import_of_a_renamed_module_renames_its_dotted_uses(tmp_path):
     ]
 
 
+def test_a_ported_plain_import_of_ding_envs_reaches_its_gym_env_module(tmp_path):
+    (tmp_path / "make.py").write_text("import ding.envs\nenv = ding.envs.gym_env.env({'env_id': 'CartPole-v1'})\n")
+    code, report = port_json("make.py", "--out", "port/make.py", cwd=tmp_path)
+    assert code == 0 and report["items"] == [], report["items"]
+    ran = subprocess.run([sys.executable, "port/make.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr  # import ding_env binds ding_env.gym_env, as import ding.envs does
+
+
+DOTTED_USES_LEFT = """import ding.envs
+env_cls = ding.envs.NoSuchThing
+set_seed = ding.utils.set_pkg_seed
+
+
+def build(ding):
+    return ding.envs.make()
+"""
+
+
+def test_dotted_uses_the_rename_cannot_carry_are_reported_and_a_local_ding_is_left(tmp_path):
+    (tmp_path / "uses.py").write_text(DOTTED_USES_LEFT)
+    code, report = port_json("uses.py", "--out", "port/uses.py", cwd=tmp_path)
+    ported = (tmp_path / "port" / "uses.py").read_text().splitlines()
+    assert ported[:2] == ["import ding_env", "env_cls = ding_env.NoSuchThing"]
+    assert ported[6] == "    return ding.envs.make()"  # the function's own ding, not the module
+    found = {(item["line"], item["severity"]): item for item in report["items"]}
+    assert sorted(found) == [(2, "error"), (3, "error")], report["items"]
+    assert "`ding.envs.NoSuchThing`: missing" in found[2, "error"]["what"]
+    assert "`ding.utils.set_pkg_seed`: the name `ding` is no longer bound" in found[3, "error"]["what"]
+    assert "import ding.utils" in found[3, "error"]["fix"]
+
+
 def test_a_dotted_use_split_over_lines_is_left_with_a_warning(tmp_path):
     (tmp_path / "split.py").write_text("import ding.envs.gym_env\nmake = (ding.envs\n        .gym_env.env)\n")
     code, report = port_json("split.py", "--out", "port/split.py", cwd=tmp_path)
@@ -319,6 +350,13 @@ def test_a_dotted_use_split_over_lines_is_left_with_a_warning(tmp_path):
     ]
     [warning] = report["items"]
     assert warning["severity"] == "warning" and "ding_env.gym_env" in warning["fix"], warning
+
+
+def ported_warnings(tmp_path: Path, name: str, source: str) -> list[tuple[str, str]]:
+    """``(where, what it names)`` of each warning of the port of the file ``name`` holding ``source``."""
+    (tmp_path / name).write_text(source)
+    _, report = port_json(name, "--out", f"port/{name}", cwd=tmp_path)
+    return [(item["where"], item["what"].split(":")[0]) for item in report["items"] if item["severity"] == "warning"]
 
 
 WRAPPED_GYM_ENVS = """import gym
@@ -334,12 +372,22 @@ raw.seed(1)
 
 
 def test_gym_envs_inside_a_ding_env_wrapper_are_not_taken_for_gym_envs(tmp_path):
-    (tmp_path / "wrapped.py").write_text(WRAPPED_GYM_ENVS)
-    _, report = port_json("wrapped.py", "--out", "port/wrapped.py", cwd=tmp_path)
-    warnings = [
-        (item["where"], item["what"].split(":")[0]) for item in report["items"] if item["severity"] == "warning"
-    ]
-    assert warnings == [("wrapped.py:9", "`raw.seed()`")]  # DingEnvWrapper has seed() and DI-engine's 4-field step
+    # DingEnvWrapper has seed() and DI-engine's 4-field step.
+    assert ported_warnings(tmp_path, "wrapped.py", WRAPPED_GYM_ENVS) == [("wrapped.py:9", "`raw.seed()`")]
+
+
+GYM_WRAPPER_OVER_GYM_ENV = """import gym
+from ding.envs import ClipRewardWrapper, DingEnvWrapper as Wrap
+clipped = ClipRewardWrapper(gym.make('CartPole-v0'))
+clipped.seed(1)
+wrapped = Wrap(gym.make('CartPole-v0'))
+wrapped.seed(2)
+"""
+
+
+def test_a_gym_env_in_a_gym_wrapper_of_ding_env_is_still_a_gym_env(tmp_path):
+    warnings = ported_warnings(tmp_path, "clipped.py", GYM_WRAPPER_OVER_GYM_ENV)
+    assert warnings == [("clipped.py:4", "`clipped.seed()`")]  # ClipRewardWrapper keeps the gym env's API
 
 
 def test_a_port_of_dizoo_packages_keeps_the_built_in_envs_and_tries_the_modules_it_replaces(tmp_path):
