@@ -43,7 +43,7 @@ UNAPPLIED_KEYS = ("norm_obs", "norm_reward")
 
 
 def without_unapplied_keys(cfg: Mapping | None, where: str) -> dict:
-    """``cfg`` without the ``UNAPPLIED_KEYS`` that ask for nothing (None, or ``use_norm`` False).
+    """``cfg`` without the ``UNAPPLIED_KEYS`` that ask for nothing (None, False, or ``use_norm`` False).
 
     DI-engine's ``gym_env.env`` ignored them whatever they said; a key that asks for normalisation is refused
     here rather than ignored.
@@ -55,7 +55,8 @@ def without_unapplied_keys(cfg: Mapping | None, where: str) -> dict:
     cfg = dict(cfg or {})
     for key in UNAPPLIED_KEYS:
         value = cfg.get(key)
-        if value is None or (isinstance(value, Mapping) and not value.get("use_norm", False)):
+        asks = value.get("use_norm", False) if isinstance(value, Mapping) else value
+        if asks is None or asks is False or (isinstance(asks, int) and asks == 0):  # a bool, 0 or None: no
             cfg.pop(key, None)
         else:
             raise ConfigError(

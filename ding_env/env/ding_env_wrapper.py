@@ -254,7 +254,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             return gym.make(env_id, **kwargs), family
         except ImportError as error:  # Gymnasium's MuJoCo v2/v3 ids: moved to gymnasium-robotics (mujoco-py)
             latest = latest_version(env_id)
-            if latest is None:
+            if latest is None or "gymnasium-robotics" not in str(error):  # another module missing: its own error
                 raise
             raise ConfigError(
                 f"{self!r}: Gymnasium registers env_id {env_id!r} but no longer makes it ({error}); "

@@ -74,9 +74,12 @@ def test_a_normalisation_that_gym_env_would_not_apply_is_refused(tmp_path):
         load_config_file(path)
     with pytest.raises(ConfigError, match="norm_obs"):
         gym_env(dict(env_id="Pendulum-v1", norm_obs=dict(use_norm=True)))
-    env = gym_env(dict(env_id="Pendulum-v1", norm_obs=dict(use_norm=False), norm_reward=None))
-    assert env.observation_space.shape == (3,)
-    env.close()
+    with pytest.raises(ConfigError, match="norm_reward=1"):
+        gym_env(dict(env_id="Pendulum-v1", norm_reward=1))
+    for asks_nothing in (dict(use_norm=False), None, False, 0):
+        env = gym_env(dict(env_id="Pendulum-v1", norm_obs=asks_nothing, norm_reward=asks_nothing))
+        assert env.observation_space.shape == (3,)
+        env.close()
 
 
 PARTIAL_CONFIG = """from functools import partial

@@ -549,3 +549,20 @@ def test_every_manager_reports_an_observation_its_space_cannot_hold_naming_the_e
         manager.launch()
         with pytest.raises(EnvError, match="env 0 .*does not fit the space's uint8"):
             manager.step_batch(np.arange(2), np.zeros(2, np.int64))
+
+
+def needs_a_missing_module(**kwargs):
+    raise ImportError("No module named 'missing_simulator'", name="missing_simulator")
+
+
+def test_an_older_env_version_missing_a_module_raises_its_own_import_error():
+    ids = ["DingEnvTestNeedsModule-v0", "DingEnvTestNeedsModule-v1"]
+    gym.register(ids[0], entry_point=needs_a_missing_module)
+    gym.register(ids[1], entry_point=CartPoleEnv)
+    try:
+        with pytest.raises(ImportError, match="missing_simulator") as error:
+            DingEnvWrapper(cfg={"env_id": ids[0]}).reset()
+        assert not isinstance(error.value, ConfigError)  # not "no longer makes it; set env_id to v1"
+    finally:
+        for env_id in ids:
+            del gym.registry[env_id]
