@@ -13,7 +13,7 @@ from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
 from ding_env.errors import ConfigError, EnvCrashedError, EnvError
-from ding_env.remote.errors import ServerLostError
+from ding_env.remote.errors import ServerError, ServerLostError
 from ding_env.remote.served_envs import env_fns_for
 from tests.remote.serving import CARTPOLE, free_port, serving
 from tests.support import arrays_of, assert_same, trajectory
@@ -418,3 +418,22 @@ def test_a_server_hosting_another_env_than_the_managers_is_warned_about(manager_
                 warnings.simplefilter("always")
                 manager.launch()
         assert not [warning for warning in caught if "env_fn builds" in str(warning.message)]  # the same env
+
+
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_a_step_the_server_cannot_reply_to_leaves_its_envs_needing_a_reset_not_stepping(manager_type):
+    fns = env_fns_for(*resolve_target("tests.remote.envs:SetInfoEnv"), 2)
+    with serving("tests.remote.envs:SetInfoEnv", 2) as (address, _):
+        cfg = {"type": manager_type, "servers": [address], "step_wait_timeout": None}
+        with create_env_manager(cfg, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            with pytest.raises(ServerError, match=r"info\[1\]\['visited'\]") as error:
+                manager.step_batch(np.arange(2), np.array([0, 2]))  # env 1's info holds a set: no wire form
+            assert "envs [0, 1] need a reset" in str(error.value.__notes__)
+            assert sorted(error.value.errors) == [0, 1]
+            assert manager.ready_obs_id == []  # neither is left stepping, nor handed out as ready
+            with pytest.raises(ValueError, match="env 0 is not ready for an action \\(status NEEDS_RESET\\)"):
+                manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
+            manager.reset()
+            assert manager.step_batch(np.arange(2), np.ones(2, dtype=np.int64)).env_id.tolist() == [0, 1]

@@ -23,10 +23,10 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces
+from ding_env.env_manager.backends.remote_results import abnormal_batch, globalised, reply_batch
 from ding_env.env_manager.backends.settings import EnvSetup, RemoteSettings
 from ding_env.env_manager.env_layout import BatchSlot, describe_entry
 from ding_env.env_manager.outcome import TimestepBatch, in_id_order, joined, reordered
-from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import ConfigError, DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostCrash, ServerLostError
@@ -165,7 +165,7 @@ class RemoteBackend(Backend):
         except ServerLostError as error:
             raise self.lose_server(kind, error) from None
         except (EnvError, EnvCrashedError, EnvTimeoutError) as error:
-            raise self.globalised(error) from None
+            raise globalised(error, self.offset) from None
         except ServerError as error:
             error.add_note(f"(server {self.address}, hosting envs {self.env_ids})")
             raise
@@ -191,18 +191,6 @@ class RemoteBackend(Backend):
         """Envs whose worker the server replaced lost their episodes."""
         if reply.get("lost"):
             self.ledger.lose([env_id + self.offset for env_id in reply["lost"]])
-
-    def globalised(self, error: DingEnvError) -> DingEnvError:
-        """``error`` with the server's env ids turned into this manager's."""
-        offset = self.offset
-        if isinstance(error, EnvError):
-            return EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback, error.op)
-        if isinstance(error, EnvCrashedError):
-            return EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
-        if isinstance(error, EnvTimeoutError):
-            ids = [env_id + offset for env_id in error.env_ids]
-            return EnvTimeoutError(ids, error.command, error.timeout, error.grouped)
-        return error
 
     # ---- envs ------------------------------------------------------------
 
@@ -234,7 +222,7 @@ class RemoteBackend(Backend):
             return [], [error]
         self.keep_ready(reply)
         ready = [env_id + self.offset for env_id in reply["ready"]]
-        return ready, [self.globalised(error) for error in reply["errors"]]
+        return ready, [globalised(error, self.offset) for error in reply["errors"]]
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
@@ -293,9 +281,14 @@ class RemoteBackend(Backend):
             reply = self.connection.receive(ticket, self.limit(self.settings.host.step_wait))
         except ServerLostError as error:
             return self.lost_outcome(env_ids, reset_on_done, self.lose_server(Op.STEP, error))
-        except ServerError as error:
-            error.add_note(f"(server {self.address}, hosting envs {self.env_ids})")
-            raise
+        except ServerError as error:  # the reply could not be made (an info without wire form, say)
+            ids = env_ids.tolist()
+            error.add_note(
+                f"(server {self.address}, hosting envs {self.env_ids}; envs {ids} need a reset: the server may "
+                "have stepped them)"
+            )
+            error.failed_reset = True  # whatever the server did with them, their state is unknown here
+            return abnormal_batch(self.spaces, env_ids, reset_on_done, dict.fromkeys(ids, error), error)
         outcome = self.outcome_of(reply, env_ids)
         self.keep_ready_obs(reply)
         self.report_lost(reply)
@@ -330,34 +323,8 @@ class RemoteBackend(Backend):
 
     def outcome_of(self, reply: dict, sent: np.ndarray) -> TimestepBatch:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
-        env_id = reply["env_id"].astype(np.int64) + self.offset
         infos = self.infos.infos(reply["env_id"], reply)
-        if len(env_id) == len(sent) and env_id.tolist() == sent.tolist():  # the common case: the envs sent, as sent
-            env_id, kept = sent, range(len(sent))  # the ids as sent: a manager over several servers joins them at once
-        else:
-            keep = np.isin(env_id, sent)
-            if not keep.all():  # idle envs of a worker that died: results for those the manager gives up
-                claimed = self.ledger.claim_idle(env_id[~keep].tolist())
-                keep |= np.isin(env_id, list(claimed))
-            kept = np.flatnonzero(keep).tolist()
-        errors = {}
-        if reply["errors"]:
-            row_of = {row: new for new, row in enumerate(kept)}
-            errors = {row_of[row]: self.globalised(error) for row, error in reply["errors"].items() if row in row_of}
-            for row, new in row_of.items():  # an abnormal info names its error as the manager does, by global id
-                if new in errors and infos[row].get("abnormal"):
-                    infos[row] = abnormal_info(errors[new])
-        if len(kept) == len(env_id):
-            return TimestepBatch(
-                env_id, reply["obs"], reply["reward"], reply["done"], reply["truncated"], infos, errors,
-                reply["reset_on_done"],
-            )  # fmt: skip
-        infos = [infos[row] for row in kept]
-        rows = np.array(kept, dtype=np.int64)
-        return TimestepBatch(
-            env_id[rows], arrays.take(reply["obs"], rows), reply["reward"][rows], reply["done"][rows],
-            reply["truncated"][rows], infos, errors, reply["reset_on_done"][rows],
-        )  # fmt: skip
+        return reply_batch(reply, sent, self.offset, infos, self.ledger.claim_idle)
 
     def lost_outcome(self, sent: np.ndarray, reset_on_done: np.ndarray, error: ServerLostCrash) -> TimestepBatch:
         """Abnormal results for the sent envs and the server's idle ones: zero observations, done, the error.
@@ -367,15 +334,10 @@ class RemoteBackend(Backend):
         flags = dict(zip(sent.tolist(), reset_on_done.tolist(), strict=True))
         flags |= self.ledger.claim_idle([env_id for env_id in self.env_ids if env_id not in flags])
         env_ids = np.array(sorted(flags), dtype=np.int64)
-        count = len(env_ids)
         restart_error = self.lost_error(error.command, error.why, failed_reset=True)  # the auto-reset is lost too
-        errors = {row: restart_error if flags[env_id] else error for row, env_id in enumerate(env_ids.tolist())}
-        obs = arrays.allocate(arrays.layout_of(self.spaces[0]), count)
-        reward = arrays.allocate(arrays.reward_layout(self.spaces[2]), count)
-        done, truncated = np.ones(count, dtype=bool), np.zeros(count, dtype=bool)
-        infos = [abnormal_info(error) for _ in range(count)]
-        reset_flags = np.array([flags[env_id] for env_id in env_ids.tolist()], dtype=bool)
-        return TimestepBatch(env_ids, obs, reward, done, truncated, infos, errors, reset_flags)
+        error_of = {env_id: restart_error if flags[env_id] else error for env_id in flags}
+        flagged = np.array([flags[env_id] for env_id in env_ids.tolist()], dtype=bool)
+        return abnormal_batch(self.spaces, env_ids, flagged, error_of, error)
 
     @override
     def ready_obs(self, env_ids: np.ndarray) -> Any:
@@ -428,4 +390,4 @@ class RemoteBackend(Backend):
             ]
         finally:
             self.connection.close()
-        return [self.globalised(failure) for failure in reply["failures"]]
+        return [globalised(failure, self.offset) for failure in reply["failures"]]
