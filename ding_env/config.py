@@ -17,6 +17,7 @@ from typing import Any
 
 from easydict import EasyDict
 
+from ding_env.config_imports import warn_shadowed_imports
 from ding_env.errors import ConfigError
 from ding_env.summary import describe_typed
 
@@ -172,7 +173,7 @@ def load_config_file(path: str | Path) -> EasyDict:
     except Exception as error:
         raise ConfigError(f"config file {name!r} failed to load: {type(error).__name__}: {error}") from error
     if hasattr(module, "config"):
-        return deep_merge_dicts(_sections(module.config, "config", name), {})
+        return _imports_checked(deep_merge_dicts(_sections(module.config, "config", name), {}), path)
     if not hasattr(module, "main_config") and isinstance(getattr(module, "cfg", None), Mapping):
         return _example_config(module, name)
     if not hasattr(module, "main_config"):
@@ -190,7 +191,16 @@ def load_config_file(path: str | Path) -> EasyDict:
     if manager_create.get("type") is not None:
         manager = _file_dict(env.get("manager"), "main_config['env']['manager']", name, "the manager's keys")
         env["manager"] = {**manager, "type": manager_create["type"]}
-    return EasyDict(config)
+    return _imports_checked(EasyDict(config), path)
+
+
+def _imports_checked(config: EasyDict, path: Path) -> EasyDict:
+    """``config``, after warning for env modules it imports from elsewhere than the tree beside ``path``."""
+    env = config.get("env")
+    names = env.get("import_names") if isinstance(env, Mapping) else None
+    if isinstance(names, (list, tuple)):
+        warn_shadowed_imports(path, names)
+    return config
 
 
 def _example_config(module: Any, name: str) -> EasyDict:

@@ -1,0 +1,58 @@
+"""A config in a package tree (a port of DI-engine's dizoo) gets its env modules from that tree, or says it does not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ENV_MODULE = """from ding_env import DingEnvWrapper
+from ding_env.utils import ENV_REGISTRY
+
+
+@ENV_REGISTRY.register("ported_cartpole")
+class PortedCartPole(DingEnvWrapper):
+    def __init__(self, cfg=None):
+        super().__init__(cfg={"env_id": "CartPole-v1"})
+"""
+JOINED = "from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n"
+CONFIG = "dizoo/classic_control/cartpole/config/ported_config.py"
+
+
+@pytest.fixture
+def port(tmp_path: Path) -> Path:
+    """A port of a dizoo package beside ding-env's own: its env module has the name of a built-in one."""
+    root = tmp_path / "ported"
+    packages = ["dizoo", "dizoo/classic_control", "dizoo/classic_control/cartpole"]
+    for package in [*packages, "dizoo/classic_control/cartpole/envs", "dizoo/classic_control/cartpole/config"]:
+        (root / package).mkdir(parents=True)
+        (root / package / "__init__.py").write_text(JOINED if package in packages else "")
+    (root / "dizoo/classic_control/cartpole/envs/cartpole_env.py").write_text(ENV_MODULE)
+    (root / CONFIG).write_text(
+        "main_config = dict(env=dict(collector_env_num=1, evaluator_env_num=1))\n"
+        "create_config = dict(env=dict(type='ported_cartpole', "
+        "import_names=['dizoo.classic_control.cartpole.envs.cartpole_env']))\n"
+    )
+    return root
+
+
+def run(config: str, cwd: Path) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "ding_env", "run", config, "--steps", "5", "--eval-episodes", "1"]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_a_ported_config_run_from_elsewhere_says_its_env_module_comes_from_another_folder(port):
+    done = run(f"ported/{CONFIG}", cwd=port.parent)
+    assert done.returncode != 0  # ding-env's own cartpole_env registers no 'ported_cartpole'
+    said = " ".join(done.stderr.split())
+    assert "import_names 'dizoo.classic_control.cartpole.envs.cartpole_env' imports" in said
+    assert f"not {port / 'dizoo/classic_control/cartpole/envs/cartpole_env.py'} beside the config" in said
+    assert f"run from {port}, or with PYTHONPATH={port}" in said
+
+
+def test_a_ported_config_run_from_its_root_gets_the_ports_env_and_no_warning(port):
+    done = run(CONFIG, cwd=port)
+    assert done.returncode == 0, done.stderr
+    assert "import_names" not in done.stderr
