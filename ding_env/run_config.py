@@ -19,6 +19,7 @@ section is merged over the class's ``default_config()``, as DI-engine's ``compil
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 from collections.abc import Mapping
 from functools import partial
@@ -50,16 +51,46 @@ ENV_DEFAULTS = dict(collector_env_num=8, evaluator_env_num=5, n_evaluator_episod
 def load_run_config(path: str | Path, overrides: list[str] | None = None) -> EasyDict:
     """Load ``path``, apply ``--set key.sub=value`` overrides, fill defaults and validate.
 
+    ``path`` may also name an env without a file: a registered env type (``cartpole``) or a Gymnasium
+    env id (``CartPole-v1``), with the run's defaults.
+
     Raises:
         ConfigError: For a missing file, an unknown key (with the valid keys), or a bad value.
     """
-    cfg = load_config_file(path)
+    cfg = named_env_config(str(path))
+    if cfg is None:
+        cfg = load_config_file(path)
     for override in overrides or []:
         key, sep, text = override.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set expects key.sub=value, got {override!r}")
         set_by_path(cfg, key.strip(), _parse_value(text.strip()))
     return validate_run_config(cfg, str(path))
+
+
+def named_env_config(name: str) -> EasyDict | None:
+    """The run config of the env ``name`` names, when it is no file: a registered env type or a Gymnasium id.
+
+    Returns:
+        None for a file name (a ``.py`` name, or one that exists), for ``load_config_file``.
+
+    Raises:
+        ConfigError: When ``name`` is neither, with the registered types.
+    """
+    if name.endswith(".py") or Path(name).exists():
+        return None
+    from ding_env.env.gym_ids import is_env_id  # Gymnasium's registry: only for a name that is no file
+    from ding_env.registry import ENV_REGISTRY
+
+    if name in ENV_REGISTRY:
+        return EasyDict(exp_name=name, env=dict(type=name))
+    if is_env_id(name):
+        return EasyDict(exp_name=name.replace("/", "_"), env=dict(env_id=name))
+    close = difflib.get_close_matches(name, ENV_REGISTRY.names(), n=1)
+    raise ConfigError(
+        f"{name!r} is no config file, registered env type ({', '.join(ENV_REGISTRY.names())}"
+        f"{f'; did you mean {close[0]!r}?' if close else ''}) or Gymnasium env id (such as CartPole-v1)"
+    )
 
 
 def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool = True) -> EasyDict:

@@ -430,3 +430,29 @@ def test_a_reader_that_closes_the_output_early_ends_the_command_quietly():
     finally:
         os.close(write_end)
     assert result.returncode == 141 and result.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "described"), [("cartpole", "type 'cartpole'"), ("CartPole-v1", "DingEnvWrapper of env_id 'CartPole-v1'")]
+)
+def test_run_takes_an_env_type_or_a_gymnasium_id_without_a_config_file(name, described, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no file of that name here
+    sizes = ["--set", "env.collector_env_num=2", "--set", "env.evaluator_env_num=1"]
+    code = main(["run", name, "--steps", "50", "--eval-episodes", "1", "--manager", "base", *sizes])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert f"ding-env run {name}: env {described}" in out.err
+    assert "eval episodes        1" in out.out
+
+
+def test_run_of_a_name_that_is_no_file_type_or_id_names_the_types(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "cartpolee"]) == 2
+    err = capsys.readouterr().err
+    assert "'cartpolee' is no config file, registered env type (acrobot," in err
+    assert "did you mean 'cartpole'?) or Gymnasium env id" in err
+
+
+def test_check_takes_a_gymnasium_id_without_its_prefix(capsys):
+    assert main(["check", "CartPole-v1", "--episodes", "1"]) == 0
+    assert "passed:" in capsys.readouterr().out

@@ -12,6 +12,7 @@ from easydict import EasyDict
 from ding_env.config import load_config_file
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.env.gym_ids import is_env_id
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, import_env_modules, import_object
 
@@ -70,10 +71,12 @@ def resolve_target(
         env_cls = import_object(target)
     elif target in ENV_REGISTRY:
         env_cls = ENV_REGISTRY.get(target)
+    elif is_env_id(target):  # CartPole-v1 for gym:CartPole-v1
+        return resolve_target(f"gym:{target}", config_path, batch_envs)
     else:
         raise RegistryError(
-            f"cannot resolve {target!r}: give module:Class, gym:ENV_ID, a config file, or one of the registered "
-            f"types {', '.join(ENV_REGISTRY.names())}"
+            f"cannot resolve {target!r}: give module:Class, a Gymnasium env id (CartPole-v1), a config file, or one "
+            f"of the registered types {', '.join(ENV_REGISTRY.names())}"
         )
     if cfg is not None and "type" in cfg and get_env_cls(cfg) is not env_cls:
         raise ConfigError(

@@ -122,7 +122,10 @@ def _add_command(commands: Any, name: str, summary: str, epilog: str, descriptio
 
 def _add_target_arguments(command: argparse.ArgumentParser) -> None:
     """The env a command works on, as ``checker.target.resolve_target`` reads it."""
-    command.add_argument("target", help="module:Class, a registered env type, gym:ENV_ID, or a config file")
+    command.add_argument(
+        "target",
+        help="module:Class, a registered env type, a Gymnasium env id (CartPole-v1 or gym:ID), or a config file",
+    )
     command.add_argument("--config", default=None, help="config file whose env section configures the env")
 
 
@@ -146,7 +149,11 @@ def _parser() -> argparse.ArgumentParser:
         RUN_EXAMPLES,
         "Collect with a policy in the collector envs, then evaluate in the evaluator envs.",
     )
-    run.add_argument("config", help="config file (main_config/create_config or a single config dict)")
+    run.add_argument(
+        "config",
+        help="config file (main_config/create_config or a single config dict), or a registered env type "
+        "(cartpole) or Gymnasium env id (CartPole-v1) with the defaults",
+    )
     run.add_argument("--policy", default="random", help="'random' or MODULE:CALLABLE mapping obs batches to actions")
     run.add_argument(
         "--steps",

@@ -28,6 +28,18 @@ def register_env_id(env_id: str) -> None:
         _register_ale(env_id)
 
 
+def is_env_id(name: str) -> bool:
+    """Whether ``name`` is an env id Gymnasium has (with the ids MiniGrid and ale-py register on import)."""
+    if "-v" not in name:  # every versioned id has it; env type names (cartpole) and file names do not
+        return False
+    try:
+        register_env_id(name)
+        gym.spec(name)
+    except (ImportError, gym.error.Error):
+        return False
+    return True
+
+
 def _register_ale(env_id: str) -> None:
     """Register the ALE envs with Gymnasium (ale-py ships its ROMs)."""
     try:
