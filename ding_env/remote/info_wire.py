@@ -31,6 +31,7 @@ class InfoSender:
         self.numbers = np.zeros(env_num, dtype=np.int8)
         self.writer = InfoWriter(self.values, self.numbers)
         self.width = 0  # value slots the known schemas use
+        self.last_announced: dict[int, int] = {}  # {env_id: schema number} the last reply announced
 
     def fields(self, env_ids: np.ndarray, infos: list[dict]) -> dict[str, Any]:
         """``info_numbers``, ``info_values``, ``info_schemas`` and ``info`` (``{row: info}`` outside the table).
@@ -44,9 +45,11 @@ class InfoSender:
         for row, (env_id, info) in enumerate(zip(env_ids.tolist(), infos, strict=True)):
             if info and not self.writer.put(env_id, info):  # an empty info travels as nothing at all
                 others[row] = info
+        announced = self.writer.take_announced()
+        self.last_announced = {env_id: number for env_id, (number, _) in announced.items()}
         schemas = [
             (env_id, number, list(schema.keys), [kind.__name__ for kind in schema.types])
-            for env_id, (number, schema) in self.writer.take_announced().items()
+            for env_id, (number, schema) in announced.items()
         ]
         self.width = max([self.width, *(len(keys) for _, _, keys, _ in schemas)])
         in_table = bool(np.count_nonzero(self.numbers))
@@ -56,6 +59,12 @@ class InfoSender:
             "info_schemas": schemas,
             "info": others,
         }
+
+    def retract(self) -> None:
+        """Forget the schemas the last reply announced: it was not sent, so they are announced again."""
+        for env_id, number in self.last_announced.items():
+            del self.writer.schemas[env_id][number - 1 :]  # an env learns at most one schema per step: the last
+        self.last_announced = {}
 
 
 class InfoReceiver:

@@ -158,6 +158,10 @@ class ServedEnvs:
             **self._infos.fields(outcome.env_id, outcome.info),
         }
 
+    def step_reply_unsent(self) -> None:
+        """The last step's reply could not be encoded: the info schemas it announced never reached the client."""
+        self._infos.retract()
+
     def _ready_obs_copy(self, env_ids: list[int]) -> Any:
         if not env_ids:
             return None

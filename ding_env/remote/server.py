@@ -169,7 +169,12 @@ class EnvServer:
         try:
             seq, kind, body = read_request(frames)
             result = self._dispatch(client, kind, body)
-            return seq, kind, reply_frames(seq, result, request=kind)
+            try:
+                return seq, kind, reply_frames(seq, result, request=kind)
+            except WireError:
+                if kind == Op.STEP:
+                    self._envs.step_reply_unsent()  # its infos' schemas are to be announced again
+                raise
         except Exception as error:  # noqa: BLE001 - the client gets the error; the server keeps serving
             if seq is None:  # a malformed request: its number and kind as far as they can be read
                 seq, kind = peek(frames)

@@ -7,10 +7,12 @@ from tests.envs import CountingEnv
 
 
 class SetInfoEnv(CountingEnv):
-    """A CountingEnv whose action 2 puts a set, which has no wire encoding, into its info."""
+    """A CountingEnv whose action 1 puts a score into its info, and action 2 a set, which has no wire encoding."""
 
     def step(self, action: Any) -> BaseEnvTimestep:
         timestep = super().step(action)
+        if int(action) == 1:
+            timestep.info["score"] = 1.5
         if int(action) == 2:
             timestep.info["visited"] = {"room", "hall"}
         return timestep

@@ -428,12 +428,16 @@ def test_a_step_the_server_cannot_reply_to_leaves_its_envs_needing_a_reset_not_s
         with create_env_manager(cfg, fns) as manager:
             manager.seed(0)
             manager.launch()
+            # Env 1's info holds a set, which has no wire form; env 0's is its first score (a new info schema).
             with pytest.raises(ServerError, match=r"info\[1\]\['visited'\]") as error:
-                manager.step_batch(np.arange(2), np.array([0, 2]))  # env 1's info holds a set: no wire form
+                manager.step_batch(np.arange(2), np.array([1, 2]))
             assert "envs [0, 1] need a reset" in str(error.value.__notes__)
             assert sorted(error.value.errors) == [0, 1]
+            assert error.value.results.done.tolist() == [False, False]  # no episode counted as ended
             assert manager.ready_obs_id == []  # neither is left stepping, nor handed out as ready
             with pytest.raises(ValueError, match="env 0 is not ready for an action \\(status NEEDS_RESET\\)"):
                 manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
             manager.reset()
-            assert manager.step_batch(np.arange(2), np.ones(2, dtype=np.int64)).env_id.tolist() == [0, 1]
+            batch = manager.step_batch(np.arange(2), np.ones(2, dtype=np.int64))
+            assert batch.env_id.tolist() == [0, 1]
+            assert [info.get("score") for info in batch.info] == [1.5, 1.5]  # the schema announced again

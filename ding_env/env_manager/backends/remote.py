@@ -288,7 +288,7 @@ class RemoteBackend(Backend):
                 "have stepped them)"
             )
             error.failed_reset = True  # whatever the server did with them, their state is unknown here
-            return abnormal_batch(self.spaces, env_ids, reset_on_done, dict.fromkeys(ids, error), error)
+            return abnormal_batch(self.spaces, env_ids, reset_on_done, dict.fromkeys(ids, error), error, ended=False)
         outcome = self.outcome_of(reply, env_ids)
         self.keep_ready_obs(reply)
         self.report_lost(reply)

@@ -26,9 +26,14 @@ def globalised(error: DingEnvError, offset: int) -> DingEnvError:
 
 
 def abnormal_batch(
-    spaces: tuple, env_ids: np.ndarray, reset_on_done: np.ndarray, error_of: dict[int, Any], info_error: Exception
+    spaces: tuple,
+    env_ids: np.ndarray,
+    reset_on_done: np.ndarray,
+    error_of: dict[int, Any],
+    info_error: Exception,
+    ended: bool = True,
 ) -> TimestepBatch:
-    """Results for ``env_ids`` that have none: zero observations and rewards, done, each env's error in ``error_of``.
+    """Results for ``env_ids`` that have none: zero observations and rewards, each env's error in ``error_of``.
 
     Args:
         spaces: The envs' observation, action and reward spaces.
@@ -36,12 +41,14 @@ def abnormal_batch(
         reset_on_done: Whether each was to restart at the end of its episode.
         error_of: ``{env_id: error}`` for every env of ``env_ids``.
         info_error: The error each env's abnormal info names.
+        ended: Whether the envs' episodes count as ended (``done``): those of a lost server's envs do, as a
+            crashed worker's; a step whose outcome is unknown ends none.
     """
     count = len(env_ids)
     errors = {row: error_of[env_id] for row, env_id in enumerate(env_ids.tolist())}
     obs = arrays.allocate(arrays.layout_of(spaces[0]), count)
     reward = arrays.allocate(arrays.reward_layout(spaces[2]), count)
-    done, truncated = np.ones(count, dtype=bool), np.zeros(count, dtype=bool)
+    done, truncated = np.full(count, ended, dtype=bool), np.zeros(count, dtype=bool)
     infos = [abnormal_info(info_error) for _ in range(count)]
     return TimestepBatch(env_ids, obs, reward, done, truncated, infos, errors, reset_on_done)
 
