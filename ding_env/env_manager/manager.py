@@ -144,10 +144,19 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         if self._launched:  # a seed an env cannot take is refused before any is kept
             for env_id, value in seeds:
                 self._shares.backend_of(env_id).check_seed(env_id, value)
-        for env_id, value in seeds:
-            self._setup.seeds[env_id] = (value, dynamic_seed)
-            if self._launched:
+        before = {env_id: self._setup.seeds.get(env_id) for env_id, _ in seeds}
+        self._setup.seeds.update((env_id, (value, dynamic_seed)) for env_id, value in seeds)
+        for position, (env_id, _) in enumerate(seeds if self._launched else ()):
+            try:
                 self._shares.backend_of(env_id).seed(env_id)
+            except BaseException:
+                # The envs seeded before keep their new seeds; this one and those after it their old ones.
+                for later, _ in seeds[position:]:
+                    if before[later] is None:
+                        self._setup.seeds.pop(later, None)
+                    else:
+                        self._setup.seeds[later] = before[later]
+                raise
 
     def enable_save_replay(self, replay_path: str | Sequence[str]) -> None:
         """Ask every env to record its episodes under ``replay_path`` (one path, or one per env).

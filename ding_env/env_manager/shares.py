@@ -162,8 +162,7 @@ class Shares:
     def collect(self, order: np.ndarray) -> tuple[TimestepBatch | None, bool]:
         """The results of every env sent, rows in the order of the env ids ``order`` (the synchronous step).
 
-        Envs a backend adds (the idle envs of a lost worker) come after the ones asked for (with one
-        backend, as that backend orders them).
+        Envs a backend adds (the idle envs of a lost worker) come after the ones asked for.
 
         Returns:
             The batch (None when no env was sent), and whether its arrays may be views of a backend's
@@ -171,7 +170,10 @@ class Shares:
         """
         if self.single is not None:
             batch = self.single.collect(True)
-            if batch is not None and self.single.returns_sorted and not in_order(order.tolist()):
+            # Rows to put in order: a sorting backend's, sent out of order, and any with envs added.
+            if batch is not None and (
+                len(batch.env_id) != len(order) or (self.single.returns_sorted and not in_order(order.tolist()))
+            ):
                 return in_caller_order(batch, order), False
             return batch, self.single.views
         outcomes = self.collect_outcomes(True)

@@ -5,6 +5,7 @@ import re
 import signal
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from ding_env.cli import main
 from ding_env.errors import ConfigError, EnvCrashedError, EnvError
 from ding_env.remote.errors import ServerError, ServerLostError
 from ding_env.remote.served_envs import env_fns_for
-from tests.remote.serving import CARTPOLE, free_port, serving
+from tests.remote.serving import CARTPOLE, child_pids, free_port, serving
 from tests.support import arrays_of, assert_same, trajectory
 
 NESTED = "main_config = dict(env=dict(nested=True))\n"  # Dict and Tuple observations, episodes of 3-7 steps
@@ -441,3 +442,20 @@ def test_a_step_the_server_cannot_reply_to_leaves_its_envs_needing_a_reset_not_s
             batch = manager.step_batch(np.arange(2), np.ones(2, dtype=np.int64))
             assert batch.env_id.tolist() == [0, 1]
             assert [info.get("score") for info in batch.info] == [1.5, 1.5]  # the schema announced again
+
+
+@pytest.mark.parametrize("order", [[0, 2], [2, 0]])
+def test_a_lost_workers_idle_envs_come_after_the_envs_asked_for_in_the_order_asked(order):
+    fns = env_fns_for(*resolve_target("tests.envs:CountingEnv"), 4)
+    with serving("tests.envs:CountingEnv", 4, "--workers", "2") as (address, server):
+        cfg = {"type": "remote", "servers": [address], "step_error": "abnormal"}
+        with create_env_manager(cfg, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            children = child_pids(server.pid)
+            workers = [pid for pid in children if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
+            os.kill(min(workers), signal.SIGKILL)  # the first worker: envs 0 and 1
+            batch = manager.step_batch(np.array(order), np.zeros(2, dtype=np.int64))  # step_error='abnormal'
+            assert batch.env_id.tolist() == [*order, 1]  # env 1 was idle on the lost worker
+            lost = [info.get("abnormal", False) for info in batch.info]
+            assert lost == [env_id in (0, 1) for env_id in batch.env_id.tolist()]  # each row its env's

@@ -85,3 +85,43 @@ def test_a_seed_the_env_refuses_on_a_restarted_server_is_reported_and_the_next_s
         manager.seed({0: 5, 1: 1})
         manager.launch()
         np.testing.assert_array_equal(obs, manager.ready_obs_batch.obs)
+
+
+def first_obs_after_restart(target, seeds, before=None, refused=None):
+    """The ready observations after the server restarts: seeded ``seeds`` while it was down (or ``refused``)."""
+    fns = env_fns_for(*resolve_target(target), 2)
+    port = free_port()
+    with serving(target, 2, bind=f"tcp://127.0.0.1:{port}") as (address, server):
+        with create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 5}, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            if refused is not None:
+                with pytest.raises(ServerError, match="seed 13 is refused"):
+                    manager.seed(refused)  # the server is up: the env refuses it
+            server.kill()
+            server.wait()
+            if seeds is not None:
+                manager.seed(seeds)  # not yet known lost: kept for the reconnect, not raised
+            with pytest.raises(EnvCrashedError, match="was lost"):
+                manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
+            with serving(target, 2, bind=address):
+                manager.reset()
+                return manager.ready_obs_batch.obs
+
+
+def local_first_obs(target, seeds):
+    with create_env_manager({"type": "base"}, env_fns_for(*resolve_target(target), 2)) as manager:
+        manager.seed(seeds)
+        manager.launch()
+        return manager.ready_obs_batch.obs
+
+
+def test_seeds_given_while_the_server_is_down_reach_every_env_at_the_reconnect():
+    obs = first_obs_after_restart(CARTPOLE, 100)
+    np.testing.assert_array_equal(obs, local_first_obs(CARTPOLE, 100))  # env 1 seeded 101, as env 0 100
+
+
+def test_a_seed_the_env_refuses_is_not_kept_and_the_seeds_before_it_are():
+    target = "tests.remote.envs:UnluckySeedEnv"
+    obs = first_obs_after_restart(target, None, refused={0: 12, 1: 13})
+    np.testing.assert_array_equal(obs, local_first_obs(target, {0: 12, 1: 1}))  # env 1 keeps its seed 0 + 1

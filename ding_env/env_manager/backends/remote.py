@@ -14,6 +14,7 @@ server is lost: its results are abnormal, naming the server (``ServerLostCrash``
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -209,7 +210,9 @@ class RemoteBackend(Backend):
         if self.lost is not None:  # connecting again (the next reset) gives every env its seed
             return
         wire_seed = seed if seed < WIRE_INT_END else str(seed)  # msgpack's integers end at 2**64
-        self.request(Op.SEED, env_id=env_id - self.offset, seed=wire_seed, dynamic_seed=dynamic_seed)
+        # A server found lost now is as one known lost: the seed waits for the reconnect.
+        with contextlib.suppress(ServerLostCrash):
+            self.request(Op.SEED, env_id=env_id - self.offset, seed=wire_seed, dynamic_seed=dynamic_seed)
 
     @override
     def reset(self, env_ids: list[int]) -> tuple[list[int], list[DingEnvError]]:
