@@ -117,15 +117,17 @@ def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> An
             f"{owner}: is_gymnasium=False makes env_id {env_id!r} with legacy gym, which is not installed "
             "(pip install gym, or leave is_gymnasium unset to use Gymnasium)"
         )
-    # LunarLander-v2 with continuous=True is LunarLanderContinuous-v2.
-    continuous = env_id == "LunarLander-v2" and bool((make_kwargs or {}).get("continuous"))
-    why = FAILS_ON_NUMPY_2["LunarLanderContinuous-v2"] if continuous else FAILS_ON_NUMPY_2.get(env_id)
+    why = FAILS_ON_NUMPY_2.get(env_id)
+    continuous = False
+    if env_id in ("LunarLander-v2", "LunarLanderContinuous-v2"):  # one env: continuous=... decides which
+        continuous = bool((make_kwargs or {}).get("continuous", env_id == "LunarLanderContinuous-v2"))
+        why = FAILS_ON_NUMPY_2["LunarLanderContinuous-v2"] if continuous else None
     if why is not None and int(np.__version__.split(".")[0]) >= 2:
         from ding_env.env.gym_ids import latest_version  # the env layer's: imported when an id needs it
 
         current = latest_version(env_id)
         instead = f"set env_id to Gymnasium's {current!r}" if current else "make the env with Gymnasium"
-        made = f"{env_id!r} with continuous=True" if continuous else repr(env_id)
+        made = f"{env_id!r} with continuous=True" if continuous and env_id == "LunarLander-v2" else repr(env_id)
         raise ConfigError(f"{owner}: legacy gym's {made} cannot step under numpy {np.__version__}: {why}; {instead}")
     legacy_gym = quietly_imported_gym()
 

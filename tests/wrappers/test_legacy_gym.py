@@ -275,3 +275,12 @@ def test_a_legacy_gym_envs_own_attributes_are_read_and_set_through_the_wrapper()
     assert envs[1].gravity == 30.0
     after = [env.step(0).obs for env in envs]
     assert after[0][3] != after[1][3]  # the heavier world's pole turns differently: the physics changed
+
+
+def test_legacy_lunar_lander_continuous_v2_made_discrete_steps_under_numpy_2():
+    pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
+    cfg = {"env_id": "LunarLanderContinuous-v2", "make_kwargs": {"continuous": False}}
+    env = DingEnvWrapper(cfg=cfg, is_gymnasium=False)  # discrete engines hand Box2D Python floats
+    env.reset()
+    assert env.step(np.array(0)).obs.shape == (8,)
+    env.close()
