@@ -2,14 +2,18 @@
 
 Renaming ``import ding.envs.gym_env`` to ``import ding_env.gym_env`` unbinds the name ``ding``, so each use
 ``ding.envs.gym_env.env`` is renamed with it (``ding_env.gym_env.env``). A use the rename cannot carry over
-is reported: one spelled over several lines, a name the renamed module lacks (``ding.envs.NoSuchThing``),
-and a use of ``ding`` that no import binds any more (``ding.utils.x`` after ``import ding.envs`` was renamed).
-A function with its own ``ding`` (a parameter, a local) is left as it is.
+is reported: one spelled over several lines, a name the renamed module does not reach
+(``ding.envs.NoSuchThing``, at any depth of the chain), and a use of ``ding`` that no import binds any more
+(``ding.utils.x`` after ``import ding.envs`` was renamed). A scope with a ``ding`` of its own (a parameter, a
+local, a comprehension's variable) is left as it is, its decorators, defaults and annotations excepted: they
+run in the enclosing scope.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import types
 from typing import NamedTuple
 
 from ding_env.porting.findings import ERROR, WARNING
@@ -17,7 +21,9 @@ from ding_env.porting.names import RENAMED, resolve
 from ding_env.porting.rewrite import Edit, encode
 from ding_env.porting.scan import dotted
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
 
 
 class SpellingFinding(NamedTuple):
@@ -30,7 +36,7 @@ class SpellingFinding(NamedTuple):
 
 
 def spelling_edits(
-    tree: ast.AST, lines: list[str], renamed: dict[str, str]
+    tree: ast.Module, lines: list[str], renamed: dict[str, str]
 ) -> tuple[list[Edit], list[SpellingFinding]]:
     """The edits renaming the code's uses of the plainly imported modules ``renamed``; the uses they leave.
 
@@ -43,46 +49,46 @@ def spelling_edits(
     findings: list[SpellingFinding] = []
     if not renamed:
         return edits, findings
-    ding_still_bound = any(
-        (isinstance(node, ast.Name) and node.id == "ding" and isinstance(node.ctx, ast.Store))
-        or (
-            isinstance(node, ast.Import)
-            and any(a.asname is None and a.name.split(".")[0] == "ding" and a.name not in renamed for a in node.names)
-        )
-        for node in ast.walk(tree)
-    )
-    pending = [tree]
+    ding_still_bound = _binds_ding(tree, renamed)  # by the module's own statements, after the rename
+    pending: list[ast.AST] = list(tree.body)
     while pending:
         node = pending.pop()
-        if isinstance(node, _FUNCTIONS) and _binds_ding(node):
+        if isinstance(node, _SCOPES):
+            pending += _outer_parts(node)
+            if not _binds_ding(node, renamed):  # its ding is the module's: its body is renamed too
+                pending += _inner_parts(node)
             continue
         name = dotted(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
-        if name in renamed:  # the longest renamed module the chain starts with: its inner links are not visited
-            line = lines[node.lineno - 1] if node.lineno == node.end_lineno else ""
-            if encode(line)[node.col_offset : node.end_col_offset] == encode(name):
-                edits.append(Edit(node.lineno, node.col_offset, node.end_col_offset or 0, renamed[name]))
-            else:
-                findings.append(
-                    SpellingFinding(
-                        node.lineno,
-                        WARNING,
-                        f"`{name}` is spelled over several lines or with spaces, where the rename leaves it",
-                        f"write `{renamed[name]}` there",
-                    )
-                )
+        if name is None or name.split(".")[0] != "ding":
+            pending += ast.iter_child_nodes(node)
             continue
-        if name is not None and name.split(".")[0] == "ding":
-            module = next((prefix for prefix in _prefixes(name) if prefix in renamed), None)
-            if module is None:  # nothing renamed in it
-                if not ding_still_bound:
-                    findings.append(_unbound(node.lineno, name, renamed))
-                continue
-            if isinstance(node, ast.Attribute) and dotted(node.value) == module:
-                finding = _attribute_finding(node.lineno, module, node.attr, renamed[module])
-                if finding is not None:
-                    findings.append(finding)
-        pending.extend(ast.iter_child_nodes(node))
+        # A chain on ding (names and attributes only): renamed at its renamed module, checked past it, whole.
+        module = next((prefix for prefix in (name, *_prefixes(name)) if prefix in renamed), None)
+        if module is None:  # nothing renamed in it
+            if not ding_still_bound:
+                findings.append(_unbound(node.lineno, name, renamed))
+            continue
+        inner = node
+        while dotted(inner) != module:
+            inner = inner.value
+        _rename(inner, module, renamed[module], lines, edits, findings)
+        attrs = name[len(module) + 1 :].split(".") if name != module else []
+        finding = _chain_finding(node.lineno, module, attrs, renamed[module])
+        if finding is not None:
+            findings.append(finding)
     return edits, findings
+
+
+def _rename(
+    node: ast.AST, name: str, new: str, lines: list[str], edits: list[Edit], findings: list[SpellingFinding]
+) -> None:
+    """The edit writing ``new`` for the spelling ``name`` of ``node``; a warning where it is not spelled so."""
+    line = lines[node.lineno - 1] if node.lineno == node.end_lineno else ""
+    if encode(line)[node.col_offset : node.end_col_offset] == encode(name):
+        edits.append(Edit(node.lineno, node.col_offset, node.end_col_offset or 0, new))
+        return
+    what = f"`{name}` is spelled over several lines or with spaces, where the rename leaves it"
+    findings.append(SpellingFinding(node.lineno, WARNING, what, f"write `{new}` there"))
 
 
 def _prefixes(name: str) -> list[str]:
@@ -91,28 +97,100 @@ def _prefixes(name: str) -> list[str]:
     return [".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
 
 
-def _binds_ding(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
-    """Whether ``function`` has a parameter or assigns a local named ``ding`` (its uses are not the module's)."""
-    arguments = function.args
-    names = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-    names += [arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
-    return "ding" in names or any(
-        isinstance(node, ast.Name) and node.id == "ding" and isinstance(node.ctx, ast.Store)
-        for node in ast.walk(function)
-    )
+def _outer_parts(scope: ast.AST) -> list[ast.AST]:
+    """The parts of the nested scope ``scope`` that run in the enclosing one."""
+    if isinstance(scope, _FUNCTIONS):
+        arguments = scope.args
+        every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
+        annotations = [arg.annotation for arg in every if arg is not None and arg.annotation is not None]
+        defaults = [*arguments.defaults, *(default for default in arguments.kw_defaults if default is not None)]
+        return [*scope.decorator_list, *defaults, *annotations, *([scope.returns] if scope.returns else [])]
+    if isinstance(scope, ast.Lambda):
+        return [*scope.args.defaults, *(default for default in scope.args.kw_defaults if default is not None)]
+    if isinstance(scope, ast.ClassDef):
+        return [*scope.decorator_list, *scope.bases, *scope.keywords]
+    return [scope.generators[0].iter]  # a comprehension's first iterable
 
 
-def _attribute_finding(line: int, module: str, attr: str, new_module: str) -> SpellingFinding | None:
-    """The finding for ``module.attr`` when ``new_module.attr``, what the rename writes, does not exist."""
-    resolution = resolve(module, attr)
-    written = f"{new_module}.{attr}"
-    if resolution.status == RENAMED and resolution.new == written:
+def _inner_parts(scope: ast.AST) -> list[ast.AST]:
+    """The parts of ``scope`` that run in its own scope."""
+    if isinstance(scope, (ast.Module, *_FUNCTIONS, ast.ClassDef)):
+        return list(scope.body)
+    if isinstance(scope, ast.Lambda):
+        return [scope.body]
+    parts = [scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt]
+    for position, generator in enumerate(scope.generators):
+        parts += [generator.target, *generator.ifs, *([generator.iter] if position else [])]
+    return parts
+
+
+def _binds_ding(scope: ast.AST, renamed: dict[str, str]) -> bool:
+    """Whether ``scope`` has a ``ding`` of its own after the rename, unless it declares it global or nonlocal.
+
+    A parameter, an assignment, a loop or comprehension variable, a def, an import the rename keeps.
+    """
+    arguments = getattr(scope, "args", None)
+    if isinstance(arguments, ast.arguments):
+        every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
+        if any(arg is not None and arg.arg == "ding" for arg in every):
+            return True
+    bound = False
+    pending = _inner_parts(scope)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and "ding" in node.names:
+            return False
+        if isinstance(node, ast.Name) and node.id == "ding" and not isinstance(node.ctx, ast.Load):
+            bound = True
+        elif isinstance(node, (*_FUNCTIONS, ast.ClassDef)) and node.name == "ding":
+            bound = True
+        elif isinstance(node, ast.ExceptHandler) and node.name == "ding":
+            bound = True
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound = bound or any(_import_binds_ding(node, alias, renamed) for alias in node.names)
+        if isinstance(node, _SCOPES):  # its own names are its scope's; its outer parts run here
+            pending += _outer_parts(node)
+            continue
+        pending += ast.iter_child_nodes(node)
+    return bound
+
+
+def _import_binds_ding(node: ast.Import | ast.ImportFrom, alias: ast.alias, renamed: dict[str, str]) -> bool:
+    """Whether ``alias`` of ``node`` binds ``ding`` once the rename is applied."""
+    if alias.asname is not None:
+        return alias.asname == "ding"
+    if isinstance(node, ast.ImportFrom):
+        return alias.name == "ding"
+    return alias.name.split(".")[0] == "ding" and alias.name not in renamed
+
+
+def _chain_finding(line: int, module: str, attrs: list[str], new_module: str) -> SpellingFinding | None:
+    """The finding for ``module.attrs...`` when the rename's ``new_module.attrs...`` does not reach as far.
+
+    The chain is followed through ``new_module`` as ``import new_module`` leaves it, while it names modules:
+    an attribute of a class or a function is not looked at.
+    """
+    try:
+        reached = importlib.import_module(new_module)
+    except ImportError:  # the import line itself is reported
         return None
-    if resolution.status == RENAMED:
-        return SpellingFinding(
-            line, ERROR, f"`{module}.{attr}` becomes `{written}`, which does not exist", f"write `{resolution.new}`"
-        )
-    return SpellingFinding(line, ERROR, f"`{module}.{attr}`: {resolution.status}", resolution.fix)
+    old, new = module, new_module
+    for attr in attrs:
+        if not isinstance(reached, types.ModuleType):
+            return None
+        if hasattr(reached, attr):
+            reached, old, new = getattr(reached, attr), f"{old}.{attr}", f"{new}.{attr}"
+            continue
+        resolution = resolve(old, attr)
+        written = f"{new}.{attr}"
+        if resolution.status == RENAMED and resolution.new == written:  # a module its package does not import
+            what = f"`{old}.{attr}` becomes `{written}`, a module `import {new_module}` does not import"
+            return SpellingFinding(line, ERROR, what, f"add `import {written}`")
+        if resolution.status == RENAMED:
+            what = f"`{old}.{attr}` becomes `{written}`, which does not exist"
+            return SpellingFinding(line, ERROR, what, f"write `{resolution.new}`, and import its module")
+        return SpellingFinding(line, ERROR, f"`{old}.{attr}`: {resolution.status}", resolution.fix)
+    return None
 
 
 def _unbound(line: int, name: str, renamed: dict[str, str]) -> SpellingFinding:
@@ -124,4 +202,7 @@ def _unbound(line: int, name: str, renamed: dict[str, str]) -> SpellingFinding:
         fix = f"write `{resolution.new}`, and `import {resolution.new.rpartition('.')[0]}`"
     else:
         fix = f"import it from DI-engine (`import {module or name}`), or leave it out of the env code"
-    return SpellingFinding(line, ERROR, f"`{name}`: the name `ding` is no longer bound once {imports} are renamed", fix)
+    verb = "are" if len(renamed) > 1 else "is"
+    return SpellingFinding(
+        line, ERROR, f"`{name}`: the name `ding` is no longer bound once {imports} {verb} renamed", fix
+    )

@@ -317,27 +317,69 @@ def test_a_ported_plain_import_of_ding_envs_reaches_its_gym_env_module(tmp_path)
     assert ran.returncode == 0, ran.stderr  # import ding_env binds ding_env.gym_env, as import ding.envs does
 
 
-DOTTED_USES_LEFT = """import ding.envs
-env_cls = ding.envs.NoSuchThing
-set_seed = ding.utils.set_pkg_seed
+SCOPED_USES = """import functools
+import ding.envs
 
 
-def build(ding):
-    return ding.envs.make()
+def own(ding):  # a parameter: this function's ding is not the module
+    return ding.envs
+
+
+def make():
+    def helper():
+        ding = 1  # helper's own, not make's
+        return ding
+
+    names = [ding for ding in ("a", "b")]  # the comprehension's own
+    return ding.envs.DingEnvWrapper, helper(), names
+
+
+@functools.lru_cache(maxsize=len(ding.envs.BaseEnv.__name__))  # decorators, defaults and annotations run outside
+def build(ding, cls=ding.envs.DingEnvWrapper) -> ding.envs.BaseEnv:
+    return cls
+
+
+def module_ding():
+    global ding
+    return ding.envs.BaseEnv
+
+
+print(own(type("Fake", (), {"envs": "own"})), make()[0].__name__, build(0).__name__, module_ding().__name__)
+print(f"{ding.envs.BaseEnv.__name__}")
 """
 
 
-def test_dotted_uses_the_rename_cannot_carry_are_reported_and_a_local_ding_is_left(tmp_path):
+def test_the_module_s_ding_is_renamed_in_every_scope_and_a_scope_s_own_ding_is_left(tmp_path):
+    (tmp_path / "scoped.py").write_text(SCOPED_USES)
+    code, report = port_json("scoped.py", "--out", "port/scoped.py", cwd=tmp_path)
+    assert code == 0 and report["items"] == [], report["items"]
+    assert "    return ding.envs\n" in (tmp_path / "port" / "scoped.py").read_text()
+    ran = subprocess.run([sys.executable, "port/scoped.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == ["own DingEnvWrapper DingEnvWrapper BaseEnv", "BaseEnv"]
+
+
+DOTTED_USES_LEFT = """import ding.envs
+env_cls = ding.envs.NoSuchThing
+tags = [ding for ding in ("a", "b")]  # binds ding in the comprehension only
+set_seed = ding.utils.set_pkg_seed
+wrappers = ding.envs.env.no_such_module.get_default_wrappers
+"""
+
+
+def test_dotted_uses_the_rename_cannot_carry_are_reported(tmp_path):
     (tmp_path / "uses.py").write_text(DOTTED_USES_LEFT)
     code, report = port_json("uses.py", "--out", "port/uses.py", cwd=tmp_path)
     ported = (tmp_path / "port" / "uses.py").read_text().splitlines()
     assert ported[:2] == ["import ding_env", "env_cls = ding_env.NoSuchThing"]
-    assert ported[6] == "    return ding.envs.make()"  # the function's own ding, not the module
-    found = {(item["line"], item["severity"]): item for item in report["items"]}
-    assert sorted(found) == [(2, "error"), (3, "error")], report["items"]
-    assert "`ding.envs.NoSuchThing`: missing" in found[2, "error"]["what"]
-    assert "`ding.utils.set_pkg_seed`: the name `ding` is no longer bound" in found[3, "error"]["what"]
-    assert "import ding.utils" in found[3, "error"]["fix"]
+    found = {item["line"]: item for item in report["items"] if item["severity"] == "error"}
+    assert sorted(found) == [2, 4, 5], report["items"]
+    assert "`ding.envs.NoSuchThing`: missing" in found[2]["what"]
+    assert (
+        "`ding.utils.set_pkg_seed`: the name `ding` is no longer bound once `import ding.envs` is" in found[4]["what"]
+    )
+    assert "import ding.utils" in found[4]["fix"]
+    assert "`ding.envs.env.no_such_module`: missing" in found[5]["what"]  # past the first attribute
 
 
 def test_a_dotted_use_split_over_lines_is_left_with_a_warning(tmp_path):
