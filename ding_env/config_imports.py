@@ -47,12 +47,19 @@ def warn_shadowed_imports(config_path: Path, import_names: Iterable[object]) -> 
             continue
         try:
             spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):  # a parent that fails to import: the import itself reports it
+        except ModuleNotFoundError:  # its package is nowhere on sys.path: the tree's root is not on it
+            spec = None
+        except Exception:  # noqa: BLE001 - a package that fails to import: importing the env module reports it
             continue
         origin = None if spec is None or spec.origin is None else Path(spec.origin).resolve()
-        if origin is not None and origin != own.resolve():
-            warnings.warn(
-                f"config file {str(config_path)!r}: import_names {name!r} imports {origin}, not {own} beside the "
-                f"config, as another folder on sys.path comes first: run from {root}, or with PYTHONPATH={root}",
-                stacklevel=4,  # the caller of load_config_file
-            )
+        if origin is None:
+            found = "imports nothing (its package is not on sys.path)"
+        elif origin != own.resolve():
+            found = f"imports {origin}, as another folder on sys.path comes first"
+        else:
+            continue
+        warnings.warn(
+            f"config file {str(config_path)!r}: import_names {name!r} {found}, not {own} beside the config: run "
+            f"from {root}, or with PYTHONPATH={root}",
+            stacklevel=4,  # the caller of load_config_file
+        )

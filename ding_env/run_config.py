@@ -72,20 +72,24 @@ def named_env_config(name: str) -> EasyDict | None:
     """The run config of the env ``name`` names, when it is no file: a registered env type or a Gymnasium id.
 
     Returns:
-        None for a file name (a ``.py`` name, or one that exists), for ``load_config_file``.
+        None for a file name (a ``.py`` name, a file, or a folder that names no env), for ``load_config_file``.
 
     Raises:
-        ConfigError: When ``name`` is neither, with the registered types.
+        ConfigError: When ``name`` is none of them (with the registered types), or an env id no registry has.
     """
-    if name.endswith(".py") or Path(name).exists():
+    if name.endswith(".py") or Path(name).is_file():
         return None
-    from ding_env.env.gym_ids import is_env_id  # Gymnasium's registry: only for a name that is no file
+    from ding_env.env.gym_ids import GYM_PREFIXES, check_env_id, looks_like_env_id  # only for a name
     from ding_env.registry import ENV_REGISTRY
 
     if name in ENV_REGISTRY:
         return EasyDict(exp_name=name, env=dict(type=name))
-    if is_env_id(name):
-        return EasyDict(exp_name=name.replace("/", "_"), env=dict(env_id=name))
+    env_id = name.split(":", 1)[1] if name.startswith(GYM_PREFIXES) else name
+    if env_id != name or looks_like_env_id(env_id):
+        check_env_id(env_id, name)  # a typo gets Gymnasium's hint; a missing extra is named
+        return EasyDict(exp_name=env_id.replace("/", "_"), env=dict(env_id=env_id))
+    if Path(name).exists():  # a folder: load_config_file says so
+        return None
     close = difflib.get_close_matches(name, ENV_REGISTRY.names(), n=1)
     raise ConfigError(
         f"{name!r} is no config file, registered env type ({', '.join(ENV_REGISTRY.names())}"

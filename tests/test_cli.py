@@ -456,3 +456,32 @@ def test_run_of_a_name_that_is_no_file_type_or_id_names_the_types(tmp_path, monk
 def test_check_takes_a_gymnasium_id_without_its_prefix(capsys):
     assert main(["check", "CartPole-v1", "--episodes", "1"]) == 0
     assert "passed:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("CartPole-v9", "CartPole-v9: Gymnasium has no such env id (Environment version `v9`"),
+        ("Pendulum-v0", "Please use `Pendulum-v1`"),
+        ("gym:NoSuchEnv-v0", "gym:NoSuchEnv-v0: Gymnasium has no such env id"),
+    ],
+)
+def test_run_of_an_env_id_no_registry_has_gives_gymnasiums_hint(name, said, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", name]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_run_of_an_env_id_a_missing_extra_registers_names_the_extra():
+    code = "from ding_env.cli import main\nsys.exit(main(['run', 'MiniGrid-Empty-5x5-v0']))"
+    result = run_without_modules(["minigrid"], code)
+    assert result.returncode == 2
+    assert "pip install 'ding-env[minigrid]'" in result.stderr
+
+
+def test_run_of_an_env_type_beside_a_folder_of_its_name_runs_the_type(tmp_path, monkeypatch, capsys):
+    (tmp_path / "cartpole").mkdir()  # as in dizoo/classic_control
+    monkeypatch.chdir(tmp_path)
+    sizes = ["--set", "env.collector_env_num=1", "--set", "env.evaluator_env_num=1"]
+    assert main(["run", "cartpole", "--steps", "20", "--eval-episodes", "1", "--manager", "base", *sizes]) == 0
+    assert "eval episodes        1" in capsys.readouterr().out

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
+
+from ding_env.config import load_config_file
 
 ENV_MODULE = """from ding_env import DingEnvWrapper
 from ding_env.utils import ENV_REGISTRY
@@ -56,3 +59,30 @@ def test_a_ported_config_run_from_its_root_gets_the_ports_env_and_no_warning(por
     done = run(CONFIG, cwd=port)
     assert done.returncode == 0, done.stderr
     assert "import_names" not in done.stderr
+
+
+def package_tree(root: Path, package: str, init: str = "") -> Path:
+    """``root/package`` with an env module and a config listing it; the config's path."""
+    for folder in (package, f"{package}/config"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "__init__.py").write_text(init if folder == package else "")
+    (root / package / "envs.py").write_text("")
+    config = root / package / "config" / "conf.py"
+    config.write_text(f"config = dict(env=dict(type='card_game', import_names=['{package}.envs']))\n")
+    return config
+
+
+def test_a_config_whose_package_is_not_on_sys_path_says_where_to_run_from(tmp_path, monkeypatch):
+    config = package_tree(tmp_path / "project", "zoo_only_here")
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match="imports nothing \\(its package is not on sys.path\\)") as warned:
+        load_config_file(config)
+    assert f"run from {tmp_path / 'project'}" in str(warned[0].message)
+
+
+def test_a_package_that_fails_to_import_is_left_to_its_import_to_report(tmp_path, monkeypatch):
+    config = package_tree(tmp_path, "zoo_that_raises", init="raise AttributeError('np.float was removed')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning either
+        assert load_config_file(config).env.import_names == ["zoo_that_raises.envs"]

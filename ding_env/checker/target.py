@@ -12,11 +12,9 @@ from easydict import EasyDict
 from ding_env.config import load_config_file
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
-from ding_env.env.gym_ids import is_env_id
+from ding_env.env.gym_ids import GYM_PREFIXES, check_env_id, looks_like_env_id
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, import_env_modules, import_object
-
-GYM_PREFIXES = ("gym:", "gymnasium:")
 
 
 def resolve_target(
@@ -57,7 +55,7 @@ def resolve_target(
                 f"which would replace it; give one id (drop env_id from the section, or use `{config_path}` as TARGET)"
             )
         if (cfg or {}).get("is_gymnasium") is not False:  # legacy gym only: its ids are checked when made
-            _check_gym_id(gym_id)
+            check_env_id(gym_id, f"gym:{gym_id}")
         return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": gym_id}), batch_envs=batch_envs), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = _loaded_env_section(target, is_target=True)
@@ -71,7 +69,7 @@ def resolve_target(
         env_cls = import_object(target)
     elif target in ENV_REGISTRY:
         env_cls = ENV_REGISTRY.get(target)
-    elif is_env_id(target):  # CartPole-v1 for gym:CartPole-v1
+    elif looks_like_env_id(target):  # CartPole-v1 for gym:CartPole-v1
         return resolve_target(f"gym:{target}", config_path, batch_envs)
     else:
         raise RegistryError(
@@ -128,30 +126,6 @@ def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, e
     # the checker read the config before they exist.
     validate_run_config(validated, str(path), need_servers=False)
     return env_cfg
-
-
-def _check_gym_id(gym_id: str) -> None:
-    """Refuse a ``gym:ENV_ID`` target whose id neither Gymnasium nor legacy gym has, as ``DingEnvWrapper`` would.
-
-    Raises:
-        ConfigError: For an empty id or one no registry holds (a typo is a usage error, not a failed check).
-    """
-    if not gym_id:
-        raise ConfigError("gym:ENV_ID needs an env id after the colon, such as gym:CartPole-v1")
-    import gymnasium as gym
-
-    from ding_env.env.gym_ids import register_env_id
-    from ding_env.env_wrappers.legacy_gym import legacy_gym_has
-
-    register_env_id(gym_id)  # the ids ale-py and MiniGrid register on import
-    try:
-        gym.spec(gym_id)
-    except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
-        if not legacy_gym_has(gym_id):
-            raise ConfigError(
-                f"gym:{gym_id}: Gymnasium has no such env id ({error}); "
-                "`python -c 'import gymnasium; gymnasium.pprint_registry()'` lists the ids it has"
-            ) from error
 
 
 def _is_wrapper(env_cls: Any) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 
 import gymnasium as gym
 from gymnasium.envs.registration import parse_env_id
@@ -28,16 +29,44 @@ def register_env_id(env_id: str) -> None:
         _register_ale(env_id)
 
 
-def is_env_id(name: str) -> bool:
-    """Whether ``name`` is an env id Gymnasium has (with the ids MiniGrid and ale-py register on import)."""
-    if "-v" not in name:  # every versioned id has it; env type names (cartpole) and file names do not
-        return False
+# The shape of a versioned env id (``CartPole-v1``, ``ALE/Pong-v5``): what a name must look like to be taken for one.
+_ENV_ID = re.compile(r"^([\w.-]+/)?[\w.:-]+-v\d+$")
+GYM_PREFIXES = ("gym:", "gymnasium:")
+
+
+def looks_like_env_id(name: str) -> bool:
+    """Whether ``name`` has the shape of a versioned env id (env type names and file names have not)."""
+    return _ENV_ID.match(name) is not None
+
+
+def check_env_id(env_id: str, given: str | None = None) -> None:
+    """Refuse an env id that neither Gymnasium nor legacy gym has, as ``DingEnvWrapper`` would.
+
+    Args:
+        env_id: The id.
+        given: The id as the user wrote it (``gym:CartPole-v1``), for the messages.
+
+    Raises:
+        ConfigError: For an empty id or one no registry holds (with Gymnasium's hint: the versions it has, the
+            current one), or one a missing extra registers (naming the extra).
+    """
+    from ding_env.env_wrappers.legacy_gym import legacy_gym_has  # legacy gym only for an id Gymnasium lacks
+    from ding_env.errors import ConfigError
+
+    if not env_id:
+        raise ConfigError("gym:ENV_ID needs an env id after the colon, such as gym:CartPole-v1")
     try:
-        register_env_id(name)
-        gym.spec(name)
-    except (ImportError, gym.error.Error):
-        return False
-    return True
+        register_env_id(env_id)  # the ids ale-py and MiniGrid register on import
+    except ImportError as error:
+        raise ConfigError(str(error)) from error
+    try:
+        gym.spec(env_id)
+    except (gym.error.UnregisteredEnv, gym.error.DeprecatedEnv) as error:  # NameNotFound, VersionNotFound
+        if not legacy_gym_has(env_id):
+            raise ConfigError(
+                f"{given or env_id}: Gymnasium has no such env id ({error}); "
+                "`python -c 'import gymnasium; gymnasium.pprint_registry()'` lists the ids it has"
+            ) from error
 
 
 def _register_ale(env_id: str) -> None:
