@@ -49,18 +49,24 @@ def spelling_edits(
     findings: list[SpellingFinding] = []
     if not renamed:
         return edits, findings
-    ding_still_bound = _binds_ding(tree, renamed)  # by the module's own statements, after the rename
-    pending: list[ast.AST] = list(tree.body)
+    ding_still_bound = _binding(tree, renamed) == _LOCAL  # by the module's own statements, after the rename
+    # (node, whether ding is a local name where it runs, what a nested function's ding is: a class's names are
+    # not its methods').
+    pending: list[tuple[ast.AST, bool, bool]] = [(node, False, False) for node in tree.body]
     while pending:
-        node = pending.pop()
+        node, local, inherited = pending.pop()
         if isinstance(node, _SCOPES):
-            pending += _outer_parts(node)
-            if not _binds_ding(node, renamed):  # its ding is the module's: its body is renamed too
-                pending += _inner_parts(node)
+            pending += [(part, local, inherited) for part in _outer_parts(node)]
+            binding = _binding(node, renamed)
+            inner = binding == _LOCAL or (binding is None and inherited)
+            if isinstance(node, ast.ClassDef) and binding == _LOCAL and _uses_ding(node):
+                findings.append(_class_finding(node, renamed))
+            nested = inherited if isinstance(node, ast.ClassDef) else inner
+            pending += [(part, inner, nested) for part in _inner_parts(node)]
             continue
         name = dotted(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
-        if name is None or name.split(".")[0] != "ding":
-            pending += ast.iter_child_nodes(node)
+        if local or name is None or name.split(".")[0] != "ding":
+            pending += [(child, local, inherited) for child in ast.iter_child_nodes(node)]
             continue
         # A chain on ding (names and attributes only): renamed at its renamed module, checked past it, whole.
         module = next((prefix for prefix in (name, *_prefixes(name)) if prefix in renamed), None)
@@ -68,10 +74,10 @@ def spelling_edits(
             if not ding_still_bound:
                 findings.append(_unbound(node.lineno, name, renamed))
             continue
-        inner = node
-        while dotted(inner) != module:
-            inner = inner.value
-        _rename(inner, module, renamed[module], lines, edits, findings)
+        inner_node = node
+        while dotted(inner_node) != module:
+            inner_node = inner_node.value
+        _rename(inner_node, module, renamed[module], lines, edits, findings)
         attrs = name[len(module) + 1 :].split(".") if name != module else []
         finding = _chain_finding(node.lineno, module, attrs, renamed[module])
         if finding is not None:
@@ -124,35 +130,80 @@ def _inner_parts(scope: ast.AST) -> list[ast.AST]:
     return parts
 
 
-def _binds_ding(scope: ast.AST, renamed: dict[str, str]) -> bool:
-    """Whether ``scope`` has a ``ding`` of its own after the rename, unless it declares it global or nonlocal.
+_LOCAL, _GLOBAL = "local", "global"
 
-    A parameter, an assignment, a loop or comprehension variable, a def, an import the rename keeps.
+
+def _binding(scope: ast.AST, renamed: dict[str, str]) -> str | None:
+    """``_LOCAL`` when ``scope`` has a ``ding`` of its own after the rename, ``_GLOBAL`` for ``global ding``, or None.
+
+    Its own: a parameter, an assignment (a walrus in a comprehension binds in the enclosing function), a
+    loop, comprehension or match variable, a def, an import the rename keeps, or ``nonlocal ding``.
     """
     arguments = getattr(scope, "args", None)
     if isinstance(arguments, ast.arguments):
         every = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
         if any(arg is not None and arg.arg == "ding" for arg in every):
-            return True
+            return _LOCAL
     bound = False
+    in_comprehension = isinstance(scope, _COMPREHENSIONS)
     pending = _inner_parts(scope)
     while pending:
         node = pending.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and "ding" in node.names:
-            return False
-        if isinstance(node, ast.Name) and node.id == "ding" and not isinstance(node.ctx, ast.Load):
-            bound = True
-        elif isinstance(node, (*_FUNCTIONS, ast.ClassDef)) and node.name == "ding":
-            bound = True
-        elif isinstance(node, ast.ExceptHandler) and node.name == "ding":
-            bound = True
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound = bound or any(_import_binds_ding(node, alias, renamed) for alias in node.names)
+        if isinstance(node, ast.Global) and "ding" in node.names:
+            return _GLOBAL
+        if isinstance(node, ast.Nonlocal) and "ding" in node.names:
+            return _LOCAL  # an enclosing function's
+        if isinstance(node, ast.NamedExpr) and in_comprehension:  # its target is the enclosing function's
+            pending.append(node.value)
+            continue
+        bound = bound or _binds(node, renamed)
+        if isinstance(node, _COMPREHENSIONS):  # its own names are its own, but a walrus in it binds here
+            bound = bound or any(isinstance(sub, ast.NamedExpr) and sub.target.id == "ding" for sub in ast.walk(node))
         if isinstance(node, _SCOPES):  # its own names are its scope's; its outer parts run here
             pending += _outer_parts(node)
             continue
         pending += ast.iter_child_nodes(node)
-    return bound
+    return _LOCAL if bound else None
+
+
+def _binds(node: ast.AST, renamed: dict[str, str]) -> bool:
+    """Whether the statement or expression ``node`` itself binds ``ding`` (``del ding`` does not: it is a use)."""
+    if isinstance(node, ast.Name):
+        return node.id == "ding" and isinstance(node.ctx, ast.Store)
+    if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+        return node.name == "ding"
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return node.name == "ding"
+    if isinstance(node, ast.MatchMapping):
+        return node.rest == "ding"
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any(_import_binds_ding(node, alias, renamed) for alias in node.names)
+    return False
+
+
+def _uses_ding(scope: ast.ClassDef) -> bool:
+    """Whether the class body ``scope`` reads ``ding`` in its own statements (not in its methods' bodies)."""
+    pending = list(scope.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name) and node.id == "ding" and isinstance(node.ctx, ast.Load):
+            return True
+        pending += _outer_parts(node) if isinstance(node, _SCOPES) else ast.iter_child_nodes(node)
+    return False
+
+
+def _class_finding(scope: ast.ClassDef, renamed: dict[str, str]) -> SpellingFinding:
+    """The finding for a class body that both assigns ``ding`` and reads it, whose reads are left as they are.
+
+    Which ``ding`` a read in a class body means depends on the order the body runs in.
+    """
+    new = ", ".join(f"`{new}`" for new in sorted(set(renamed.values())))
+    return SpellingFinding(
+        scope.lineno,
+        WARNING,
+        f"class {scope.name} assigns `ding` and reads it in its body, where the rename leaves its uses",
+        f"rename the class's own `ding`, then write {new} where the body means the module",
+    )
 
 
 def _import_binds_ding(node: ast.Import | ast.ImportFrom, alias: ast.alias, renamed: dict[str, str]) -> bool:

@@ -340,12 +340,29 @@ def build(ding, cls=ding.envs.DingEnvWrapper) -> ding.envs.BaseEnv:
 
 
 def module_ding():
-    global ding
-    return ding.envs.BaseEnv
+    ding = 1  # this function's own, and below the module's again
+
+    def inner():
+        global ding
+        return ding.envs.BaseEnv
+
+    return inner()
+
+
+class Holder:
+    ding = "a class attribute"  # the class body's own: its methods see the module's
+
+    def make(self):
+        return ding.envs.BaseEnv
+
+
+def walrus():
+    names = [(ding := name) for name in ("walrus",)]  # binds walrus's ding, not the comprehension's
+    return ding, names
 
 
 print(own(type("Fake", (), {"envs": "own"})), make()[0].__name__, build(0).__name__, module_ding().__name__)
-print(f"{ding.envs.BaseEnv.__name__}")
+print(f"{ding.envs.BaseEnv.__name__}", Holder().make().__name__, walrus()[0])
 """
 
 
@@ -356,7 +373,7 @@ def test_the_module_s_ding_is_renamed_in_every_scope_and_a_scope_s_own_ding_is_l
     assert "    return ding.envs\n" in (tmp_path / "port" / "scoped.py").read_text()
     ran = subprocess.run([sys.executable, "port/scoped.py"], cwd=tmp_path, capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["own DingEnvWrapper DingEnvWrapper BaseEnv", "BaseEnv"]
+    assert ran.stdout.splitlines() == ["own DingEnvWrapper DingEnvWrapper BaseEnv", "BaseEnv BaseEnv walrus"]
 
 
 DOTTED_USES_LEFT = """import ding.envs
@@ -364,6 +381,12 @@ env_cls = ding.envs.NoSuchThing
 tags = [ding for ding in ("a", "b")]  # binds ding in the comprehension only
 set_seed = ding.utils.set_pkg_seed
 wrappers = ding.envs.env.no_such_module.get_default_wrappers
+del ding
+
+
+class Mixed:
+    base = ding.envs.BaseEnv  # the module's, read before the class's own
+    ding = "mine"
 """
 
 
@@ -373,7 +396,10 @@ def test_dotted_uses_the_rename_cannot_carry_are_reported(tmp_path):
     ported = (tmp_path / "port" / "uses.py").read_text().splitlines()
     assert ported[:2] == ["import ding_env", "env_cls = ding_env.NoSuchThing"]
     found = {item["line"]: item for item in report["items"] if item["severity"] == "error"}
-    assert sorted(found) == [2, 4, 5], report["items"]
+    assert sorted(found) == [2, 4, 5, 6], report["items"]
+    assert "`ding`: the name `ding` is no longer bound" in found[6]["what"]  # del ding
+    [mixed] = [item for item in report["items"] if item["severity"] == "warning"]
+    assert mixed["line"] == 9 and "class Mixed assigns `ding` and reads it in its body" in mixed["what"]
     assert "`ding.envs.NoSuchThing`: missing" in found[2]["what"]
     assert (
         "`ding.utils.set_pkg_seed`: the name `ding` is no longer bound once `import ding.envs` is" in found[4]["what"]
