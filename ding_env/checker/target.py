@@ -39,6 +39,8 @@ def resolve_target(
     """
     cfg = None
     gym_id = target.split(":", 1)[1] if target.startswith(GYM_PREFIXES) else None
+    if gym_id is None and looks_like_env_id(target) and not Path(target).is_file():
+        gym_id = target  # CartPole-v1 for gym:CartPole-v1 (no class or type name has that shape)
     if config_path is not None and gym_id is None and (target.endswith(".py") or Path(target).is_file()):
         raise ConfigError(
             f"TARGET {target!r} is a config file and --config {config_path} another: give one of them "
@@ -55,7 +57,7 @@ def resolve_target(
                 f"which would replace it; give one id (drop env_id from the section, or use `{config_path}` as TARGET)"
             )
         if (cfg or {}).get("is_gymnasium") is not False:  # legacy gym only: its ids are checked when made
-            check_env_id(gym_id, f"gym:{gym_id}")
+            check_env_id(gym_id, target)
         return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": gym_id}), batch_envs=batch_envs), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = _loaded_env_section(target, is_target=True)
@@ -69,8 +71,6 @@ def resolve_target(
         env_cls = import_object(target)
     elif target in ENV_REGISTRY:
         env_cls = ENV_REGISTRY.get(target)
-    elif looks_like_env_id(target):  # CartPole-v1 for gym:CartPole-v1
-        return resolve_target(f"gym:{target}", config_path, batch_envs)
     else:
         raise RegistryError(
             f"cannot resolve {target!r}: give module:Class, a Gymnasium env id (CartPole-v1), a config file, or one "
