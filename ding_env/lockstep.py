@@ -151,6 +151,15 @@ class Lockstep:
         self._may_step = True
         return self._ready_obs()
 
+    def per_env_actions(self, actions: Any) -> Any:
+        """``actions`` as the managers take them: a ``Tuple`` space's batch becomes one tuple per env.
+
+        Other batches, and lists of per-env actions, are as they are.
+        """
+        if isinstance(self.single_action_space, gym.spaces.Tuple) and not isinstance(actions, list):
+            return list(iterate(self.action_space, actions))
+        return actions
+
     def step(self, actions: Any, env_ids: np.ndarray | None = None) -> tuple[Any, TimestepBatch]:
         """Step every env (or those of ``env_ids``) with its row of ``actions`` and wait for all of them.
 
@@ -170,9 +179,7 @@ class Lockstep:
         if not self._may_step:
             raise EnvStateError("step() before reset(): reset the envs first")
         env_ids = self.env_ids if env_ids is None else env_ids
-        if isinstance(self.single_action_space, gym.spaces.Tuple) and not isinstance(actions, list):
-            actions = list(iterate(self.action_space, actions))  # the managers take one tuple per env
-        batch = self.manager.step_batch(env_ids, actions)
+        batch = self.manager.step_batch(env_ids, self.per_env_actions(actions))
         if len(batch.env_id) == len(env_ids):
             batch = batch._replace(
                 obs=_owned_tree(batch.obs),

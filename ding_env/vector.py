@@ -104,7 +104,8 @@ class ManagerVectorEnv(VectorEnv):
                 f"ManagerVectorEnv autoreset_mode: expected one of {[mode.value for mode in AUTORESET_MODES]}, "
                 f"got {autoreset_mode!r}"
             )
-        if is_manager(envs):
+        made_here = not is_manager(envs)
+        if not made_here:
             if manager_cfg is not None:
                 raise ValueError(
                     "ManagerVectorEnv: manager_cfg configures a manager for env factories, not a given one"
@@ -114,6 +115,15 @@ class ManagerVectorEnv(VectorEnv):
                 check_manager(envs, "ManagerVectorEnv")  # says what arrived and what to give instead
             env_fns = [partial(as_base_env, env_fn) for env_fn in validation.check_env_fns(envs)]
             envs = create_env_manager(dict(manager_cfg or {}), env_fns)
+        if AutoresetMode(autoreset_mode) == AutoresetMode.NEXT_STEP and getattr(envs, "lockstep", False):
+            # NEXT_STEP steps only the envs that did not just finish; a lockstep batch env steps all or none.
+            if made_here:
+                envs.close()
+            raise ValueError(
+                "ManagerVectorEnv: the manager hosts a lockstep batch env (a Gymnasium vector env, env "
+                "batch=N), which steps all its sub-envs or none, where autoreset_mode NEXT_STEP steps only "
+                "those whose episode did not just end: give autoreset_mode='SameStep'"
+            )
         self._lockstep = Lockstep(envs, "ManagerVectorEnv")  # launches the manager: its envs are read below
         self.manager = envs
         self.autoreset_mode = AutoresetMode(autoreset_mode)
@@ -204,7 +214,8 @@ class ManagerVectorEnv(VectorEnv):
         else:
             stepped_ids = np.flatnonzero(~self._autoreset)
             # Every env's action is checked, as in the steps that step them all, before the stepped ones are taken.
-            checked = self._action_checker.check_batch(self._lockstep.env_ids, actions)
+            per_env = self._lockstep.per_env_actions(actions)
+            checked = self._action_checker.check_batch(self._lockstep.env_ids, per_env)
             ready_obs, batch = self._lockstep.step(arrays.take(checked, stepped_ids), stepped_ids)
             stepped = stepped_ids.tolist()
             obs = self._with_reset_obs(stepped, batch.obs)

@@ -642,3 +642,24 @@ class LockstepCountingBatchEnv(CountingBatchEnv):
     """``CountingBatchEnv`` that steps only all its sub-envs together, as a Gymnasium vector env."""
 
     lockstep = True
+
+
+class TupleActionRecorder(gym.Env):
+    """A Gymnasium env of ``Tuple(Discrete(3), Discrete(3))`` actions whose info holds the action it got;
+    its episodes end after ``length`` steps."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+    action_space = gym.spaces.Tuple((gym.spaces.Discrete(3), gym.spaces.Discrete(3)))
+
+    def __init__(self, length: int) -> None:
+        self.length, self.t = length, 0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        self.t += 1
+        got = tuple(int(part) for part in action)
+        return np.zeros(1, np.float32), 0.0, self.t >= self.length, False, {"got": got}

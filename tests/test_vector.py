@@ -15,7 +15,7 @@ from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.errors import ClosedEnvError, EnvError, EnvStateError
 from ding_env.vector import ManagerVectorEnv
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
-from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, DictActionEnv, cartpole_fn
+from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, DictActionEnv, TupleActionRecorder, cartpole_fn
 
 SameStepVectorEnv = partial(ManagerVectorEnv, autoreset_mode=AutoresetMode.SAME_STEP)
 ENV_FNS = [
@@ -369,3 +369,34 @@ def test_env_factories_may_come_as_any_iterable_as_sync_vector_env_takes_them():
         assert envs.reset(seed=0)[0].shape == (2, 4)
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_tuple_actions_reach_each_env_after_an_episode_end_as_in_sync_vector_env(manager_type):
+    env_fns = [partial(TupleActionRecorder, 2), partial(TupleActionRecorder, 100)]  # env 0 ends every 2 steps
+    actions = (np.array([0, 1]), np.array([2, 0]))  # env 0 gets (0, 2), env 1 (1, 0)
+    received = {}
+    for name, vector in (
+        ("sync", SyncVectorEnv(env_fns)),
+        ("ours", ManagerVectorEnv(env_fns, manager_cfg=manager_cfg(manager_type))),
+    ):
+        vector.reset(seed=0)
+        received[name] = [vector.step(actions)[4]["got"].tolist() for _ in range(5)]
+        vector.close()
+    assert received["ours"] == received["sync"]
+    assert received["ours"][3][1] == (1, 0)  # env 1, in the step after env 0's episode ended
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_next_step_autoreset_over_a_lockstep_batch_env_is_refused_naming_same_step(manager_type):
+    def batch_env():
+        return DingEnvWrapper.batch_env({"env_id": "CartPole-v1", "batch": 2})  # a Gymnasium vector env
+
+    with pytest.raises(ValueError, match="lockstep batch env .* give autoreset_mode='SameStep'"):
+        ManagerVectorEnv([batch_env], manager_cfg=manager_cfg(manager_type))
+    vector = ManagerVectorEnv(
+        [batch_env], autoreset_mode=AutoresetMode.SAME_STEP, manager_cfg=manager_cfg(manager_type)
+    )
+    vector.reset(seed=0)
+    assert vector.step(np.ones(2, np.int64))[0].shape == (2, 4)
+    vector.close()
