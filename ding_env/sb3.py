@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector.utils import iterate
 
 from ding_env.lockstep import Lockstep, rewards_of
@@ -95,8 +96,14 @@ class ManagerVecEnv(_vec_env.VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        """Keep the actions for :meth:`step_wait` (the managers step in one call)."""
-        self._actions = actions
+        """Keep the actions for :meth:`step_wait` (the managers step in one call).
+
+        Float actions a rounding error outside a ``Box``'s bounds are put on them: SB3's off-policy
+        algorithms (TD3, SAC, DDPG) map ``[-1, 1]`` back to the bounds in float32, which may land a unit in
+        the last place outside, where the managers refuse an action outside its space. Values further out
+        are left to be refused.
+        """
+        self._actions = on_bounds(self._lockstep.single_action_space, actions)
 
     def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict]]:
         """Step every env: ``(obs, rewards, dones, infos)`` as SB3's ``DummyVecEnv`` returns them."""
@@ -166,3 +173,20 @@ class ManagerVecEnv(_vec_env.VecEnv):
             return [False] * len(selected)
         name = f"{wrapper_class.__module__}.{wrapper_class.__qualname__}"
         return [name in names for names in self.manager.call_env_method("wrapper_class_names", env_ids=selected)]
+
+
+def on_bounds(space: Any, actions: Any) -> Any:
+    """``actions`` of the ``Box`` ``space`` with values a few float32 rounding errors outside its bounds clipped."""
+    if not (isinstance(space, spaces.Box) and space.dtype.kind == "f"):
+        return actions
+    if not (isinstance(actions, np.ndarray) and actions.dtype.kind == "f"):
+        return actions
+    clipped = np.clip(actions, space.low, space.high)
+    if clipped is actions or np.array_equal(clipped, actions):
+        return actions
+    slack = _ROUNDING * np.maximum(1.0, np.maximum(np.abs(space.low), np.abs(space.high)))
+    return clipped if np.all(np.abs(clipped - actions) <= slack) else actions
+
+
+# A few float32 units in the last place, relative to the bounds' magnitude.
+_ROUNDING = 4 * float(np.finfo(np.float32).eps)

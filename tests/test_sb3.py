@@ -242,3 +242,18 @@ def test_env_is_wrapped_looks_at_the_gymnasium_env_as_dummy_vec_env_does(make_ad
     assert ours.env_is_wrapped(Monitor, indices=[1]) == [True]
     assert make_adapted(ManagerVecEnv, [partial(CountingEnv, {"limit": 5})]).env_is_wrapped(Monitor) == [False]
     dummy.close()
+
+
+def pendulum():
+    return DingEnvWrapper(cfg={"env_id": "Pendulum-v1"})
+
+
+@pytest.mark.parametrize("make_adapted", ["base", "subprocess"], indirect=True)
+def test_actions_a_rounding_error_outside_the_bounds_are_taken_as_sb3_off_policy_algorithms_give_them(make_adapted):
+    venv = make_adapted(ManagerVecEnv, [pendulum] * 2)
+    venv.reset()
+    high = venv.action_space.high  # 2.0: SB3's unscale_action may land a float32 unit above it
+    just_above = np.nextafter(high, np.float32(np.inf), dtype=np.float32)
+    venv.step(np.stack([just_above, -just_above]))  # on the bounds, as DummyVecEnv's envs clip it
+    with pytest.raises(ValueError, match="outside the bounds"):
+        venv.step(np.stack([high + np.float32(0.1), high]))  # a real mistake is still refused
