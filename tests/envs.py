@@ -663,3 +663,22 @@ class TupleActionRecorder(gym.Env):
         self.t += 1
         got = tuple(int(part) for part in action)
         return np.zeros(1, np.float32), 0.0, self.t >= self.length, False, {"got": got}
+
+
+class PricedItemsEnv(gym.Env):
+    """A Gymnasium env whose reward looks its Dict action's Discrete item up in a dict (which needs a scalar)."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+    action_space = gym.spaces.Dict(
+        {"item": gym.spaces.Discrete(2), "pair": gym.spaces.Tuple((gym.spaces.Discrete(3), gym.spaces.Discrete(3)))}
+    )
+    PRICES: ClassVar[dict[int, float]] = {0: 1.0, 1: 2.5}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        first, second = action["pair"]
+        reward = self.PRICES[action["item"]] + {0: 0.0, 1: 0.1, 2: 0.2}[first] + {0: 0.0, 1: 0.01, 2: 0.02}[second]
+        return np.zeros(1, np.float32), reward, False, False, {}

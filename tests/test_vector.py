@@ -15,7 +15,14 @@ from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.errors import ClosedEnvError, EnvError, EnvStateError
 from ding_env.vector import ManagerVectorEnv
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
-from tests.envs import BaseEnvAsGymnasiumEnv, CountingEnv, DictActionEnv, TupleActionRecorder, cartpole_fn
+from tests.envs import (
+    BaseEnvAsGymnasiumEnv,
+    CountingEnv,
+    DictActionEnv,
+    PricedItemsEnv,
+    TupleActionRecorder,
+    cartpole_fn,
+)
 
 SameStepVectorEnv = partial(ManagerVectorEnv, autoreset_mode=AutoresetMode.SAME_STEP)
 ENV_FNS = [
@@ -400,3 +407,17 @@ def test_next_step_autoreset_over_a_lockstep_batch_env_is_refused_naming_same_st
     vector.reset(seed=0)
     assert vector.step(np.ones(2, np.int64))[0].shape == (2, 4)
     vector.close()
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_discrete_parts_of_dict_and_tuple_actions_reach_the_env_as_scalars_as_in_sync_vector_env(manager_type):
+    actions = {"item": np.array([0, 1]), "pair": (np.array([2, 1]), np.array([0, 2]))}
+    rewards = {}
+    ours = ManagerVectorEnv([PricedItemsEnv] * 2, manager_cfg=manager_cfg(manager_type))
+    for name, vector in (("sync", SyncVectorEnv([PricedItemsEnv] * 2)), ("ours", ours)):
+        vector.reset(seed=0)
+        rewards[name] = vector.step(actions)[1].tolist()  # the env looks its parts up in dicts
+        vector.close()
+    # DingEnvWrapper's rewards are float32 (DI-engine's reward space), SyncVectorEnv's float64.
+    np.testing.assert_allclose(rewards["ours"], rewards["sync"], rtol=1e-6)
+    np.testing.assert_allclose(rewards["ours"], [1.2, 2.62], rtol=1e-6)

@@ -5,7 +5,7 @@ Building a closure per space keeps the per-step path to one or two numpy calls.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -35,7 +35,40 @@ def action_converter(
         return _discrete_converter(space, owner)
     if isinstance(space, gym.spaces.Box):
         return _box_converter(space, act_scale, owner, action_clip)
-    return lambda action: action
+    return _part_converter(space, owner) or _unchanged
+
+
+def _unchanged(action: Any) -> Any:
+    return action
+
+
+def _part_converter(space: gym.spaces.Space, owner: str) -> Callable[[Any], Any] | None:
+    """For a ``Dict`` or ``Tuple`` space, a function giving its ``Discrete`` parts as numpy scalars.
+
+    Gymnasium's vector envs hand them so; the managers pass 0-d arrays. None where nothing changes.
+    """
+    if isinstance(space, gym.spaces.Discrete):
+        return _discrete_converter(space, owner)
+    if isinstance(space, gym.spaces.Dict):
+        parts = {key: _part_converter(sub, owner) for key, sub in space.spaces.items()}
+        parts = {key: convert for key, convert in parts.items() if convert is not None}
+        if not parts:
+            return None
+        return lambda action: (
+            {key: parts[key](value) if key in parts else value for key, value in action.items()}
+            if isinstance(action, Mapping)
+            else action
+        )
+    if isinstance(space, gym.spaces.Tuple):
+        items = [_part_converter(sub, owner) for sub in space.spaces]
+        if all(convert is None for convert in items):
+            return None
+        return lambda action: (
+            tuple(value if convert is None else convert(value) for convert, value in zip(items, action, strict=False))
+            if isinstance(action, (tuple, list)) and len(action) == len(items)
+            else action
+        )
+    return None
 
 
 # Discrete spaces up to this size keep one prebuilt scalar per action.
