@@ -273,6 +273,16 @@ class ManagerVectorEnv(VectorEnv):
         """The attribute ``name`` of every env."""
         return tuple(self._lockstep.env_attribute(name))
 
+    @property
+    def np_random_seed(self) -> tuple[Any, ...]:
+        """Every env's ``np_random_seed``, as ``SyncVectorEnv`` gives them (not a generator of the vector env's)."""
+        return self.get_attr("np_random_seed")
+
+    @property
+    def np_random(self) -> tuple[Any, ...]:
+        """Every env's ``np_random``, as ``SyncVectorEnv`` gives them (copies, from worker processes)."""
+        return self.get_attr("np_random")
+
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
         """Set attribute ``name`` of every env: ``values`` has one value per env, or is one value for all.
 

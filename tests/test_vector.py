@@ -421,3 +421,16 @@ def test_discrete_parts_of_dict_and_tuple_actions_reach_the_env_as_scalars_as_in
     # DingEnvWrapper's rewards are float32 (DI-engine's reward space), SyncVectorEnv's float64.
     np.testing.assert_allclose(rewards["ours"], rewards["sync"], rtol=1e-6)
     np.testing.assert_allclose(rewards["ours"], [1.2, 2.62], rtol=1e-6)
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_np_random_seed_is_the_envs_as_in_sync_vector_env(manager_type):
+    seeds = {}
+    env_fns = [partial(gym.make, "CartPole-v1")] * 2
+    ours = ManagerVectorEnv(env_fns, manager_cfg=manager_cfg(manager_type))
+    for name, vector in (("sync", SyncVectorEnv(env_fns)), ("ours", ours)):
+        vector.reset(seed=123)
+        seeds[name] = vector.np_random_seed
+        assert len(vector.np_random) == 2 and all(isinstance(rng, np.random.Generator) for rng in vector.np_random)
+        vector.close()
+    assert seeds["ours"] == seeds["sync"] == (123, 124)
