@@ -40,25 +40,9 @@ def test_a_seed_too_long_to_send_is_refused_and_the_server_serves_the_next_manag
 
 
 def test_a_seed_too_long_after_launch_is_refused_and_a_restarted_server_gets_the_seed_before_it():
-    fns = env_fns_for(*resolve_target(CARTPOLE), 2)
-    port = free_port()
-    with serving(CARTPOLE, 2, bind=f"tcp://127.0.0.1:{port}") as (address, server):
-        with create_env_manager({"type": "remote", "servers": [address], "connect_timeout": 5}, fns) as manager:
-            manager.seed(7)
-            manager.launch()
-            with pytest.raises(ConfigError, match="env 0's seed has more than 4000 digits"):
-                manager.seed(10**5000)
-            server.kill()  # lost, then back on its address: connecting again seeds the envs again
-            server.wait()
-            with pytest.raises(EnvCrashedError, match="was lost during step"):
-                manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
-            with serving(CARTPOLE, 2, bind=address):
-                manager.reset()
-                first = manager.ready_obs_batch.obs
-    with create_env_manager({"type": "base"}, fns) as manager:
-        manager.seed(7)
-        manager.launch()
-        np.testing.assert_array_equal(first, manager.ready_obs_batch.obs)  # seed 7 still, not the refused one
+    refused = (10**5000, ConfigError, "env 0's seed has more than 4000 digits")
+    obs = first_obs_after_restart(CARTPOLE, None, refused=refused)
+    np.testing.assert_array_equal(obs, local_first_obs(CARTPOLE, 0))  # seed 0 still, not the refused one
 
 
 def test_a_seed_the_env_refuses_on_a_restarted_server_is_reported_and_the_next_seed_and_reset_serve_again():
@@ -87,8 +71,11 @@ def test_a_seed_the_env_refuses_on_a_restarted_server_is_reported_and_the_next_s
         np.testing.assert_array_equal(obs, manager.ready_obs_batch.obs)
 
 
-def first_obs_after_restart(target, seeds, before=None, refused=None):
-    """The ready observations after the server restarts: seeded ``seeds`` while it was down (or ``refused``)."""
+def first_obs_after_restart(target, seeds, refused=None):
+    """The ready observations after the server restarts: seeded 0 at launch, then ``seeds`` while it was down.
+
+    ``refused``: ``(seed, error type, message)`` of a seed given while the server is up, and refused.
+    """
     fns = env_fns_for(*resolve_target(target), 2)
     port = free_port()
     with serving(target, 2, bind=f"tcp://127.0.0.1:{port}") as (address, server):
@@ -96,8 +83,9 @@ def first_obs_after_restart(target, seeds, before=None, refused=None):
             manager.seed(0)
             manager.launch()
             if refused is not None:
-                with pytest.raises(ServerError, match="seed 13 is refused"):
-                    manager.seed(refused)  # the server is up: the env refuses it
+                seed, error, message = refused
+                with pytest.raises(error, match=message):
+                    manager.seed(seed)  # the server is up: refused there, or before it is sent
             server.kill()
             server.wait()
             if seeds is not None:
@@ -123,5 +111,5 @@ def test_seeds_given_while_the_server_is_down_reach_every_env_at_the_reconnect()
 
 def test_a_seed_the_env_refuses_is_not_kept_and_the_seeds_before_it_are():
     target = "tests.remote.envs:UnluckySeedEnv"
-    obs = first_obs_after_restart(target, None, refused={0: 12, 1: 13})
+    obs = first_obs_after_restart(target, None, refused=({0: 12, 1: 13}, ServerError, "seed 13 is refused"))
     np.testing.assert_array_equal(obs, local_first_obs(target, {0: 12, 1: 1}))  # env 1 keeps its seed 0 + 1
