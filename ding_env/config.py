@@ -141,13 +141,18 @@ CONFIG_FILES = (
 )
 
 
-def load_config_file(path: str | Path) -> EasyDict:
+def load_config_file(path: str | Path, check_imports: bool = True) -> EasyDict:
     """Load a config module and return its env config tree.
 
     The module defines either ``main_config`` and ``create_config`` in
     DI-engine's shape, or a single ``config`` dict. ``create_config.env.type``,
     ``create_config.env.import_names`` and ``create_config.env_manager.type``
     are folded into ``main_config.env`` so one tree describes everything.
+
+    Args:
+        path: The config file.
+        check_imports: Warn when ``import_names`` import env modules from elsewhere than the package
+            tree beside the file (``check_config_imports``).
 
     Raises:
         ConfigError: If the file does not exist, is a folder or not a Python file, fails to import,
@@ -173,7 +178,8 @@ def load_config_file(path: str | Path) -> EasyDict:
     except Exception as error:
         raise ConfigError(f"config file {name!r} failed to load: {type(error).__name__}: {error}") from error
     if hasattr(module, "config"):
-        return _imports_checked(deep_merge_dicts(_sections(module.config, "config", name), {}), path)
+        config = deep_merge_dicts(_sections(module.config, "config", name), {})
+        return check_config_imports(config, path) if check_imports else config
     if not hasattr(module, "main_config") and isinstance(getattr(module, "cfg", None), Mapping):
         return _example_config(module, name)
     if not hasattr(module, "main_config"):
@@ -191,15 +197,20 @@ def load_config_file(path: str | Path) -> EasyDict:
     if manager_create.get("type") is not None:
         manager = _file_dict(env.get("manager"), "main_config['env']['manager']", name, "the manager's keys")
         env["manager"] = {**manager, "type": manager_create["type"]}
-    return _imports_checked(EasyDict(config), path)
+    config = EasyDict(config)
+    return check_config_imports(config, path) if check_imports else config
 
 
-def _imports_checked(config: EasyDict, path: Path) -> EasyDict:
-    """``config``, after warning for env modules it imports from elsewhere than the tree beside ``path``."""
+def check_config_imports(config: EasyDict, path: str | Path) -> EasyDict:
+    """``config``, after warning for env modules its ``import_names`` import from outside the tree beside ``path``.
+
+    ``load_config_file`` runs it unless told not to: a caller that changes the config first (``--set``
+    overrides) runs it on the changed config.
+    """
     env = config.get("env")
     names = env.get("import_names") if isinstance(env, Mapping) else None
     if isinstance(names, (list, tuple)):
-        warn_shadowed_imports(path, names)
+        warn_shadowed_imports(Path(path), names)
     return config
 
 

@@ -31,6 +31,7 @@ from easydict import EasyDict
 
 from ding_env.config import (
     PIPELINE_KEYS,
+    check_config_imports,
     deep_merge_dicts,
     default_cfg,
     load_config_file,
@@ -58,13 +59,16 @@ def load_run_config(path: str | Path, overrides: list[str] | None = None) -> Eas
         ConfigError: For a missing file, an unknown key (with the valid keys), or a bad value.
     """
     cfg = named_env_config(str(path))
-    if cfg is None:
-        cfg = load_config_file(path)
+    from_file = cfg is None
+    if from_file:
+        cfg = load_config_file(path, check_imports=False)  # checked below, on the import_names --set leaves
     for override in overrides or []:
         key, sep, text = override.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set expects key.sub=value, got {override!r}")
         set_by_path(cfg, key.strip(), _parse_value(text.strip()))
+    if from_file:
+        check_config_imports(cfg, path)
     return validate_run_config(cfg, str(path))
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from ding_env.config import load_config_file
+from ding_env.errors import RegistryError
+from ding_env.run_config import load_run_config
 
 ENV_MODULE = """from ding_env import DingEnvWrapper
 from ding_env.utils import ENV_REGISTRY
@@ -86,3 +88,22 @@ def test_a_package_that_fails_to_import_is_left_to_its_import_to_report(tmp_path
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning either
         assert load_config_file(config).env.import_names == ["zoo_that_raises.envs"]
+
+
+def test_import_names_are_checked_as_the_set_overrides_leave_them(tmp_path, monkeypatch):
+    # The file's import_names would import nothing from here; --set drops them: nothing to warn about.
+    config = package_tree(tmp_path / "project", "zoo_set_later")
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cfg = load_run_config(config, ["env.import_names=[]"])
+    assert cfg.env.import_names == []
+
+
+def test_import_names_a_set_override_brings_in_are_checked(tmp_path, monkeypatch):
+    config = package_tree(tmp_path / "project", "zoo_set_only")
+    config.write_text("config = dict(env=dict(type='card_game'))\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match="imports nothing \\(its package is not on sys.path\\)"):
+        with pytest.raises(RegistryError, match="cannot import 'zoo_set_only.envs'"):  # the warning said why
+            load_run_config(config, ["env.import_names=['zoo_set_only.envs']"])
