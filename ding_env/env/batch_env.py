@@ -53,6 +53,7 @@ from ding_env.env.seeding import checked_seed, derive_seeds
 from ding_env.env.spaces import check_exact_reward
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_value
+from ding_env.trees import leaves
 
 # What a batch env's author imports, from here: the base class, its record and their helpers.
 __all__ = ["BaseBatchEnv", "BatchStep", "EnvIds", "scalar_reward_space"]
@@ -214,12 +215,11 @@ class BaseBatchEnv(abc.ABC):
             if not running.all():
                 self._refuse_step(ids[~running])
         rows = self._num_envs if ids is None else len(ids)
-        if isinstance(actions, np.ndarray) and (actions.ndim == 0 or len(actions) != rows):
-            raise ValueError(
-                f"{self!r}.step(): expected {rows} stacked actions (one row per stepped sub-env), "
-                f"got an array of shape {actions.shape}"
-            )
+        if type(actions) is not np.ndarray or actions.ndim == 0 or len(actions) != rows:
+            self._check_action_rows(actions, rows)
         record = self._step(actions, ids)
+        if record.info:
+            self._check_info(record.info, rows)
         done = record.done
         if np.count_nonzero(done):
             self._running[done if ids is None else ids[done]] = False
@@ -336,6 +336,38 @@ class BaseBatchEnv(abc.ABC):
         if len(values) == self._num_envs and values == sorted(values):
             return None  # every sub-env in order: the fast path
         return ids
+
+    def _check_action_rows(self, actions: Any, rows: int) -> None:
+        """Refuse stacked actions whose leaves (arrays or lists; dicts and tuples of them) do not have ``rows`` rows.
+
+        Raises:
+            ValueError: Naming the rows expected and what arrived.
+        """
+        for leaf in leaves(actions):
+            if (isinstance(leaf, list) or (isinstance(leaf, np.ndarray) and leaf.ndim)) and len(leaf) == rows:
+                continue
+            got = f"an array of shape {leaf.shape}" if isinstance(leaf, np.ndarray) else describe_value(leaf)
+            raise ValueError(
+                f"{self!r}.step(): expected {rows} stacked actions (one row per stepped sub-env), got {got}"
+            )
+
+    def _check_info(self, info: Any, rows: int) -> None:
+        """Refuse a step info that is not ``{key: array with one row per stepped sub-env}``.
+
+        Raises:
+            ValueError: Naming the key, the rows expected and what arrived.
+        """
+        if not isinstance(info, dict):
+            raise ValueError(
+                f"{self!r}.step(): info must be a dict of arrays with one row per stepped sub-env ({rows}), "
+                f"got {describe_value(info)}"
+            )
+        for key, value in info.items():
+            if not isinstance(value, np.ndarray) or value.ndim == 0 or len(value) != rows:
+                raise ValueError(
+                    f"{self!r}.step(): info[{key!r}] must be an array with one row per stepped sub-env ({rows}), "
+                    f"got {describe_value(value)}"
+                )
 
     def _refuse_step(self, env_ids: np.ndarray) -> None:
         raise EnvStateError(

@@ -154,6 +154,28 @@ def test_bad_actions_are_refused_naming_the_sub_envs():
         batch.step(np.array([0.5, 1.0, 0.0]))
 
 
+@pytest.mark.parametrize("actions", [[1], 1, [1, 0], np.array(1), {"a": np.zeros(2, np.int64)}])
+def test_actions_that_are_not_one_row_per_sub_env_are_refused_whatever_their_type(actions):
+    batch = CartPoleBatchEnv(dict(num_envs=3))
+    batch.reset()
+    with pytest.raises(ValueError, match=r"expected 3 stacked actions \(one row per stepped sub-env\)"):
+        batch.step(actions)
+    assert batch.step([1, 0, 1]).obs.shape == (3, 4)  # a list of one action per sub-env is taken
+
+
+class ShortInfoCartPole(CartPoleBatchEnv):
+    def _step(self, actions, env_ids):
+        record = super()._step(actions, env_ids)
+        return record._replace(info={"speed": np.zeros(2)})
+
+
+def test_an_info_that_is_not_one_row_per_stepped_sub_env_is_refused_naming_its_key():
+    batch = ShortInfoCartPole(dict(num_envs=3))
+    batch.reset()
+    with pytest.raises(ValueError, match=r"info\['speed'\] must be an array with one row per stepped sub-env \(3\)"):
+        batch.step(np.zeros(3, np.int64))
+
+
 @pytest.mark.parametrize(
     "seed, error, message",
     [

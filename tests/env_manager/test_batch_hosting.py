@@ -1,5 +1,6 @@
 """Batch envs behind the managers: each sub-env is one env id, with every guarantee a BaseEnv has (every manager)."""
 
+import re
 from functools import partial
 
 import gymnasium as gym
@@ -192,6 +193,53 @@ def test_sub_envs_read_their_batch_env_attributes(make_manager):
     manager = make_manager([batch_fn(3), batch_fn(2)])
     manager.launch()
     assert manager.num_envs == [3, 3, 3, 2, 2]
+
+
+class CallCountingBatchEnv(CountingBatchEnv):
+    """A batch env with a method that counts its calls (a save, a render)."""
+
+    def bump(self, by: int = 1) -> int:
+        self.calls = getattr(self, "calls", 0) + by
+        return self.calls
+
+
+def test_a_method_of_a_batch_env_runs_once_per_call_for_all_its_ids(make_manager):
+    manager = make_manager([partial(CallCountingBatchEnv, dict(num_envs=3)), partial(CountingEnv, {}), batch_fn(2)])
+    manager.launch()
+    assert manager.call_env_method("bump", env_ids=[0, 1, 2]) == [1, 1, 1]
+    assert manager.call_env_method("bump", 10, env_ids=[2, 0]) == [11, 11]
+
+
+class ShortInfoBatchEnv(CountingBatchEnv):
+    """A batch env whose info has fewer rows than the sub-envs it stepped, from its second step on."""
+
+    def _step(self, actions, env_ids):
+        record = super()._step(actions, env_ids)
+        self.steps = getattr(self, "steps", 0) + 1
+        return record._replace(info={"x": np.arange(1)}) if self.steps > 1 else record
+
+
+@pytest.mark.parametrize("step_error", ["raise", "abnormal"])
+def test_a_batch_env_info_without_a_row_per_sub_env_fails_that_batch_env_alone(make_manager, step_error):
+    manager = make_manager(
+        [partial(CountingEnv, {}), partial(ShortInfoBatchEnv, dict(num_envs=3))], step_error=step_error
+    )
+    manager.seed(0)
+    manager.launch()
+    manager.step({env_id: 0 for env_id in range(4)})
+    expected = r"ShortInfoBatchEnv.* hosting env ids 1\.\.3 .*info\['x'\] must be an array with one row per .* \(3\)"
+    if step_error == "raise":
+        with pytest.raises(EnvError, match=expected) as raised:
+            manager.step({env_id: 0 for env_id in range(4)})
+        assert raised.value.env_id == 1
+        assert manager.ready_obs_id == [0]  # env 0 stepped on; the batch env's ids need a reset
+        manager.reset({env_id: {} for env_id in (1, 2, 3)})
+    else:
+        timesteps = manager.step({env_id: 0 for env_id in range(4)})
+        assert not timesteps[0].done and timesteps[0].obs[0] == 2
+        assert all(timesteps[env_id].info["abnormal"] for env_id in (1, 2, 3))
+        assert re.search(expected, timesteps[1].info["error"])
+    assert manager.ready_obs_id == [0, 1, 2, 3]
 
 
 def test_sub_envs_draw_random_actions_as_a_base_env_does(make_manager):

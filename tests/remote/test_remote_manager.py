@@ -370,6 +370,24 @@ def test_a_server_too_small_for_its_batch_envs_is_named_with_the_envs_to_serve(t
         manager.close()
 
 
+def test_a_server_whose_batch_envs_have_another_size_is_named_with_both_envs(tmp_path):
+    """The server runs with the right --envs but batch envs of 2: the count differs, and --envs is not the fix."""
+    config = tmp_path / "batches.py"
+    config.write_text(BATCHES)
+    served = tmp_path / "pairs.py"
+    served.write_text("main_config = dict(env=dict(num_envs=2, env_cfg=dict(limit=4)))\n")
+    fns = env_fns_for(*resolve_target("tests.envs:CountingBatchEnv", str(config), batch_envs=True), 2)
+    with serving("tests.envs:CountingBatchEnv", 2, "--config", str(served)) as (address, _):
+        manager = create_env_manager({"type": "remote", "servers": [address]}, fns)
+        expected = (
+            r"hosts 4 envs \(CountingBatchEnv\(num_envs=2\); this manager builds CountingBatchEnv\(num_envs=3\)\), "
+            r"but .* envs 0\.\.5 \(6\): start it with --envs 2 and this env config"
+        )
+        with pytest.raises(ConfigError, match=expected):
+            manager.launch()
+        manager.close()
+
+
 def test_more_servers_than_batch_envs_is_refused_at_launch(tmp_path):
     config = tmp_path / "batches.py"
     config.write_text(BATCHES)

@@ -228,19 +228,37 @@ class BatchHost:
             rows.rewards[index] = record.reward
             rows.done_flags[index] = done = record.terminated | record.truncated
             rows.truncated_flags[index] = record.truncated
+            ended = self._read_infos(record, env_ids, done, infos)
         except Exception as error:  # noqa: BLE001 - every stepped id gets an abnormal row and the error
             self._fail_step(batch, env_ids, index, resets, error, rows, infos, errors)
             return
-        if record.info:  # a running sub-env's info reaches the caller, as every step's info of a BaseEnv does
-            for position in np.flatnonzero(~done).tolist():
-                infos[int(env_ids[position])] = info_row(record.info, position)
         # Every row shows its step's observation next; a row whose episode ended gets its reset one below,
         # and one that is not reset needs a reset before its row is read again.
         arrays.write(rows.ready_obs, index, record.obs)
-        if not np.count_nonzero(done):
+        if ended is None:
             return
-        ended = done.nonzero()[0]  # done is flat: the method, without flatnonzero's Python layers
+        due = ended[resets[ended]]
+        if len(due):
+            due_ids = env_ids[due]
+            try:
+                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, due_ids))
+            except EnvError as error:  # the step's results stand; these ids need a reset
+                errors.update(dict.fromkeys(due_ids.tolist(), error))
+
+    @staticmethod
+    def _read_infos(record: Any, env_ids: np.ndarray, done: np.ndarray, infos: dict[int, dict]) -> np.ndarray | None:
+        """Put each stepped id's info into ``infos``; the positions of the rows whose episode ended (None: none).
+
+        A running sub-env's info reaches the caller on every step, as a ``BaseEnv``'s does; a done row's
+        carries ``truncated`` and ``eval_episode_return`` too.
+        """
         info = record.info
+        if info:
+            for position in np.flatnonzero(~done).tolist():
+                infos[int(env_ids[position])] = info_row(info, position)
+        if not np.count_nonzero(done):
+            return None
+        ended = done.nonzero()[0]  # done is flat: the method, without flatnonzero's Python layers
         for position, env_id, episode_return, truncated in zip(
             ended.tolist(),
             env_ids[ended].tolist(),
@@ -249,13 +267,7 @@ class BatchHost:
             strict=True,
         ):
             infos[env_id] = final_info(info_row(info, position) if info else None, episode_return, truncated)
-        due = ended[resets[ended]]
-        if len(due):
-            due_ids = env_ids[due]
-            try:
-                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, due_ids))
-            except EnvError as error:  # the step's results stand; these ids need a reset
-                errors.update(dict.fromkeys(due_ids.tolist(), error))
+        return ended
 
     def _fail_step(self, batch, env_ids, index, resets, error, rows, infos, errors) -> None:
         """Write the abnormal rows of a batch env's failed step; renew it and reset the due ids with 'abnormal'."""

@@ -380,17 +380,30 @@ class EnvHost:
             warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
 
     def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
-        """Call method ``name`` of each env; one result per env (an env's exception raises ``EnvError``)."""
+        """Call method ``name`` of each env; one result per env (an env's exception raises ``EnvError``).
+
+        A batch env's method runs once per call, whatever the number of its ids asked: each of them gets
+        its result (a method that saves, renders or counts acts once), as ``set_attr`` sets its attribute
+        once. ``random_action`` without arguments is drawn per sub-env.
+        """
         results = []
         batch_of = {} if self.batch is None else self.batch.batch_of
+        answered: dict[int, Any] = {}  # a batch env's result in this call, by its first id
         for env_id in env_ids:
+            batch = batch_of.get(env_id)
             try:
-                if name == "random_action" and env_id in batch_of and not (args or kwargs):
+                if batch is not None and name == "random_action" and not (args or kwargs):
                     results.append(self.batch.random_action(env_id))  # one sub-env's action, not the batch env's
                     continue
-                results.append(getattr(self.envs[env_id], name)(*args, **kwargs))
+                if batch is not None and batch.first in answered:
+                    results.append(answered[batch.first])
+                    continue
+                result = getattr(self.envs[env_id], name)(*args, **kwargs)
             except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
                 raise EnvError.of(error, env_id, Op.CALL, name) from error
+            if batch is not None:
+                answered[batch.first] = result
+            results.append(result)
         return results
 
     def get_attr(self, env_ids: list[int], name: str) -> list:

@@ -105,10 +105,13 @@ class RemoteBackend(Backend):
                 constructors = sum(
                     not isinstance(entry, BatchSlot) or entry.sub_id == 0 for entry in self.env_fns.values()
                 )
+                served, local = connection.env_description, describe_entry(self.env_fns[self.env_ids[0]])
+                other = served and local and served != local  # batch envs of another size, say
                 raise ConfigError(
-                    f"{self.name}: server {self.address} hosts {connection.env_num} envs, but this manager gives it "
-                    f"envs {self.env_ids[0]}..{self.env_ids[-1]} ({len(self.env_ids)}): start it with "
-                    f"--envs {constructors}, or change env_num or servers"
+                    f"{self.name}: server {self.address} hosts {connection.env_num} envs"
+                    f"{f' ({served}; this manager builds {local})' if other else ''}, but this manager gives it envs "
+                    f"{self.env_ids[0]}..{self.env_ids[-1]} ({len(self.env_ids)}): start it with --envs {constructors}"
+                    f"{' and this env config' if other else ''}, or change env_num or servers"
                 )
             self.warn_other_env(connection.env_description)
             launched = connection.request(Op.LAUNCH, settings.connect_timeout, settings=settings.host.as_dict())
