@@ -329,7 +329,9 @@ class BaseBatchEnv(abc.ABC):
             raise ValueError(f"{self!r}: env_ids must be a flat sequence of ints, got {describe_value(env_ids)}")
         ids = ids.astype(np.int64, copy=False)
         values = ids.tolist()  # checked as Python ints: fewer calls than numpy's min, max and unique for a batch
-        if values and (min(values) < 0 or max(values) >= self._num_envs or len(set(values)) != len(values)):
+        if not values:
+            raise ValueError(f"{self!r}: env_ids is empty; give the sub-envs to act on (None: every sub-env)")
+        if min(values) < 0 or max(values) >= self._num_envs or len(set(values)) != len(values):
             raise ValueError(
                 f"{self!r}: env_ids must be distinct sub-env ids in [0, {self._num_envs}), got {describe_value(ids)}"
             )

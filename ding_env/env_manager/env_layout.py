@@ -10,6 +10,7 @@ are cut only where a batch env ends (:meth:`EnvLayout.shares`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -234,7 +235,14 @@ def _batch_size(fn: Callable[[], Any]) -> tuple[int | None, bool]:
     try:
         return env.num_envs, bool(env.lockstep)
     finally:
-        env.close()
+        try:
+            env.close()
+        except Exception as error:  # noqa: BLE001 - the count stands; the env's author learns what to fix
+            warnings.warn(
+                f"{env!r}.close() before any reset raised {type(error).__name__}: {error} (a manager builds each "
+                "batch env once to count its sub-envs, and closes it: close() must work on a batch env never reset)",
+                stacklevel=2,
+            )
 
 
 def describe_entry(entry: Any) -> str:

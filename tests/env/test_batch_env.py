@@ -135,6 +135,7 @@ def test_step_before_reset_and_after_close_is_refused():
         ([-1], r"\[0, 3\)"),
         ([[0, 1]], "flat sequence"),
         (["a"], "flat sequence"),
+        ([], "env_ids is empty"),
     ],
 )
 def test_bad_env_ids_are_refused_naming_them(env_ids, message):
@@ -161,6 +162,18 @@ def test_actions_that_are_not_one_row_per_sub_env_are_refused_whatever_their_typ
     with pytest.raises(ValueError, match=r"expected 3 stacked actions \(one row per stepped sub-env\)"):
         batch.step(actions)
     assert batch.step([1, 0, 1]).obs.shape == (3, 4)  # a list of one action per sub-env is taken
+
+
+def test_a_step_of_no_sub_env_is_refused_as_such():
+    batch = CartPoleBatchEnv(dict(num_envs=3))
+    batch.reset()
+    with pytest.raises(ValueError, match=r"env_ids is empty; give the sub-envs to act on \(None: every sub-env\)"):
+        batch.step(np.zeros(0, np.int64), env_ids=[])
+
+
+def test_an_unknown_config_key_is_refused_with_the_key_meant():
+    with pytest.raises(ConfigError, match=r"unknown key 'num_env' .*did you mean 'num_envs'"):
+        CartPoleBatchEnv(dict(num_env=64))
 
 
 class ShortInfoCartPole(CartPoleBatchEnv):

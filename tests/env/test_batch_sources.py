@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from ding_env import DingEnvWrapper
 from ding_env.env.batch_sources import EnvPoolBatchEnv, GymVectorBatchEnv
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.testing import BatchEnvContractTests
@@ -136,6 +137,21 @@ def test_envpool_config_errors_name_the_problem():
         EnvPoolBatchEnv(dict(num_envs=2))
     with pytest.raises(ConfigError, match="'NoSuchGame-v5' is not an EnvPool task"):
         EnvPoolBatchEnv(dict(env_id="NoSuchGame-v5")).reset()
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        dict(env_id="CartPole-v1", frame_stack=2, noop_max=0),  # a task without the Atari preset
+        dict(env_id="Pong-v5", env_wrapper=None, screen_size=64),  # an Atari task without it
+    ],
+)
+def test_envpool_atari_keys_without_the_atari_preset_are_refused_naming_them(cfg):
+    batch = EnvPoolBatchEnv(dict(num_envs=2, **cfg))
+    keys = ", ".join(f"{key}={value!r}" for key, value in cfg.items() if key not in ("env_id", "env_wrapper"))
+    with pytest.raises(ConfigError, match=f"{keys} act through the Atari preset only"):
+        batch.reset()
+    assert DingEnvWrapper.batch_env(dict(env_id=cfg["env_id"], batch=2, batch_source="envpool")).reset().shape[0] == 2
 
 
 class TestEnvPoolBatchEnvContract(BatchEnvContractTests):

@@ -210,6 +210,27 @@ def test_a_method_of_a_batch_env_runs_once_per_call_for_all_its_ids(make_manager
     assert manager.call_env_method("bump", 10, env_ids=[2, 0]) == [11, 11]
 
 
+class NeedsResetToCloseBatchEnv(CountingBatchEnv):
+    """A batch env whose close() fails before its first reset (it closes what reset builds)."""
+
+    def _reset(self, env_ids):
+        self.simulator = "built"
+        return super()._reset(env_ids)
+
+    def _close(self) -> None:
+        del self.simulator  # AttributeError before the first reset
+        super()._close()
+
+
+def test_a_batch_env_whose_close_fails_before_any_reset_is_counted_with_a_warning_naming_it(make_manager):
+    with pytest.warns(UserWarning, match=r"NeedsResetToCloseBatchEnv\(num_envs=2\)\.close\(\) before any reset raised"):
+        manager = make_manager([partial(NeedsResetToCloseBatchEnv, dict(num_envs=2)), partial(CountingEnv, {})])
+    assert manager.env_num == 3
+    manager.seed(0)
+    manager.launch()
+    assert manager.ready_obs_id == [0, 1, 2]
+
+
 class ShortInfoBatchEnv(CountingBatchEnv):
     """A batch env whose info has fewer rows than the sub-envs it stepped, from its second step on."""
 

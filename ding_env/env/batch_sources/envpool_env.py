@@ -94,7 +94,17 @@ class EnvPoolBatchEnv(SeedsAtFullReset):
     def _make_kwargs(self) -> dict:
         """envpool.make keyword arguments besides num_envs and seed: the preset's, then ``make_kwargs``."""
         cfg, kwargs = self._cfg, {}
-        if self._cfg.env_wrapper == "default" and self._module() == ATARI_MODULE:
+        atari_preset = self._cfg.env_wrapper == "default" and self._module() == ATARI_MODULE
+        # The preset's keys act through it alone (scale_obs, applied to any task, aside): set otherwise, refused.
+        unapplied = [key for key in ATARI_KEYS if key != "scale_obs" and cfg[key] != self.config[key]]
+        if unapplied and not atari_preset:
+            raise ConfigError(
+                f"{self!r}: {', '.join(f'{key}={cfg[key]!r}' for key in unapplied)} act through the Atari preset "
+                f"only (env_wrapper='default' on an Atari task), which {cfg.env_id!r} with env_wrapper "
+                f"{cfg.env_wrapper!r} does not have: leave them at their defaults, or give EnvPool's own options "
+                "in make_kwargs"
+            )
+        if atari_preset:
             is_train = bool(cfg.get("is_train", True))
             kwargs.update(
                 stack_num=cfg.frame_stack,

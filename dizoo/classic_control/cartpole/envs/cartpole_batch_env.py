@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
+from ding_env.config import check_env_keys
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep, EnvIds, scalar_reward_space
 from ding_env.summary import describe_value
 
@@ -47,6 +48,7 @@ class CartPoleBatchEnv(BaseBatchEnv):
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg)
+        check_env_keys(cfg or {}, self.config, f"{type(self).__name__} config")  # num_env=64 is a typo, not 8 envs
         self._max_episode_steps = int(self._cfg.max_episode_steps)
         self._state: np.ndarray | None = None  # (4, num_envs) float64, built on the first reset
         self._steps = np.zeros(self._num_envs, dtype=np.int64)
