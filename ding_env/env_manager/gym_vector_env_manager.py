@@ -30,13 +30,31 @@ from ding_env.env_manager.backends.base import Backend
 from ding_env.env_manager.backends.in_process import InProcessBackend
 from ding_env.env_manager.backends.settings import HostSettings
 from ding_env.env_manager.subprocess_env_manager import SyncSubprocessEnvManager
+from ding_env.summary import describe_value
 
 __all__ = ["GymVectorEnvManager"]
 
 
 def async_vector_env(env_fns: Sequence[Callable[[], gym.Env]], shared_memory: bool) -> AsyncVectorEnv:
-    """Gymnasium's ``AsyncVectorEnv`` over ``env_fns``, resetting only when asked (reset mode ``Disabled``)."""
-    return AsyncVectorEnv(list(env_fns), shared_memory=shared_memory, autoreset_mode=AutoresetMode.DISABLED)
+    """Gymnasium's ``AsyncVectorEnv`` over ``env_fns``, resetting only when asked (reset mode ``Disabled``).
+
+    Raises:
+        RuntimeError: Naming the ``env_fn`` that fails to build its env, when the vector env could not start.
+    """
+    try:
+        return AsyncVectorEnv(list(env_fns), shared_memory=shared_memory, autoreset_mode=AutoresetMode.DISABLED)
+    except Exception as error:
+        # A child that fails to build its env only closes its pipe (a ConnectionResetError here, its
+        # traceback on stderr): build each env here to name the one that fails, and why.
+        for index, env_fn in enumerate(env_fns):
+            try:
+                env_fn().close()
+            except Exception as cause:  # noqa: BLE001 - raised again below, naming the env_fn
+                raise RuntimeError(
+                    f"gym_vector: env_fn {index} of {len(env_fns)} ({describe_value(env_fn)}) raised "
+                    f"{type(cause).__name__}: {cause}"
+                ) from cause
+        raise error
 
 
 class GymVectorEnvManager(SyncSubprocessEnvManager):

@@ -12,7 +12,7 @@ from ding_env.env.batch_sources.envpool_env import EnvPoolBatchEnv
 from ding_env.env_manager import MANAGER_TYPES
 from ding_env.env_manager.envpool_env_manager import PoolEnvManager
 from ding_env.env_manager.gym_vector_env_manager import GymVectorEnvManager
-from ding_env.errors import ClosedEnvError, ConfigError, EnvStateError
+from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
 
 
 def test_both_types_are_manager_types_at_their_di_engine_paths():
@@ -248,6 +248,17 @@ def test_gym_vector_gives_the_trajectories_of_the_envs_stepped_one_by_one():
                 truncations += timestep.info["truncated"]
                 assert np.array_equal(manager.ready_obs[env_id], env.reset()[0])
     assert truncations > 0
+    manager.close()
+
+
+def test_gym_vector_names_the_env_fn_that_fails_to_build_its_env():
+    fns = [partial(gym.make, "CartPole-v1"), partial(gym.make, "NoSuchEnv-v0")]
+    manager = create_env_manager(dict(type="gym_vector"), fns)
+    manager.seed(0)
+    with pytest.raises(
+        EnvError, match=r"env_fn 1 of 2 \(.*'NoSuchEnv-v0'\)\) raised NameNotFound: Environment `NoSuchEnv`"
+    ):
+        manager.launch()
     manager.close()
 
 
