@@ -39,22 +39,39 @@ def async_vector_env(env_fns: Sequence[Callable[[], gym.Env]], shared_memory: bo
     """Gymnasium's ``AsyncVectorEnv`` over ``env_fns``, resetting only when asked (reset mode ``Disabled``).
 
     Raises:
-        RuntimeError: Naming the ``env_fn`` that fails to build its env, when the vector env could not start.
+        RuntimeError: Naming the ``env_fn`` that fails to build a Gymnasium env, when the vector env could not start.
     """
+    checked = [partial(gym_env_of, env_fn) for env_fn in env_fns]
     try:
-        return AsyncVectorEnv(list(env_fns), shared_memory=shared_memory, autoreset_mode=AutoresetMode.DISABLED)
+        return AsyncVectorEnv(checked, shared_memory=shared_memory, autoreset_mode=AutoresetMode.DISABLED)
     except Exception as error:
         # A child that fails to build its env only closes its pipe (a ConnectionResetError here, its
         # traceback on stderr): build each env here to name the one that fails, and why.
         for index, env_fn in enumerate(env_fns):
             try:
-                env_fn().close()
+                gym_env_of(env_fn).close()
             except Exception as cause:  # noqa: BLE001 - raised again below, naming the env_fn
                 raise RuntimeError(
-                    f"gym_vector: env_fn {index} of {len(env_fns)} ({describe_value(env_fn)}) raised "
+                    f"gym_vector: env_fn {index} of {len(env_fns)} ({describe_value(env_fn)}): "
                     f"{type(cause).__name__}: {cause}"
                 ) from cause
         raise error
+
+
+def gym_env_of(env_fn: Callable[[], Any]) -> gym.Env:
+    """The Gymnasium env ``env_fn`` builds.
+
+    Raises:
+        TypeError: When it builds something else (a ``BaseEnv`` among Gymnasium envs, say).
+    """
+    env = env_fn()
+    if not isinstance(env, gym.Env):
+        env.close()
+        raise TypeError(
+            f"it returned {describe_value(env)}, where env_fn 0 returned a Gymnasium env: give the gym_vector "
+            "manager env_fns that all return Gymnasium envs, or all BaseEnvs"
+        )
+    return env
 
 
 class GymVectorEnvManager(SyncSubprocessEnvManager):

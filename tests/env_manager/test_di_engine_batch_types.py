@@ -251,13 +251,20 @@ def test_gym_vector_gives_the_trajectories_of_the_envs_stepped_one_by_one():
     manager.close()
 
 
-def test_gym_vector_names_the_env_fn_that_fails_to_build_its_env():
-    fns = [partial(gym.make, "CartPole-v1"), partial(gym.make, "NoSuchEnv-v0")]
-    manager = create_env_manager(dict(type="gym_vector"), fns)
+@pytest.mark.parametrize(
+    "second, message",
+    [
+        (partial(gym.make, "NoSuchEnv-v0"), r"\(.*'NoSuchEnv-v0'\)\): NameNotFound: Environment `NoSuchEnv`"),
+        (
+            partial(DingEnvWrapper, cfg=dict(env_id="CartPole-v1")),
+            r"\(.*\)\): TypeError: it returned DingEnvWrapper\(CartPole-v1\), where env_fn 0 returned a Gymnasium env",
+        ),
+    ],
+)
+def test_gym_vector_names_the_env_fn_that_fails_to_build_a_gymnasium_env(second, message):
+    manager = create_env_manager(dict(type="gym_vector"), [partial(gym.make, "CartPole-v1"), second])
     manager.seed(0)
-    with pytest.raises(
-        EnvError, match=r"env_fn 1 of 2 \(.*'NoSuchEnv-v0'\)\) raised NameNotFound: Environment `NoSuchEnv`"
-    ):
+    with pytest.raises(EnvError, match=r"env_fn 1 of 2 " + message):
         manager.launch()
     manager.close()
 
