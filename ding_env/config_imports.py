@@ -47,8 +47,10 @@ def warn_shadowed_imports(config_path: Path, import_names: Iterable[object]) -> 
             continue
         try:
             spec = importlib.util.find_spec(name)
-        except ModuleNotFoundError:  # its package is nowhere on sys.path: the tree's root is not on it
-            spec = None
+        except ModuleNotFoundError as error:
+            if not (error.name and (name == error.name or name.startswith(f"{error.name}."))):
+                continue  # a module its package imports is missing: importing the env module reports it
+            spec = None  # its package is nowhere on sys.path: the tree's root is not on it
         except Exception:  # noqa: BLE001 - a package that fails to import: importing the env module reports it
             continue
         origin = None if spec is None or spec.origin is None else Path(spec.origin).resolve()

@@ -107,3 +107,12 @@ def test_import_names_a_set_override_brings_in_are_checked(tmp_path, monkeypatch
     with pytest.warns(UserWarning, match="imports nothing \\(its package is not on sys.path\\)"):
         with pytest.raises(RegistryError, match="cannot import 'zoo_set_only.envs'"):  # the warning said why
             load_run_config(config, ["env.import_names=['zoo_set_only.envs']"])
+
+
+def test_a_package_whose_dependency_is_missing_is_left_to_its_import_to_report(tmp_path, monkeypatch):
+    # Not "its package is not on sys.path": it is, and importing it names the missing dependency.
+    config = package_tree(tmp_path, "zoo_needs_rockets", init="import rocket_recycling_not_installed\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_config_file(config).env.import_names == ["zoo_needs_rockets.envs"]

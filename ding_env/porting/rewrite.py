@@ -1,13 +1,17 @@
 r"""Rewriting source text line by line while every other byte stays as it was (line endings included).
 
-Files are read as bytes and decoded with ``surrogateescape``, so any encoding round-trips; lines
-keep their own endings (``\\n``, ``\\r\\n`` or ``\\r``).
+Files are read as bytes and decoded in the encoding their coding declaration names (PEP 263; UTF-8
+without one) with ``surrogateescape``, so any bytes round-trip; lines keep their own endings
+(``\\n``, ``\\r\\n`` or ``\\r``). Columns are counted in the text's UTF-8 bytes, as ``ast`` counts them.
 """
 
 from __future__ import annotations
 
 import ast
+import codecs
+import io
 import re
+import tokenize
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +46,26 @@ def decode(data: bytes) -> str:
 def encode(text: str) -> bytes:
     """The bytes of text from :func:`decode`."""
     return text.encode("utf-8", errors="surrogateescape")
+
+
+def read_source(data: bytes) -> tuple[str, str]:
+    """A Python file's text, decoded as its coding declaration says, and that encoding (for :func:`write_source`).
+
+    A declaration naming no codec Python knows leaves the file to be read as UTF-8 (Python would not import it).
+    """
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        codecs.lookup(encoding)
+    except (SyntaxError, LookupError):
+        encoding = "utf-8"
+    if encoding in ("utf-8", "utf-8-sig"):  # a BOM stays in the text, and goes back with it
+        return decode(data), "utf-8"
+    return data.decode(encoding, errors="surrogateescape"), encoding
+
+
+def write_source(text: str, encoding: str) -> bytes:
+    """The bytes of text from :func:`read_source`, in the file's own encoding."""
+    return text.encode(encoding, errors="surrogateescape")
 
 
 def split_lines(text: str) -> list[tuple[str, str]]:

@@ -26,7 +26,7 @@ from ding_env.porting.fixes import apply_fixes
 from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes, renamed_plain_imports
 from ding_env.porting.packages import joined_init, own_dizoo_names, package_of
 from ding_env.porting.references import Place, absolute_module, relative_items, string_references
-from ding_env.porting.rewrite import Change, apply_edits, decode, encode, parse, split_lines
+from ding_env.porting.rewrite import Change, apply_edits, parse, read_source, split_lines, write_source
 from ding_env.porting.scan import hazard_items, scan_hazards
 from ding_env.porting.spellings import spelling_edits
 
@@ -125,12 +125,13 @@ def port(
         data = path.read_bytes()
         if path.suffix == ".py":
             place = Place(tuple(package_of(path.parent)), len(package), modules)
-            new = _port_source(relative, decode(data), fix, result, place, defines)
+            text, encoding = read_source(data)
+            new = _port_source(relative, text, fix, result, place, defines)
             dotted = ".".join([*package, *Path(relative).parent.parts])
             if path.name == "__init__.py" and dotted in shared_packages and (joined := joined_init(new)) is not None:
                 new = joined
                 result.joined.append(relative)
-            data_out = encode(new)
+            data_out = write_source(new, encoding)
         else:
             data_out = data
         _write(path, target, data, data_out, in_place)
@@ -152,7 +153,7 @@ def _definitions(paths: list[Path], relatives: list[str], package: list[str]) ->
         if path.suffix != ".py":
             continue
         try:
-            tree = parse(decode(path.read_bytes()))
+            tree = parse(read_source(path.read_bytes())[0])
         except SyntaxError:
             continue
         module = _module_name(package, relative)

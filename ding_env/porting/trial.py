@@ -195,8 +195,8 @@ def declared_space(env_cls: type, field: str, folder: Path) -> str | None:
     for klass in env_cls.__mro__:
         try:
             file = Path(inspect.getsourcefile(klass))
-            tree = ast.parse(file.read_text())
-        except (TypeError, OSError, SyntaxError):
+            tree = ast.parse(file.read_bytes())  # bytes: its coding declaration is honoured
+        except (TypeError, OSError, SyntaxError, ValueError):
             continue
         if not _inside(str(file), folder if folder.is_dir() else folder.parent):
             continue

@@ -55,6 +55,23 @@ def test_only_import_lines_change_and_every_other_byte_stays(tmp_path):
     assert report in done.stdout.decode()
 
 
+LATIN1_MODULE = (
+    "# -*- coding: latin-1 -*-\n"
+    "import numpy as np\n"
+    "from ding.envs import BaseEnv  # caf\xe9\n"
+    "x = np.float_(1) + np.bool8(True)\n"
+).encode("latin-1")
+
+
+def test_a_file_in_its_declared_encoding_is_scanned_fixed_and_written_in_it(tmp_path):
+    (tmp_path / "lat_env.py").write_bytes(LATIN1_MODULE)
+    _, report = port_json("lat_env.py", "--out", "port/lat_env.py", "--fix", cwd=tmp_path)
+    assert not [item for item in report["items"] if "does not parse" in item["what"]]
+    assert (tmp_path / "port" / "lat_env.py").read_bytes() == LATIN1_MODULE.replace(b"ding.envs", b"ding_env").replace(
+        b"np.float_(1) + np.bool8(True)", b"np.float64(1) + np.bool_(True)"
+    )
+
+
 def test_rename_imports_keeps_line_endings():
     source = "from ding.envs import BaseEnv\r\nimport ding.torch_utils as tu\rfrom dingo import x\n"
     assert (
