@@ -29,6 +29,7 @@ from ding_env.porting.references import Place, absolute_module, relative_items, 
 from ding_env.porting.rewrite import Change, apply_edits, parse, read_source, split_lines, write_source
 from ding_env.porting.scan import hazard_items, scan_hazards
 from ding_env.porting.spellings import spelling_edits
+from ding_env.porting.star_imports import star_import_items
 
 
 @dataclass
@@ -191,7 +192,7 @@ def _port_source(
     string_edits, string_items = string_references(relative, original, lines, place)
     code_edits, spellings = spelling_edits(original, lines, renamed_plain_imports(plans))
     result.items += name_items(relative, original, plans, spellings, defines or {})
-    result.items += relative_items(relative, original, place) + string_items
+    result.items += relative_items(relative, original, place) + string_items + star_import_items(relative, original)
     import_edits = [plan.edit for plan in plans if plan.edit is not None]
     new, changes = apply_edits(text, import_edits + code_edits + string_edits)
     result.renamed += [(relative, change) for change in changes]

@@ -72,6 +72,25 @@ def test_a_file_in_its_declared_encoding_is_scanned_fixed_and_written_in_it(tmp_
     )
 
 
+STAR_IMPORTS = """from ding.utils import *
+from ding.envs import *
+
+
+def setup(seed, cfg):
+    set_pkg_seed(seed)  # DI-engine's ding.utils has it; ding_env.utils does not
+    return deep_merge_dicts({}, cfg), BaseEnvTimestep, ENV_REGISTRY
+"""
+
+
+def test_names_a_renamed_star_import_no_longer_brings_are_errors_at_their_use(tmp_path):
+    (tmp_path / "star.py").write_text(STAR_IMPORTS)
+    code, report = port_json("star.py", "--out", "port/star.py", cwd=tmp_path)
+    assert code == 1
+    found = [(item["where"], item["severity"], item["what"].split(":")[0]) for item in report["items"]]
+    assert found == [("star.py:6", "error", "set_pkg_seed")]  # the other names ding_env brings
+    assert "from ding.utils import set_pkg_seed" in report["items"][0]["fix"]
+
+
 def test_rename_imports_keeps_line_endings():
     source = "from ding.envs import BaseEnv\r\nimport ding.torch_utils as tu\rfrom dingo import x\n"
     assert (
