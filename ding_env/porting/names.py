@@ -37,6 +37,9 @@ OUTSIDE_MODULES = {
 # Names of DI-engine modules beyond the table that ding_env has elsewhere: (module, name) -> ding_env module.
 NAME_RENAMES = {
     ("ding.framework.supervisor", "ChildType"): "ding_env.env_manager.env_supervisor",  # EnvSupervisor's type_
+    # DI-engine defines them beside BaseEnv; ding_env in its registry module.
+    ("ding.envs.env.base_env", "get_env_cls"): "ding_env.registry",
+    ("ding.envs.env.base_env", "get_vec_env_setting"): "ding_env.registry",
 }
 
 # DI-engine's packages beyond the env layer: what each holds, for the report.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ding_env.porting.findings import ERROR, NAMES, WARNING, Item
-from ding_env.porting.names import OUTSIDE, RENAMED, rename_module, resolve
+from ding_env.porting.names import MISSING, OUTSIDE, RENAMED, rename_module, resolve
 from ding_env.porting.rewrite import Edit, encode
 
 _MODULE_PATH = re.compile(r"(?P<module>ding(?:\.[A-Za-z_]\w*)+)(?::(?P<attr>[A-Za-z_][\w.]*))?")
@@ -112,6 +112,11 @@ def string_references(path: str, tree: ast.AST, text_lines: list[str], place: Pl
         module, attr = match["module"], match["attr"]
         name = attr.split(".")[0] if attr else None
         resolution = resolve(module, name)
+        if resolution.status == MISSING and name is None and "." in module:
+            # A dotted path to a class ('ding.envs.env.ding_env_wrapper.DingEnvWrapper'): its module, then the name.
+            parent, _, last = module.rpartition(".")
+            if (by_name := resolve(parent, last)).status == RENAMED:
+                module, name, resolution = parent, last, by_name
         if resolution.status == OUTSIDE:
             continue
         if resolution.status == RENAMED:

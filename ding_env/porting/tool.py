@@ -24,6 +24,7 @@ from ding_env.porting.destination import BACKUP_SUFFIX, destination, source_file
 from ding_env.porting.findings import ERROR, HAZARDS, NOTE, Item
 from ding_env.porting.fixes import apply_fixes
 from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes, renamed_plain_imports
+from ding_env.porting.kept_ding import kept_ding_items
 from ding_env.porting.packages import joined_init, own_dizoo_names, package_of
 from ding_env.porting.references import Place, absolute_module, relative_items, string_references
 from ding_env.porting.rewrite import Change, apply_edits, parse, read_source, split_lines, write_source
@@ -196,7 +197,9 @@ def _port_source(
     import_edits = [plan.edit for plan in plans if plan.edit is not None]
     new, changes = apply_edits(text, import_edits + code_edits + string_edits)
     result.renamed += [(relative, change) for change in changes]
-    hazards = scan_hazards(parse(new), new)  # renaming changes no line, so the lines are the original's
+    ported = parse(new)
+    result.items += kept_ding_items(relative, ported)  # renaming changes no line, so the lines are the original's
+    hazards = scan_hazards(ported, new)
     if fix:
         new, fix_changes, fixed = apply_fixes(new, hazards)
         result.fixed += [(relative, change) for change in fix_changes]

@@ -68,6 +68,52 @@ def test_training_utilities_stay_on_di_engine_and_env_layer_modules_move(tmp_pat
     assert done.returncode == 0 and "ding_env.env.base_env.BaseEnv" in done.stdout, done.stderr
 
 
+KEPT_DING = """import ding
+from ding.policy import DQNPolicy
+
+
+@ding.utils.ENV_REGISTRY.register("reg_toy")
+class Toy:
+    step = ding.envs.BaseEnvTimestep, ding.policy.DQNPolicy
+"""
+
+
+def test_env_layer_names_reached_through_a_kept_import_ding_are_reported_with_ding_envs_name(tmp_path):
+    (tmp_path / "reg.py").write_text(KEPT_DING)
+    code, report = port_json("reg.py", "--out", "port/reg.py", cwd=tmp_path)
+    assert code == 1
+    found = {(item["where"], item["severity"], item["what"].split(":")[0], item["fix"]) for item in report["items"]}
+    assert {item for item in found if item[1] != "note"} == {
+        (
+            "reg.py:5",
+            "error",
+            "ding.utils.ENV_REGISTRY.register",
+            "import ding_env and write ding_env.utils.ENV_REGISTRY",
+        ),
+        ("reg.py:7", "warning", "ding.envs.BaseEnvTimestep", "import ding_env and write ding_env.BaseEnvTimestep"),
+    }
+
+
+HOMES_MOVED = """from ding.envs.env.base_env import BaseEnv, get_env_cls, get_vec_env_setting
+WRAPPER = "ding.envs.env.ding_env_wrapper.DingEnvWrapper"
+"""
+
+
+def test_names_ding_env_keeps_in_another_module_are_imported_from_it_in_code_and_strings(tmp_path):
+    (tmp_path / "homes.py").write_text(HOMES_MOVED)
+    code, report = port_json("homes.py", "--out", "port/homes.py", cwd=tmp_path)
+    assert code == 0 and report["items"] == [], report["items"]
+    assert (tmp_path / "port" / "homes.py").read_text().splitlines() == [
+        "from ding_env.env.base_env import BaseEnv; from ding_env.registry import get_env_cls, get_vec_env_setting",
+        'WRAPPER = "ding_env.env.ding_env_wrapper.DingEnvWrapper"',
+    ]
+    check = "import homes, importlib; module, _, name = homes.WRAPPER.rpartition('.'); "
+    check += "print(getattr(importlib.import_module(module), name).__name__, homes.get_env_cls.__module__)"
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{tmp_path / 'port'}"}
+    done = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["DingEnvWrapper", "ding_env.registry"], done.stderr
+
+
 @pytest.mark.parametrize("package", ["classic_control/cartpole", "atari"])
 def test_di_engines_dizoo_trees_port_with_no_name_missing(package, tmp_path):
     result = port(di_engine_dizoo() / package, tmp_path / "port")
