@@ -66,10 +66,33 @@ def load_run_config(path: str | Path, overrides: list[str] | None = None) -> Eas
         key, sep, text = override.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set expects key.sub=value, got {override!r}")
+        _check_override_section(override, key.strip())
         set_by_path(cfg, key.strip(), _parse_value(text.strip()))
     if from_file:
         check_config_imports(cfg, path)
     return validate_run_config(cfg, str(path))
+
+
+# DI-engine's sections a file's values are folded from as it loads: where each of their keys lives in the run config.
+FOLDED_SECTIONS = {
+    "env_manager": "the manager's keys are env.manager's (--set env.manager.type=subprocess)",
+    "create_config": "its env type and import_names are env.type and env.import_names, its env_manager.type is "
+    "env.manager.type (--set env.manager.type=subprocess)",
+    "main_config": "its env section is env (--set env.collector_env_num=4)",
+}
+
+
+def _check_override_section(override: str, key: str) -> None:
+    """Refuse a ``--set`` of a section ``ding-env run`` does not read: it would change nothing.
+
+    Raises:
+        ConfigError: Naming the override and, for DI-engine's sections, the key to set instead.
+    """
+    section = key.split(".")[0]
+    if section in TOP_LEVEL_KEYS:
+        return
+    where = FOLDED_SECTIONS.get(section, f"ding-env run reads only {', '.join(TOP_LEVEL_KEYS)}")
+    raise ConfigError(f"--set {override!r} would change nothing: {section!r} is not read here; {where}")
 
 
 def named_env_config(name: str) -> EasyDict | None:

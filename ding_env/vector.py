@@ -151,8 +151,8 @@ class ManagerVectorEnv(VectorEnv):
             seed: None, an int (env ``i`` gets ``seed + i``) or one seed (or None) per env; with a
                 ``reset_mask``, only the envs reset are seeded.
             options: ``reset_mask``, a ``(num_envs,)`` bool array, resets only those envs; any other
-                keys are passed to those envs' ``reset`` (and kept for their later resets, as the
-                managers keep reset params).
+                keys are passed to those envs' ``reset`` (and kept for their auto-resets, as the
+                managers keep reset params, until the next ``reset``: without options, it clears them).
 
         Returns:
             The observations of every env and an empty info dict: the managers keep no reset infos, so
@@ -174,7 +174,8 @@ class ManagerVectorEnv(VectorEnv):
                 seed = [seed + env_id for env_id in range(self.num_envs)]
             if seed is not None:  # an env not reset keeps its seeding, as in SyncVectorEnv
                 seed = [value if reset_mask[env_id] else None for env_id, value in enumerate(seed)]
-        reset_param = None if reset_mask is None and not options else {env_id: options for env_id in env_ids}
+        # Every reset env gets this call's options, {} included: a reset without options clears the kept ones.
+        reset_param = {env_id: options for env_id in env_ids}
         obs = self._lockstep.reset(seed, reset_param)
         for env_id in env_ids:  # a reset env takes its next action at once
             self._autoreset[env_id] = False

@@ -110,6 +110,22 @@ def test_a_folder_given_as_the_config_is_named_a_folder(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
+        ("env_manager.type='base'", "'env_manager' is not read here; the manager's keys are env.manager's"),
+        ("create_config.env_manager.type='base'", "its env_manager.type is env.manager.type"),
+        ("policy.learn.lr=0.1", "'policy' is not read here; ding-env run reads only exp_name, seed, env"),
+    ],
+)
+def test_set_of_a_section_run_does_not_read_is_a_usage_error_naming_the_key_to_set(tmp_path, capsys, override, message):
+    path = tmp_path / "ok.py"
+    path.write_text("config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1))\n")
+    assert main(["run", str(path), "--set", override]) == 2
+    err = capsys.readouterr().err
+    assert f"--set {override!r} would change nothing" in err and message in err
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
         ("env=5", "the env section 'env' must be a dict of env keys, got int 5"),
         ("env.type=5", "env.type: expected the name of a registered env type, such as 'cartpole', got int 5"),
         ("env.type=[1]", "env.type: expected the name of a registered env type, such as 'cartpole', got list [1]"),

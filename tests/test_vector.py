@@ -275,6 +275,10 @@ def test_reset_options_reach_gymnasium_envs_as_in_sync_vector_env(manager_type):
         obs, _ = ours.reset(seed=4, options=options)
         np.testing.assert_array_equal(obs, reference.reset(seed=4, options=options)[0])
         assert np.abs(obs).max() <= 0.001
+        for cleared in ({}, None):  # the next reset's options are its own: CartPole's default start again
+            obs, _ = ours.reset(seed=4, options=cleared)
+            np.testing.assert_array_equal(obs, reference.reset(seed=4, options=cleared)[0])
+            assert np.abs(obs).max() > 0.001
     finally:
         ours.close()
         reference.close()

@@ -305,9 +305,16 @@ def _stack_uniform(values: list[Any]) -> np.ndarray | None:
 
 
 def _empty(actions: Any) -> bool:
-    """Whether ``actions`` hold no action: an empty list or array, or a stacked ``Dict`` of such."""
+    """Whether ``actions`` hold no action: an empty list or array, or a stacked ``Dict`` or ``Tuple`` of such."""
     if isinstance(actions, Mapping):
         return all(_empty(part) for part in actions.values())
+    # Stacked Tuple actions: one stacked part per sub-space (a tuple of plain values is one action per env).
+    if (
+        isinstance(actions, tuple)
+        and actions
+        and all(isinstance(part, (np.ndarray, Mapping, tuple)) for part in actions)
+    ):
+        return all(_empty(part) for part in actions)
     try:
         return len(actions) == 0
     except TypeError:  # a scalar

@@ -436,6 +436,24 @@ def test_an_empty_step_steps_no_env_and_returns_nothing(make_manager, hosted):
     assert batch.obs[:, 0].tolist() == [1, 1, 1]  # the first step each env took
 
 
+@pytest.mark.parametrize("env_cls", ["DictActionEnv", "TupleActionEnv"])
+def test_an_empty_step_takes_empty_stacked_dict_and_tuple_actions(make_manager, env_cls):
+    """A step of no env ids with the space's stacked form, every part of no rows (what a vector adapter sends)."""
+    from tests import envs
+
+    manager = make_manager([partial(getattr(envs, env_cls), {})] * 2)
+    manager.seed(0)
+    manager.launch()
+    empty = manager.action_space.sample()
+    empty = (
+        {key: np.zeros((0, *np.shape(value)), np.asarray(value).dtype) for key, value in empty.items()}
+        if isinstance(empty, dict)
+        else tuple(np.zeros((0, *np.shape(value)), np.asarray(value).dtype) for value in empty)
+    )
+    assert manager.step_batch([], empty).env_id.tolist() == []
+    assert manager.ready_obs_id == [0, 1]
+
+
 # Plain envs only: render and the other per-env calls reach a sub-env's batch env, not the sub-env.
 def test_di_engine_per_env_calls(make_manager):
     from tests.envs import FigureEnv
