@@ -116,10 +116,7 @@ def test_a_folder_given_as_the_config_is_named_a_folder(tmp_path, capsys):
     ],
 )
 def test_set_of_a_section_run_does_not_read_is_a_usage_error_naming_the_key_to_set(tmp_path, capsys, override, message):
-    path = tmp_path / "ok.py"
-    path.write_text("config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1))\n")
-    assert main(["run", str(path), "--set", override]) == 2
-    err = capsys.readouterr().err
+    err = run_refused(tmp_path, capsys, override)
     assert f"--set {override!r} would change nothing" in err and message in err
 
 
@@ -133,7 +130,12 @@ def test_set_of_a_section_run_does_not_read_is_a_usage_error_naming_the_key_to_s
     ],
 )
 def test_set_of_a_value_of_the_wrong_kind_is_a_usage_error_naming_the_file_and_key(tmp_path, capsys, override, message):
+    assert f"ding-env run: {tmp_path / 'ok.py'}: {message}" in run_refused(tmp_path, capsys, override)
+
+
+def run_refused(tmp_path, capsys, override: str) -> str:
+    """The usage error of `ding-env run` of a small valid config with ``--set override``."""
     path = tmp_path / "ok.py"
     path.write_text("config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1))\n")
     assert main(["run", str(path), "--set", override]) == 2
-    assert f"ding-env run: {path}: {message}" in capsys.readouterr().err
+    return capsys.readouterr().err
