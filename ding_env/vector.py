@@ -158,6 +158,10 @@ class ManagerVectorEnv(VectorEnv):
             The observations of every env and an empty info dict: the managers keep no reset infos, so
             the envs' are not returned (``SyncVectorEnv`` returns them).
         """
+        if isinstance(seed, (str, bytes)):  # a sequence, but not of seeds
+            raise TypeError(f"reset(seed=...): expected None, an int or one int (or None) per env, got {seed!r}"[:300])
+        if isinstance(seed, np.integer):
+            seed = int(seed)
         options = dict(options or {})
         reset_mask = options.pop("reset_mask", None)
         if reset_mask is None:

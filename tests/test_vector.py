@@ -217,6 +217,24 @@ def test_reset_mask_resets_only_those_envs(make_adapted):
         envs.reset(options={"reset_mask": np.array([1, 0])})
 
 
+def test_a_numpy_int_seed_with_a_reset_mask_seeds_as_an_int_does_and_a_str_seed_is_refused():
+    env_fns = [partial(gym.make, "CartPole-v1")] * 2
+    mask = {"reset_mask": np.array([True, False])}
+    ours, reference = ManagerVectorEnv(env_fns), SyncVectorEnv(env_fns)
+    try:
+        ours.reset(seed=0), reference.reset(seed=0)
+        np.testing.assert_array_equal(
+            ours.reset(seed=np.int64(7), options=mask)[0], reference.reset(seed=7, options=mask)[0]
+        )
+        with pytest.raises(
+            TypeError, match=r"reset\(seed=...\): expected None, an int or one int \(or None\) per env, got 'ab'"
+        ):
+            ours.reset(seed="ab")
+    finally:
+        ours.close()
+        reference.close()
+
+
 def test_close_closes_the_manager(make_adapted):
     envs = make_adapted(ManagerVectorEnv, [partial(CountingEnv, {})] * 2)
     envs.reset(seed=0)

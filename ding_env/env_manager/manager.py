@@ -19,6 +19,7 @@ A typical loop::
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -232,8 +233,13 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
             warnings.warn(f"{self._name}: closing after {exc_type.__name__} also failed: {close_error}", stacklevel=2)
 
     def __del__(self) -> None:
-        if not getattr(self, "_closed", True):
+        if getattr(self, "_closed", True):
+            return
+        try:
             self.close()
+        except Exception:  # at exit, modules torn down may fail an env's close after the workers were released
+            if not sys.is_finalizing():
+                raise
 
     # ---- dict API ------------------------------------------------------
 
@@ -364,25 +370,12 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
 
     # ---- checks --------------------------------------------------------
 
-    @property
-    def _name(self) -> str:
-        return f"{type(self).__name__}(env_num={self._env_num})"
-
     def _raise_interrupted(self) -> None:
         ids = sorted(self._interrupted)
         raise EnvStateError(
             f"{self._name}: envs {ids[:20]} were stepping when a step was interrupted (Ctrl-C) and their "
             f"results are lost: reset them to go on (reset(), or reset({{{ids[0]}: {{}}, ...}}))"
         )
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ClosedEnvError(f"{self._name} is closed")
-
-    def _check_running(self) -> None:
-        self._check_open()
-        if not self._launched:
-            raise EnvStateError(f"{self._name} is not launched; call launch() first")
 
     def _each(self, env_ids: list[int], ask: Callable[[Backend, list[int]], list | None]) -> list:
         """``Shares.each`` for ``EnvCalls``, once the manager runs."""

@@ -2,7 +2,7 @@
 
 Mixed into ``EnvManager``, whose ``__init__`` and ``launch`` set what it reads: ``_ledger``, ``_env_num``,
 ``_layout``, ``_cfg``, ``_env_fn``, ``_spaces`` (None until read or launched), ``_shares``, ``_closed``,
-``_launched``, and ``_check_open()``.
+and ``_launched``; the checks of those every call makes are here too.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager.backends.base import WorkerView
 from ding_env.env_manager.backends.hosted_env import spaces_of_fn
 from ding_env.env_manager.status import EnvStatus
+from ding_env.errors import ClosedEnvError, EnvStateError
 
 
 class ManagerState:
@@ -86,3 +87,18 @@ class ManagerState:
         if self._spaces is None:  # before launch: read from a throwaway env
             self._spaces = spaces_of_fn(self._env_fn[0])
         return self._spaces
+
+    # ---- checks --------------------------------------------------------
+
+    @property
+    def _name(self) -> str:
+        return f"{type(self).__name__}(env_num={self._env_num})"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedEnvError(f"{self._name} is closed")
+
+    def _check_running(self) -> None:
+        self._check_open()
+        if not self._launched:
+            raise EnvStateError(f"{self._name} is not launched; call launch() first")

@@ -130,6 +130,31 @@ def test_arrays_read_after_close_never_crash_the_process(manager_type, shared_me
     assert "Exception ignored" not in result.stderr
 
 
+def test_a_manager_left_open_at_exit_closes_quietly_when_its_envs_close_imports(manager_type):
+    # A rendering env's close imports (pygame's quit): at interpreter exit, with the modules torn down, that
+    # failed the manager's close in __del__ and printed a traceback after a run that went well.
+    script = textwrap.dedent(
+        f"""
+        from functools import partial
+        from ding_env import create_env_manager
+        from tests.envs import CountingEnv
+
+        class ImportsOnClose(CountingEnv):
+            def close(self):
+                import importlib
+                importlib.import_module("xml.dom.minidom")  # not imported before: needs sys.meta_path
+                super().close()
+
+        manager = create_env_manager(dict(type={manager_type!r}), [partial(ImportsOnClose, {{}})] * 2)
+        manager.launch()
+        print("left open")
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.split() == ["left", "open"], result.stderr[-2000:]
+    assert result.stderr == ""
+
+
 ACTIONS = {
     "discrete": ([1, np.int64(2), np.array(1), np.array([2]), np.int32(0)], ("ndarray", "int64", ())),
     "box": ([[0.5, -0.5], np.array([0.1, 0.2], np.float64), np.zeros(2, np.float32)], ("ndarray", "float32", (2,))),
