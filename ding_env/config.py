@@ -37,8 +37,18 @@ PIPELINE_KEYS = frozenset(
         "evaluator_manager",
         "is_train",
         "replay_path",
+        "exp_name",  # DI-engine's configs may name the run inside the env section too; it ignores it there
     }
 )
+# Env-section keys of DI-engine's pipelines that ding-env's have no use for: what each is, and what to do.
+DI_ENGINE_ONLY_KEYS = {
+    "collector_batch_size": "the batch size of DI-engine's env_pool pipelines (ding-env's env_pool type takes "
+    "batch_size in code: PoolEnvManager)",
+    "evaluator_batch_size": "the batch size of DI-engine's env_pool pipelines (ding-env's env_pool type takes "
+    "batch_size in code: PoolEnvManager)",
+    "collector_episode_num": "the episodes per collection of DI-engine's parallel pipelines",
+    "episode_num": "DI-engine's episodes per env; ding-env's managers take it as env.manager.episode_num",
+}
 
 
 def is_count(value: Any, low: int = 1) -> bool:

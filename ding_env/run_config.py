@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import inspect
 import math
 from collections.abc import Mapping
 from functools import partial
@@ -30,6 +31,7 @@ from typing import Any
 from easydict import EasyDict
 
 from ding_env.config import (
+    DI_ENGINE_ONLY_KEYS,
     PIPELINE_KEYS,
     check_config_imports,
     deep_merge_dicts,
@@ -193,7 +195,14 @@ def _check_env_keys(env: dict, env_cls: type, where: str) -> None:
     valid = set(default) | PIPELINE_KEYS
     for key in env:
         if key not in valid:
-            if "type" in env:
+            if key in DI_ENGINE_ONLY_KEYS:
+                raise ConfigError(
+                    f"{where} env section ({describe_env_section(env)}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}; "
+                    "ding-env run does not use it: remove it"
+                )
+            if is_own_env(env_cls):
+                tail = f". {env_cls.__qualname__} is ding-env's own env: it takes only these keys"
+            elif "type" in env:
                 tail = (
                     f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "
                     f"env reads {key!r}, declare it there with its default (DI-engine's envs may read keys they "
@@ -240,6 +249,16 @@ def describe_env_section(env: dict) -> str:
     except (ConfigError, RegistryError):  # a message about the section itself: say what it says
         own = None
     return f"type {env['type']!r}" + (f", env_id {given!r}" if given and given != own else "")
+
+
+def is_own_env(env_cls: type) -> bool:
+    """Whether ``env_cls`` is one of ding-env's built-in envs (its file under ding-env's own tree, not a port's)."""
+    try:
+        file = Path(inspect.getfile(env_cls)).resolve()
+    except (TypeError, OSError):
+        return False
+    root = Path(__file__).resolve().parents[1]  # ding_env's and its dizoo's folder
+    return any(file.is_relative_to(root / package) for package in ("ding_env", "dizoo"))
 
 
 def unused_sections(cfg: dict) -> list[str]:

@@ -1,6 +1,9 @@
 """Config-driven collector and evaluator envs, the collection loop, the evaluator and `ding-env run`."""
 
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +15,7 @@ from ding_env.evaluator import episode_quota, evaluate
 from ding_env.policies import RandomPolicy
 from ding_env.run_config import build_managers, load_run_config, unused_sections, validate_run_config
 from tests.conftest import balance_action
+from tests.porting.test_port import REPO
 
 CONFIGS = ["configs/cartpole.py", "configs/pendulum.py", "configs/card_game.py"]
 
@@ -209,9 +213,35 @@ def test_cli_runs_the_atari_and_mujoco_configs(path, module, steps, capsys):
     assert "SyncSubprocessEnvManager" in out and "eval episodes        1" in out
 
 
-def test_an_undeclared_env_key_says_where_to_declare_it():
-    with pytest.raises(ConfigError, match=r"unknown key 'max_step'.*CartPoleEnv\.config: if the env reads 'max_step'"):
+def test_an_unknown_key_of_a_built_in_env_is_refused_without_sending_the_user_into_ding_envs_code():
+    with pytest.raises(ConfigError, match=r"unknown key 'max_step'.*CartPoleEnv is ding-env's own env: it takes only"):
         load_run_config("configs/cartpole.py", ["env.max_step=300"])
+
+
+def test_an_undeclared_key_of_a_users_env_says_where_to_declare_it(tmp_path):
+    (tmp_path / "my_walls.py").write_text(
+        "from ding_env.utils import ENV_REGISTRY\n"
+        "from tests.envs import CountingEnv\n\n\n"
+        "@ENV_REGISTRY.register('my_walls')\n"
+        "class MyWalls(CountingEnv):\n"
+        "    config = dict(height=2)\n"
+    )
+    (tmp_path / "walls.py").write_text("config = dict(env=dict(type='my_walls', import_names=['my_walls'], width=3))\n")
+    # In a process of its own: the env type registered stays out of this one's registry.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    done = subprocess.run(
+        [sys.executable, "-m", "ding_env", "run", "walls.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert re.search(r"unknown key 'width'.*my_walls\.MyWalls\.config: if the env reads 'width'", done.stderr)
+
+
+def test_di_engines_env_section_keys_are_taken_or_refused_saying_what_they_are():
+    assert load_run_config("configs/cartpole.py", ["env.exp_name='pong_rainbow'"]).env.exp_name == "pong_rainbow"
+    with pytest.raises(ConfigError, match=r"key 'collector_batch_size' is the batch size of DI-engine's env_pool"):
+        load_run_config("configs/cartpole.py", ["env.collector_batch_size=8"])
+    with pytest.raises(ConfigError, match=r"key 'episode_num' .* take it as env\.manager\.episode_num"):
+        load_run_config("configs/cartpole.py", ["env.episode_num=8"])
 
 
 @pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
