@@ -68,14 +68,14 @@ KNOWN_ERRORS = (
     (r"Environment \w+ doesn't exist|not found in (gym|the registry)", "the id is not registered in this gym"),
 )
 NUMPY_DIR = Path(np.__file__).parent
-SKIPPED = re.compile(r"^(test_.*|.*_test|conftest|setup)$")
+SKIPPED = re.compile(r"^(test_.*|.*_test|conftest|setup|.*_main)$")  # *_main: DI-engine's training scripts
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def module_names(root: Path, folder: Path) -> tuple[list[str], list[Path]]:
     """The env modules under ``folder`` as importable from ``root``, and the config files.
 
-    Tests, ``setup.py`` and DI-engine's training entry points (``entry/``) are left out; config
+    Tests, ``setup.py`` and DI-engine's training scripts (``entry/``, ``*_main.py``) are left out; config
     modules (``config/`` or ``*_config.py``) are loaded as configs, not imported.
     """
     modules, configs = [], []

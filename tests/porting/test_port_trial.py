@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ding_env.porting.trial import module_names
 from tests.porting.test_port import BROKEN_PACKAGE, port_json
 
 # An env whose class declares its config: it reads `scale` from its class defaults, which the config leaves out.
@@ -115,3 +116,15 @@ def test_a_reset_tuple_taken_for_the_observation_fails_with_the_fix(tmp_path):
     base = report["trial"]["envs"][0]["base"]
     assert "'tuple' object has no attribute 'astype'" in base["error"]
     assert base["fix"].startswith("gym >= 0.26 and Gymnasium reset() returns (obs, info): unpack it")
+
+
+def test_the_trial_leaves_out_di_engines_training_scripts_and_tests(tmp_path):
+    package = tmp_path / "league"
+    for name in ("__init__.py", "game_env.py", "league_demo_ppo_main.py", "test_game_env.py", "entry/run.py"):
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text("")
+    (package / "config").mkdir()
+    (package / "config" / "game_config.py").write_text("")
+    modules, configs = module_names(tmp_path, package)
+    assert modules == ["league", "league.game_env"]  # not the training script (it imports tensorboardX, say)
+    assert configs == [package / "config" / "game_config.py"]
