@@ -176,6 +176,11 @@ class Registry:
         self._load_entry_points()
         return _place_of(self._places[name])
 
+    def is_builtin_class(self, obj: Any) -> bool:
+        """Whether ``obj`` is the class of one of ding-env's built-in types, by its module and name."""
+        self._load_entry_points()
+        return _path_of(obj) in self._builtin_paths.values()
+
     def names(self) -> list[str]:
         """All registered names, sorted."""
         self._load_entry_points()

@@ -44,7 +44,7 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import REMOTE_TYPES, manager_config
 from ding_env.errors import ConfigError, RegistryError
-from ding_env.registry import get_env_cls, get_vec_env_setting
+from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
 from ding_env.summary import describe_typed
 
 TOP_LEVEL_KEYS = ("exp_name", "seed", "env")
@@ -198,7 +198,7 @@ def _check_env_keys(env: dict, env_cls: type, where: str) -> None:
             if key in DI_ENGINE_ONLY_KEYS:
                 raise ConfigError(
                     f"{where} env section ({describe_env_section(env)}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}; "
-                    "ding-env run does not use it: remove it"
+                    "ding-env does not use it: remove it"
                 )
             if is_own_env(env_cls):
                 tail = f". {env_cls.__qualname__} is ding-env's own env: it takes only these keys"
@@ -252,13 +252,16 @@ def describe_env_section(env: dict) -> str:
 
 
 def is_own_env(env_cls: type) -> bool:
-    """Whether ``env_cls`` is one of ding-env's built-in envs (its file under ding-env's own tree, not a port's)."""
+    """Whether ``env_cls`` is one of ding-env's built-in envs: a built-in type's class, from ding-env's own tree.
+
+    Both: a port of DI-engine's dizoo defines classes of the same module and name, in its own folder.
+    """
     try:
         file = Path(inspect.getfile(env_cls)).resolve()
     except (TypeError, OSError):
         return False
-    root = Path(__file__).resolve().parents[1]  # ding_env's and its dizoo's folder
-    return any(file.is_relative_to(root / package) for package in ("ding_env", "dizoo"))
+    root = Path(__file__).resolve().parents[1]  # the folder of ding_env and its dizoo
+    return ENV_REGISTRY.is_builtin_class(env_cls) and file.is_relative_to(root)
 
 
 def unused_sections(cfg: dict) -> list[str]:

@@ -340,13 +340,15 @@ class BaseBatchEnv(abc.ABC):
         return ids
 
     def _check_action_rows(self, actions: Any, rows: int) -> None:
-        """Refuse stacked actions whose leaves (arrays or lists; dicts and tuples of them) do not have ``rows`` rows.
+        """Refuse stacked actions (arrays, tensors or lists; dicts and tuples of them) without ``rows`` rows each.
 
         Raises:
             ValueError: Naming the rows expected and what arrived.
         """
-        for leaf in leaves(actions):
-            if (isinstance(leaf, list) or (isinstance(leaf, np.ndarray) and leaf.ndim)) and len(leaf) == rows:
+        # A tuple is a Tuple space's stacked parts; for another space, one action per sub-env.
+        nested = isinstance(self.action_space, (gym.spaces.Dict, gym.spaces.Tuple))
+        for leaf in leaves(actions) if nested else [actions]:
+            if getattr(leaf, "ndim", 1) and hasattr(leaf, "__len__") and len(leaf) == rows:  # arrays, tensors, lists
                 continue
             got = f"an array of shape {leaf.shape}" if isinstance(leaf, np.ndarray) else describe_value(leaf)
             raise ValueError(

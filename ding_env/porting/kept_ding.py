@@ -16,12 +16,12 @@ from ding_env.porting.names import RENAMED, rename_module, resolve
 
 def kept_ding_items(path: str, tree: ast.Module) -> list[Item]:
     """One item per line of ``tree`` (the ported code) using an env-layer name through a kept ``import ding``."""
-    bound = {
-        alias.asname or alias.name
+    bound = {  # import ding, import ding as di, and import ding.policy (which binds ding too)
+        alias.asname or "ding"
         for node in ast.walk(tree)
         if isinstance(node, ast.Import)
         for alias in node.names
-        if alias.name == "ding"
+        if alias.name == "ding" or (alias.name.startswith("ding.") and alias.asname is None)
     }
     if not bound:
         return []

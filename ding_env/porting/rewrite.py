@@ -51,16 +51,20 @@ def encode(text: str) -> bytes:
 def read_source(data: bytes) -> tuple[str, str]:
     """A Python file's text, decoded as its coding declaration says, and that encoding (for :func:`write_source`).
 
-    A declaration naming no codec Python knows leaves the file to be read as UTF-8 (Python would not import it).
+    A file is read as UTF-8 (as it always round-trips) when its declaration names no codec Python knows, a
+    codec that cannot read it, or one that would not give back its bytes unchanged (cp932 spells some
+    characters two ways): every byte the port does not rewrite stays as it was.
     """
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
         codecs.lookup(encoding)
-    except (SyntaxError, LookupError):
-        encoding = "utf-8"
-    if encoding in ("utf-8", "utf-8-sig"):  # a BOM stays in the text, and goes back with it
-        return decode(data), "utf-8"
-    return data.decode(encoding, errors="surrogateescape"), encoding
+        if encoding not in ("utf-8", "utf-8-sig"):
+            text = data.decode(encoding, errors="surrogateescape")
+            if write_source(text, encoding) == data:
+                return text, encoding
+    except (SyntaxError, LookupError, UnicodeError):
+        pass
+    return decode(data), "utf-8"  # a BOM stays in the text, and goes back with it
 
 
 def write_source(text: str, encoding: str) -> bytes:

@@ -15,31 +15,28 @@ import importlib
 from ding_env.porting.findings import ERROR, NAMES, Item
 from ding_env.porting.names import MISSING, rename_module, resolve
 
-# Names every module has without binding them.
-MODULE_GLOBALS = {
-    "__file__",
-    "__name__",
-    "__doc__",
-    "__spec__",
-    "__loader__",
-    "__package__",
-    "__builtins__",
-    "__path__",
-}
+# Names code has without binding them: every module's, and a class body's and method's implicit ones.
+IMPLICIT_NAMES = {
+    "__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__builtins__", "__path__",
+    "__module__", "__qualname__", "__class__", "__annotations__", "__dict__",
+}  # fmt: skip
 
 
 def star_import_items(path: str, tree: ast.Module) -> list[Item]:
     """An error for each name ``tree`` uses that came from a renamed DI-engine star import and ding_env lacks.
 
-    Nothing is reported when a star import's module cannot be imported here (the names it brings are unknown).
+    Nothing is reported when another star import's names are unknown here (a relative one, or a module
+    that does not import).
     """
     stars = [
         node
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and any(alias.name == "*" for alias in node.names)
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
     ]
-    renamed = [node.module for node in stars if rename_module(node.module or "") is not None]
+    renamed = [node.module for node in stars if not node.level and rename_module(node.module or "") is not None]
     if not renamed:
+        return []
+    if any(node.level for node in stars):  # a relative star import: the names it brings are the port's own
         return []
     provided: set[str] = set()
     for node in stars:
@@ -79,7 +76,7 @@ def _free_names(tree: ast.Module) -> dict[str, int]:
     A name bound anywhere in the file counts as bound everywhere: a name this misses fails no less
     at run time, but one it reports is certainly unbound.
     """
-    bound = set(dir(builtins)) | MODULE_GLOBALS
+    bound = set(dir(builtins)) | IMPLICIT_NAMES
     loaded: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):

@@ -10,6 +10,7 @@ import pickle
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 
 from ding_env import BaseBatchEnv
 from ding_env.errors import ConfigError, EnvStateError
@@ -162,6 +163,8 @@ def test_actions_that_are_not_one_row_per_sub_env_are_refused_whatever_their_typ
     with pytest.raises(ValueError, match=r"expected 3 stacked actions \(one row per stepped sub-env\)"):
         batch.step(actions)
     assert batch.step([1, 0, 1]).obs.shape == (3, 4)  # a list of one action per sub-env is taken
+    assert batch.step((1, 0, 1)).obs.shape == (3, 4)  # a tuple too, for a space that is not a Tuple
+    assert batch.step(torch.zeros(3, dtype=torch.long)).obs.shape == (3, 4)  # and a tensor of 3 rows
 
 
 def test_a_step_of_no_sub_env_is_refused_as_such():

@@ -91,6 +91,34 @@ def test_names_a_renamed_star_import_no_longer_brings_are_errors_at_their_use(tm
     assert "from ding.utils import set_pkg_seed" in report["items"][0]["fix"]
 
 
+@pytest.mark.parametrize(
+    "declared, body",
+    [
+        ("cp932", b'x = "\x87\x90 \xfa\x5c"\n'),  # characters cp932 spells two ways: decoding would respell them
+        ("utf-16", b'x = "caf\xc3\xa9"\n'),  # a codec that cannot read the file it declares
+        ("rot13", b"x = 1\n"),  # a text transform, not a source encoding
+    ],
+)
+def test_a_file_its_declared_codec_would_not_give_back_byte_for_byte_keeps_every_other_byte(tmp_path, declared, body):
+    source = f"# -*- coding: {declared} -*-\n".encode() + b"from ding.envs import BaseEnv\n" + body
+    (tmp_path / "odd.py").write_bytes(source)
+    _, report = port_json("odd.py", "--out", "port/odd.py", cwd=tmp_path)
+    assert (tmp_path / "port" / "odd.py").read_bytes() == source.replace(b"ding.envs", b"ding_env")
+    assert report["renamed"], report
+
+
+def test_star_imports_with_a_relative_one_beside_and_implicit_names_report_nothing(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text("def helper_fn():\n    return 1\n")
+    (tmp_path / "pkg" / "uses.py").write_text(
+        "from ding.utils import *\nfrom .helpers import *\n\n\n"
+        "class A:\n    where = __module__\n\n    def kind(self):\n        return __class__, helper_fn()\n"
+    )
+    code, report = port_json("pkg", "--out", "port/pkg", cwd=tmp_path)
+    assert code == 0 and report["items"] == [], report["items"]
+
+
 def test_rename_imports_keeps_line_endings():
     source = "from ding.envs import BaseEnv\r\nimport ding.torch_utils as tu\rfrom dingo import x\n"
     assert (

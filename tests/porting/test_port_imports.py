@@ -68,7 +68,7 @@ def test_training_utilities_stay_on_di_engine_and_env_layer_modules_move(tmp_pat
     assert done.returncode == 0 and "ding_env.env.base_env.BaseEnv" in done.stdout, done.stderr
 
 
-KEPT_DING = """import ding
+KEPT_DING = """import ding.policy  # binds ding, as import ding does
 from ding.policy import DQNPolicy
 
 
