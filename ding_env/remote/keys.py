@@ -64,7 +64,10 @@ def _load(folder: str | Path, name: str, secret: bool) -> tuple[bytes, bytes | N
     try:
         return zmq.auth.load_certificate(str(path))
     except (ValueError, OSError) as error:
-        raise ConfigError(f"key file {str(path)!r} is not a ZeroMQ certificate: {error}") from error
+        raise ConfigError(
+            f"key file {str(path)!r} is not a ZeroMQ certificate: {error} (a server reads every *.key of its folder "
+            "as an admitted client's public key: move other files out)"
+        ) from error
 
 
 def secure_server(socket: zmq.Socket, context: zmq.Context, folder: str | Path) -> ThreadAuthenticator:
@@ -74,6 +77,10 @@ def secure_server(socket: zmq.Socket, context: zmq.Context, folder: str | Path) 
         The running authenticator; ``stop()`` it when the socket closes.
     """
     public, secret = _load(folder, SERVER, secret=True)
+    # The authenticator reads every *.key of the folder: one that is not a certificate makes it admit no
+    # client at all, with one log line. Refused here instead, naming the file.
+    for path in sorted(Path(folder).glob("*.key")):
+        _load(path.parent, path.name.removesuffix(".key"), secret=False)
     authenticator = ThreadAuthenticator(context)
     authenticator.start()
     authenticator.configure_curve(domain="*", location=str(folder))

@@ -73,6 +73,18 @@ def test_a_missing_key_file_is_named(tmp_path):
     assert main(["serve", CARTPOLE, "--keys", str(tmp_path), "--bind", "tcp://127.0.0.1:*"]) == 2
 
 
+def test_a_server_whose_keys_folder_holds_a_file_that_is_no_key_refuses_to_start_naming_it(keys, tmp_path, capsys):
+    folder = tmp_path / "keys"
+    folder.mkdir()
+    for path in keys.iterdir():
+        (folder / path.name).write_bytes(path.read_bytes())
+    (folder / "notes.key").write_text("")  # it would make the server admit no client at all
+    assert main(["serve", CARTPOLE, "--keys", str(folder), "--bind", "tcp://127.0.0.1:*"]) == 2
+    assert re.search(
+        r"key file '.*notes\.key' is not a ZeroMQ certificate.*move other files out", capsys.readouterr().err
+    )
+
+
 def test_keygen_refuses_a_folder_holding_keys_unless_forced(tmp_path, capsys):
     # It overwrote them silently, locking out every client that held the old keys.
     assert main(["keygen", str(tmp_path)]) == 0
