@@ -4,6 +4,7 @@ from ding_env import deep_merge_dicts
 from ding_env.cli import main
 from ding_env.config import load_config_file, merge_known_keys, set_by_path
 from ding_env.errors import ConfigError
+from ding_env.run_config import load_run_config
 
 
 def test_deep_merge_leaves_inputs_untouched():
@@ -139,3 +140,12 @@ def run_refused(tmp_path, capsys, override: str) -> str:
     path.write_text("config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1))\n")
     assert main(["run", str(path), "--set", override]) == 2
     return capsys.readouterr().err
+
+
+def test_an_evaluator_of_another_type_is_not_held_to_the_ray_collectors_host_counts():
+    ray = ["env.manager.type='ray'", "env.manager.envs_per_host=4"]  # 8 collector envs on 2 hosts
+    cfg = load_run_config("configs/cartpole.py", [*ray, "env.evaluator_manager.type='base'"])
+    assert cfg.env.manager.envs_per_host == 4 and cfg.env.evaluator_manager.type == "base"
+    # A Ray evaluator inherits them and is held to them: 5 envs do not split into hosts of 4.
+    with pytest.raises(ConfigError, match=r"env.manager \(for the evaluator\): env manager config 'envs_per_host'"):
+        load_run_config("configs/cartpole.py", ray)

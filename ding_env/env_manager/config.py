@@ -118,6 +118,7 @@ MANAGER_TYPES = (
     "async_ray",
 )
 REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
+RAY_TYPES = ("ray", "async_ray")  # the managers whose envs run on Ray hosts (`num_hosts`)
 # A ZeroMQ endpoint a client connects to: tcp://host:port (an IPv6 host in brackets), ipc://path, inproc://name.
 ENDPOINT = re.compile(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):\d+|(ipc|inproc)://\S+")
 PLACEMENT_STRATEGIES = ("SPREAD", "PACK", "STRICT_SPREAD", "STRICT_PACK")
@@ -229,10 +230,13 @@ def _check_ray_keys(cfg: EasyDict, env_num: int) -> None:
         _expect(cfg[key] is None or (_is_int(cfg[key]) and cfg[key] >= 1), key, "None or an int >= 1", cfg[key])
     if cfg.num_hosts is None:
         cfg.num_hosts = env_num // cfg.envs_per_host if cfg.envs_per_host else 1
-    _expect(cfg.num_hosts <= env_num, "num_hosts", f"at most env_num={env_num}", cfg.num_hosts)
+    # Counts against this manager's envs only for a Ray manager: an evaluator of another type that
+    # inherits the collector's keys (env.evaluator_manager over env.manager) has no hosts to count.
+    ray = cfg.type in RAY_TYPES
+    _expect(not ray or cfg.num_hosts <= env_num, "num_hosts", f"at most env_num={env_num}", cfg.num_hosts)
     per_host = cfg.envs_per_host
     _expect(
-        per_host is None or per_host * cfg.num_hosts == env_num,
+        not ray or per_host is None or per_host * cfg.num_hosts == env_num,
         "envs_per_host",
         f"env_num / num_hosts = {env_num} / {cfg.num_hosts} (or None)",
         per_host,

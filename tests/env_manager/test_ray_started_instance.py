@@ -38,3 +38,31 @@ def test_hosts_the_local_instance_can_never_hold_are_refused_at_once():
     assert (
         "2 hosts of {'CPU': 4096} need CPU 8192, and the local Ray instance started for them has CPU" in result.stdout
     )
+
+
+UNREACHABLE = """
+from ding_env import create_env_manager
+from ding_env.errors import ConfigError
+from tests.support import counting_fns
+
+cfg = {"type": "ray", "num_hosts": 1, "address": "127.0.0.1:1", "connect_timeout": 2.0}
+try:
+    create_env_manager(cfg, counting_fns(2)).launch()
+except ConfigError as error:
+    print(error)
+"""
+
+
+def test_a_ray_address_where_nothing_answers_is_refused_within_connect_timeout():
+    # Ray's own init waited for it without end (and Ctrl-C took many seconds to end the wait).
+    result = subprocess.run(
+        [sys.executable, "-c", UNREACHABLE],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "nothing answers at the Ray address '127.0.0.1:1'" in result.stdout
+    assert "start Ray's head there (`ray start --head`)" in result.stdout

@@ -10,6 +10,7 @@ it is now. ``RayHosts.close`` stops every actor, kills it and removes the placem
 from __future__ import annotations
 
 import random
+import socket
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -73,18 +74,45 @@ def import_ray(name: str) -> Any:
     return ray
 
 
-def join_cluster(ray: Any, address: str | None) -> bool:
-    """Connect this process to Ray unless it is; whether it uses an instance this process started."""
+def join_cluster(ray: Any, address: str | None, timeout: float = 60.0, name: str = "the Ray manager") -> bool:
+    """Connect this process to Ray unless it is; whether it uses an instance this process started.
+
+    Raises:
+        ConfigError: When nothing answers at ``address`` (``host:port``, or ``ray://host:port``) within
+            ``timeout``: Ray itself would wait for it without end.
+    """
     global _started_instance_users
     if ray.is_initialized():
         if _started_instance_users:
             _started_instance_users += 1
         return bool(_started_instance_users)
+    check_reachable(address, timeout, name)
     # No address: a local instance sized to this machine (or the one `ray start` began on it).
     with global_rngs_kept():
         ray.init(address=address, include_dashboard=False, configure_logging=False)
     _started_instance_users = 1
     return True
+
+
+def check_reachable(address: str | None, timeout: float, name: str) -> None:
+    """Refuse a ``host:port`` Ray address where nothing accepts a connection within ``timeout``.
+
+    Raises:
+        ConfigError: Naming the address and what the connection attempt said.
+    """
+    if address is None or address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # a form Ray reads its own way: left to it
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ConfigError(
+            f"{name}: nothing answers at the Ray address {address!r} ({error or type(error).__name__}, within "
+            f"{timeout:g} s, connect_timeout): start Ray's head there (`ray start --head`) or give its address "
+            "(address='auto' on a machine of the cluster)"
+        ) from error
 
 
 def leave_cluster(ray: Any) -> None:
@@ -125,7 +153,7 @@ class RayHosts:
         self.shares = consecutive_shares(list(range(len(env_fns))), settings.num_hosts)
         self.actors: list[Any] = []
         self.group: Any = None
-        self.uses_started_instance = join_cluster(ray, settings.address)
+        self.uses_started_instance = join_cluster(ray, settings.address, settings.remote.connect_timeout, name)
         self.closed = False
         try:
             self.group = self.place(settings)
