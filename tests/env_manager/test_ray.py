@@ -13,7 +13,7 @@ import pytest
 
 from ding_env import create_env_manager
 from ding_env.errors import ConfigError, EnvCrashedError
-from tests.envs import CountingEnv
+from tests.envs import CountingEnv, FaultEnv
 from tests.support import (
     arrays_of,
     assert_same,
@@ -137,6 +137,23 @@ def test_a_host_killed_mid_step_is_reported_naming_it_and_its_envs_and_its_envs_
         timesteps = manager.step({env_id: 0 for env_id in range(4)})
         assert sorted(timesteps) == [0, 1, 2, 3]
         assert all(not timestep.info.get("abnormal") for timestep in timesteps.values())
+
+
+def test_a_host_whose_env_hangs_in_its_own_process_is_restarted_by_the_next_reset():
+    # Envs stepped in the host actor's own process (host_workers=0): no timer interrupts the server's thread,
+    # and the actor stays alive, so Ray never restarted it: every later reset failed.
+    fns = [partial(FaultEnv, {"hang_every": 3})] * 2  # each env object's third step sleeps an hour
+    cfg = {"type": "ray", "num_hosts": 1, "step_timeout": 1.0, "heartbeat_timeout": 2.0, "connect_timeout": 30.0}
+    with create_env_manager(cfg, fns) as manager:
+        manager.seed(0)
+        manager.launch()
+        for _ in range(2):
+            manager.step({0: 0, 1: 0})
+        with pytest.raises(EnvCrashedError, match=r"Ray host 0 .* hosting envs \[0, 1\] was lost during step"):
+            manager.step({0: 0, 1: 0})
+        manager.reset()
+        timesteps = manager.step({0: 0, 1: 0})  # the restarted host's new envs: their first step
+        assert sorted(timesteps) == [0, 1] and all(timestep.obs[0] == 1 for timestep in timesteps.values())
 
 
 def test_close_after_a_host_died_unnoticed_returns_quietly():

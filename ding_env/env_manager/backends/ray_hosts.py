@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import socket
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -152,6 +153,7 @@ class RayHosts:
         self.name = name
         self.shares = consecutive_shares(list(range(len(env_fns))), settings.num_hosts)
         self.actors: list[Any] = []
+        self.pids: dict[int, int | None] = {}
         self.group: Any = None
         self.uses_started_instance = join_cluster(ray, settings.address, settings.remote.connect_timeout, name)
         self.closed = False
@@ -159,6 +161,8 @@ class RayHosts:
             self.group = self.place(settings)
             self.actors = self.start_actors(env_fns, settings)
             self.addresses = self.fetch_addresses(range(len(self.actors)), settings.remote.connect_timeout)
+            # Each host's process, to tell one that stopped answering from one Ray restarted (restart_if_stuck).
+            self.pids = dict(enumerate(ray.get([actor.pid.remote() for actor in self.actors])))
         except BaseException:
             self.close()
             raise
@@ -235,6 +239,33 @@ class RayHosts:
         except self.ray.exceptions.RayError as error:
             raise ConfigError(f"{self.name}: a Ray host failed to start: {error}") from error
 
+    def restart_if_stuck(self, host: int, timeout: float) -> bool:
+        """Kill ``host``'s actor, for Ray to restart it, when the process whose env server stopped answering still runs.
+
+        An env stuck in a call its host cannot interrupt (envs stepped in the actor's own process, where no
+        timer reaches the server's thread) keeps the actor alive, so Ray would never restart it. An actor Ray
+        restarted already (another process) or is restarting is left to Ray. Whether the actor was killed.
+        """
+        deadline = time.monotonic() + timeout
+        pid = known = self._pid(host, timeout)
+        if pid is None or pid != self.pids.get(host):
+            self.pids[host] = pid
+            return False
+        self.ray.kill(self.actors[host], no_restart=False)
+        # Ray kills asynchronously: until the restarted process answers, a call may still reach the old one.
+        while pid in (known, None) and time.monotonic() < deadline:
+            pid = self._pid(host, max(deadline - time.monotonic(), 0.0))
+        self.pids[host] = pid
+        return True
+
+    def _pid(self, host: int, timeout: float) -> int | None:
+        """The process id of ``host``'s actor, or None when it does not answer within ``timeout`` (dead, restarting)."""
+        ready, _ = self.ray.wait([self.actors[host].pid.remote()], timeout=timeout)
+        try:
+            return self.ray.get(ready[0]) if ready else None
+        except self.ray.exceptions.RayError:
+            return None
+
     def views(self, backends: Sequence[RayHostBackend]) -> list[HostView]:
         """What each host is, as the manager shows it."""
         return [
@@ -290,7 +321,8 @@ class RayHostBackend(RemoteBackend):
 
     @override
     def connect(self) -> None:
-        if self.lost is not None:  # the host died: Ray restarts it, with a server on a new port
+        if self.lost is not None:  # the host died (or hangs): Ray restarts it, with a server on a new port
+            self.hosts.restart_if_stuck(self.index, self.settings.connect_timeout)
             try:
                 (self.address,) = self.hosts.fetch_addresses([self.index], self.settings.connect_timeout)
             except ConfigError as error:
