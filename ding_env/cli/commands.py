@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -184,8 +186,16 @@ def serve(args: argparse.Namespace) -> int:
         served = f"{args.envs} envs" if env_ids == args.envs else f"{args.envs} batch envs ({env_ids} env ids)"
         print(f"ding-env serve: {served} of {args.target} at {server.address}", flush=True)
         print(f"ding-env serve: {where_envs_step(args.workers)}", flush=True)
-        print("ding-env serve: ready (Ctrl-C stops and closes every env)", flush=True)
-        server.serve()
+        print("ding-env serve: ready (Ctrl-C or SIGTERM stops and closes every env)", flush=True)
+        terminated = threading.Event()
+        # SIGTERM (systemd, kill, a job control's stop) ends the serve loop as Ctrl-C does: envs and workers closed.
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
+        try:
+            server.serve(terminated.is_set)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    if terminated.is_set():
+        print("ding-env serve: stopped by SIGTERM; every env closed", flush=True)
     return 0
 
 

@@ -63,7 +63,10 @@ def launched(connection, seed=0):
     return np.arange(connection.env_num, dtype=np.int64)
 
 
-def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
+@pytest.mark.parametrize(
+    ("stop", "code", "said"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 0, "stopped by SIGTERM")]
+)
+def test_serve_hosts_envs_until_ctrl_c_or_sigterm_then_closes_every_env_and_worker(stop, code, said):
     with serving(CARTPOLE, 2, "--workers", "2") as (address, server):
         assert address.startswith("tcp://127.0.0.1:")
         with ServerConnection(address) as connection:
@@ -76,10 +79,10 @@ def test_serve_hosts_envs_until_ctrl_c_then_closes_every_env_and_worker():
             assert workers  # the envs run in worker processes
             segments = mapped_segments({server.pid, *workers})
             assert segments  # their results travel through shared memory
-        server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=30) == 130
-        err = server.stderr.read()
-    assert "ding-env serve: interrupted" in err and "Traceback" not in err
+        server.send_signal(stop)
+        assert server.wait(timeout=30) == code
+        said_all = server.stderr.read() + server.stdout.read()
+    assert f"ding-env serve: {said}" in said_all and "Traceback" not in said_all and "leaked" not in said_all
     # multiprocessing's resource tracker, a child too, ends once it reads the server's exit.
     assert_ended(workers)
     assert not any(os.path.exists(segment) for segment in segments)
