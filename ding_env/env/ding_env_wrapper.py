@@ -415,7 +415,12 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         return env.render()
 
     def __repr__(self) -> str:
-        name = self._cfg.env_id or type(getattr(self._user_env, "unwrapped", self._user_env)).__name__
+        spec = getattr(self._user_env, "spec", None)  # a Gymnasium env made by id: named by it, as by a config
+        name = (
+            self._cfg.env_id
+            or getattr(spec, "id", None)
+            or type(getattr(self._user_env, "unwrapped", self._user_env)).__name__
+        )
         return f"DingEnvWrapper({name})"
 
     @property

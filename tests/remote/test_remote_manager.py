@@ -7,10 +7,11 @@ import time
 import warnings
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import create_env_manager
+from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
 from ding_env.errors import ConfigError, EnvCrashedError, EnvError
@@ -431,12 +432,16 @@ def test_a_server_hosting_another_env_than_the_managers_is_warned_about(manager_
         with create_env_manager({"type": manager_type, "servers": [address]}, pendulum) as manager:
             with pytest.warns(UserWarning, match=r"hosts DingEnvWrapper\(CartPole-v1\), and this manager's env_fn"):
                 manager.launch()
-        cartpole = env_fns_for(*resolve_target(CARTPOLE), 2)
-        with create_env_manager({"type": manager_type, "servers": [address]}, cartpole) as manager:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                manager.launch()
-        assert not [warning for warning in caught if "env_fn builds" in str(warning.message)]  # the same env
+        # The same env, by the config's id or as a Gymnasium env made by it.
+        for cartpole in (
+            env_fns_for(*resolve_target(CARTPOLE), 2),
+            [lambda: DingEnvWrapper(gym.make("CartPole-v1"))] * 2,
+        ):
+            with create_env_manager({"type": manager_type, "servers": [address]}, cartpole) as manager:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    manager.launch()
+            assert not [warning for warning in caught if "env_fn builds" in str(warning.message)]
 
 
 @pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
