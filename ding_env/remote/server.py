@@ -49,19 +49,19 @@ log = logging.getLogger(__name__)
 def is_endpoint(address: str) -> bool:
     """Whether ``address`` has the form of a ZeroMQ endpoint to bind.
 
-    That is ``tcp://HOST:PORT`` (``*`` for either; a port from 1 to 65535), or another transport's ``transport://address``
-    (``ipc://path``, ``inproc://name``).
+    That is ``tcp://HOST:PORT`` (``*`` for either; a port from 1 to 65535) or ``ipc://path``: a client of
+    another process reaches neither an ``inproc://`` endpoint nor other transports'.
     """
     if address.startswith("tcp://"):
         match = re.fullmatch(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):(\d+|\*)", address)
         # A port past 65535 would bind another port (ZeroMQ keeps its low 16 bits).
         return match is not None and (match.group(2) == "*" or 1 <= int(match.group(2)) <= 65535)
-    return re.fullmatch(r"[a-z]+://\S+", address) is not None
+    return re.fullmatch(r"ipc://\S+", address) is not None
 
 
 def is_loopback(address: str) -> bool:
-    """Whether ``address`` (a ZeroMQ endpoint) reaches this machine only: ``ipc://``, ``inproc://``, loopback tcp."""
-    if address.startswith(("ipc://", "inproc://")):
+    """Whether ``address`` (a ZeroMQ endpoint) reaches this machine only: ``ipc://``, loopback tcp."""
+    if address.startswith("ipc://"):
         return True
     match = re.fullmatch(r"tcp://\[?([^\]]+?)\]?:(\d+|\*)", address)
     if match is None:
@@ -105,7 +105,7 @@ class EnvServer:
         if not is_endpoint(bind):  # first: refusing it as reachable from other machines would mislead
             raise ConfigError(
                 f"cannot bind {bind!r}: not a ZeroMQ endpoint; expected tcp://HOST:PORT with a port from 1 to 65535 "
-                "(tcp://127.0.0.1:* for a free port), ipc://PATH or inproc://NAME"
+                "(tcp://127.0.0.1:* for a free port) or ipc://PATH"
             )
         if not allow_remote and keys is None and not is_loopback(bind):
             raise ConfigError(

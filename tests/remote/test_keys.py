@@ -111,7 +111,9 @@ def test_keygen_of_a_file_is_a_usage_error(tmp_path, capsys):
     assert afile.read_text() == "mine"
 
 
-@pytest.mark.parametrize("bind", ["garbage", "tcp://0.0.0.0", "tcp://127.0.0.1:99999", "tcp://127.0.0.1:0"])
+@pytest.mark.parametrize(
+    "bind", ["garbage", "tcp://0.0.0.0", "tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "inproc://envs"]
+)
 def test_serve_names_a_bind_that_is_no_zeromq_endpoint_before_asking_for_keys(capsys, bind):
     # It said "refusing to bind 'garbage': other machines could reach it ...", as if it were a valid address.
     assert main(["serve", CARTPOLE, "--bind", bind]) == 2

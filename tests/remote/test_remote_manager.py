@@ -124,6 +124,11 @@ def test_a_server_must_host_exactly_its_share_and_a_refused_launch_gives_it_back
             r"'servers': expected endpoints .* such as 'tcp://host:port'.*, got '127\.0\.0\.1:5555'",
         ),
         ({"type": "remote", "servers": ["tcp://127.0.0.1"]}, r"such as 'tcp://host:port'.*, got 'tcp://127\.0\.0\.1'"),
+        # As `ding-env serve --bind` refuses them: ports ZeroMQ would wrap or cannot use, and no other process's.
+        *[
+            ({"type": "remote", "servers": [server]}, rf"a port from 1 to 65535\) or 'ipc://path', got '{server}'")
+            for server in ("tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "inproc://envs")
+        ],
         (  # one server serves one client: a second share of the manager there would be refused as busy
             {"type": "remote", "servers": ["tcp://127.0.0.1:1", "tcp://127.0.0.1:1"]},
             r"'servers': expected each endpoint once",
