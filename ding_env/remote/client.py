@@ -11,6 +11,8 @@ own time limit; the error says what was waited for and what to check.
 
 from __future__ import annotations
 
+import re
+import socket
 import time
 from typing import Any
 
@@ -194,6 +196,9 @@ class ServerConnection:
                 f"no reply within {timeout} s, though the connection was accepted: check that a `ding-env serve` "
                 f"server listens there; {self._keys_hint()}"
             )
+        unresolved = _unresolved(self.address)
+        if unresolved is not None:
+            return f"{unresolved}: check the host name in the manager config's `servers`"
         if self._refused_since is not None:
             return (
                 f"nothing listens there (connection refused for {time.monotonic() - self._refused_since:.1f} s): "
@@ -247,3 +252,18 @@ class ServerConnection:
 
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
+
+
+def _unresolved(address: str) -> str | None:
+    """What name resolution says of a ``tcp://`` address's host when it does not resolve, else None.
+
+    ZeroMQ reports such an address as a connection refused.
+    """
+    match = re.fullmatch(r"tcp://\[?([^\]]+?)\]?:\d+", address)
+    if match is None:
+        return None
+    try:
+        socket.getaddrinfo(match.group(1), None)
+    except OSError as error:  # socket.gaierror: an unknown name, or no resolver reachable
+        return f"the host {match.group(1)!r} does not resolve ({error})"
+    return None

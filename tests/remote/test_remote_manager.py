@@ -140,6 +140,17 @@ def test_remote_settings_are_checked(cfg, message):
         create_env_manager(cfg, env_fns_for(*resolve_target(CARTPOLE), 2))
 
 
+def test_a_server_host_name_that_does_not_resolve_is_named_as_such():
+    # It said "nothing listens there (connection refused)", as for a port nothing listens on.
+    fns = env_fns_for(*resolve_target(CARTPOLE), 2)
+    manager = create_env_manager(
+        {"type": "remote", "servers": ["tcp://nosuchhost.invalid:5640"], "connect_timeout": 1.0}, fns
+    )
+    with pytest.raises(ServerLostError, match=r"the host 'nosuchhost\.invalid' does not resolve .*check the host name"):
+        manager.launch()
+    manager.close()
+
+
 # A frozen server (SIGSTOP) is noticed only at the heartbeat timeout; the async manager returns the other
 # servers' envs before that (its step_wait_timeout), so it meets the frozen one at a later step.
 @pytest.mark.parametrize(
