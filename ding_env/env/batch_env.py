@@ -46,6 +46,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 from easydict import EasyDict
+from gymnasium.vector.utils import create_empty_array
 
 from ding_env.config import check_config_dict, deep_merge_dicts
 from ding_env.env.batch_step import BatchStep, EnvIds, scalar_reward_space
@@ -180,6 +181,8 @@ class BaseBatchEnv(abc.ABC):
             ValueError: ``env_ids`` are not distinct sub-env ids.
         """
         ids = self._checked_ids(env_ids)
+        if ids is not None and not len(ids):  # env.reset(np.flatnonzero(step.done)) when none ended
+            return create_empty_array(self.observation_space, 0)
         obs = self._reset(ids)
         index = slice(None) if ids is None else ids
         self._returns[index] = 0.0
@@ -202,6 +205,11 @@ class BaseBatchEnv(abc.ABC):
                 given only some of its sub-envs.
         """
         ids = self._checked_ids(env_ids)
+        if ids is not None and not len(ids):  # no sub-env: a record of no rows
+            reward = self.reward_space
+            empty = np.zeros(0, dtype=bool)
+            obs = create_empty_array(self.observation_space, 0)
+            return BatchStep(obs, np.zeros((0, *reward.shape), reward.dtype), empty, empty.copy(), np.zeros(0), {})
         if ids is None:
             if np.count_nonzero(self._running) != self._num_envs:  # count_nonzero: a C call, .all() a Python one
                 self._refuse_step(np.flatnonzero(~self._running))
@@ -329,9 +337,7 @@ class BaseBatchEnv(abc.ABC):
             raise ValueError(f"{self!r}: env_ids must be a flat sequence of ints, got {describe_value(env_ids)}")
         ids = ids.astype(np.int64, copy=False)
         values = ids.tolist()  # checked as Python ints: fewer calls than numpy's min, max and unique for a batch
-        if not values:
-            raise ValueError(f"{self!r}: env_ids is empty; give the sub-envs to act on (None: every sub-env)")
-        if min(values) < 0 or max(values) >= self._num_envs or len(set(values)) != len(values):
+        if values and (min(values) < 0 or max(values) >= self._num_envs or len(set(values)) != len(values)):
             raise ValueError(
                 f"{self!r}: env_ids must be distinct sub-env ids in [0, {self._num_envs}), got {describe_value(ids)}"
             )

@@ -136,7 +136,6 @@ def test_step_before_reset_and_after_close_is_refused():
         ([-1], r"\[0, 3\)"),
         ([[0, 1]], "flat sequence"),
         (["a"], "flat sequence"),
-        ([], "env_ids is empty"),
     ],
 )
 def test_bad_env_ids_are_refused_naming_them(env_ids, message):
@@ -167,11 +166,14 @@ def test_actions_that_are_not_one_row_per_sub_env_are_refused_whatever_their_typ
     assert batch.step(torch.zeros(3, dtype=torch.long)).obs.shape == (3, 4)  # and a tensor of 3 rows
 
 
-def test_a_step_of_no_sub_env_is_refused_as_such():
+def test_a_reset_and_a_step_of_no_sub_env_do_nothing_and_return_no_rows():
     batch = CartPoleBatchEnv(dict(num_envs=3))
-    batch.reset()
-    with pytest.raises(ValueError, match=r"env_ids is empty; give the sub-envs to act on \(None: every sub-env\)"):
-        batch.step(np.zeros(0, np.int64), env_ids=[])
+    batch.seed(0)
+    obs = batch.reset()
+    assert batch.reset(np.flatnonzero(np.zeros(3, bool))).shape == (0, 4)  # no sub-env ended: nothing to reset
+    step = batch.step(np.zeros(0, np.int64), env_ids=[])
+    assert step.obs.shape == (0, 4) and step.reward.shape == (0, 1) and step.done.shape == (0,)
+    np.testing.assert_allclose(batch.step(np.zeros(3, np.int64)).obs[:, 0], obs[:, 0] + 0.02 * obs[:, 1], atol=1e-6)
 
 
 def test_an_unknown_config_key_is_refused_with_the_key_meant():
