@@ -187,16 +187,29 @@ def serve(args: argparse.Namespace) -> int:
         print(f"ding-env serve: {served} of {args.target} at {server.address}", flush=True)
         print(f"ding-env serve: {where_envs_step(args.workers)}", flush=True)
         print("ding-env serve: ready (Ctrl-C or SIGTERM stops and closes every env)", flush=True)
-        terminated = threading.Event()
-        # SIGTERM (systemd, kill, a job control's stop) ends the serve loop as Ctrl-C does: envs and workers closed.
-        previous = signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
+        # SIGTERM (systemd, kill) ends the server as Ctrl-C does, a step in progress too: envs and workers closed.
+        # Signal handlers belong to the main thread: a server run in another thread keeps the default.
+        main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
         try:
-            server.serve(terminated.is_set)
+            server.serve()
+        except Terminated:
+            print("ding-env serve: stopped by SIGTERM; every env closed", flush=True)
         finally:
-            signal.signal(signal.SIGTERM, previous)
-    if terminated.is_set():
-        print("ding-env serve: stopped by SIGTERM; every env closed", flush=True)
+            if main_thread:
+                signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: raised in the main thread wherever it runs, an env's step too.
+
+    A BaseException, as KeyboardInterrupt is: the server answers an env's exceptions and serves on.
+    """
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def port(args: argparse.Namespace) -> int:

@@ -415,7 +415,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         return env.render()
 
     def __repr__(self) -> str:
-        spec = getattr(self._user_env, "spec", None)  # a Gymnasium env made by id: named by it, as by a config
+        # A Gymnasium env made by id: named by it, as by a config (the base env's spec: a wrapper's copies it).
+        spec = getattr(getattr(self._user_env, "unwrapped", None), "spec", None)
         name = (
             self._cfg.env_id
             or getattr(spec, "id", None)

@@ -121,7 +121,9 @@ REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env 
 RAY_TYPES = ("ray", "async_ray")  # the managers whose envs run on Ray hosts (`num_hosts`)
 # A ZeroMQ endpoint a client connects to: tcp://host:port (an IPv6 host in brackets) or ipc://path. A port past
 # 65535 would reach another port (ZeroMQ keeps its low 16 bits); inproc:// reaches no server in another process.
-ENDPOINT = re.compile(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):0*([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])|ipc://\S+")
+ENDPOINT = re.compile(
+    r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):0*([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])|ipc://\S+"
+)
 PLACEMENT_STRATEGIES = ("SPREAD", "PACK", "STRICT_SPREAD", "STRICT_PACK")
 CONTEXTS = ("fork", "spawn", "forkserver")
 

@@ -80,7 +80,8 @@ def secure_server(socket: zmq.Socket, context: zmq.Context, folder: str | Path) 
     # The authenticator reads every *.key of the folder: one that is not a certificate makes it admit no
     # client at all, with one log line. Refused here instead, naming the file.
     for path in sorted(Path(folder).glob("*.key")):
-        _load(path.parent, path.name.removesuffix(".key"), secret=False)
+        if not path.name.startswith("."):  # hidden files, as pyzmq's own glob skips them (macOS's ._client.key)
+            _load(path.parent, path.name.removesuffix(".key"), secret=False)
     authenticator = ThreadAuthenticator(context)
     authenticator.start()
     authenticator.configure_curve(domain="*", location=str(folder))

@@ -139,18 +139,25 @@ def test_a_host_killed_mid_step_is_reported_naming_it_and_its_envs_and_its_envs_
         assert all(not timestep.info.get("abnormal") for timestep in timesteps.values())
 
 
-def test_a_host_whose_env_hangs_in_its_own_process_is_restarted_by_the_next_reset():
+@pytest.mark.parametrize("max_restarts", [-1, 0])
+def test_a_host_whose_env_hangs_in_its_own_process_is_restarted_by_the_next_reset(max_restarts):
     # Envs stepped in the host actor's own process (host_workers=0): no timer interrupts the server's thread,
     # and the actor stays alive, so Ray never restarted it: every later reset failed.
     fns = [partial(FaultEnv, {"hang_every": 3})] * 2  # each env object's third step sleeps an hour
     cfg = {"type": "ray", "num_hosts": 1, "step_timeout": 1.0, "heartbeat_timeout": 2.0, "connect_timeout": 30.0}
-    with create_env_manager(cfg, fns) as manager:
+    with create_env_manager({**cfg, "host_max_restarts": max_restarts}, fns) as manager:
         manager.seed(0)
         manager.launch()
         for _ in range(2):
             manager.step({0: 0, 1: 0})
         with pytest.raises(EnvCrashedError, match=r"Ray host 0 .* hosting envs \[0, 1\] was lost during step"):
             manager.step({0: 0, 1: 0})
+        if max_restarts == 0:  # no restart allowed: said at once, not a wait for a host that cannot come back
+            with pytest.raises(
+                EnvCrashedError, match=r"stopped answering .* host_max_restarts=0 lets Ray restart it no"
+            ):
+                manager.reset()
+            return
         manager.reset()
         timesteps = manager.step({0: 0, 1: 0})  # the restarted host's new envs: their first step
         assert sorted(timesteps) == [0, 1] and all(timestep.obs[0] == 1 for timestep in timesteps.values())

@@ -78,6 +78,7 @@ def test_a_server_whose_keys_folder_holds_a_file_that_is_no_key_refuses_to_start
     folder.mkdir()
     for path in keys.iterdir():
         (folder / path.name).write_bytes(path.read_bytes())
+    (folder / "._client.key").write_bytes(b"\x00\x05")  # a hidden file (macOS's metadata): skipped, as pyzmq skips it
     (folder / "notes.key").write_text("")  # it would make the server admit no client at all
     assert main(["serve", CARTPOLE, "--keys", str(folder), "--bind", "tcp://127.0.0.1:*"]) == 2
     assert re.search(

@@ -88,6 +88,20 @@ def test_serve_hosts_envs_until_ctrl_c_or_sigterm_then_closes_every_env_and_work
     assert not any(os.path.exists(segment) for segment in segments)
 
 
+def test_sigterm_stops_a_server_whose_env_is_stuck_in_a_reset(tmp_path):
+    # With the envs in the server's process, a call that never returns kept the serve loop from seeing SIGTERM.
+    config = tmp_path / "stuck.py"
+    config.write_text("config = dict(env=dict(hang_reset_at=1))\n")
+    with serving("tests.envs:FaultEnv", 1, "--config", str(config)) as (address, server):
+        with ServerConnection(address) as connection:
+            connection.request("launch", settings={})
+            with pytest.raises(ServerLostError, match="no reply within 1.0 s"):
+                connection.request("reset", 1.0, env_ids=[0])  # the env's first reset sleeps an hour
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        assert "ding-env serve: stopped by SIGTERM; every env closed" in server.stdout.read()
+
+
 @pytest.mark.parametrize(
     ("extra", "expected"),
     [

@@ -29,6 +29,7 @@ from ding_env.remote.errors import ServerLostCrash
 
 # Managers using the Ray instance this process started; the last to close shuts it down.
 _started_instance_users = 0
+RESTART_POLL = 0.05  # seconds between asking a killed host for its new process
 _RAY_RESOURCE_OPTIONS = {"CPU": "num_cpus", "GPU": "num_gpus", "memory": "memory"}
 
 
@@ -154,6 +155,7 @@ class RayHosts:
         self.shares = consecutive_shares(list(range(len(env_fns))), settings.num_hosts)
         self.actors: list[Any] = []
         self.pids: dict[int, int | None] = {}
+        self.max_restarts = settings.host_max_restarts
         self.group: Any = None
         self.uses_started_instance = join_cluster(ray, settings.address, settings.remote.connect_timeout, name)
         self.closed = False
@@ -251,9 +253,16 @@ class RayHosts:
         if pid is None or pid != self.pids.get(host):
             self.pids[host] = pid
             return False
+        if self.max_restarts == 0:
+            raise ConfigError(
+                f"{self.name}: Ray host {host}'s env server stopped answering while its process runs (an env stuck in "
+                "a call in the host's own process), and host_max_restarts=0 lets Ray restart it no more: close the "
+                "manager (host_workers >= 1 cuts a stuck step at step_timeout instead)"
+            )
         self.ray.kill(self.actors[host], no_restart=False)
         # Ray kills asynchronously: until the restarted process answers, a call may still reach the old one.
         while pid in (known, None) and time.monotonic() < deadline:
+            time.sleep(RESTART_POLL)  # a dead actor's call fails at once: not a busy loop
             pid = self._pid(host, max(deadline - time.monotonic(), 0.0))
         self.pids[host] = pid
         return True
@@ -322,8 +331,8 @@ class RayHostBackend(RemoteBackend):
     @override
     def connect(self) -> None:
         if self.lost is not None:  # the host died (or hangs): Ray restarts it, with a server on a new port
-            self.hosts.restart_if_stuck(self.index, self.settings.connect_timeout)
             try:
+                self.hosts.restart_if_stuck(self.index, self.settings.connect_timeout)
                 (self.address,) = self.hosts.fetch_addresses([self.index], self.settings.connect_timeout)
             except ConfigError as error:
                 raise self.lost_error(Op.RESET, f"it did not come back: {error}") from error
