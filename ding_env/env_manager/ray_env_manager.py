@@ -69,7 +69,9 @@ class RayEnvManager(EnvManager):
     def _release_hosts(self) -> None:
         hosts, self._hosts = self._hosts, None
         if hosts is not None:
-            hosts.close()
+            # A host found lost (dead, or stuck in an env's call) is killed without asking it to stop first.
+            backends = self._shares.backends if self._shares is not None else []
+            hosts.close(lost={backend.index for backend in backends if backend.lost is not None})
 
     @property
     def hosts(self) -> list:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import socket
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -282,16 +282,21 @@ class RayHosts:
             for backend in backends
         ]
 
-    def close(self) -> None:
-        """Stop every host (closing its envs and workers), kill its actor, remove the placement group; idempotent."""
+    def close(self, lost: Set[int] = frozenset()) -> None:
+        """Stop every host (closing its envs and workers), kill its actor, remove the placement group; idempotent.
+
+        Args:
+            lost: Hosts found lost: killed without a stop, which one stuck in an env's call would wait out.
+        """
         if self.closed:
             return
         self.closed = True
         ray = self.ray
         try:
             if self.actors:
-                stops = [actor.stop.remote() for actor in self.actors]
-                ray.wait(stops, num_returns=len(stops), timeout=STOP_TIMEOUT)
+                stops = [actor.stop.remote() for host, actor in enumerate(self.actors) if host not in lost]
+                if stops:
+                    ray.wait(stops, num_returns=len(stops), timeout=STOP_TIMEOUT)
                 for actor in self.actors:
                     ray.kill(actor, no_restart=True)
             if self.group is not None:
