@@ -41,11 +41,10 @@ PIPELINE_KEYS = frozenset(
     }
 )
 # Env-section keys of DI-engine's pipelines that ding-env's have no use for: what each is, and what to do.
+_ENV_POOL_BATCH = "the batch size of DI-engine's env_pool pipelines (ding-env's env_pool type takes batch_size in code"
 DI_ENGINE_ONLY_KEYS = {
-    "collector_batch_size": "the batch size of DI-engine's env_pool pipelines (ding-env's env_pool type takes "
-    "batch_size in code: PoolEnvManager)",
-    "evaluator_batch_size": "the batch size of DI-engine's env_pool pipelines (ding-env's env_pool type takes "
-    "batch_size in code: PoolEnvManager)",
+    "collector_batch_size": f"{_ENV_POOL_BATCH}: PoolEnvManager)",
+    "evaluator_batch_size": f"{_ENV_POOL_BATCH}: PoolEnvManager)",
     "collector_episode_num": "the episodes per collection of DI-engine's parallel pipelines",
     "episode_num": "DI-engine's episodes per env; ding-env's managers take it as env.manager.episode_num",
 }

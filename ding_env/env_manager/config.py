@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +16,7 @@ from easydict import EasyDict
 
 from ding_env.config import check_config_dict, merge_known_keys
 from ding_env.errors import ConfigError
+from ding_env.remote.endpoints import is_endpoint
 
 MANAGER_CONFIG: dict[str, Any] = dict(
     # Manager kind for create_env_manager: 'base', 'subprocess' or 'async_subprocess'; 'base_v2' and
@@ -119,11 +119,6 @@ MANAGER_TYPES = (
 )
 REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
 RAY_TYPES = ("ray", "async_ray")  # the managers whose envs run on Ray hosts (`num_hosts`)
-# A ZeroMQ endpoint a client connects to: tcp://host:port (an IPv6 host in brackets) or ipc://path. A port past
-# 65535 would reach another port (ZeroMQ keeps its low 16 bits); inproc:// reaches no server in another process.
-ENDPOINT = re.compile(
-    r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):0*([1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5])|ipc://\S+"
-)
 PLACEMENT_STRATEGIES = ("SPREAD", "PACK", "STRICT_SPREAD", "STRICT_PACK")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
@@ -202,7 +197,7 @@ def manager_config(user: dict | None, env_num: int, need_servers: bool = True) -
     )
     for server in servers or ():
         _expect(
-            ENDPOINT.fullmatch(server) is not None,
+            is_endpoint(server),
             "servers",
             "endpoints 'transport://address' such as 'tcp://host:port' (a port from 1 to 65535) or 'ipc://path'",
             server,

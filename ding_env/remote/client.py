@@ -11,7 +11,6 @@ own time limit; the error says what was waited for and what to check.
 
 from __future__ import annotations
 
-import re
 import socket
 import time
 from typing import Any
@@ -20,6 +19,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from ding_env.ops import Op
+from ding_env.remote.endpoints import tcp_host
 from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 from ding_env.remote.protocol import HELLO, new_client_id
@@ -259,11 +259,11 @@ def _unresolved(address: str) -> str | None:
 
     ZeroMQ reports such an address as a connection refused.
     """
-    match = re.fullmatch(r"tcp://\[?([^\]]+?)\]?:\d+", address)
-    if match is None:
+    host = tcp_host(address)
+    if host is None:
         return None
     try:
-        socket.getaddrinfo(match.group(1), None)
+        socket.getaddrinfo(host, None)
     except OSError as error:  # socket.gaierror: an unknown name, or no resolver reachable
-        return f"the host {match.group(1)!r} does not resolve ({error})"
+        return f"the host {host!r} does not resolve ({error})"
     return None

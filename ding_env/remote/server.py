@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +31,7 @@ import zmq
 
 from ding_env.errors import ConfigError
 from ding_env.ops import Op
+from ding_env.remote.endpoints import is_endpoint, tcp_host
 from ding_env.remote.errors import ServerError, WireError
 from ding_env.remote.messages import peek, read_request, reply_frames
 from ding_env.remote.protocol import HELLO
@@ -46,27 +46,13 @@ POLL_MS = 100  # how often the loop checks its stop condition while no request a
 log = logging.getLogger(__name__)
 
 
-def is_endpoint(address: str) -> bool:
-    """Whether ``address`` has the form of a ZeroMQ endpoint to bind.
-
-    That is ``tcp://HOST:PORT`` (``*`` for either; a port from 1 to 65535) or ``ipc://path``: a client of
-    another process reaches neither an ``inproc://`` endpoint nor other transports'.
-    """
-    if address.startswith("tcp://"):
-        match = re.fullmatch(r"tcp://(\[[^\]]+\]|[^\s:/\[\]]+):(\d+|\*)", address)
-        # A port past 65535 would bind another port (ZeroMQ keeps its low 16 bits).
-        return match is not None and (match.group(2) == "*" or 1 <= int(match.group(2)) <= 65535)
-    return re.fullmatch(r"ipc://\S+", address) is not None
-
-
 def is_loopback(address: str) -> bool:
     """Whether ``address`` (a ZeroMQ endpoint) reaches this machine only: ``ipc://``, loopback tcp."""
     if address.startswith("ipc://"):
         return True
-    match = re.fullmatch(r"tcp://\[?([^\]]+?)\]?:(\d+|\*)", address)
-    if match is None:
+    host = tcp_host(address)
+    if host is None:
         return False
-    host = match.group(1)
     if host == "localhost":
         return True
     try:
@@ -102,7 +88,7 @@ class EnvServer:
         lease_timeout: float = DEFAULT_LEASE_TIMEOUT,
         keys: str | None = None,
     ) -> None:
-        if not is_endpoint(bind):  # first: refusing it as reachable from other machines would mislead
+        if not is_endpoint(bind, bind=True):  # first: refusing it as reachable from other machines would mislead
             raise ConfigError(
                 f"cannot bind {bind!r}: not a ZeroMQ endpoint; expected tcp://HOST:PORT with a port from 1 to 65535 "
                 "(tcp://127.0.0.1:* for a free port) or ipc://PATH"

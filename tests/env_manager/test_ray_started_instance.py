@@ -26,14 +26,7 @@ except ConfigError as error:
 
 def test_hosts_the_local_instance_can_never_hold_are_refused_at_once():
     # It waited the whole connect_timeout (here 600 s) for a placement the instance it started cannot grow into.
-    result = subprocess.run(
-        [sys.executable, "-c", LAUNCH],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_script(LAUNCH, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert (
         "2 hosts of {'CPU': 4096} need CPU 8192, and the local Ray instance started for them has CPU" in result.stdout
@@ -55,14 +48,15 @@ except ConfigError as error:
 
 def test_a_ray_address_where_nothing_answers_is_refused_within_connect_timeout():
     # Ray's own init waited for it without end (and Ctrl-C took many seconds to end the wait).
-    result = subprocess.run(
-        [sys.executable, "-c", UNREACHABLE],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_script(UNREACHABLE, timeout=60)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "nothing answers at the Ray address '127.0.0.1:1'" in result.stdout
     assert "start Ray's head there (`ray start --head`)" in result.stdout
+
+
+def run_script(script: str, timeout: float) -> subprocess.CompletedProcess:
+    """``script`` in a Python process of its own, where no Ray instance runs yet."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout
+    )
