@@ -11,6 +11,7 @@ from ding_env.checker.report import ERROR, WARNING, Finding
 from ding_env.checker.rollout import (
     CheckContext,
     Episode,
+    flat_step,
     guard,
     raised,
     rollout,
@@ -96,7 +97,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     "self._next_episode_seed(), never from unseeded RNGs (np.random.default_rng(), time)",
                 )
             )
-        episodes = {b"".join(step.tobytes() for step in trajectory([episode])) for episode in repeated}
+        episodes = {b"".join(leaf.tobytes() for step in trajectory([episode]) for leaf in step) for episode in repeated}
         seed_matters = not same(trajectory(repeated), trajectory(other_seed))
         if ctx.episodes > 1 and len(episodes) == 1:
             dropped, closing = dropped_dynamic_seed(ctx, dynamic=True, check=name)
@@ -256,7 +257,7 @@ def check_subprocess(ctx: CheckContext) -> list[Finding]:
     from ding_env.env_manager import BaseEnvManager
     from ding_env.env_manager.subprocess_env_manager import SyncSubprocessEnvManager
 
-    def run(manager_cls: type) -> list[np.ndarray]:
+    def run(manager_cls: type) -> list[tuple[np.ndarray, ...]]:
         with manager_cls([ctx.make_env], {}) as manager:
             manager.seed(ctx.seed)
             manager.launch()
@@ -265,9 +266,7 @@ def check_subprocess(ctx: CheckContext) -> list[Finding]:
             trace = []
             for _ in range(min(ctx.max_steps, 200)):
                 timestep = manager.step({0: space.sample()})[0]
-                trace.append(
-                    np.concatenate([np.ravel(a).astype(np.float64) for a in leaves(timestep.obs)] + [timestep.reward])
-                )
+                trace.append(flat_step(timestep.obs, timestep.reward))
             return trace
 
     def body() -> list[Finding]:

@@ -178,22 +178,29 @@ def guard(check: str, what: str, body: Callable[[], list[Finding]], hint: str = 
         return [raised(check, what, error, hint)]
 
 
-def trajectory(episodes: list[Episode]) -> list[np.ndarray]:
-    """Episodes flattened to one float array per step (obs and reward), for comparisons."""
-    flat = []
+def trajectory(episodes: list[Episode]) -> list[tuple[np.ndarray, ...]]:
+    """Episodes as one tuple of flat arrays per step (the obs's leaves, then the reward), for comparisons.
+
+    The arrays are views of the episodes' own: an image env's trajectory costs no copy.
+    """
+    steps = []
     for episode in episodes:
-        flat += [np.concatenate([np.ravel(a) for a in leaves(episode.reset_obs)] or [np.zeros(0)])]
-        for timestep in episode.timesteps:
-            flat.append(
-                np.concatenate(
-                    [np.ravel(a).astype(np.float64) for a in leaves(timestep.obs)] + [np.ravel(timestep.reward)]
-                )
-            )
-    return flat
+        steps.append(flat_step(episode.reset_obs))
+        steps += [flat_step(timestep.obs, timestep.reward) for timestep in episode.timesteps]
+    return steps
 
 
-def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
-    """True when two flattened trajectories are identical (NaN equal to NaN)."""
-    return len(a) == len(b) and all(
-        x.shape == y.shape and np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b, strict=True)
-    )
+def flat_step(obs: Any, *reward: Any) -> tuple[np.ndarray, ...]:
+    """One step of a trajectory: the obs's leaves and the reward (if given), each as a flat view."""
+    return tuple(np.ravel(leaf) for leaf in (*leaves(obs), *reward))
+
+
+def same(a: list[tuple[np.ndarray, ...]], b: list[tuple[np.ndarray, ...]]) -> bool:
+    """True when two trajectories are identical, array by array (NaN equal to NaN)."""
+    return len(a) == len(b) and all(len(x) == len(y) and all(map(_same_array, x, y)) for x, y in zip(a, b, strict=True))
+
+
+def _same_array(x: np.ndarray, y: np.ndarray) -> bool:
+    """Equal shapes and values; NaN equals NaN where both hold floats (an integer array has no NaN to test)."""
+    floats = x.dtype.kind in "fc" and y.dtype.kind in "fc"
+    return x.shape == y.shape and np.array_equal(x, y, equal_nan=floats)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from typing import Any, ClassVar
 
@@ -364,3 +365,10 @@ class NanObsEnv(GoodEnv):
         if self._t == 3:
             obs[0] = np.nan
         return obs
+
+
+class WorkerDependentEnv(GoodEnv):
+    """Mirrors its observations when stepped in a worker process: state that differs between processes."""
+
+    def make_obs(self):
+        return -self._pos if multiprocessing.parent_process() is not None else self._pos.copy()

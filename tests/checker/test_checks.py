@@ -28,6 +28,7 @@ CAUGHT = [
     ("check_random_action", gallery.RandomActionNEnv, "error", "outside Discrete(n=2, start=0): [0, 1]"),
     ("check_static_seed", gallery.UnseededRngEnv, "error", "different"),
     ("check_dynamic_seed", gallery.UnseededRngEnv, "error", "diverged"),
+    ("check_subprocess", gallery.WorkerDependentEnv, "error", "differs between a worker process and this process"),
     ("check_global_rng", gallery.GlobalSeedEnv, "error", "global numpy"),
     ("check_global_rng", gallery.GlobalSeedInResetEnv, "error", "global numpy"),
     ("check_lazy_init", gallery.UnpicklableEnv, "error", "pickling"),
@@ -52,6 +53,11 @@ def test_check_catches_its_broken_env(check_name, env_cls, severity, text):
 @pytest.mark.parametrize("check_name", sorted(CHECK_BY_NAME))
 def test_good_env_passes_every_check(check_name):
     assert _run(check_name, gallery.GoodEnv) == []
+
+
+@pytest.mark.parametrize("check_name", ["check_static_seed", "check_dynamic_seed", "check_subprocess"])
+def test_a_nan_in_the_same_place_of_two_runs_is_not_a_difference(check_name):
+    assert _run(check_name, gallery.NanObsEnv) == []
 
 
 @pytest.mark.parametrize(
