@@ -18,7 +18,6 @@ A public name the wrapper lacks is the Gymnasium env's (``env.gravity``; see ``g
 from __future__ import annotations
 
 import copy
-import os
 import warnings
 from typing import Any, ClassVar
 
@@ -30,18 +29,16 @@ from ding_env.config import check_batch, check_caller, check_config_dict, check_
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.gym_attributes import GymAttributes
-from ding_env.env.gym_ids import latest_version, register_env_id
+from ding_env.env.make_by_env_id import make_by_env_id
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
 from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
 from ding_env.env_wrappers.dtypes import convention_space
 from ding_env.env_wrappers.env_wrappers import apply_wrappers
-from ding_env.env_wrappers.family import MUJOCO, family_of_env, family_of_env_id
+from ding_env.env_wrappers.family import family_of_env
 from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
-from ding_env.env_wrappers.mujoco_warnings import route_mujoco_warnings
 from ding_env.env_wrappers.multi_agent import is_pettingzoo_env
 from ding_env.env_wrappers.presets import (
-    atari_make_kwargs,
     atari_step_limit,
     uses_atari_preset,
     warn_unused_atari_keys,
@@ -49,9 +46,8 @@ from ding_env.env_wrappers.presets import (
 )
 from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
 from ding_env.env_wrappers.time_limit import TimeLimitWrapper
-from ding_env.env_wrappers.wrapper_config import check_wrapper_config
+from ding_env.env_wrappers.wrapper_config import WRAPPER_CONFIG, check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
-from ding_env.extras import FAMILY_EXTRAS, needs_extra
 from ding_env.summary import describe_typed
 
 
@@ -62,7 +58,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         env: A Gymnasium env instance, or a legacy gym-API env instance. When
             None, ``cfg.env_id`` is created with ``gymnasium.make`` on the
             first reset (lazy init).
-        cfg: Settings; see ``DingEnvWrapper.config``.
+        cfg: Settings; ``DingEnvWrapper.config`` holds their defaults (``wrapper_config.WRAPPER_CONFIG`` says
+            what each key does).
         seed_api: False for an env that cannot be seeded (DI-engine's argument): its resets get no
             seed, so its episodes do not follow from ``seed()``.
         caller: ``'collector'`` or ``'evaluator'`` (DI-engine's argument): picks the training or the
@@ -81,44 +78,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
     # _step_fields converts a Discrete action given as a Python int to the same numpy scalar as a 0-d array:
     # env hosts hand such envs their stacked actions' tolist() (hosted_env.takes_int_actions).
     _steps_int_actions: ClassVar[bool] = True
-    config: ClassVar[dict] = dict(
-        # Gymnasium id passed to gymnasium.make when no env instance is given.
-        env_id=None,
-        # Extra kwargs for gymnasium.make (e.g. render_mode, max_episode_steps).
-        make_kwargs={},
-        # 'default': the env family's standard preprocessing; or a list of
-        # wrapper specs (callables, registered names, dict(name=, kwargs=)).
-        env_wrapper="default",
-        # Box actions are given in [-1, 1] (and action_space says so) and mapped
-        # linearly to the env's bounds.
-        act_scale=False,
-        # Box actions outside [-1, 1] (with act_scale) or the bounds are clipped into them (DI-engine's MuJoCo
-        # action_clip); the managers reject such actions before any env sees them.
-        action_clip=False,
-        # Clip the reward seen by the learner to [-1, 1]; the
-        # eval_episode_return still sums the raw rewards.
-        rew_clip=False,
-        # Atari preset ('default' on an ALE env, or 'atari_default'):
-        # frames stacked into one observation,
-        frame_stack=4,
-        # at most this many no-ops on reset,
-        noop_max=30,
-        # actions repeated (and the last two frames max-pooled) this many times,
-        frame_skip=4,
-        # frames resized to screen_size x screen_size grayscale,
-        screen_size=84,
-        # uint8 frames (False) or float32 in [0, 1] (True),
-        scale_obs=False,
-        # and sticky actions with this probability (None: the env id's own, 0.25 for ALE/...-v5 ids,
-        # 0 for the legacy ...NoFrameskip-v4 ones).
-        repeat_action_probability=None,
-        # Sub-envs per batch env: the config then describes a batch env (DingEnvWrapper.batch_env builds it,
-        # get_vec_env_setting does so for an env section); None: one env.
-        batch=None,
-        # What steps a batch env: 'gym_vector' (a Gymnasium vector env of env_id) or 'envpool' (env_id an
-        # EnvPool task id, such as 'Pong-v5').
-        batch_source="gym_vector",
-    )
+    config: ClassVar[dict] = dict(WRAPPER_CONFIG)  # the keys and what each does: see WRAPPER_CONFIG
 
     def __init__(
         self,
@@ -240,32 +200,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         return env if agent_step_limit is None else TimeLimitWrapper(env, agent_step_limit)
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
-        env_id = self._cfg.env_id
-        register_env_id(env_id)
-        family = family_of_env_id(env_id)
-        kwargs = atari_make_kwargs(self._cfg, family, repr(self))  # the preset skips frames itself
-        if self._replay_path is not None:
-            kwargs["render_mode"] = "rgb_array"
-            if family == MUJOCO:
-                os.environ.setdefault("MUJOCO_GL", "egl")
-        if family == MUJOCO:
-            route_mujoco_warnings()
-        try:
-            return gym.make(env_id, **kwargs), family
-        except ImportError as error:  # Gymnasium's MuJoCo v2/v3 ids: moved to gymnasium-robotics (mujoco-py)
-            latest = latest_version(env_id)
-            if latest is None or "gymnasium-robotics" not in str(error):  # another module missing: its own error
-                raise
-            raise ConfigError(
-                f"{self!r}: Gymnasium registers env_id {env_id!r} but no longer makes it ({error}); "
-                f"its current version is {latest!r}: set env_id to it"
-            ) from error
-        except gym.error.DependencyNotInstalled as error:
-            if family not in FAMILY_EXTRAS:
-                raise
-            # Gymnasium's own advice (`pip install swig` for Box2D) is not what the extra installs.
-            missing = getattr(error.__cause__, "name", None) or "its simulator"
-            raise gym.error.DependencyNotInstalled(needs_extra(repr(env_id), family, f"no module {missing}")) from error
+        # A hook: a subclass may prepare its id's package first (dizoo's MiniGrid env does).
+        return make_by_env_id(self._cfg, self._replay_path is not None, repr(self))
 
     @classmethod
     def batch_env(cls, cfg: dict) -> BaseBatchEnv:

@@ -1,4 +1,4 @@
-"""Checks of ``DingEnvWrapper``'s own config keys, run when the wrapper is built (not at its first reset)."""
+"""``DingEnvWrapper``'s own config keys: their defaults, and the checks run when a wrapper is built."""
 
 from __future__ import annotations
 
@@ -7,6 +7,46 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ding_env.errors import ConfigError
+
+# DingEnvWrapper.config: each key's default, and what it does.
+WRAPPER_CONFIG: dict[str, Any] = dict(
+    # Gymnasium id passed to gymnasium.make when no env instance is given.
+    env_id=None,
+    # Extra kwargs for gymnasium.make (e.g. render_mode, max_episode_steps).
+    make_kwargs={},
+    # 'default': the env family's standard preprocessing; or a list of
+    # wrapper specs (callables, registered names, dict(name=, kwargs=)).
+    env_wrapper="default",
+    # Box actions are given in [-1, 1] (and action_space says so) and mapped
+    # linearly to the env's bounds.
+    act_scale=False,
+    # Box actions outside [-1, 1] (with act_scale) or the bounds are clipped into them (DI-engine's MuJoCo
+    # action_clip); the managers reject such actions before any env sees them.
+    action_clip=False,
+    # Clip the reward seen by the learner to [-1, 1]; the
+    # eval_episode_return still sums the raw rewards.
+    rew_clip=False,
+    # Atari preset ('default' on an ALE env, or 'atari_default'):
+    # frames stacked into one observation,
+    frame_stack=4,
+    # at most this many no-ops on reset,
+    noop_max=30,
+    # actions repeated (and the last two frames max-pooled) this many times,
+    frame_skip=4,
+    # frames resized to screen_size x screen_size grayscale,
+    screen_size=84,
+    # uint8 frames (False) or float32 in [0, 1] (True),
+    scale_obs=False,
+    # and sticky actions with this probability (None: the env id's own, 0.25 for ALE/...-v5 ids,
+    # 0 for the legacy ...NoFrameskip-v4 ones).
+    repeat_action_probability=None,
+    # Sub-envs per batch env: the config then describes a batch env (DingEnvWrapper.batch_env builds it,
+    # get_vec_env_setting does so for an env section); None: one env.
+    batch=None,
+    # What steps a batch env: 'gym_vector' (a Gymnasium vector env of env_id) or 'envpool' (env_id an
+    # EnvPool task id, such as 'Pong-v5').
+    batch_source="gym_vector",
+)
 
 
 def _is_bool(value: Any) -> bool:

@@ -21,17 +21,18 @@ from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
+from ding_env.env_manager.backends.env_calls import EnvCalls
 from ding_env.env_manager.backends.hosted_env import build_env, env_spaces, stepper_of, takes_int_actions
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
-from ding_env.env_manager.status import abnormal_info, read_attribute
+from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import DingEnvError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 
 _NO_POSITIONS = np.zeros(0, dtype=np.int64)  # the positions of plain envs in a step of batch envs only
 
 
-class EnvHost:
+class EnvHost(EnvCalls):
     """Creates, seeds, resets and steps a set of envs in this process.
 
     Args:
@@ -378,51 +379,6 @@ class EnvHost:
             old.close()
         except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
             warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
-
-    def call(self, env_ids: list[int], name: str, args: tuple, kwargs: dict) -> list:
-        """Call method ``name`` of each env; one result per env (an env's exception raises ``EnvError``).
-
-        A batch env's method runs once per call, whatever the number of its ids asked: each of them gets
-        its result (a method that saves, renders or counts acts once), as ``set_attr`` sets its attribute
-        once. ``random_action`` without arguments is drawn per sub-env.
-        """
-        results = []
-        batch_of = {} if self.batch is None else self.batch.batch_of
-        answered: dict[int, Any] = {}  # a batch env's result in this call, by its first id
-        for env_id in env_ids:
-            batch = batch_of.get(env_id)
-            try:
-                if batch is not None and name == "random_action" and not (args or kwargs):
-                    results.append(self.batch.random_action(env_id))  # one sub-env's action, not the batch env's
-                    continue
-                if batch is not None and batch.first in answered:
-                    results.append(answered[batch.first])
-                    continue
-                result = getattr(self.envs[env_id], name)(*args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError.of(error, env_id, Op.CALL, name) from error
-            if batch is not None:
-                answered[batch.first] = result
-            results.append(result)
-        return results
-
-    def get_attr(self, env_ids: list[int], name: str) -> list:
-        """Attribute ``name`` of each env, as ``status.read_attribute`` gives it."""
-        return [read_attribute(self.envs[env_id], name) for env_id in env_ids]
-
-    def set_attr(self, env_ids: list[int], name: str, values: list) -> None:
-        """Set attribute ``name`` of each env to its value (an env's exception raises ``EnvError``)."""
-        for env_id, value in zip(env_ids, values, strict=True):
-            env = self.envs[env_id]
-            # An env that wraps another (a Gymnasium env in ManagerVectorEnv) says where the attribute lives.
-            setter = getattr(type(env), "set_wrapper_attr", None)
-            try:
-                if setter is None:
-                    setattr(env, name, value)
-                else:
-                    setter(env, name, value)
-            except Exception as error:  # noqa: BLE001 - re-raised with the env it came from
-                raise EnvError.of(error, env_id, Op.SET_ATTR, name) from error
 
     def check_obs(self, env_id: int, obs: Any, field: str) -> None:
         """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
