@@ -11,7 +11,7 @@ from ding_env.collector import check_progress, policy_actions
 from ding_env.config import is_count
 from ding_env.env.spaces import ARRAY_SPACES
 from ding_env.env_manager import BaseEnvManager
-from ding_env.errors import EpisodeStepLimitError
+from ding_env.errors import EnvDataError, EpisodeStepLimitError
 
 # Steps an evaluation episode may take before evaluate() gives up on it: far past any built-in env's time
 # limit (Atari's 108,000 frames are 27,000 steps), yet an env that never ends an episode fails in seconds.
@@ -121,6 +121,12 @@ def evaluate(
                 if info.get("abnormal"):  # a failed step's episode has no return: another one takes its place
                     abnormal += 1
                     continue
+                if "eval_episode_return" not in info:  # the one number evaluate() reads: a KeyError named nothing
+                    raise EnvDataError(
+                        f"evaluate(): env {env_id} of {type(manager).__name__} ended an episode without "
+                        "info['eval_episode_return'] (the episode's return, which the evaluation averages): put the "
+                        "sum of the episode's rewards in the done step's info (`ding-env check` finds the step)"
+                    )
                 remaining[env_id] -= 1
                 returns.append(float(info["eval_episode_return"]))
                 if on_episode is not None:

@@ -134,6 +134,9 @@ def run_job(
         with recording():
             evaluator.launch()
         policy = RandomPolicy(collector.action_space, cfg.seed) if own_policy is None else own_policy
+        # The random policy's per-env action streams go on from where collection left them, and how far each env's
+        # went depends on the steps asked for and, in an async manager, on timing: the evaluation starts its own.
+        eval_policy = RandomPolicy(evaluator.action_space, cfg.seed) if own_policy is None else own_policy
         returns: list[float] = []
         truncated = 0
         done_steps = 0
@@ -163,7 +166,7 @@ def run_job(
         with progress_bar(n_episode, progress, "eval   ", "ep") as bar, recording(), _bound_note():
             result = evaluate(
                 evaluator,
-                policy,
+                eval_policy,
                 n_episode,
                 cfg.env.stop_value,
                 seed=cfg.seed,

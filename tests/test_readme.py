@@ -82,6 +82,20 @@ def _table_after(page: Path, heading: str) -> list[list[str]]:
     return rows[2:]  # without the header and its rule
 
 
+def test_the_run_output_the_cli_page_shows_is_what_the_command_prints():
+    # The run is seeded: every line but the throughput is the same on every machine. Off a terminal, stderr has
+    # the two lines of what the run will do (no progress bars), stdout the summary.
+    text_blocks = re.findall(r"^```text\n(\$ ding-env run .*?)^```$", (DOCS / "cli.md").read_text(), re.S | re.M)
+    command, *shown = text_blocks[0].splitlines()
+    printed = subprocess.run(
+        [sys.executable, "-m", "ding_env", *command.split()[2:]], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    lines = [
+        line for line in (printed.stderr + printed.stdout).splitlines() if not line.startswith("collect throughput")
+    ]
+    assert lines == [line for line in shown if not line.startswith("collect throughput")]
+
+
 def test_the_porting_table_is_the_one_the_code_uses():
     from ding_env.porting import IMPORT_RENAMES
 

@@ -16,7 +16,7 @@ from ding_env import BaseEnv, create_env_manager
 from ding_env.cli import main
 from ding_env.collector import collect
 from ding_env.env.timestep import termination, transition
-from ding_env.errors import EpisodeStepLimitError
+from ding_env.errors import EnvDataError, EpisodeStepLimitError
 from ding_env.evaluator import evaluate
 from ding_env.policies import RandomPolicy
 from ding_env.run import run_job
@@ -86,6 +86,25 @@ def test_an_episode_that_ends_at_the_bound_counts_and_progress_sees_every_step(m
         )
         assert sorted(result.returns) == [5.0, 5.0, 20.0, 20.0]
         assert seen == sorted(seen) and seen[-1] == result.steps == 50
+
+
+class NoReturnEnv(EndlessEnv):
+    """Ends its episodes without info['eval_episode_return']."""
+
+    def step(self, action: Any) -> Any:
+        timestep = super().step(action)
+        timestep.info.pop("eval_episode_return", None)
+        return timestep
+
+
+@pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
+def test_evaluate_names_the_env_whose_episode_ended_without_its_return(manager_type):
+    # It was a bare KeyError: 'eval_episode_return', naming neither the env nor what to return.
+    fns = [partial(EndlessEnv, dict(length=3)), partial(NoReturnEnv, dict(length=3))]
+    with create_env_manager(manager_cfg(manager_type), fns) as manager:
+        manager.launch()
+        with pytest.raises(EnvDataError, match=r"env 1 .* without info\['eval_episode_return'\]"):
+            evaluate(manager, RandomPolicy(manager.action_space, 0), 4, seed=0)
 
 
 @pytest.mark.parametrize("bound", [0, 2.5])
@@ -306,6 +325,17 @@ def test_run_job_takes_numpy_integer_counts():
     cfg = load_run_config(str(REPO / "configs" / "cartpole.py"))
     summary = run_job(cfg, steps=np.int64(10), eval_episodes=np.int64(1), manager_type="base")
     assert summary.collect_steps == 10
+
+
+@pytest.mark.parametrize("manager_type", ["base", "async_subprocess"])
+def test_the_evaluation_of_the_random_policy_does_not_depend_on_the_collection_before_it(manager_type):
+    # The evaluator's envs drew their actions from the streams collection had advanced: how far depended on the
+    # steps collected and, in an async manager, on which envs happened to be ready.
+    cfg = load_run_config(str(REPO / "configs" / "cartpole.py"))
+    evaluations = [
+        run_job(cfg, steps=steps, eval_episodes=4, manager_type=manager_type).evaluation.returns for steps in (10, 37)
+    ]
+    assert evaluations[0] == evaluations[1]
 
 
 SMALL_CONFIG = "config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1, {}))\n"

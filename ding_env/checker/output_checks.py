@@ -191,7 +191,11 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                         number = isinstance(episode_return, (int, np.integer, np.floating)) and not isinstance(
                             episode_return, (bool, np.bool_)
                         )
-                        got = type_name(episode_return)
+                        got = (
+                            "none (the key is missing)"
+                            if "eval_episode_return" not in timestep.info
+                            else type_name(episode_return)
+                        )
                         report(
                             f"info['eval_episode_return'] on done must be a Python float, got {got}",
                             "sum the raw rewards of the episode and put float(total) in info on the last step"

@@ -103,7 +103,7 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
         """Create the envs (and workers) and reset them all.
 
         Args:
-            reset_param: Optional ``{env_id: kwargs for env.reset}``.
+            reset_param: Optional ``{env_id: kwargs for env.reset}``; an env it leaves out is reset with none.
 
         Raises:
             EnvStateError: If already launched.
@@ -121,7 +121,10 @@ class EnvManager(ManagerState, EnvCalls, DIEngineCalls):
             self._launched = True
             for env_id, path in enumerate(self._replay_paths or ()):
                 self.call_env_method("enable_save_replay", path, env_ids=[env_id])
-            self.reset(reset_param)
+            # Every env is reset: one reset_param leaves out starts with no kwargs (DI-engine asserts it names all).
+            self.reset(
+                None if reset_param is None else {env_id: params.get(env_id, {}) for env_id in range(self._env_num)}
+            )
         except BaseException as error:
             # As in DI-engine, a launch that fails closes what it built, and launch() may be called again.
             self._launched = False

@@ -38,6 +38,15 @@ def test_launch_ready_step(make_manager, hosted):
     assert type(timesteps[0].done) is bool
 
 
+def test_launch_with_reset_params_for_some_envs_resets_every_env(make_manager):
+    # The envs that launch's reset_param left out were left needing a reset ("env 2 is not ready for an action").
+    manager = make_manager(counting_fns(3))
+    manager.launch({0: {"offset": 10.0}})
+    assert manager.ready_obs_id == [0, 1, 2]
+    assert manager.ready_obs[0][0] == 10.0 and manager.ready_obs[2][0] == 0.0
+    manager.step({env_id: 0 for env_id in range(3)})
+
+
 def test_auto_reset_returns_final_obs_then_reset_obs(make_manager, hosted):
     manager = make_manager(hosted(counting_fns(1)))
     manager.seed(1)
