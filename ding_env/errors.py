@@ -181,7 +181,8 @@ class EpisodeStepLimitError(DingEnvError):
         self.max_episode_steps = max_episode_steps
         super().__init__(
             f"evaluator env {env_id} ran {max_episode_steps} steps in one episode without it ending "
-            f"(max_episode_steps={max_episode_steps}; {episodes_done} of {n_episode} episodes done): give the env "
+            f"(the evaluation's bound, max_episode_steps={max_episode_steps}; {episodes_done} of {n_episode} episodes "
+            "done): give the env "
             "a time limit that ends its episodes as truncated (gymnasium's TimeLimit, its own max_episode_steps), "
             "or raise the bound if its episodes are that long"
         )

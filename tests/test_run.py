@@ -179,7 +179,7 @@ def test_run_fails_on_an_evaluation_episode_that_never_ends_naming_the_env_and_t
     )
     assert result.returncode == 1, result.stderr
     assert f"EpisodeStepLimitError: evaluator env 0 ran {bound} steps in one episode" in result.stderr
-    assert f"(max_episode_steps={bound}; 0 of 2 episodes done)" in result.stderr
+    assert f"(the evaluation's bound, max_episode_steps={bound}; 0 of 2 episodes done)" in result.stderr
     assert "ding-env run --eval-max-steps N sets the bound (default: 10 x the env section's max_episode_steps" in (
         result.stderr
     )

@@ -301,7 +301,7 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
 
 
 def check_time_limit(ctx: CheckContext) -> list[Finding]:
-    """An episode ended by the env's time limit reports ``truncated``, not termination."""
+    """An episode ended by the env's time limit reports ``truncated``, not termination, and none runs past it."""
     name = "check_time_limit"
 
     def body() -> list[Finding]:
@@ -311,6 +311,19 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
         env.close()
         findings = []
         for episode in episodes:
+            if limit is not None and len(episode.timesteps) > limit:  # ended late, or cut by the check's own cap
+                findings.append(
+                    Finding(
+                        name,
+                        ERROR,
+                        f"an episode ran {len(episode.timesteps)} steps"
+                        + ("" if episode.ended else " without ending")
+                        + f", past the time limit the env declares (max_episode_steps={limit})",
+                        "end the episode at the limit as a truncation: done=True, info['truncated']=True "
+                        "(ding_env.env.timestep.truncation does)",
+                    )
+                )
+                break
             last = episode.timesteps[-1] if episode.timesteps else None
             if last is None or not episode.ended or not isinstance(last.info, dict):
                 continue

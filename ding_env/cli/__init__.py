@@ -184,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a config key; repeat for more (values are Python literals; true/false are booleans)",
+        help="override a config key; repeat for more (values are Python literals; true/false are booleans, none is None)",
     )
     run.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="full tracebacks on failure")
     run.set_defaults(handler=handlers.run)
@@ -205,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--episodes", type=int, default=3, help="episodes per rollout (default 3)")
     check.add_argument("--max-steps", type=int, default=1000, help="step cap per episode (default 1000)")
-    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--seed", type=int, default=0, help="base seed of the checks' rollouts (default 0)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.set_defaults(handler=handlers.check)
 
@@ -303,7 +303,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--envs", type=int, default=4, help="envs per manager (default 4)")
     demo.add_argument("--manager", default="base", choices=DEMO_MANAGERS, help=MANAGER_HELP + " (default base)")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument(
+        "--seed", type=int, default=0, help="the envs' seed, which their random actions follow too (default 0)"
+    )
     demo.set_defaults(handler=handlers.demo)
     return parser
 

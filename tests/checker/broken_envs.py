@@ -372,3 +372,13 @@ class WorkerDependentEnv(GoodEnv):
 
     def make_obs(self):
         return -self._pos if multiprocessing.parent_process() is not None else self._pos.copy()
+
+
+class IgnoresItsTimeLimitEnv(GoodEnv):
+    """Declares max_episode_steps and never truncates: a walk in a box too wide to leave."""
+
+    config: ClassVar[dict] = dict(max_episode_steps=20)
+
+    def step(self, action):
+        self._t += 1
+        return transition(self.make_obs(), 0.0)

@@ -34,6 +34,12 @@ CAUGHT = [
     ("check_lazy_init", gallery.UnpicklableEnv, "error", "pickling"),
     ("check_lazy_init", gallery.EagerEnv, "error", "_init_flag"),
     ("check_time_limit", gallery.TimeLimitAsTerminationEnv, "error", "as a termination"),
+    (
+        "check_time_limit",
+        gallery.IgnoresItsTimeLimitEnv,
+        "error",
+        "past the time limit the env declares (max_episode_steps=20)",
+    ),
     ("check_step_output", gallery.IntReturnEnv, "warning", "must be a Python float, got int"),
 ]
 
