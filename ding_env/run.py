@@ -46,6 +46,7 @@ class RunSummary:
     evaluation: EvalResult
     stop_value: float | None
     policy: str = "random"
+    steps_asked: int | None = None  # fewer were collected when every collector env ran its episode_num episodes
 
     @property
     def steps_per_second(self) -> float:
@@ -186,6 +187,7 @@ def run_job(
             result,
             cfg.env.stop_value,
             policy_spec,
+            steps,
         )
 
 
@@ -232,6 +234,13 @@ def _bound_note() -> Iterator[None]:
         raise
 
 
+def _collect_steps(summary: RunSummary) -> str:
+    """The steps collected, and why they are fewer than asked when they are."""
+    if summary.steps_asked is None or summary.collect_steps >= summary.steps_asked:
+        return f"{summary.collect_steps}"
+    return f"{summary.collect_steps} of {summary.steps_asked} (every collector env ran its env.manager.episode_num episodes)"
+
+
 def format_summary(summary: RunSummary) -> str:
     """The summary table printed at the end of ``ding-env run``."""
     evaluation = summary.evaluation
@@ -248,7 +257,7 @@ def format_summary(summary: RunSummary) -> str:
         ("run", summary.exp_name),
         ("policy", policy),
         ("manager", summary.manager),
-        ("collect steps", f"{summary.collect_steps}"),
+        ("collect steps", _collect_steps(summary)),
         ("collect throughput", f"{summary.steps_per_second:,.0f} steps/s"),
         ("collect episodes", f"{summary.collect_episodes} ({summary.truncated_episodes} truncated)"),
         ("collect mean return", collect_mean),

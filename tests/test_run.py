@@ -2,6 +2,7 @@
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 from functools import partial
@@ -288,6 +289,17 @@ def test_run_collects_exactly_the_steps_asked_for(capsys):
     args = ["run", "configs/cartpole.py", "--steps", "10", "--manager", "base", "--eval-episodes", "1"]
     assert main([*args, "--set", "env.evaluator_env_num=1"]) == 0
     assert "collect steps        10\n" in capsys.readouterr().out  # 8 envs: 16 before
+
+
+def test_run_says_why_it_collected_fewer_steps_than_asked(capsys):
+    # Collection ends when every collector env ran its episode_num episodes: the summary said "collect steps 112"
+    # after "collecting 300 steps", as if nothing were amiss.
+    args = ["run", "configs/cartpole.py", "--steps", "300", "--set", "env.manager.episode_num=1"]
+    assert main([*args, "--set", "env.n_evaluator_episode=5", "--manager", "base"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("collect steps"))
+    assert re.fullmatch(
+        r"collect steps +\d+ of 300 \(every collector env ran its env.manager.episode_num episodes\)", line
+    )
 
 
 def test_run_says_what_it_will_do_in_words_that_agree_with_the_counts(capsys):
