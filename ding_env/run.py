@@ -238,7 +238,8 @@ def _collect_steps(summary: RunSummary) -> str:
     """The steps collected, and why they are fewer than asked when they are."""
     if summary.steps_asked is None or summary.collect_steps >= summary.steps_asked:
         return f"{summary.collect_steps}"
-    return f"{summary.collect_steps} of {summary.steps_asked} (every collector env ran its env.manager.episode_num episodes)"
+    ended = "every collector env ran its env.manager.episode_num episodes"
+    return f"{summary.collect_steps} of {summary.steps_asked} ({ended})"
 
 
 def format_summary(summary: RunSummary) -> str:

@@ -184,7 +184,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a config key; repeat for more (values are Python literals; true/false are booleans, none is None)",
+        help="override a config key; repeat for more (values are Python literals; true/false are booleans, "
+        "none is None)",
     )
     run.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="full tracebacks on failure")
     run.set_defaults(handler=handlers.run)
