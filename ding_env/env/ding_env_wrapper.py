@@ -46,7 +46,7 @@ from ding_env.env_wrappers.presets import (
 )
 from ding_env.env_wrappers.replay import EpisodeVideoWrapper, replay_prefix
 from ding_env.env_wrappers.time_limit import TimeLimitWrapper
-from ding_env.env_wrappers.wrapper_config import WRAPPER_CONFIG, check_wrapper_config
+from ding_env.env_wrappers.wrapper_config import REW_CLIP_FLOOR, WRAPPER_CONFIG, check_wrapper_config
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_typed
 
@@ -309,7 +309,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         reward = float(reward)
         self._eval_episode_return += reward
         if self._rew_clip:
-            reward = min(max(reward, -1.0), 1.0)
+            reward = max(reward, REW_CLIP_FLOOR)
         obs = self._adopt_obs(obs)
         # numpy scalars become Python scalars: same values, ten times cheaper to send between processes.
         if info:
@@ -376,7 +376,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
 
     @property
     def reward_space(self) -> gym.spaces.Space:
-        """``Box(-inf, inf, (1,), float32)`` (``[-1, 1]`` with ``rew_clip``)."""
+        """``Box(-inf, inf, (1,), float32)`` (``Box(-10, inf)`` with ``rew_clip``)."""
         if self._cfg.rew_clip:
-            return gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
+            return gym.spaces.Box(low=REW_CLIP_FLOOR, high=np.inf, shape=(1,), dtype=np.float32)
         return self._reward_space

@@ -8,6 +8,9 @@ from typing import Any
 
 from ding_env.errors import ConfigError
 
+# rew_clip's floor: DI-engine's DingEnvWrapper and its Box2D envs take max(-10, reward).
+REW_CLIP_FLOOR = -10.0
+
 # DingEnvWrapper.config: each key's default, and what it does.
 WRAPPER_CONFIG: dict[str, Any] = dict(
     # Gymnasium id passed to gymnasium.make when no env instance is given.
@@ -23,8 +26,8 @@ WRAPPER_CONFIG: dict[str, Any] = dict(
     # Box actions outside [-1, 1] (with act_scale) or the bounds are clipped into them (DI-engine's MuJoCo
     # action_clip); the managers reject such actions before any env sees them.
     action_clip=False,
-    # Clip the reward seen by the learner to [-1, 1]; the
-    # eval_episode_return still sums the raw rewards.
+    # Floor the reward seen by the learner at REW_CLIP_FLOOR, as DI-engine's rew_clip does (BipedalWalker's
+    # fall of -100 becomes -10); the eval_episode_return still sums the raw rewards.
     rew_clip=False,
     # Atari preset ('default' on an ALE env, or 'atari_default'):
     # frames stacked into one observation,

@@ -193,26 +193,25 @@ def test_act_scale_maps_unit_box_to_bounds():
         assert action.dtype == np.float32 and np.all(np.abs(action) <= 1.0)
 
 
-def test_rew_clip_clips_learner_reward_but_not_episode_return():
-    env = DingEnvWrapper(cfg={"env_id": "Pendulum-v1", "rew_clip": True})
-    env.seed(0, dynamic_seed=False)
-    env.reset()
-    total = 0.0
-    while True:
-        timestep = env.step(np.array([0.0], dtype=np.float32))
-        assert -1.0 <= timestep.reward[0] <= 1.0
-        if timestep.done:
-            break
-    raw = DingEnvWrapper(cfg={"env_id": "Pendulum-v1"})
-    raw.seed(0, dynamic_seed=False)
-    raw.reset()
-    while True:
-        raw_step = raw.step(np.array([0.0], dtype=np.float32))
-        total += raw_step.reward[0]
-        if raw_step.done:
-            break
-    assert timestep.info["eval_episode_return"] == pytest.approx(total, rel=1e-5)
-    assert timestep.info["eval_episode_return"] < -200
+def test_rew_clip_floors_the_learner_reward_at_minus_ten_as_di_engine_but_not_the_episode_return():
+    # It clipped to [-1, 1], where DI-engine's rew_clip (its BipedalWalker configs set it) takes max(-10, reward).
+    def rewards_of(cfg):
+        env = DingEnvWrapper(cfg={"env_id": "Pendulum-v1", **cfg})
+        env.seed(0, dynamic_seed=False)
+        env.reset()
+        rewards = []
+        while True:  # Pendulum left to fall: rewards down to -14.6
+            timestep = env.step(np.array([0.0], dtype=np.float32))
+            rewards.append(timestep.reward[0])
+            if timestep.done:
+                return np.array(rewards), timestep.info["eval_episode_return"], env.reward_space
+
+    raw, raw_return, _ = rewards_of({})
+    clipped, clipped_return, space = rewards_of({"rew_clip": True})
+    assert raw.min() < -10 and raw.max() > -1
+    assert np.array_equal(clipped, np.maximum(raw, -10.0).astype(np.float32))
+    assert clipped_return == pytest.approx(float(raw.sum()), rel=1e-5) == raw_return
+    assert space == gym.spaces.Box(-10.0, np.inf, (1,), np.float32)
 
 
 def test_static_seed_replays_and_dynamic_seed_varies():
