@@ -35,3 +35,13 @@ def test_final_step_keeps_user_info():
 def test_reward_with_several_values_is_rejected():
     with pytest.raises(ValueError, match="exactly one value"):
         as_reward([1.0, 2.0])
+
+
+def test_a_done_step_with_gyms_time_limit_key_is_a_truncation_as_the_managers_read_it():
+    # The managers read info['TimeLimit.truncated'] (DI-engine's envs report time limits so); the properties did not.
+    step = BaseEnvTimestep(np.zeros(2), np.zeros(1, np.float32), True, {"TimeLimit.truncated": True})
+    assert step.truncated and not step.terminated
+    step = BaseEnvTimestep(
+        np.zeros(2), np.zeros(1, np.float32), True, {"truncated": False, "TimeLimit.truncated": True}
+    )
+    assert step.terminated and not step.truncated  # 'truncated' says it first

@@ -42,13 +42,13 @@ class BaseEnvTimestep(NamedTuple):
 
     @property
     def truncated(self) -> bool:
-        """The episode was cut by a time limit: bootstrap from ``obs``."""
-        return bool(self.done and self.info.get("truncated", False))
+        """The episode was cut by a time limit: bootstrap from ``obs`` (``info`` read by ``reported_truncation``)."""
+        return bool(self.done and reported_truncation(self.info))
 
     @property
     def terminated(self) -> bool:
         """The episode reached a terminal state: do not bootstrap."""
-        return bool(self.done and not self.info.get("truncated", False))
+        return bool(self.done and not reported_truncation(self.info))
 
 
 # One step as plain fields, without the ``(1,)`` reward array: what env hosts copy into the managers'

@@ -175,8 +175,21 @@ class ActionChecker:
         if (array < space.low).any() or (array > space.high).any():  # ndarray methods: no Python-level wrapper
             outside = ((array < space.low) | (array > space.high)).reshape(len(env_ids), -1).any(axis=1)
             row = int(np.flatnonzero(outside)[0])
-            self._fail(int(env_ids[row]), array[row], f"is outside the bounds [{space.low.min()}, {space.high.max()}]")
+            self._fail(int(env_ids[row]), array[row], self._outside(array[row]))
         return array.astype(self.dtype, copy=False)
+
+    def _outside(self, action: np.ndarray) -> str:
+        """What is out of bounds in ``action``: its first such element, with that element's own bounds."""
+        low, high = (np.broadcast_to(bound, action.shape).ravel() for bound in (self.space.low, self.space.high))
+        values = action.ravel()
+        flat = int(np.flatnonzero((values < low) | (values > high))[0])
+        where = np.unravel_index(flat, action.shape) if action.ndim > 1 else (flat,)
+        index = where[0] if len(where) == 1 else tuple(int(i) for i in where)
+        return (
+            f"is outside the bounds: element {index} is {values[flat]}, outside [{low[flat]}, {high[flat]}] "
+            "(an env that clips its actions, as DingEnvWrapper's action_clip does, still gets only actions inside "
+            "its space from a manager: clip them in the policy)"
+        )
 
     def _inside_uniform(self, array: np.ndarray) -> bool:
         """Whether a small batch holds only finite values within the uniform bounds.

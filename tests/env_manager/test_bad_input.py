@@ -131,6 +131,16 @@ BAD_ACTIONS = {  # env -> [(actions for envs 0 and 1, text the message must hold
         ({0: [0, 0], 1: [0.5, 0]}, "env 1 is not a whole number"),
         ({0: [0, 0], 1: [0, 0, 0]}, "env 1 has shape (3,)"),
     ],
+    # The bounds error named the widest bounds of all elements ([-1.0, 2.0]), which held the element out of its own.
+    "box_per_dim": [
+        ({0: [0.5, -0.5], 1: [0.0, 0.0]}, "env 0 is outside the bounds: element 1 is -0.5, outside [0.0, 2.0]")
+    ],
+    "box_matrix": [
+        (
+            {0: np.zeros((2, 3)), 1: np.eye(2, 3) * 1.5},
+            "env 1 is outside the bounds: element (0, 0) is 1.5, outside [-1.0, 1.0]",
+        )
+    ],
 }
 
 

@@ -192,7 +192,10 @@ def test_bad_batched_actions_name_the_first_bad_env_and_reach_no_env(manager_typ
         manager.step_batch(env_ids, good)
         assert manager.last_action == [("ndarray", "float32", (2,))] * count  # converted to the space's dtype
         bad_actions = [(np.inf, "holds NaN or inf"), (-np.inf, "holds NaN or inf"), (np.nan, "holds NaN or inf")]
-        for bad_value, message in [*bad_actions, (1.5, r"is outside the bounds \[-1.0, 1.0\]")]:
+        for bad_value, message in [
+            *bad_actions,
+            (1.5, r"is outside the bounds: element 1 is 1.5, outside \[-1.0, 1.0\]"),
+        ]:
             bad = good.copy()
             bad[count - 2, 1] = bad_value
             with pytest.raises(ValueError, match=f"action for env {count - 2} {message}"):
