@@ -682,3 +682,25 @@ class PricedItemsEnv(gym.Env):
         first, second = action["pair"]
         reward = self.PRICES[action["item"]] + {0: 0.0, 1: 0.1, 2: 0.2}[first] + {0: 0.0, 1: 0.01, 2: 0.02}[second]
         return np.zeros(1, np.float32), reward, False, False, {}
+
+
+class NestedActionGymEnv(gym.Env):
+    """A Gymnasium env whose action space nests a Discrete in a Tuple and a Dict: ``Tuple(Discrete(3), Dict(...))``."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+    action_space = gym.spaces.Tuple(
+        (gym.spaces.Discrete(3), gym.spaces.Dict({"turn": gym.spaces.Discrete(2), "push": gym.spaces.Box(-1, 1, (1,))}))
+    )
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        return np.zeros(2, np.float32), {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        assert self.action_space.contains(action), action
+        return np.zeros(2, np.float32), float(action[0]), False, False, {}
+
+
+def nested_action_env() -> DingEnvWrapper:
+    """``NestedActionGymEnv`` behind ``DingEnvWrapper``."""
+    return DingEnvWrapper(NestedActionGymEnv())

@@ -13,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.errors import EnvDataError
+from ding_env.trees import map_tree
 
 
 def action_converter(
@@ -206,13 +207,9 @@ def _exact_cast(dtype: np.dtype, owner: str, obs: Any) -> np.ndarray:
 def di_engine_action(action: Any) -> Any:
     """An action in the forms DI-engine's ``random_action`` gives.
 
-    A ``Discrete`` sample becomes a ``(1,)`` int64 array, other samples arrays; dicts and tuples of them
-    are converted item by item.
+    A ``Discrete`` sample becomes a ``(1,)`` int64 array, other samples arrays; the parts of ``Dict`` and
+    ``Tuple`` samples become arrays of their own shapes (0-d for a ``Discrete`` part), as the managers take them.
     """
-    if isinstance(action, dict):
-        return {key: np.asarray(value) for key, value in action.items()}
-    if isinstance(action, tuple):
-        return tuple(di_engine_action(item) for item in action)
     if isinstance(action, (int, np.integer)):
         return np.array([action], dtype=np.int64)
-    return np.asarray(action)
+    return map_tree(np.asarray, action)

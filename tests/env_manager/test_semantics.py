@@ -7,7 +7,7 @@ import pytest
 
 from ding_env import BaseEnvTimestep
 from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
-from tests.envs import ShapedCartPole, TenthsEnv, cartpole_fn
+from tests.envs import ShapedCartPole, TenthsEnv, cartpole_fn, nested_action_env
 from tests.support import counting_fns
 
 
@@ -45,6 +45,15 @@ def test_launch_with_reset_params_for_some_envs_resets_every_env(make_manager):
     assert manager.ready_obs_id == [0, 1, 2]
     assert manager.ready_obs[0][0] == 10.0 and manager.ready_obs[2][0] == 0.0
     manager.step({env_id: 0 for env_id in range(3)})
+
+
+def test_the_managers_take_the_random_actions_of_a_wrapped_env_with_nested_discrete_parts(make_manager):
+    # A Tuple's Discrete parts came as (1,) arrays (a Dict's as 0-d ones), which every manager refused.
+    manager = make_manager([nested_action_env] * 2)
+    manager.seed(0)
+    manager.launch()
+    for _ in range(3):
+        assert sorted(manager.step(manager.random_action())) == [0, 1]
 
 
 def test_auto_reset_returns_final_obs_then_reset_obs(make_manager, hosted):
