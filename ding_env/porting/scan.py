@@ -66,6 +66,11 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def _is_str(node: ast.AST | None) -> bool:
+    """Whether ``node`` is a string literal."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
 def _is_ding_module(module: str | None) -> bool:
     return module is not None and module.split(".")[0] in ("ding", "ding_env")
 
@@ -221,6 +226,7 @@ class _HazardVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        self._check_atari_preset(node, {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
         name = dotted(node.func) or ""
         if name in ("float", "int") and len(node.args) == 1 and not node.keywords:
             argument = node.args[0]
@@ -287,6 +293,23 @@ class _HazardVisitor(ast.NodeVisitor):
                     "(keep truncated: info['truncated'] = truncated)",
                 )
         self.generic_visit(node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        keys = {key.value: value for key, value in zip(node.keys, node.values, strict=True) if _is_str(key)}
+        self._check_atari_preset(node, keys)
+        self.generic_visit(node)
+
+    def _check_atari_preset(self, node: ast.AST, keys: dict[str, ast.AST]) -> None:
+        """DI-engine's 'atari_default' scaled frames to float32 in [0, 1]; ding-env's gives uint8 unless told."""
+        preset = keys.get("env_wrapper")
+        if _is_str(preset) and preset.value == "atari_default" and "scale_obs" not in keys:
+            self._add(
+                preset,
+                WARNING,
+                "env_wrapper='atari_default' gives uint8 frames in 0..255, where DI-engine's preset scaled them "
+                "to float32 in [0, 1] (a network trained on DI-engine's frames sees inputs 255 times larger)",
+                "set scale_obs=True beside it for DI-engine's frames, or scale in the model",
+            )
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and node.value.startswith("pettingzoo.mpe"):

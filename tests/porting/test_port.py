@@ -191,6 +191,9 @@ class MyEnv(BaseEnv):
 
 
 manager = dict(type="env_pool")
+pong = dict(env_id="PongNoFrameskip-v4", env_wrapper="atari_default")
+scaled = {"env_wrapper": "atari_default", "scale_obs": True}
+breakout = {"env_wrapper": "atari_default"}
 """
 
 
@@ -213,6 +216,9 @@ def test_the_report_names_each_gap_and_hazard_with_its_line_and_fix(tmp_path):
     assert ("my_env.py:25", "error", "np.NINF") in found
     assert ("my_env.py:30", "warning", "`observations = self._penv.reset(seed=0)`") in found  # PettingZoo's
     assert not any(where == "my_env.py:34" for where, _, _ in found)  # DI-engine's env_pool type is ding-env's too
+    # DI-engine's Atari preset scaled its frames to [0, 1]; ding-env's does with scale_obs=True only.
+    uint8 = {where for where, severity, what in found if what.startswith("env_wrapper='atari_default' gives uint8")}
+    assert uint8 == {"my_env.py:35", "my_env.py:37"}
     assert all(item["fix"] for item in report["items"])
     assert report["fixed"] == []
 
