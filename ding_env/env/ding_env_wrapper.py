@@ -174,7 +174,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
                     "set env_wrapper=[] for no preprocessing"
                 )
         elif self._is_gymnasium is False:
-            env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+            env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._legacy_make_kwargs(), repr(self)))
             family = family_of_env(env)
         else:
             try:
@@ -187,7 +187,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
                         "with legacy gym, as DI-engine makes it (is_gymnasium=True refuses it instead)",
                         stacklevel=2,
                     )
-                    env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._cfg.make_kwargs, repr(self)))
+                    env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._legacy_make_kwargs(), repr(self)))
                     family = family_of_env(env)
                 else:
                     raise ConfigError(
@@ -198,6 +198,13 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         warn_unused_atari_keys(self._cfg, type(self).config, family, repr(self))
         env = apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
         return env if agent_step_limit is None else TimeLimitWrapper(env, agent_step_limit)
+
+    def _legacy_make_kwargs(self) -> dict:
+        # A gym 0.26 env renders the frames of replays only when made to.
+        kwargs = dict(self._cfg.make_kwargs or {})
+        if self._replay_path is not None:
+            kwargs.setdefault("render_mode", "rgb_array")
+        return kwargs
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         # A hook: a subclass may prepare its id's package first (dizoo's MiniGrid env does).

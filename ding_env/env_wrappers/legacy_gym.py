@@ -156,6 +156,13 @@ class LegacyGymEnv(gym.Env):
         # Gymnasium 1.x dropped reward_range; legacy code (DI-engine's envs) still reads it.
         self.reward_range = tuple(getattr(env, "reward_range", (-float("inf"), float("inf"))))
         self.metadata = dict(getattr(env, "metadata", {}) or {})
+        # gym 0.26 envs take their render mode at make; older ones at each render(mode=...) call.
+        self.render_mode = getattr(env, "render_mode", None)
+        self._render_mode_per_call = self.render_mode is None and "rgb_array" in (
+            self.metadata.get("render.modes") or ()
+        )
+        if self._render_mode_per_call:
+            self.render_mode = "rgb_array"
         self.spec = (
             getattr(env, "spec", None)
             if isinstance(getattr(env, "spec", None), gym.envs.registration.EnvSpec)
@@ -208,7 +215,9 @@ class LegacyGymEnv(gym.Env):
         return obs, reward, bool(done) and not truncated, truncated, info
 
     def render(self) -> Any:
-        """Forward to the legacy env's ``render``."""
+        """The legacy env's frame: ``render()`` of a gym 0.26 env, ``render(mode='rgb_array')`` of an older one."""
+        if self._render_mode_per_call:
+            return self.legacy_env.render(mode="rgb_array")
         return self.legacy_env.render()
 
     def close(self) -> None:

@@ -284,3 +284,38 @@ def test_legacy_lunar_lander_continuous_v2_made_discrete_steps_under_numpy_2():
     env.reset()
     assert env.step(np.array(0)).obs.shape == (8,)
     env.close()
+
+
+class OldRenderWalk(LegacyWalk):
+    """gym < 0.26: the render mode is an argument of each render() call, listed in metadata['render.modes']."""
+
+    metadata = {"render.modes": ["human", "rgb_array"]}
+
+    def render(self, mode="human"):
+        assert mode == "rgb_array", mode  # 'human' would open a window
+        return np.full((4, 6, 3), self.pos + 10, dtype=np.uint8)
+
+
+def test_a_legacy_envs_frames_render_through_the_wrapper():
+    # The wrapper said the env had no render mode, whatever it had been made with.
+    import gym
+
+    made = DingEnvWrapper(gym.make("CartPole-v1", render_mode="rgb_array"))
+    made.reset()
+    assert made.render().shape == (400, 600, 3)
+    old = DingEnvWrapper(OldRenderWalk())
+    old.seed(0)
+    old.reset()
+    assert old.render().shape == (4, 6, 3)
+
+
+def test_a_legacy_gym_env_made_by_id_records_replays(tmp_path):
+    # It was made without a render mode: enable_save_replay failed at the first reset.
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"}, is_gymnasium=False)
+    env.enable_save_replay(str(tmp_path))
+    env.seed(0)
+    env.reset()
+    while not env.step(env.random_action()).done:
+        pass
+    env.close()
+    assert [video.name.endswith("-episode0000.mp4") for video in tmp_path.glob("*.mp4")] == [True]
