@@ -40,7 +40,7 @@ from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy
 from ding_env.env_wrappers.multi_agent import is_pettingzoo_env
 from ding_env.env_wrappers.presets import (
     atari_step_limit,
-    uses_atari_preset,
+    check_given_env,
     warn_unused_atari_keys,
     wrapper_specs,
 )
@@ -166,13 +166,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             if is_legacy_env(env):
                 env = LegacyGymEnv(env)
             family = family_of_env(env)
-            frameskip = getattr(env.unwrapped, "_frameskip", 1)
-            if uses_atari_preset(self._cfg.env_wrapper, family) and frameskip != 1:
-                raise ConfigError(
-                    f"{self!r}: the Atari preset skips frames itself, and the given env skips {frameskip}: make "
-                    "it with frameskip=1, give cfg env_id instead of an env (the wrapper then makes it so), or "
-                    "set env_wrapper=[] for no preprocessing"
-                )
+            check_given_env(env, self._cfg.env_wrapper, family, repr(self))
         elif self._is_gymnasium is False:
             env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._legacy_make_kwargs(), repr(self)))
             family = family_of_env(env)

@@ -211,6 +211,43 @@ def uses_atari_preset(env_wrapper: Any, family: str) -> bool:
     return env_wrapper in ("default", "reward_in_obs") and family == families.ATARI  # both build on it there
 
 
+def check_given_env(env: gym.Env, env_wrapper: Any, family: str, owner: str) -> None:
+    """Refuse an env given to ``DingEnvWrapper`` that its family's preset cannot take.
+
+    The Atari preset skips frames and preprocesses the game's screen itself; MiniGrid's flattens a
+    ``Dict`` observation of ``image`` and ``mission``. An env that does either already (an env wrapped
+    before it was given) failed deep inside the preset's wrappers.
+
+    Raises:
+        ConfigError: Naming what the given env does, and what to give or set instead.
+    """
+    instead = "give the raw env, or set env_wrapper=[] to apply no preset"
+    if uses_atari_preset(env_wrapper, family):
+        frameskip = getattr(env.unwrapped, "_frameskip", 1)
+        if frameskip != 1:
+            raise ConfigError(
+                f"{owner}: the Atari preset skips frames itself, and the given env skips {frameskip}: make "
+                "it with frameskip=1, give cfg env_id instead of an env (the wrapper then makes it so), or "
+                "set env_wrapper=[] for no preprocessing"
+            )
+        ale = getattr(env.unwrapped, "ale", None)
+        screen = tuple(ale.getScreenDims()) if ale is not None else None
+        if screen is not None and env.observation_space.shape not in (screen, (*screen, 3)):
+            raise ConfigError(
+                f"{owner}: the Atari preset preprocesses the game's {screen[0]}x{screen[1]} screen, and the given "
+                f"env's observations are {env.observation_space} (preprocessed already, or RAM): {instead}"
+            )
+    uses_minigrid_preset = env_wrapper == "minigrid_default" or (
+        env_wrapper in ("default", "reward_in_obs") and family == families.MINIGRID
+    )
+    space = env.observation_space
+    if uses_minigrid_preset and not (isinstance(space, gym.spaces.Dict) and {"image", "mission"} <= set(space.spaces)):
+        raise ConfigError(
+            f"{owner}: the MiniGrid preset flattens a Dict observation of 'image' and 'mission', and the given "
+            f"env's observations are {space} (flattened already?): {instead}"
+        )
+
+
 # Atari games that DI-engine's list presses FIRE in on reset.
 _FIRE_RESET_GAMES = ("Pong", "Qbert", "SpaceInvader", "Montezuma")
 

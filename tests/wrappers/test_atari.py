@@ -175,6 +175,21 @@ def test_an_ale_env_that_skips_frames_itself_is_refused_saying_how_to_build_it()
     assert DingEnvWrapper(gym.make("ALE/Pong-v5", frameskip=1)).reset().shape == (4, 84, 84)
 
 
+@pytest.mark.parametrize("kind", ["preprocessed", "ram"])
+def test_an_ale_env_given_preprocessed_or_as_ram_is_refused_by_the_preset_naming_its_observations(kind):
+    # The preset ran on top and failed inside AtariPreprocessing ("Invalid shape (84, 84), expecting shape (210, 160)").
+    import gymnasium as gym
+
+    atari().reset()  # registers the ALE ids
+    if kind == "preprocessed":
+        env, shown = gym.wrappers.AtariPreprocessing(gym.make("PongNoFrameskip-v4")), r"\(84, 84\)"
+    else:
+        env, shown = gym.make("ALE/Pong-v5", obs_type="ram", frameskip=1), r"\(128,\)"
+    with pytest.raises(ConfigError, match=rf"preprocesses the game's 210x160 screen.*{shown}.*env_wrapper=\[\]"):
+        DingEnvWrapper(env).reset()
+    assert DingEnvWrapper(env, cfg={"env_wrapper": []}).reset().shape in ((84, 84), (128,))
+
+
 @pytest.mark.parametrize(
     ("cfg", "error"),
     [

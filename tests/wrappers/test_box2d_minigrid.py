@@ -135,3 +135,14 @@ def test_a_gymnasium_id_without_its_extra_names_the_extra_to_install(env_id, mod
     extra = "box2d" if module == "Box2D" else "minigrid"
     assert result.stdout.startswith(f"{error} {env_id!r} needs the {extra} extra ("), result.stdout + result.stderr
     assert f"install it with: pip install 'ding-env[{extra}]'" in result.stdout and "swig" not in result.stdout
+
+
+def test_a_minigrid_env_given_flattened_is_refused_by_the_preset_naming_its_observations():
+    # The preset ran on top: "FlatObsWrapper needs a Dict observation space ...", a TypeError naming no setting.
+    import gymnasium as gym
+    from minigrid.wrappers import FlatObsWrapper
+
+    flat = FlatObsWrapper(gym.make("MiniGrid-Empty-5x5-v0"))
+    with pytest.raises(ConfigError, match=r"MiniGrid preset flattens a Dict .*\(2835,\).*env_wrapper=\[\]"):
+        DingEnvWrapper(flat).reset()
+    assert DingEnvWrapper(flat, cfg={"env_wrapper": []}).reset().shape == (2835,)
