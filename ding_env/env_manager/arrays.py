@@ -153,10 +153,10 @@ def copy_tree(tree: Any) -> Any:
 
 
 def row(buffers: Any, index: int, copy: bool) -> Any:
-    """Row ``index`` of every leaf, copied or as a view."""
+    """Row ``index`` of every leaf, copied or as a view (a 0-d array, not a numpy scalar, for a leaf of one value)."""
     if copy:
-        return map_tree(lambda array: array[index].copy(), buffers)
-    return map_tree(lambda array: array[index], buffers)
+        return map_tree(lambda array: array[index, ...].copy(), buffers)
+    return map_tree(lambda array: array[index, ...], buffers)
 
 
 def split_rows(buffers: Any, count: int, copy: bool) -> list[Any]:
@@ -166,12 +166,17 @@ def split_rows(buffers: Any, count: int, copy: bool) -> list[Any]:
     same values as a copy per row, for one numpy call instead of ``count``.
     """
     if isinstance(buffers, np.ndarray):
-        return list(buffers.copy() if copy else buffers)
-    return split_tree(_copied_rows if copy else list, buffers, count)
+        return _copied_rows(buffers) if copy else _rows(buffers)
+    return split_tree(_copied_rows if copy else _rows, buffers, count)
+
+
+def _rows(array: np.ndarray) -> list[np.ndarray]:
+    """The rows of ``array`` as views; those of a 1-d array as 0-d arrays, as an env returns such an observation."""
+    return list(array) if array.ndim > 1 else [array[index, ...] for index in range(len(array))]
 
 
 def _copied_rows(array: np.ndarray) -> list[np.ndarray]:
-    return list(array.copy())
+    return _rows(array.copy())
 
 
 def action_rows(tree: Any, count: int) -> list[Any]:

@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from ding_env import BaseEnvTimestep
+from ding_env import BaseEnvTimestep, DingEnvWrapper
 from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
 from tests.envs import ShapedCartPole, TenthsEnv, cartpole_fn, nested_action_env
 from tests.support import counting_fns
@@ -54,6 +54,22 @@ def test_the_managers_take_the_random_actions_of_a_wrapped_env_with_nested_discr
     manager.launch()
     for _ in range(3):
         assert sorted(manager.step(manager.random_action())) == [0, 1]
+
+
+def frozen_lake() -> DingEnvWrapper:
+    return DingEnvWrapper(cfg={"env_id": "FrozenLake-v1"})
+
+
+def test_an_observation_of_one_value_is_a_0d_array_as_the_env_returns_it(make_manager):
+    # The managers gave numpy scalars (np.int64) for a Discrete observation, which torch.from_numpy refuses.
+    env = frozen_lake()
+    assert type(env.reset()) is np.ndarray
+    manager = make_manager([frozen_lake] * 2)
+    manager.seed(0)
+    manager.launch()
+    timesteps = manager.step({0: 1, 1: 2})
+    observations = [*manager.ready_obs.values(), *(timestep.obs for timestep in timesteps.values())]
+    assert all(type(obs) is np.ndarray and obs.shape == () for obs in observations)
 
 
 def test_auto_reset_returns_final_obs_then_reset_obs(make_manager, hosted):
