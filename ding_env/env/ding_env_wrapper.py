@@ -115,7 +115,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
                 f"{type(self).__name__}.batch_env(cfg) builds it (get_vec_env_setting does for an env section)"
             )
         super().__init__(cfg)
-        check_wrapper_config(self._cfg, type(self).__name__)
+        named = f"{type(self).__name__}({self._cfg.env_id})" if self._cfg.get("env_id") else type(self).__name__
+        check_wrapper_config(self._cfg, named)
         self._seed_api = seed_api
         if is_gymnasium not in (None, True, False):
             raise ConfigError(f"DingEnvWrapper is_gymnasium: expected True, False or None, got {is_gymnasium!r:.100}")

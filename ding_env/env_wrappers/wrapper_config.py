@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ding_env.env_wrappers.presets import PRESET_NAMES
 from ding_env.errors import ConfigError
 
 # rew_clip's floor: DI-engine's DingEnvWrapper and its Box2D envs take max(-10, reward).
@@ -69,8 +70,8 @@ WRAPPER_KEY_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "env_id": (lambda value: value is None or (isinstance(value, str) and bool(value)), "a Gymnasium env id (str)"),
     "make_kwargs": (lambda value: value is None or isinstance(value, Mapping), "a dict of gymnasium.make kwargs"),
     "env_wrapper": (
-        lambda value: isinstance(value, (str, list, tuple)),
-        "'default', a preset name or a list of wrapper specs",
+        lambda value: value in PRESET_NAMES or isinstance(value, (list, tuple)),
+        f"a preset name ({', '.join(map(repr, PRESET_NAMES))}) or a list of wrapper specs",
     ),
     "act_scale": (_is_bool, "True or False"),
     "action_clip": (_is_bool, "True or False"),

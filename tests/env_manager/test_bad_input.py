@@ -314,6 +314,7 @@ BAD_WRAPPER_KEYS = [
     ("env_id", 123),
     ("make_kwargs", "max_episode_steps=5"),
     ("env_wrapper", 5),
+    ("env_wrapper", "atari_defualt"),  # a preset name mistyped: refused at the first reset, naming no env
     ("act_scale", "yes"),
     ("action_clip", 1),
     ("rew_clip", "no"),
@@ -332,7 +333,7 @@ BAD_WRAPPER_KEYS = [
 def test_every_ding_env_wrapper_key_is_checked_when_the_wrapper_is_built(key, value):
     with pytest.raises(ConfigError) as raised:
         DingEnvWrapper(cfg={"env_id": "CartPole-v1", key: value})
-    assert_clear(raised.value, repr(key), repr(value))
+    assert_clear(raised.value, repr(key), repr(value), *(["DingEnvWrapper(CartPole-v1)"] if key != "env_id" else []))
 
 
 @pytest.mark.parametrize("env", ["CartPole-v1", 64, gym.spaces.Discrete(2)])
