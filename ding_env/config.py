@@ -40,13 +40,17 @@ PIPELINE_KEYS = frozenset(
         "exp_name",  # DI-engine's configs may name the run inside the env section too; it ignores it there
     }
 )
-# Env-section keys of DI-engine's pipelines that ding-env's have no use for: what each is, and what to do.
-_ENV_POOL_BATCH = "the batch size of DI-engine's env_pool pipelines (ding-env's env_pool type takes batch_size in code"
+# Env-section keys of DI-engine's pipelines that ding-env's read elsewhere or not at all: what each is, and what to do.
+_ENV_POOL_BATCH = (
+    "the batch size of DI-engine's env_pool pipelines, which ding-env does not read (its env_pool type takes "
+    "batch_size in code: PoolEnvManager): remove it"
+)
 DI_ENGINE_ONLY_KEYS = {
-    "collector_batch_size": f"{_ENV_POOL_BATCH}: PoolEnvManager)",
-    "evaluator_batch_size": f"{_ENV_POOL_BATCH}: PoolEnvManager)",
-    "collector_episode_num": "the episodes per collection of DI-engine's parallel pipelines",
-    "episode_num": "DI-engine's episodes per env; ding-env's managers take it as env.manager.episode_num",
+    "collector_batch_size": _ENV_POOL_BATCH,
+    "evaluator_batch_size": _ENV_POOL_BATCH,
+    "collector_episode_num": "the episodes per collection of DI-engine's parallel pipelines, which ding-env does not "
+    "run: remove it",
+    "episode_num": "DI-engine's episodes per env: move it to env.manager.episode_num, where ding-env's managers read it",
 }
 
 

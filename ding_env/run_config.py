@@ -197,11 +197,12 @@ def _check_env_keys(env: dict, env_cls: type, where: str) -> None:
         if key not in valid:
             if key in DI_ENGINE_ONLY_KEYS:
                 raise ConfigError(
-                    f"{where} env section ({describe_env_section(env)}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}; "
-                    "ding-env does not use it: remove it"
+                    f"{where} env section ({describe_env_section(env)}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}"
                 )
             if is_own_env(env_cls):
                 tail = f". {env_cls.__qualname__} is ding-env's own env: it takes only these keys"
+            elif difflib.get_close_matches(str(key), sorted(PIPELINE_KEYS), n=1):
+                tail = ""  # a pipeline key mistyped: the suggestion says it, and the env has nothing to declare
             elif "type" in env:
                 tail = (
                     f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "

@@ -234,14 +234,29 @@ def test_an_undeclared_key_of_a_users_env_says_where_to_declare_it(tmp_path):
     )
     assert done.returncode == 2
     assert re.search(r"unknown key 'width'.*my_walls\.MyWalls\.config: if the env reads 'width'", done.stderr)
+    # A pipeline key mistyped is no key for the env to declare: the suggestion alone.
+    (tmp_path / "typo.py").write_text(
+        "config = dict(env=dict(type='my_walls', import_names=['my_walls'], colector_env_num=2))\n"
+    )
+    mistyped = subprocess.run(
+        [sys.executable, "-m", "ding_env", "run", "typo.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert (
+        "unknown key 'colector_env_num'" in mistyped.stderr and "(did you mean 'collector_env_num'?)" in mistyped.stderr
+    )
+    assert "declare it" not in mistyped.stderr
 
 
 def test_di_engines_env_section_keys_are_taken_or_refused_saying_what_they_are():
     assert load_run_config("configs/cartpole.py", ["env.exp_name='pong_rainbow'"]).env.exp_name == "pong_rainbow"
     with pytest.raises(ConfigError, match=r"key 'collector_batch_size' is the batch size of DI-engine's env_pool"):
         load_run_config("configs/cartpole.py", ["env.collector_batch_size=8"])
-    with pytest.raises(ConfigError, match=r"key 'episode_num' .* take it as env\.manager\.episode_num"):
+    # It said to move the key and to remove it, in one message.
+    with pytest.raises(
+        ConfigError, match=r"key 'episode_num' .*: move it to env\.manager\.episode_num, where"
+    ) as raised:
         load_run_config("configs/cartpole.py", ["env.episode_num=8"])
+    assert "remove it" not in str(raised.value)
 
 
 @pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
