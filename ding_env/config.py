@@ -50,7 +50,8 @@ DI_ENGINE_ONLY_KEYS = {
     "evaluator_batch_size": _ENV_POOL_BATCH,
     "collector_episode_num": "the episodes per collection of DI-engine's parallel pipelines, which ding-env does not "
     "run: remove it",
-    "episode_num": "DI-engine's episodes per env: move it to env.manager.episode_num, where ding-env's managers read it",
+    "episode_num": "DI-engine's episodes per env: move it to env.manager.episode_num, where ding-env's managers "
+    "read it",
 }
 
 
