@@ -29,18 +29,41 @@ def check_lazy_init(ctx: CheckContext) -> list[Finding]:
         try:
             pickle.loads(cloudpickle.dumps(env))
         except Exception as error:  # noqa: BLE001 - any pickling failure is the finding
-            findings.append(
-                raised(
-                    name,
-                    "pickling the env before its first reset",
-                    error,
-                    "keep __init__ to plain config; create sockets, simulators and files in reset()",
+            # Where pickle raised (inside cloudpickle) says nothing: the attribute that fails to pickle does.
+            attribute = next((key for key, value in getattr(env, "__dict__", {}).items() if not _pickles(value)), None)
+            if attribute is None:
+                findings.append(
+                    raised(
+                        name,
+                        "pickling the env before its first reset",
+                        error,
+                        "keep __init__ to plain config; create sockets, simulators and files in reset()",
+                    )
                 )
-            )
+            else:
+                findings.append(
+                    Finding(
+                        name,
+                        ERROR,
+                        f"pickling the env before its first reset raised {type(error).__name__}: {error} "
+                        f"(its attribute {attribute!r}, set before the first reset)",
+                        f"create self.{attribute} in reset() instead: the managers pickle an env that has not been "
+                        "reset to send it to a worker process",
+                    )
+                )
         env.close()
         return findings
 
     return guard(name, "constructing the env", body)
+
+
+def _pickles(value: object) -> bool:
+    """Whether ``value`` pickles as the managers pickle an env (cloudpickle)."""
+    try:
+        cloudpickle.dumps(value)
+    except Exception:  # noqa: BLE001 - whatever pickling raises, the value does not pickle
+        return False
+    return True
 
 
 def check_close_twice(ctx: CheckContext) -> list[Finding]:

@@ -31,7 +31,7 @@ CAUGHT = [
     ("check_subprocess", gallery.WorkerDependentEnv, "error", "differs between a worker process and this process"),
     ("check_global_rng", gallery.GlobalSeedEnv, "error", "global numpy"),
     ("check_global_rng", gallery.GlobalSeedInResetEnv, "error", "global numpy"),
-    ("check_lazy_init", gallery.UnpicklableEnv, "error", "pickling"),
+    ("check_lazy_init", gallery.UnpicklableEnv, "error", "(its attribute '_lock', set before the first reset)"),
     ("check_lazy_init", gallery.EagerEnv, "error", "_init_flag"),
     ("check_time_limit", gallery.TimeLimitAsTerminationEnv, "error", "as a termination"),
     (
