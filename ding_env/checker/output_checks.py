@@ -120,11 +120,26 @@ def check_reset_obs(ctx: CheckContext) -> list[Finding]:
         env = ctx.make_env()
         env.seed(ctx.seed)
         obs = env.reset()
-        problems = value_problems(obs, env.observation_space, "reset obs")
+        space = env.observation_space
+        problems = value_problems(obs, space, "reset obs")
         env.close()
+        if problems and _is_obs_and_info(obs, space):  # Gymnasium's reset: the space's problems follow from it
+            return [
+                Finding(
+                    name,
+                    ERROR,
+                    f"reset() returned (obs, info), Gymnasium's form: a {type(obs[0]).__name__} and a dict",
+                    "return the observation alone (a BaseEnv's reset gives no info)",
+                )
+            ]
         return [Finding(name, ERROR, p, obs_hint(p)) for p in problems]
 
     return guard(name, "reset()", body)
+
+
+def _is_obs_and_info(obs: Any, space: gym.spaces.Space) -> bool:
+    """Whether ``obs`` looks like Gymnasium's ``(obs, info)`` where the space takes no such tuple."""
+    return isinstance(obs, tuple) and len(obs) == 2 and isinstance(obs[1], dict) and not space.contains(obs)
 
 
 def check_step_output(ctx: CheckContext) -> list[Finding]:

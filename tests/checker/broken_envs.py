@@ -382,3 +382,10 @@ class IgnoresItsTimeLimitEnv(GoodEnv):
     def step(self, action):
         self._t += 1
         return transition(self.make_obs(), 0.0)
+
+
+class GymResetEnv(GoodEnv):
+    """Returns Gymnasium's (obs, info) from reset()."""
+
+    def reset(self):
+        return super().reset(), {}

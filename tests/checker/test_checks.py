@@ -15,6 +15,7 @@ CHECK_BY_NAME = {check.__name__: check for check in CHECKS}
 CAUGHT = [
     ("check_spaces", gallery.Float64SpaceEnv, "error", "dtype float64"),
     ("check_reset_obs", gallery.Float64ObsEnv, "error", "must have dtype float32"),
+    ("check_reset_obs", gallery.GymResetEnv, "error", "reset() returned (obs, info), Gymnasium's form: a ndarray and"),
     ("check_reset_obs", gallery.OutOfBoundsObsEnv, "error", "outside its Box bounds"),
     ("check_reset_obs", gallery.RaisingResetEnv, "error", "simulator failed to start"),
     ("check_step_output", gallery.ZeroDimRewardEnv, "error", "reward must be an array of shape (1,)"),
