@@ -704,3 +704,10 @@ class NestedActionGymEnv(gym.Env):
 def nested_action_env() -> DingEnvWrapper:
     """``NestedActionGymEnv`` behind ``DingEnvWrapper``."""
     return DingEnvWrapper(NestedActionGymEnv())
+
+
+class SeedWithoutDynamicEnv(CountingEnv):
+    """A seed() that takes no dynamic_seed, as envs written before DI-engine had it do."""
+
+    def seed(self, seed: int) -> None:  # type: ignore[override]
+        super().seed(seed)

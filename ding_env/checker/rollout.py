@@ -12,6 +12,7 @@ import numpy as np
 
 from ding_env.checker.report import ERROR, Finding
 from ding_env.env.base_env import BaseEnv
+from ding_env.env.seeding import SEED_SIGNATURE_HINT, takes_dynamic_seed
 from ding_env.env.spaces import leaves
 from ding_env.env.timestep import is_timestep
 from ding_env.env_manager import arrays
@@ -99,12 +100,8 @@ def seed_env(env: BaseEnv, seed: int, dynamic: bool) -> None:
     try:
         env.seed(seed, dynamic_seed=dynamic)
     except TypeError as error:
-        try:
-            inspect.signature(env.seed).bind(seed, dynamic_seed=dynamic)
-        except TypeError:
+        if not takes_dynamic_seed(env, seed, dynamic):
             raise SeedSignatureError(str(error), source_of(type(env).seed)) from error
-        except ValueError:  # a seed without a signature (a builtin): the error is the env's own
-            pass
         raise
 
 
@@ -162,10 +159,6 @@ def raised(check: str, what: str, error: BaseException, hint: str = "") -> Findi
 NOT_A_TIMESTEP_HINT = (
     "the managers read timestep.obs, .reward, .done and .info by name: build the return value with the "
     "named constructors (or BaseEnvTimestep(obs, reward, done, info))"
-)
-SEED_SIGNATURE_HINT = (
-    "seed() must take dynamic_seed, which the managers pass (True for collector envs, False for evaluator "
-    "envs): def seed(self, seed, dynamic_seed=True), passing it on with super().seed(seed, dynamic_seed)"
 )
 RAISED_HINT = "fix the exception; the check calls the env as a manager does: construct, seed, reset, step, close"
 

@@ -7,6 +7,9 @@ seed passed to ``seed()`` (collection). Global RNG state is never touched.
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
 import numpy as np
 
 from ding_env.summary import describe_typed
@@ -62,3 +65,37 @@ def checked_seed(seed: object, what: str = "seed") -> int:
     if seed < 0:
         raise ValueError(f"{what} must be an int >= 0, got {seed}")
     return int(seed)
+
+
+SEED_SIGNATURE_HINT = (
+    "seed() must take dynamic_seed, which the managers pass (True for collector envs, False for evaluator "
+    "envs): def seed(self, seed, dynamic_seed=True), passing it on with super().seed(seed, dynamic_seed)"
+)
+
+
+def takes_dynamic_seed(env: Any, seed: Any, dynamic_seed: bool | None) -> bool:
+    """Whether ``env.seed(seed, dynamic_seed=...)`` fits the signature of the env's ``seed`` (True when it has none)."""
+    try:
+        inspect.signature(env.seed).bind(seed, dynamic_seed=dynamic_seed)
+    except TypeError:
+        return False
+    except ValueError:  # a seed without a signature (a builtin)
+        return True
+    return True
+
+
+def seed_as_managers_do(env: Any, seed: Any, dynamic_seed: bool | None) -> None:
+    """``env.seed(seed, dynamic_seed=dynamic_seed)`` (``env.seed(seed)`` when None), as every manager seeds an env.
+
+    Raises:
+        TypeError: When the env's ``seed()`` takes no ``dynamic_seed``, saying how to declare it.
+    """
+    if dynamic_seed is None:
+        env.seed(seed)
+        return
+    try:
+        env.seed(seed, dynamic_seed=dynamic_seed)
+    except TypeError as error:
+        if takes_dynamic_seed(env, seed, dynamic_seed):
+            raise  # the env's own TypeError
+        raise TypeError(f"{type(env).__name__}.seed() takes no dynamic_seed: {SEED_SIGNATURE_HINT}") from error

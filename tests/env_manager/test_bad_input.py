@@ -17,7 +17,7 @@ from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.errors import ConfigError, DingEnvError, EnvDataError, EnvError
 from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
 from tests.conftest import manager_cfg
-from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv, TupleActionEnv
+from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv, SeedWithoutDynamicEnv, TupleActionEnv
 
 MANAGERS = ["base", "subprocess", "async_subprocess"]
 MAX_MESSAGE = 500
@@ -142,6 +142,21 @@ BAD_ACTIONS = {  # env -> [(actions for envs 0 and 1, text the message must hold
         )
     ],
 }
+
+
+@pytest.mark.parametrize("manager_type", MANAGERS)
+def test_an_env_whose_seed_takes_no_dynamic_seed_is_told_how_to_declare_it(manager_type):
+    # It failed with Python's "got an unexpected keyword argument 'dynamic_seed'" and no word of what to write.
+    with create_env_manager(manager_cfg(manager_type), [SeedWithoutDynamicEnv] * 2) as manager:
+        manager.seed(0, dynamic_seed=True)
+        with pytest.raises(EnvError) as raised:
+            manager.launch()
+    assert_clear(
+        raised.value,
+        "env 0",
+        "SeedWithoutDynamicEnv.seed() takes no dynamic_seed",
+        "def seed(self, seed, dynamic_seed=True)",
+    )
 
 
 @pytest.mark.parametrize("manager_type", MANAGERS)

@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env.base_env import BaseEnv
+from ding_env.env.seeding import seed_as_managers_do
 from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
@@ -126,11 +127,7 @@ class EnvHost(EnvCalls):
             self.batch.forget_sampler(env_id)
             return
         seed, dynamic_seed = self.setup.seeds[env_id]
-        env = self.envs[env_id]
-        if dynamic_seed is None:
-            env.seed(seed)
-        else:
-            env.seed(seed, dynamic_seed=dynamic_seed)
+        seed_as_managers_do(self.envs[env_id], seed, dynamic_seed)
 
     def reset(self, env_id: int, within_step: bool = False) -> Any:
         """Reset one env with its reset params, retrying per ``max_retry`` / ``retry_type``.
