@@ -164,7 +164,7 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
         raise ConfigError(f"{where}: {error}") from error
     except RegistryError as error:
         raise RegistryError(f"{where}: {error}") from error
-    _check_env_keys(env, env_cls, where)
+    check_env_section_keys(env, env_cls, where)
     default = default_cfg(env_cls)
     # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
     env = cfg.env = deep_merge_dicts(default, env)
@@ -187,18 +187,24 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
     return cfg
 
 
-def _check_env_keys(env: dict, env_cls: type, where: str) -> None:
-    """Refuse a key of the env section that a class declaring its ``config`` does not take."""
+def check_env_section_keys(env: dict, env_cls: type, where: str, section: str | None = None) -> None:
+    """Refuse a key of the env section that a class declaring its ``config`` does not take.
+
+    Args:
+        env: The env section.
+        env_cls: The class it builds.
+        where: Names the config file in errors.
+        section: Says what the section builds (None: ``describe_env_section`` of it).
+    """
     if not declares_config(env_cls):
         return
+    section = describe_env_section(env) if section is None else section
     default = default_cfg(env_cls)
     valid = set(default) | PIPELINE_KEYS
     for key in env:
         if key not in valid:
             if key in DI_ENGINE_ONLY_KEYS:
-                raise ConfigError(
-                    f"{where} env section ({describe_env_section(env)}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}"
-                )
+                raise ConfigError(f"{where} env section ({section}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}")
             if is_own_env(env_cls):
                 tail = f". {env_cls.__qualname__} is ding-env's own env: it takes only these keys"
             elif difflib.get_close_matches(str(key), sorted(PIPELINE_KEYS), n=1):
@@ -211,9 +217,7 @@ def _check_env_keys(env: dict, env_cls: type, where: str) -> None:
                 )
             else:  # EnvIdWrapper: keyword arguments of gym.make have a key of their own
                 tail = ". A section without a type takes DingEnvWrapper's keys; gym.make's go in make_kwargs"
-            raise ConfigError(
-                unknown_key_message(f"{where} env section ({describe_env_section(env)})", key, valid) + tail
-            )
+            raise ConfigError(unknown_key_message(f"{where} env section ({section})", key, valid) + tail)
 
 
 def _check_managers(env: dict, where: str, need_servers: bool) -> None:

@@ -18,7 +18,7 @@ from ding_env.registry import ENV_REGISTRY, get_env_cls, import_env_modules, imp
 
 
 def resolve_target(
-    target: str, config_path: str | None = None, batch_envs: bool = False
+    target: str, config_path: str | None = None, batch_envs: bool = False, undeclared_keys: bool = False
 ) -> tuple[Callable[..., Any], EasyDict | None]:
     """The env class (or a zero-argument factory) and its config for ``target``.
 
@@ -30,7 +30,9 @@ def resolve_target(
     ``--config``, is a ``DingEnvWrapper`` built from that env section. A registered type built on
     ``DingEnvWrapper`` (``cartpole``, ``atari``, ...) runs its own default ``env_id`` unless the
     config gives one. The modules in the config's ``import_names`` are imported first, so a type
-    they register can be named.
+    they register can be named. With ``--config`` to a ``module:Class`` that declares its ``config``,
+    the section's keys are those ``ding-env run`` takes for it, unless ``undeclared_keys``
+    (``--di-engine``: DI-engine's envs read keys they do not declare).
 
     Raises:
         RegistryError: If the class cannot be imported or the type is unknown.
@@ -86,6 +88,11 @@ def resolve_target(
     if not (isinstance(env_cls, type) and issubclass(env_cls, kinds)):
         expected = "a BaseEnv or BaseBatchEnv subclass" if batch_envs else "a BaseEnv subclass"
         raise ConfigError(f"{target!r} is {env_cls!r}, not {expected}")
+    if cfg is not None and "type" not in cfg and not _is_wrapper(env_cls) and not undeclared_keys:
+        from ding_env.run_config import check_env_section_keys  # the run layer, only for config files
+
+        named = f"for {env_cls.__module__}.{env_cls.__qualname__}"
+        check_env_section_keys(cfg, env_cls, f"--config {config_path}", named)
     if _is_wrapper(env_cls):
         # A registered type such as 'cartpole' fixes its Gymnasium id in its class config; the base class needs one.
         if cfg is None and not env_cls.config.get("env_id"):

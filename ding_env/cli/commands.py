@@ -94,7 +94,7 @@ def check(args: argparse.Namespace) -> int:
         print(f"ding-env check: {problem}", file=sys.stderr)
         return USAGE_ERROR
     try:
-        env_cls, cfg = resolve_target(args.target, args.config)
+        env_cls, cfg = resolve_target(args.target, args.config, undeclared_keys=args.di_engine)
     except (ConfigError, RegistryError) as error:
         print(f"ding-env check: {error}", file=sys.stderr)
         return USAGE_ERROR

@@ -125,6 +125,24 @@ def test_di_engine_mode_turns_di_engines_tolerated_forms_into_warnings():
     assert "info['truncated'] (bool) is missing" in warnings["check_step_output"]
 
 
+def test_a_config_for_a_class_target_is_held_to_the_keys_the_class_declares(tmp_path, monkeypatch, capsys):
+    # A misspelt key, or the section of another env, passed: the env ran with its defaults.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "typo.py").write_text("config = dict(env=dict(max_episode_step=5))\n")
+    (tmp_path / "other.py").write_text("config = dict(env=dict(env_id='Acrobot-v1'))\n")
+    target = "tests.checker.broken_envs:GoodEnv"
+    assert main(["check", target, "--config", "typo.py", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "unknown key 'max_episode_step' in --config typo.py env section (for tests.checker.broken_envs.GoodEnv)" in err
+    )
+    assert "(did you mean 'max_episode_steps'?)" in err
+    assert main(["check", target, "--config", "other.py", "--episodes", "1"]) == 2
+    assert "unknown key 'env_id'" in capsys.readouterr().err
+    (tmp_path / "good.py").write_text("config = dict(env=dict(max_episode_steps=5))\n")
+    assert main(["check", target, "--config", "good.py", "--episodes", "1"]) == 0
+
+
 def test_a_key_read_by_init_but_not_declared_says_how_to_give_it(tmp_path):
     target = "tests.checker.broken_envs:ReadsUndeclaredKeyEnv"
     result = check_command(target, "--di-engine")
