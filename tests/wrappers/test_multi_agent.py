@@ -152,3 +152,20 @@ def test_ding_env_check_passes_on_the_simple_spread_config():
     )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     assert "passed:" in completed.stdout and " 0 errors" in completed.stdout
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_act_scale_maps_continuous_actions_from_minus_one_to_one_as_di_engine(manager_type):
+    # DI-engine's ptz_simple_spread_atoc config sets act_scale=True; the key was refused as unknown.
+    def trajectory(cfg, action):
+        with create_env_manager({"type": manager_type}, [partial(SimpleSpreadEnv, cfg)]) as manager:
+            manager.seed(0)
+            manager.launch()
+            assert manager.action_space == gym.spaces.Box(-1.0 if cfg.get("act_scale") else 0.0, 1.0, (3, 5))
+            return [manager.step({0: np.full((3, 5), action, np.float32)})[0].obs["agent_state"] for _ in range(3)]
+
+    scaled = trajectory(dict(continuous_actions=True, act_scale=True), -0.5)
+    raw = trajectory(dict(continuous_actions=True), 0.25)
+    assert all(np.array_equal(a, b) for a, b in zip(scaled, raw, strict=True))
+    with pytest.raises(ConfigError, match="act_scale=True maps continuous actions; set continuous_actions=True"):
+        SimpleSpreadEnv(dict(act_scale=True))

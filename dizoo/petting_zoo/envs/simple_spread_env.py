@@ -38,6 +38,8 @@ class SimpleSpreadEnv(PettingZooEnv):
         max_cycles=25,
         # Box(0, 1, (5,)) actions per agent instead of Discrete(5).
         continuous_actions=False,
+        # Continuous actions are given in [-1, 1] (and action_space says so) and mapped to [0, 1] (DI-engine's).
+        act_scale=False,
         # Weight of each agent's own collision penalty against the shared reward.
         local_ratio=0.5,
         # The observation is agent_state alone (n_agent, 18 for 3 agents).
@@ -54,6 +56,8 @@ class SimpleSpreadEnv(PettingZooEnv):
                 f"petting_zoo env: env_family/env_id expected 'mpe' and one of {SIMPLE_SPREAD_IDS}, "
                 f"got {cfg.env_family!r}/{cfg.env_id!r}"
             )
+        if cfg.act_scale and not cfg.continuous_actions:  # DI-engine asserts it
+            raise ConfigError("petting_zoo env: act_scale=True maps continuous actions; set continuous_actions=True")
         if not (isinstance(cfg.n_agent, int) and cfg.n_agent >= 2):
             raise ConfigError(f"petting_zoo env: n_agent expected an int >= 2, got {cfg.n_agent!r}")
         if cfg.n_landmark != cfg.n_agent:
@@ -61,6 +65,23 @@ class SimpleSpreadEnv(PettingZooEnv):
                 f"petting_zoo env: simple_spread has one landmark per agent; n_landmark expected {cfg.n_agent}, "
                 f"got {cfg.n_landmark}"
             )
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        """Each agent's action; with ``act_scale``, continuous ones in ``[-1, 1]``."""
+        space = super().action_space
+        if self._cfg.act_scale:
+            return gym.spaces.Box(-1.0, 1.0, space.shape, space.dtype)
+        return space
+
+    def step(self, action: Any) -> Any:
+        """Step every live agent; with ``act_scale``, actions in ``[-1, 1]`` are mapped linearly to the game's."""
+        if self._cfg.act_scale:
+            space = super().action_space
+            action = (space.low + (np.asarray(action, dtype=space.dtype) + 1) / 2 * (space.high - space.low)).astype(
+                space.dtype
+            )
+        return super().step(action)
 
     def _build_env(self) -> Any:
         try:
