@@ -120,9 +120,14 @@ def named_env_config(name: str) -> EasyDict | None:
     if Path(name).exists():  # a folder: load_config_file says so
         return None
     close = difflib.get_close_matches(name, ENV_REGISTRY.names(), n=1)
+    # An env of the user's own is registered by a module of theirs, which a config file names.
+    own = (
+        "; an env class of your own runs from a config file whose env section names the type it is registered as "
+        "and the module that registers it: config = dict(env=dict(type='my_env', import_names=['my_module']))"
+    )
     raise ConfigError(
         f"{name!r} is no config file, registered env type ({', '.join(ENV_REGISTRY.names())}"
-        f"{f'; did you mean {close[0]!r}?' if close else ''}) or Gymnasium env id (such as CartPole-v1)"
+        f"{f'; did you mean {close[0]!r}?' if close else ''}) or Gymnasium env id (such as CartPole-v1){own}"
     )
 
 

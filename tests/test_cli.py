@@ -451,6 +451,9 @@ def test_run_of_a_name_that_is_no_file_type_or_id_names_the_types(tmp_path, monk
     err = capsys.readouterr().err
     assert "'cartpolee' is no config file, registered env type (acrobot," in err
     assert "did you mean 'cartpole'?) or Gymnasium env id" in err
+    # A class of the user's own is no name run takes: it says how to run one.
+    assert main(["run", "my_module:MyEnv"]) == 2
+    assert "config = dict(env=dict(type='my_env', import_names=['my_module']))" in capsys.readouterr().err
 
 
 def test_check_takes_a_gymnasium_id_without_its_prefix(capsys):
