@@ -20,7 +20,14 @@ from ding_env.checker.rollout import (
     source_of,
     trajectory,
 )
+from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env.spaces import leaves
+
+# DingEnvWrapper passes each episode's seed to the Gymnasium env's reset(seed=...): there is nothing to change in it.
+WRAPPED_SAME_EPISODES_HINT = (
+    "DingEnvWrapper gives the Gymnasium env a seed at each reset (reset(seed=...)): the env is deterministic "
+    "(nothing to fix) or ignores the seed reset() gets"
+)
 
 
 def check_static_seed(ctx: CheckContext) -> list[Finding]:
@@ -86,6 +93,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
         other_seed = rollout(env_c, ctx, ctx.seed + 1, dynamic=True, actions=[longest] * ctx.episodes)
         env_c.close()
         env_d.close()
+        wrapped = isinstance(env_d, DingEnvWrapper)
         findings: list[Finding] = []
         if not same(trajectory(a), trajectory(b)):
             findings.append(
@@ -111,6 +119,8 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                 # warning, which still names the seed() to fix should the env gain randomness.
                 hint = pass_dynamic_seed_on("collector envs would repeat one episode if the env had randomness")
                 findings.append(Finding(name, WARNING, f"{message}: {dropped}", hint))
+            elif wrapped:  # DingEnvWrapper seeds each reset itself: the Gymnasium env has nothing to vary
+                findings.append(Finding(name, WARNING, message, WRAPPED_SAME_EPISODES_HINT))
             else:
                 hint = (
                     "in reset(), seed the simulator with self._next_episode_seed(), which gives each episode a new "
@@ -125,7 +135,9 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     name,
                     WARNING,
                     "seeds differing by one gave identical trajectories",
-                    "pass the seed on to the simulator (ignore for deterministic envs)",
+                    WRAPPED_SAME_EPISODES_HINT
+                    if wrapped
+                    else "pass the seed on to the simulator (ignore for deterministic envs)",
                 )
             )
         return findings

@@ -119,3 +119,29 @@ def test_a_nan_observation_points_at_the_code_that_computed_it_not_at_clipping()
 def test_the_cli_prints_the_same_hints(capsys, env_cls, code, fix):
     assert main(["check", f"tests.checker.broken_envs:{env_cls}", "--episodes", "3"]) == code
     assert fix in capsys.readouterr().out
+
+
+def test_a_deterministic_gymnasium_env_in_ding_env_wrapper_is_not_told_to_change_its_reset():
+    # The warning told a DingEnvWrapper user to seed the simulator with self._next_episode_seed() in reset().
+    import gymnasium as gym
+    import numpy as np
+
+    from ding_env import DingEnvWrapper
+
+    class Corridor(gym.Env):
+        observation_space = gym.spaces.Box(0.0, 10.0, (1,), np.float32)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, seed=None, options=None):
+            super().reset(seed=seed)
+            self.position = 0.0
+            return np.zeros(1, np.float32), {}
+
+        def step(self, action):
+            self.position += 1.0
+            return np.full(1, self.position, np.float32), 1.0, self.position >= 5, False, {}
+
+    report = check_env(lambda: DingEnvWrapper(Corridor()), episodes=3, max_steps=50, subprocess=False)
+    hints = [finding.hint for finding in report.findings if finding.check == "check_dynamic_seed"]
+    assert hints and all("the env is deterministic (nothing to fix)" in hint for hint in hints)
+    assert not any("_next_episode_seed" in hint for hint in hints)
