@@ -212,8 +212,8 @@ def check_env_section_keys(env: dict, env_cls: type, where: str, section: str | 
                 raise ConfigError(f"{where} env section ({section}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}")
             if is_own_env(env_cls):
                 tail = f". {env_cls.__qualname__} is ding-env's own env: it takes only these keys"
-            elif difflib.get_close_matches(str(key), sorted(PIPELINE_KEYS), n=1):
-                tail = ""  # a pipeline key mistyped: the suggestion says it, and the env has nothing to declare
+            elif set(difflib.get_close_matches(str(key), sorted(valid), n=1, cutoff=0.85)) & PIPELINE_KEYS:
+                tail = ""  # a pipeline key mistyped (colector_env_num): the suggestion says it; nothing to declare
             elif "type" in env:
                 tail = (
                     f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "

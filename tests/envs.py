@@ -711,3 +711,15 @@ class SeedWithoutDynamicEnv(CountingEnv):
 
     def seed(self, seed: int) -> None:  # type: ignore[override]
         super().seed(seed)
+
+
+class TextActionEnv(CountingEnv):
+    """A Dict action of a Text command and a Discrete push: no array form, so the base manager's alone."""
+
+    @property
+    def action_space(self) -> gym.spaces.Space:
+        return gym.spaces.Dict({"cmd": gym.spaces.Text(5), "push": gym.spaces.Discrete(3)})
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        assert isinstance(action["cmd"], str), action
+        return super().step(int(action["push"]))

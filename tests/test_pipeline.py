@@ -245,6 +245,14 @@ def test_an_undeclared_key_of_a_users_env_says_where_to_declare_it(tmp_path):
         "unknown key 'colector_env_num'" in mistyped.stderr and "(did you mean 'collector_env_num'?)" in mistyped.stderr
     )
     assert "declare it" not in mistyped.stderr
+    # A key only loosely like a pipeline key may be the env's own: the advice stays.
+    (tmp_path / "own.py").write_text(
+        "config = dict(env=dict(type='my_walls', import_names=['my_walls'], env_name=3))\n"
+    )
+    own = subprocess.run(
+        [sys.executable, "-m", "ding_env", "run", "own.py"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert "if the env reads 'env_name', declare it there" in own.stderr
 
 
 def test_di_engines_env_section_keys_are_taken_or_refused_saying_what_they_are():

@@ -36,7 +36,13 @@ from ding_env.env_wrappers.converters import action_converter, di_engine_action,
 from ding_env.env_wrappers.dtypes import convention_space
 from ding_env.env_wrappers.env_wrappers import apply_wrappers
 from ding_env.env_wrappers.family import family_of_env
-from ding_env.env_wrappers.legacy_gym import LegacyGymEnv, is_legacy_env, legacy_gym_has, make_legacy_gym_env
+from ding_env.env_wrappers.legacy_gym import (
+    LegacyGymEnv,
+    is_legacy_env,
+    legacy_gym_has,
+    make_legacy_gym_env,
+    replay_make_kwargs,
+)
 from ding_env.env_wrappers.multi_agent import is_pettingzoo_env
 from ding_env.env_wrappers.presets import (
     atari_step_limit,
@@ -198,7 +204,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         # A gym 0.26 env renders the frames of replays only when made to.
         kwargs = dict(self._cfg.make_kwargs or {})
         if self._replay_path is not None:
-            kwargs.setdefault("render_mode", "rgb_array")
+            kwargs = {**replay_make_kwargs(), **kwargs}
         return kwargs
 
     def _make_from_id(self) -> tuple[gym.Env, str]:

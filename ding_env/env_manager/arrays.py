@@ -170,9 +170,14 @@ def split_rows(buffers: Any, count: int, copy: bool) -> list[Any]:
     return split_tree(_copied_rows if copy else _rows, buffers, count)
 
 
-def _rows(array: np.ndarray) -> list[np.ndarray]:
-    """The rows of ``array`` as views; those of a 1-d array as 0-d arrays, as an env returns such an observation."""
-    return list(array) if array.ndim > 1 else [array[index, ...] for index in range(len(array))]
+def _rows(array: np.ndarray) -> list[Any]:
+    """The rows of ``array`` as views; a 1-d array's as 0-d arrays where it holds numbers.
+
+    An env returns an observation of one number as a 0-d array; a ``Text`` leaf's rows stay ``str``.
+    """
+    if array.ndim > 1 or array.dtype.kind not in "biufc":
+        return list(array)
+    return [array[index, ...] for index in range(len(array))]
 
 
 def _copied_rows(array: np.ndarray) -> list[np.ndarray]:
@@ -232,7 +237,8 @@ def unstack(tree: Any) -> list[Any]:
     """The rows of a tree of stacked arrays (the inverse of ``stack``), as views."""
     tree = map_tree(np.asarray, tree)
     first = next(iter(leaves(tree)), None)
-    return split_rows(tree, 0 if first is None else len(first), copy=False)
+    # Rows of actions: a leaf's items as numpy gives them (numpy scalars, str), the forms the action checks take.
+    return list(tree) if isinstance(tree, np.ndarray) else split_tree(list, tree, 0 if first is None else len(first))
 
 
 def conform(layout: Any, value: Any) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import io
 import sys
 from typing import Any
@@ -139,6 +140,28 @@ def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> An
         raise ConfigError(f"{owner}: env_id {env_id!r} is not available in legacy gym: {error}") from error
 
 
+def _renders_rgb_array_per_call(env: Any, metadata: dict) -> bool:
+    """Whether ``env.render`` takes a ``mode`` per call (gym before 0.26) and lists ``'rgb_array'`` among its modes."""
+    modes = metadata.get("render.modes") or metadata.get("render_modes") or ()  # gym < 0.22, gym 0.22-0.25
+    try:
+        takes_mode = "mode" in inspect.signature(env.render).parameters
+    except (TypeError, ValueError, AttributeError):  # no render, or one without a signature
+        return False
+    return takes_mode and "rgb_array" in modes
+
+
+def replay_make_kwargs() -> dict:
+    """What ``gym.make`` takes for an env whose frames are recorded: its render mode of one frame per call.
+
+    gym 0.26 takes ``render_mode='rgb_array'``; gym 0.25 named that mode ``'single_rgb_array'`` (its
+    ``'rgb_array'`` gives a list of frames); older gym takes the mode at each ``render`` call instead.
+    """
+    version = tuple(int(part) for part in quietly_imported_gym().__version__.split(".")[:2] if part.isdigit())
+    if version >= (0, 26):
+        return {"render_mode": "rgb_array"}
+    return {"render_mode": "single_rgb_array"} if version >= (0, 25) else {}
+
+
 class LegacyGymEnv(gym.Env):
     """Gymnasium API over a legacy-gym env.
 
@@ -158,9 +181,7 @@ class LegacyGymEnv(gym.Env):
         self.metadata = dict(getattr(env, "metadata", {}) or {})
         # gym 0.26 envs take their render mode at make; older ones at each render(mode=...) call.
         self.render_mode = getattr(env, "render_mode", None)
-        self._render_mode_per_call = self.render_mode is None and "rgb_array" in (
-            self.metadata.get("render.modes") or ()
-        )
+        self._render_mode_per_call = self.render_mode is None and _renders_rgb_array_per_call(env, self.metadata)
         if self._render_mode_per_call:
             self.render_mode = "rgb_array"
         self.spec = (

@@ -235,7 +235,8 @@ def check_given_env(env: gym.Env, env_wrapper: Any, family: str, owner: str) -> 
         if screen is not None and env.observation_space.shape not in (screen, (*screen, 3)):
             raise ConfigError(
                 f"{owner}: the Atari preset preprocesses the game's {screen[0]}x{screen[1]} screen, and the given "
-                f"env's observations are {env.observation_space} (preprocessed already, or RAM): {instead}"
+                f"env's observations are {env.observation_space} (preprocessed already, or RAM): give the raw env, "
+                "or set env_wrapper=['ram'] (RAM observations) or [] (no preset)"
             )
     uses_minigrid_preset = env_wrapper == "minigrid_default" or (
         env_wrapper in ("default", "reward_in_obs") and family == families.MINIGRID

@@ -20,7 +20,12 @@ CAUGHT = [
     ("check_reset_obs", gallery.RaisingResetEnv, "error", "simulator failed to start"),
     ("check_step_output", gallery.ZeroDimRewardEnv, "error", "reward must be an array of shape (1,)"),
     ("check_step_output", gallery.NumpyBoolDoneEnv, "error", "done must be a Python bool, got numpy.bool"),
-    ("check_step_output", gallery.MissingReturnEnv, "error", "eval_episode_return"),
+    (
+        "check_step_output",
+        gallery.MissingReturnEnv,
+        "error",
+        "eval_episode_return'] on done must be a Python float, got none (the key is missing)",
+    ),
     ("check_step_output", gallery.NeverEndsEnv, "warning", "did not end within"),
     ("check_step_output", gallery.PlainTupleStepEnv, "error", "PlainTupleStepEnv.step() returned a tuple of 4"),
     ("check_obs_memory", gallery.PlainTupleStepEnv, "error", "not a BaseEnvTimestep"),

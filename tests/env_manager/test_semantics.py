@@ -5,9 +5,9 @@ from functools import partial
 import numpy as np
 import pytest
 
-from ding_env import BaseEnvTimestep, DingEnvWrapper
+from ding_env import BaseEnvTimestep, DingEnvWrapper, create_env_manager
 from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
-from tests.envs import ShapedCartPole, TenthsEnv, cartpole_fn, nested_action_env
+from tests.envs import ShapedCartPole, TenthsEnv, TextActionEnv, cartpole_fn, nested_action_env
 from tests.support import counting_fns
 
 
@@ -70,6 +70,15 @@ def test_an_observation_of_one_value_is_a_0d_array_as_the_env_returns_it(make_ma
     timesteps = manager.step({0: 1, 1: 2})
     observations = [*manager.ready_obs.values(), *(timestep.obs for timestep in timesteps.values())]
     assert all(type(obs) is np.ndarray and obs.shape == () for obs in observations)
+
+
+def test_stacked_dict_actions_with_a_text_part_reach_the_envs_as_strings():
+    # Only the base manager hosts actions of no array form (the others refuse them at launch, naming the space).
+    # A change that gave every 1-d leaf's rows as 0-d arrays made the Text part's rows arrays, which Text refuses.
+    with create_env_manager({"type": "base"}, [TextActionEnv] * 2) as manager:
+        manager.launch()
+        batch = manager.step_batch(np.array([0, 1]), {"cmd": ["ab", "cd"], "push": np.array([0, 2])})
+        assert batch.env_id.tolist() == [0, 1]
 
 
 def test_auto_reset_returns_final_obs_then_reset_obs(make_manager, hosted):

@@ -185,7 +185,9 @@ def test_an_ale_env_given_preprocessed_or_as_ram_is_refused_by_the_preset_naming
         env, shown = gym.wrappers.AtariPreprocessing(gym.make("PongNoFrameskip-v4")), r"\(84, 84\)"
     else:
         env, shown = gym.make("ALE/Pong-v5", obs_type="ram", frameskip=1), r"\(128,\)"
-    with pytest.raises(ConfigError, match=rf"preprocesses the game's 210x160 screen.*{shown}.*env_wrapper=\[\]"):
+    with pytest.raises(
+        ConfigError, match=rf"210x160 screen.*{shown}.*env_wrapper=\['ram'\] \(RAM observations\) or \[\]"
+    ):
         DingEnvWrapper(env).reset()
     assert DingEnvWrapper(env, cfg={"env_wrapper": []}).reset().shape in ((84, 84), (128,))
 

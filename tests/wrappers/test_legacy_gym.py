@@ -296,6 +296,12 @@ class OldRenderWalk(LegacyWalk):
         return np.full((4, 6, 3), self.pos + 10, dtype=np.uint8)
 
 
+class Gym25RenderWalk(OldRenderWalk):
+    """gym 0.22-0.25: the modes under metadata['render_modes'], still taken by each render() call."""
+
+    metadata = {"render_modes": ["human", "rgb_array"]}
+
+
 def test_a_legacy_envs_frames_render_through_the_wrapper():
     # The wrapper said the env had no render mode, whatever it had been made with.
     import gym
@@ -303,10 +309,11 @@ def test_a_legacy_envs_frames_render_through_the_wrapper():
     made = DingEnvWrapper(gym.make("CartPole-v1", render_mode="rgb_array"))
     made.reset()
     assert made.render().shape == (400, 600, 3)
-    old = DingEnvWrapper(OldRenderWalk())
-    old.seed(0)
-    old.reset()
-    assert old.render().shape == (4, 6, 3)
+    for env_cls in (OldRenderWalk, Gym25RenderWalk):
+        old = DingEnvWrapper(env_cls())
+        old.seed(0)
+        old.reset()
+        assert old.render().shape == (4, 6, 3)
 
 
 def test_a_legacy_gym_env_made_by_id_records_replays(tmp_path):

@@ -22,7 +22,7 @@ from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
-from ding_env.env_manager.backends.env_calls import EnvCalls
+from ding_env.env_manager.backends.host_calls import HostCalls
 from ding_env.env_manager.backends.hosted_env import build_env, env_spaces, stepper_of, takes_int_actions
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
@@ -33,7 +33,7 @@ from ding_env.ops import Op
 _NO_POSITIONS = np.zeros(0, dtype=np.int64)  # the positions of plain envs in a step of batch envs only
 
 
-class EnvHost(EnvCalls):
+class EnvHost(HostCalls):
     """Creates, seeds, resets and steps a set of envs in this process.
 
     Args:

@@ -1,4 +1,4 @@
-"""``EnvCalls``: an env host's calls of its envs' methods and attributes by name.
+"""``HostCalls``: an env host's calls of its envs' methods and attributes by name.
 
 ``call_env_method`` and attribute broadcast reach the envs through them; a batch env's method runs once
 for all its ids.
@@ -15,7 +15,7 @@ from ding_env.errors import EnvError
 from ding_env.ops import Op
 
 
-class EnvCalls:
+class HostCalls:
     """Calls on the envs of ``envs`` by name, for ``EnvHost``.
 
     Attributes:
