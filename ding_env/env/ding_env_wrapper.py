@@ -56,6 +56,8 @@ from ding_env.env_wrappers.wrapper_config import REW_CLIP_FLOOR, WRAPPER_CONFIG,
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_typed
 
+_CONVERTERS = ("_convert_obs", "_adopt_obs", "_convert_action")  # made with the env; never pickled
+
 
 class DingEnvWrapper(GymAttributes, BaseEnv):
     """A Gymnasium env behind the ``BaseEnv`` contract.
@@ -149,8 +151,6 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             check_array_spaces(repr(self), self._env.observation_space)
             check_array_spaces(repr(self), self._env.action_space, "action_space")
             self._observation_space = convention_space(self._env.observation_space)
-            self._convert_obs = obs_converter(self._observation_space, owner=repr(self))
-            self._adopt_obs = obs_converter(self._observation_space, copy=False, owner=repr(self))  # _step_fields
             raw_actions = self._env.action_space
             unused = [key for key in ("act_scale", "action_clip") if self._cfg[key]]
             if unused and not isinstance(raw_actions, gym.spaces.Box):  # as the Atari keys off the preset: said
@@ -160,11 +160,25 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
                     stacklevel=2,
                 )
             self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
-            self._convert_action = action_converter(
-                raw_actions, bool(self._cfg.act_scale), repr(self), bool(self._cfg.action_clip)
-            )
+            self._make_converters()
             self._init_flag = True
         return self._env
+
+    def _make_converters(self) -> None:
+        # Closures over the spaces: not pickled (__getstate__), made again from the env after unpickling.
+        self._convert_obs = obs_converter(self._observation_space, owner=repr(self))
+        self._adopt_obs = obs_converter(self._observation_space, copy=False, owner=repr(self))  # _step_fields
+        self._convert_action = action_converter(
+            self._env.action_space, bool(self._cfg.act_scale), repr(self), bool(self._cfg.action_clip)
+        )
+
+    def __getstate__(self) -> dict:
+        return {key: value for key, value in self.__dict__.items() if key not in _CONVERTERS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self._env is not None:  # a closed env makes its converters when it builds its env again
+            self._make_converters()
 
     def _build_env(self) -> gym.Env:
         agent_step_limit = None  # an Atari make_kwargs time limit, applied outside the preset
@@ -175,7 +189,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             family = family_of_env(env)
             check_given_env(env, self._cfg.env_wrapper, family, repr(self))
         elif self._is_gymnasium is False:
-            env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._legacy_make_kwargs(), repr(self)))
+            env = self._made_by_legacy_gym()
             family = family_of_env(env)
         else:
             try:
@@ -188,7 +202,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
                         "with legacy gym, as DI-engine makes it (is_gymnasium=True refuses it instead)",
                         stacklevel=2,
                     )
-                    env = LegacyGymEnv(make_legacy_gym_env(self._cfg.env_id, self._legacy_make_kwargs(), repr(self)))
+                    env = self._made_by_legacy_gym()
                     family = family_of_env(env)
                 else:
                     raise ConfigError(
@@ -200,12 +214,12 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         env = apply_wrappers(env, wrapper_specs(self._cfg.env_wrapper, family, self._cfg))
         return env if agent_step_limit is None else TimeLimitWrapper(env, agent_step_limit)
 
-    def _legacy_make_kwargs(self) -> dict:
-        # A gym 0.26 env renders the frames of replays only when made to.
-        kwargs = dict(self._cfg.make_kwargs or {})
-        if self._replay_path is not None:
-            kwargs = {**replay_make_kwargs(), **kwargs}
-        return kwargs
+    def _made_by_legacy_gym(self) -> LegacyGymEnv:
+        # Made to render one frame per call when its episodes are recorded.
+        replay = replay_make_kwargs() if self._replay_path is not None else {}
+        return LegacyGymEnv(
+            make_legacy_gym_env(self._cfg.env_id, {**replay, **(self._cfg.make_kwargs or {})}, repr(self))
+        )
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         # A hook: a subclass may prepare its id's package first (dizoo's MiniGrid env does).

@@ -565,3 +565,20 @@ def test_an_older_env_version_missing_a_module_raises_its_own_import_error():
     finally:
         for env_id in ids:
             del gym.registry[env_id]
+
+
+def test_a_built_or_closed_wrapper_pickles_and_goes_on_from_where_it_was():
+    # Its converters (closures) failed to pickle once the env was built, even after close().
+    import pickle
+
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    env.seed(0, dynamic_seed=False)
+    env.reset()
+    env.step(0)
+    copy = pickle.loads(pickle.dumps(env))
+    assert np.array_equal(copy.step(1).obs, env.step(1).obs)  # the same simulator state, stepped alike
+    env.close()
+    closed = pickle.loads(pickle.dumps(env))
+    fresh = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
+    fresh.seed(0, dynamic_seed=False)
+    assert np.array_equal(closed.reset(), fresh.reset())  # builds its env again, with the seed it was given
