@@ -103,7 +103,7 @@ def quietly_imported_gym() -> Any:
 # Legacy gym 0.26 envs that fail at their first steps under numpy 2, and why.
 FAILS_ON_NUMPY_2 = {
     "LunarLanderContinuous-v2": "its engines hand Box2D numpy float32 impulses, which Box2D refuses",
-    "CarRacing-v2": "its car hands Box2D numpy float32 motor speeds, which Box2D refuses",
+    "CarRacing-v2": "its car hands Box2D the float32 motor speeds of continuous actions, which Box2D refuses",
 }
 
 
@@ -123,6 +123,9 @@ def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> An
     if env_id in ("LunarLander-v2", "LunarLanderContinuous-v2"):  # one env: continuous=... decides which
         continuous = bool((make_kwargs or {}).get("continuous", env_id == "LunarLanderContinuous-v2"))
         why = FAILS_ON_NUMPY_2["LunarLanderContinuous-v2"] if continuous else None
+    if env_id == "CarRacing-v2":  # discrete actions (continuous=False, DI-engine's default) step under numpy 2
+        continuous = bool((make_kwargs or {}).get("continuous", True))
+        why = why if continuous else None
     if why is not None and int(np.__version__.split(".")[0]) >= 2:
         from ding_env.env.gym_ids import latest_version  # the env layer's: imported when an id needs it
 

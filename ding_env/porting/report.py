@@ -67,7 +67,9 @@ def _summary(result: PortResult) -> list[str]:
     if result.trial is not None:
         envs = result.trial.get("envs", [])
         ran = sum(all("error" not in env.get(key, {"error": 1}) for key in ("base", "subprocess")) for env in envs)
-        rows.append(("tried (--try)", f"{len(envs)} env types registered, {ran} ran in both managers"))
+        unregistered = len(result.trial.get("unregistered", []))
+        untried = f"; {unregistered} env classes registered under no type, not tried" if unregistered else ""
+        rows.append(("tried (--try)", f"{len(envs)} env types registered, {ran} ran in both managers{untried}"))
     rows.append(("result", f"FAILED: {len(failures)} failures" if failures else "nothing failed"))
     return ["| | |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
 
@@ -127,6 +129,13 @@ def _trial(trial: dict | None) -> list[str]:
             lines.append(f"- `{module}` replaces a built-in module: {result['replaces']}")
     if not trial["envs"]:
         lines.append("No env type was registered.")
+    if trial.get("unregistered"):
+        classes = ", ".join(f"`{name}`" for name in trial["unregistered"])
+        lines.append(
+            f"- Env classes registered under no env type, so not tried: {classes}. Register each "
+            "(`@ENV_REGISTRY.register('name')`) to run it from a config, or check one with "
+            "`ding-env check MODULE:CLASS`"
+        )
     for env in trial["envs"]:
         lines += ["", f"### env type `{env['type']}`", ""]
         config = f"`{env['config']}`" if env["config"] else "none found (tried with its default config)"

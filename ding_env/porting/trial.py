@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ding_env.porting.packages import own_dizoo_names
+from ding_env.porting.registrations import inside, registered_by_port, unregistered_env_classes
 
 # The fix for errors whose cause is known: the env's code against today's numpy, gym, Gymnasium or PettingZoo.
 KNOWN_ERRORS = (
@@ -101,15 +102,15 @@ def traced(error: BaseException, folder: Path) -> dict:
         chain = chain.__cause__ or chain.__context__
     frames += [(file, int(line)) for file, line in _FRAME.findall(text)]  # a worker's traceback, innermost
     base = folder if folder.is_dir() else folder.parent
-    ours = [(file, line) for file, line in frames if _inside(file, base)]
+    ours = [(file, line) for file, line in frames if inside(file, base)]
     summary = text.split("\n--- traceback")[0].splitlines()[-1] if text else type(error).__name__
     result = {"error": summary[:600]}
     if ours:
         result["where"] = f"{Path(ours[-1][0]).resolve().relative_to(base.resolve())}:{ours[-1][1]}"
         # Raised in a library the port called (not in ding_env's checks): where, so a search of the port is not all.
         # numpy's own frame is where a removed name raises: the line that asked for it is the one to show.
-        outside = [frame for frame in frames[frames.index(ours[-1]) + 1 :] if not _inside(frame[0], NUMPY_DIR)]
-        if outside and not _inside(outside[-1][0], Path(__file__).resolve().parents[1]):
+        outside = [frame for frame in frames[frames.index(ours[-1]) + 1 :] if not inside(frame[0], NUMPY_DIR)]
+        if outside and not inside(outside[-1][0], Path(__file__).resolve().parents[1]):
             result["raised_in"] = _library_place(*outside[-1])
     for pattern, fix in KNOWN_ERRORS:
         match = re.search(pattern, text)
@@ -161,7 +162,7 @@ def _port_module_file(module: str, base: Path) -> str | None:
             continue
         path = Path(entry).joinpath(*module.split("."))
         for candidate in (path.with_suffix(".py"), path / "__init__.py"):
-            if candidate.is_file() and _inside(str(candidate), base):
+            if candidate.is_file() and inside(str(candidate), base):
                 return str(candidate.resolve().relative_to(base.resolve()))
     return None
 
@@ -169,20 +170,12 @@ def _port_module_file(module: str, base: Path) -> str | None:
 def _installed_outside(module: str, base: Path) -> bool:
     """Whether a top-level ``module`` exists on ``sys.path`` outside the port (an installed package)."""
     for entry in sys.path:
-        if not entry or not Path(entry).is_dir() or _inside(entry, base):
+        if not entry or not Path(entry).is_dir() or inside(entry, base):
             continue
         path = Path(entry) / module
         if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
             return True
     return False
-
-
-def _inside(file: str, base: Path) -> bool:
-    try:
-        Path(file).resolve().relative_to(base.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def declared_space(env_cls: type, field: str, folder: Path) -> str | None:
@@ -198,7 +191,7 @@ def declared_space(env_cls: type, field: str, folder: Path) -> str | None:
             tree = ast.parse(file.read_bytes())  # bytes: its coding declaration is honoured
         except (TypeError, OSError, SyntaxError, ValueError):
             continue
-        if not _inside(str(file), folder if folder.is_dir() else folder.parent):
+        if not inside(str(file), folder if folder.is_dir() else folder.parent):
             continue
         node = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == klass.__name__), None)
         found = sorted(_space_declarations(node, names)) if node is not None else []
@@ -342,7 +335,7 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
                     "ding-env's own dizoo has a module of this name: wherever the port comes first on sys.path "
                     "(as in its root folder), it is the port's, and so are the built-in env types it registers"
                 )
-            if file is not None and not _inside(file, base):
+            if file is not None and not inside(file, base):
                 imports[module] = {
                     "error": f"{module} is imported from {file}, not from the port",
                     "fix": "another package of that name comes first on sys.path (ding-env's own dizoo has some of "
@@ -353,7 +346,8 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
             missing = getattr(error, "name", None) or ""
             if isinstance(error, ModuleNotFoundError) and (missing == "ding" or missing.startswith("ding.")):
                 imports[module]["outside"] = True  # DI-engine code beyond the env layer (policies, pipelines)
-    registered = [name for name in ENV_REGISTRY.names() if _registered_by_port(name, before.get(name), base)]
+    registered = [name for name in ENV_REGISTRY.names() if registered_by_port(name, before.get(name), base)]
+    imported = [module for module, result in imports.items() if result.get("ok")]
     configs: dict[str, Path] = {}
     for path in config_files:
         try:
@@ -368,26 +362,7 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
             envs.append(try_env(name, configs.get(name), steps, folder))
         except Exception as error:  # noqa: BLE001 - one env type's failure does not stop the others
             envs.append({"type": name, "config": None, "build": traced(error, folder)})
-    return {"imports": imports, "envs": envs}
-
-
-def _registered_by_port(name: str, before: tuple[str, str] | None, base: Path) -> bool:
-    """Whether the port's import registered ``name``: a new name or path, or a class of the port's under the old path.
-
-    A port of a module ding-env's dizoo has too registers its class under the built-in's very path
-    (``dizoo.box2d.bipedalwalker.envs.bipedalwalker_env:BipedalWalkerEnv``): only where it is defined tells.
-    """
-    from ding_env.registry import ENV_REGISTRY
-
-    if before is None or before[0] != ENV_REGISTRY.source(name):
-        return True
-    if before[1] == ENV_REGISTRY.place(name):
-        return False
-    try:
-        file = inspect.getsourcefile(ENV_REGISTRY.get(name))
-    except TypeError:  # an instance or a builtin: no source of its own
-        return False
-    return file is not None and _inside(file, base)
+    return {"imports": imports, "envs": envs, "unregistered": unregistered_env_classes(imported, registered)}
 
 
 def main(argv: list[str]) -> None:

@@ -321,6 +321,13 @@ class WalkEnv(BaseEnv):
     def reward_space(self):
         return gym.spaces.Box(0.0, 1.0, (1,), np.float32)
 """,
+    # An env class registered under no type: run from no config, so not tried, and the report says so.
+    "hidden_env.py": """from walk_pkg.walk_env import WalkEnv
+
+
+class HiddenWalkEnv(WalkEnv):
+    pass
+""",
     "config/walk_config.py": """main_config = dict(
     env=dict(collector_env_num=2, evaluator_env_num=1, size=3), policy=dict(cuda=False)
 )
@@ -341,6 +348,7 @@ def test_try_runs_each_env_and_traces_a_refused_observation_to_the_declared_spac
         assert "step obs must have dtype float32, got float64" in env[manager]["error"]
         assert env[manager]["where"] == "walk_env.py:35"  # the declaration, the line to change
     assert any("float64" in error for error in env["check"]["errors"])
+    assert report["trial"]["unregistered"] == ["walk_pkg.hidden_env:HiddenWalkEnv"]  # it passed unmentioned
     fixed = (tmp_path / "ported" / "walk_pkg" / "walk_env.py").read_text().replace("np.float64", "np.float32")
     (tmp_path / "ported" / "walk_pkg" / "walk_env.py").write_text(fixed)
     code, report = port_json("ported/walk_pkg", "--in-place", "--try", "--steps", "20", cwd=tmp_path)

@@ -277,12 +277,13 @@ def test_a_legacy_gym_envs_own_attributes_are_read_and_set_through_the_wrapper()
     assert after[0][3] != after[1][3]  # the heavier world's pole turns differently: the physics changed
 
 
-def test_legacy_lunar_lander_continuous_v2_made_discrete_steps_under_numpy_2():
+@pytest.mark.parametrize(("env_id", "shape"), [("LunarLanderContinuous-v2", (8,)), ("CarRacing-v2", (96, 96, 3))])
+def test_legacy_box2d_envs_made_discrete_step_under_numpy_2(env_id, shape):
+    # Discrete actions hand Box2D Python floats; DI-engine's CarRacing config makes it so (it was refused).
     pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
-    cfg = {"env_id": "LunarLanderContinuous-v2", "make_kwargs": {"continuous": False}}
-    env = DingEnvWrapper(cfg=cfg, is_gymnasium=False)  # discrete engines hand Box2D Python floats
+    env = DingEnvWrapper(cfg={"env_id": env_id, "make_kwargs": {"continuous": False}}, is_gymnasium=False)
     env.reset()
-    assert env.step(np.array(0)).obs.shape == (8,)
+    assert env.step(np.array(0)).obs.shape == shape
     env.close()
 
 
