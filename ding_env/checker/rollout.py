@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import inspect
+import sysconfig
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -143,8 +145,7 @@ def type_name(value: Any) -> str:
 
 def raised(check: str, what: str, error: BaseException, hint: str = "") -> Finding:
     """An error finding for an exception the env raised, with where it was raised."""
-    frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
-    where = f" at {frame.filename}:{frame.lineno}" if frame else ""
+    where = _where(traceback.extract_tb(error.__traceback__)) if error.__traceback__ else ""
     name = type(error).__name__
     if isinstance(error, NotATimestepError):  # raised by the checker about the env's step: point there
         where = f" at {error.where}" if error.where else ""
@@ -154,6 +155,32 @@ def raised(check: str, what: str, error: BaseException, hint: str = "") -> Findi
         where = f" at {error.where}" if error.where else ""
         hint = SEED_SIGNATURE_HINT
     return Finding(check, ERROR, f"{what} raised {name}: {error}{where}", hint)
+
+
+def _where(frames: traceback.StackSummary) -> str:
+    """`` at file:line`` of the innermost frame of the env's own code, and of the library frame that raised after it.
+
+    An error raised inside gym, numpy or ding_env itself is shown at the env's line that called in, which is
+    the one to change (a removed ``seed()`` raises in gym's ``core.py``).
+    """
+    own = [frame for frame in frames if not _is_library(frame.filename)]
+    if not own:
+        return f" at {frames[-1].filename}:{frames[-1].lineno}"
+    line = f" at {own[-1].filename}:{own[-1].lineno}"
+    if own[-1] is not frames[-1]:
+        line += f" (raised in {frames[-1].filename}:{frames[-1].lineno})"
+    return line
+
+
+_LIBRARY_DIRS = tuple(
+    str(Path(path).resolve())
+    for path in {*(sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")), Path(__file__).parents[1]}
+)
+
+
+def _is_library(file: str) -> bool:
+    """Whether ``file`` is Python's, an installed package's or ding_env's own (not the env's code)."""
+    return str(Path(file).resolve()).startswith(_LIBRARY_DIRS)
 
 
 NOT_A_TIMESTEP_HINT = (

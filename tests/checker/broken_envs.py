@@ -389,3 +389,13 @@ class GymResetEnv(GoodEnv):
 
     def reset(self):
         return super().reset(), {}
+
+
+class RaisesInALibraryEnv(GoodEnv):
+    """Its reset() calls a library that raises (json), as a ported env calls gym's removed seed()."""
+
+    def reset(self):
+        import json
+
+        json.loads("{")  # the line a finding must point at
+        return super().reset()

@@ -145,3 +145,17 @@ def test_a_deterministic_gymnasium_env_in_ding_env_wrapper_is_not_told_to_change
     hints = [finding.hint for finding in report.findings if finding.check == "check_dynamic_seed"]
     assert hints and all("the env is deterministic (nothing to fix)" in hint for hint in hints)
     assert not any("_next_episode_seed" in hint for hint in hints)
+
+
+def test_an_error_raised_inside_a_library_points_at_the_envs_line_that_called_it():
+    # The finding gave the library's line (json/decoder.py), not the env's.
+    finding = next(
+        f for f in check_env(gallery.RaisesInALibraryEnv, episodes=1).findings if f.check == "check_reset_obs"
+    )
+    line = next(
+        number
+        for number, text in enumerate(inspect.getsource(gallery).splitlines(), 1)
+        if "the line a finding must point at" in text
+    )
+    assert f"at {inspect.getsourcefile(gallery)}:{line} (raised in " in finding.message
+    assert "json" in finding.message.split("(raised in ")[1]
