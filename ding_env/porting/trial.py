@@ -143,6 +143,13 @@ def traced(error: BaseException, folder: Path) -> dict:
                 "port is: port the package at that path (inside a dizoo/ tree for dizoo.*), or set import_names "
                 "to the port's modules"
             )
+    hidden = re.search(r"cannot import name '(\w+)' from '([\w.]+)' \((.+?)\)", text)
+    if hidden and hidden[2] in own_dizoo_names()[1] and not inside(hidden[3], base):
+        result["fix"] = (
+            f"{hidden[2]} is ding-env's own module of that name, not the port's (ding-env's dizoo has DI-engine's "
+            f"package names), and it has no {hidden[1]}: port the whole dizoo/ tree, so the port's module comes "
+            "first, or import the port's module relatively"
+        )
     return result
 
 

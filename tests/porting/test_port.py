@@ -569,3 +569,21 @@ def test_a_port_of_dizoo_packages_keeps_the_built_in_envs_and_tries_the_modules_
     assert (
         Path(done.stdout.strip()).resolve() == (root / "dizoo/box2d/bipedalwalker/envs/bipedalwalker_env.py").resolve()
     )
+
+
+def test_a_name_missing_from_ding_envs_own_dizoo_module_is_explained(tmp_path):
+    # DI-engine's pistonball imports a helper from its simple_spread module by absolute name: the import lands on
+    # ding-env's own module of that name, and the report gave the bare ImportError.
+    (tmp_path / "pz" / "envs").mkdir(parents=True)
+    (tmp_path / "pz" / "__init__.py").write_text("")
+    (tmp_path / "pz" / "envs" / "__init__.py").write_text("")
+    (tmp_path / "pz" / "envs" / "piston_env.py").write_text(
+        "from dizoo.classic_control.cartpole.envs.cartpole_env import DIEngineOnlyHelper\n"
+    )
+    _, report = port_json("pz", "--out", "ported/pz", "--try", "--steps", "5", cwd=tmp_path)
+    result = report["trial"]["imports"]["pz.envs.piston_env"]
+    assert result["where"] == "envs/piston_env.py:1"
+    assert result["fix"].startswith(
+        "dizoo.classic_control.cartpole.envs.cartpole_env is ding-env's own module of that name, not the port's"
+    )
+    assert "it has no DIEngineOnlyHelper: port the whole dizoo/ tree" in result["fix"]
