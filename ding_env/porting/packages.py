@@ -11,6 +11,7 @@ get the same two lines, so both trees stay importable whichever comes first. A m
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 # What the port appends to an __init__.py of a package ding-env's dizoo has too.
@@ -60,3 +61,23 @@ def joined_init(text: str) -> str | None:
     newline = "\r\n" if "\r\n" in text else "\n"
     body = text if not text or text.endswith(("\n", "\r")) else text + newline
     return body + newline.join(JOIN_LINES) + newline
+
+
+def hidden_installed_packages(modules: list[str], root: Path) -> list[str]:
+    """The port's top-level packages (of ``modules``) named as a package installed elsewhere on ``sys.path``.
+
+    With the port's ``root`` first on ``sys.path``, the port's package hides that one: a library that
+    imports it (gym's MuJoCo envs import ``mujoco``) gets the port. ``dizoo`` is joined instead (above).
+    """
+    root = root.resolve()
+    tops = sorted({module.split(".")[0] for module in modules} - {"dizoo"})
+    found = []
+    for top in tops:
+        for entry in sys.path:
+            folder = Path(entry or ".").resolve()
+            if folder == root or not folder.is_dir():
+                continue
+            if (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file():
+                found.append(top)
+                break
+    return found

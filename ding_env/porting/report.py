@@ -129,6 +129,12 @@ def _trial(trial: dict | None) -> list[str]:
             lines.append(f"- `{module}` replaces a built-in module: {result['replaces']}")
     if not trial["envs"]:
         lines.append("No env type was registered.")
+    for package in trial.get("hides", []):
+        lines.append(
+            f"- The port's package `{package}` has the name of an installed package, which it hides wherever the "
+            f"port comes first on `sys.path` (a library importing `{package}` gets the port): port it under "
+            "another name, or inside its `dizoo/` tree"
+        )
     if trial.get("unregistered"):
         classes = ", ".join(f"`{name}`" for name in trial["unregistered"])
         lines.append(

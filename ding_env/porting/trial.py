@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.porting.packages import own_dizoo_names
+from ding_env.porting.packages import hidden_installed_packages, own_dizoo_names
 from ding_env.porting.registrations import inside, registered_by_port, unregistered_env_classes
 
 # The fix for errors whose cause is known: the env's code against today's numpy, gym, Gymnasium or PettingZoo.
@@ -369,7 +369,13 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
             envs.append(try_env(name, configs.get(name), steps, folder))
         except Exception as error:  # noqa: BLE001 - one env type's failure does not stop the others
             envs.append({"type": name, "config": None, "build": traced(error, folder)})
-    return {"imports": imports, "envs": envs, "unregistered": unregistered_env_classes(imported, registered)}
+    unregistered = unregistered_env_classes(imported, registered)
+    return {
+        "imports": imports,
+        "envs": envs,
+        "unregistered": unregistered,
+        "hides": hidden_installed_packages(modules, root),
+    }
 
 
 def main(argv: list[str]) -> None:

@@ -587,3 +587,15 @@ def test_a_name_missing_from_ding_envs_own_dizoo_module_is_explained(tmp_path):
         "dizoo.classic_control.cartpole.envs.cartpole_env is ding-env's own module of that name, not the port's"
     )
     assert "it has no DIEngineOnlyHelper: port the whole dizoo/ tree" in result["fix"]
+
+
+def test_a_port_named_as_an_installed_package_is_said_to_hide_it(tmp_path):
+    # DI-engine's mujoco package ported as `mujoco` hides the MuJoCo bindings gym imports; --try said nothing of it.
+    (tmp_path / "pandas").mkdir()
+    (tmp_path / "pandas" / "__init__.py").write_text("")
+    (tmp_path / "pandas" / "frames.py").write_text("ROWS = 3\n")
+    done = ding_env_port("pandas", "--out", "ported/pandas", "--try", "--steps", "5", cwd=tmp_path)
+    assert json.loads(ding_env_port("pandas", "--out", "ported2/pandas", "--try", "--json", cwd=tmp_path).stdout)[
+        "trial"
+    ]["hides"] == ["pandas"]
+    assert b"The port's package `pandas` has the name of an installed package, which it hides" in done.stdout
