@@ -60,6 +60,7 @@ KNOWN_ERRORS = (
         r"No module named '(pettingzoo\.mpe[\w.]*)'",
         "PettingZoo 1.25 moved MPE to the mpe2 package: `ding-env port --fix` renames the import",
     ),
+    (r"No module named '(ditk)\b", "ditk is DI-engine's toolkit (DI-toolkit on PyPI): pip install DI-toolkit"),
     (r"No module named '([\w.]+)'", "\\1 is not installed: install the package that provides it"),
     (
         r"'EasyDict' object has no attribute '(\w+)'|KeyError: '(\w+)'",

@@ -599,3 +599,12 @@ def test_a_port_named_as_an_installed_package_is_said_to_hide_it(tmp_path):
         "trial"
     ]["hides"] == ["pandas"]
     assert b"The port's package `pandas` has the name of an installed package, which it hides" in done.stdout
+
+
+def test_a_missing_ditk_names_the_package_that_provides_it(tmp_path):
+    # DI-engine's taxi and sokoban import DI-toolkit's ditk: "install the package that provides it" named none.
+    (tmp_path / "taxi_pkg").mkdir()
+    (tmp_path / "taxi_pkg" / "__init__.py").write_text("")
+    (tmp_path / "taxi_pkg" / "taxi_env.py").write_text("from ditk import logging\n")
+    _, report = port_json("taxi_pkg", "--out", "ported/taxi_pkg", "--try", "--steps", "5", cwd=tmp_path)
+    assert report["trial"]["imports"]["taxi_pkg.taxi_env"]["fix"].endswith("pip install DI-toolkit")
