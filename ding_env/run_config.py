@@ -203,11 +203,11 @@ def check_env_section_keys(env: dict, env_cls: type, where: str, section: str | 
     """
     if not declares_config(env_cls):
         return
-    section = describe_env_section(env) if section is None else section
     default = default_cfg(env_cls)
     valid = set(default) | PIPELINE_KEYS
     for key in env:
         if key not in valid:
+            section = describe_env_section(env) if section is None else section
             if key in DI_ENGINE_ONLY_KEYS:
                 raise ConfigError(f"{where} env section ({section}): key {key!r} is {DI_ENGINE_ONLY_KEYS[key]}")
             if is_own_env(env_cls):

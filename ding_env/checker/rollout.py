@@ -173,14 +173,15 @@ def _where(frames: traceback.StackSummary) -> str:
 
 
 _LIBRARY_DIRS = tuple(
-    str(Path(path).resolve())
+    Path(path).resolve()
     for path in {*(sysconfig.get_paths()[key] for key in ("stdlib", "purelib", "platlib")), Path(__file__).parents[1]}
 )
 
 
 def _is_library(file: str) -> bool:
     """Whether ``file`` is Python's, an installed package's or ding_env's own (not the env's code)."""
-    return str(Path(file).resolve()).startswith(_LIBRARY_DIRS)
+    path = Path(file).resolve()
+    return any(path.is_relative_to(folder) for folder in _LIBRARY_DIRS)
 
 
 NOT_A_TIMESTEP_HINT = (

@@ -221,7 +221,6 @@ def check_given_env(env: gym.Env, env_wrapper: Any, family: str, owner: str) -> 
     Raises:
         ConfigError: Naming what the given env does, and what to give or set instead.
     """
-    instead = "give the raw env, or set env_wrapper=[] to apply no preset"
     if uses_atari_preset(env_wrapper, family):
         frameskip = getattr(env.unwrapped, "_frameskip", 1)
         if frameskip != 1:
@@ -245,7 +244,8 @@ def check_given_env(env: gym.Env, env_wrapper: Any, family: str, owner: str) -> 
     if uses_minigrid_preset and not (isinstance(space, gym.spaces.Dict) and {"image", "mission"} <= set(space.spaces)):
         raise ConfigError(
             f"{owner}: the MiniGrid preset flattens a Dict observation of 'image' and 'mission', and the given "
-            f"env's observations are {space} (flattened already?): {instead}"
+            f"env's observations are {space} (flattened already?): give the raw env, or set env_wrapper=[] to apply "
+            "no preset"
         )
 
 

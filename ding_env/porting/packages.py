@@ -63,21 +63,27 @@ def joined_init(text: str) -> str | None:
     return body + newline.join(JOIN_LINES) + newline
 
 
+def inside(file: str, folder: Path) -> bool:
+    """Whether ``file`` lies under ``folder``."""
+    return Path(file).resolve().is_relative_to(folder.resolve())
+
+
+def installed_outside(module: str, folder: Path) -> bool:
+    """Whether a top-level ``module`` exists on ``sys.path`` outside ``folder`` (an installed package)."""
+    for entry in sys.path:
+        if not entry or not Path(entry).is_dir() or inside(entry, folder):
+            continue
+        path = Path(entry) / module
+        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+            return True
+    return False
+
+
 def hidden_installed_packages(modules: list[str], root: Path) -> list[str]:
     """The port's top-level packages (of ``modules``) named as a package installed elsewhere on ``sys.path``.
 
     With the port's ``root`` first on ``sys.path``, the port's package hides that one: a library that
     imports it (gym's MuJoCo envs import ``mujoco``) gets the port. ``dizoo`` is joined instead (above).
     """
-    root = root.resolve()
     tops = sorted({module.split(".")[0] for module in modules} - {"dizoo"})
-    found = []
-    for top in tops:
-        for entry in sys.path:
-            folder = Path(entry or ".").resolve()
-            if folder == root or not folder.is_dir():
-                continue
-            if (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file():
-                found.append(top)
-                break
-    return found
+    return [top for top in tops if installed_outside(top, root)]

@@ -10,14 +10,7 @@ import inspect
 import sys
 from pathlib import Path
 
-
-def inside(file: str, base: Path) -> bool:
-    """Whether ``file`` lies under the folder ``base``."""
-    try:
-        Path(file).resolve().relative_to(base.resolve())
-    except ValueError:
-        return False
-    return True
+from ding_env.porting.packages import inside
 
 
 def registered_by_port(name: str, before: tuple[str, str] | None, base: Path) -> bool:

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.porting.packages import hidden_installed_packages, own_dizoo_names
-from ding_env.porting.registrations import inside, registered_by_port, unregistered_env_classes
+from ding_env.porting.packages import hidden_installed_packages, inside, installed_outside, own_dizoo_names
+from ding_env.porting.registrations import registered_by_port, unregistered_env_classes
 
 # The fix for errors whose cause is known: the env's code against today's numpy, gym, Gymnasium or PettingZoo.
 KNOWN_ERRORS = (
@@ -131,7 +131,7 @@ def traced(error: BaseException, folder: Path) -> dict:
             "." in missing[1]
             and (top := missing[1].split(".")[0])
             and (hider := _port_module_file(top, base))
-            and _installed_outside(top, base)
+            and installed_outside(top, base)
         ):
             result["fix"] = (
                 f"{missing[1]} belongs to the installed package {top}, which the port's own package {top} ({hider}) "
@@ -173,17 +173,6 @@ def _port_module_file(module: str, base: Path) -> str | None:
             if candidate.is_file() and inside(str(candidate), base):
                 return str(candidate.resolve().relative_to(base.resolve()))
     return None
-
-
-def _installed_outside(module: str, base: Path) -> bool:
-    """Whether a top-level ``module`` exists on ``sys.path`` outside the port (an installed package)."""
-    for entry in sys.path:
-        if not entry or not Path(entry).is_dir() or inside(entry, base):
-            continue
-        path = Path(entry) / module
-        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
-            return True
-    return False
 
 
 def declared_space(env_cls: type, field: str, folder: Path) -> str | None:
