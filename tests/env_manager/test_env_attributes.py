@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
+from ding_env import create_env_manager
 from ding_env.errors import EnvError
+from tests.conftest import manager_cfg
+from tests.envs import LockHoldingEnv
 from tests.support import counting_fns
 
 
@@ -33,3 +38,22 @@ def test_call_env_method_on_some_envs(make_manager):
     assert manager.call_env_method("imported", "ding_env", env_ids=[0]) == [True]
     with pytest.raises(EnvError, match="env 2 failed in no_such_method"):
         manager.call_env_method("no_such_method", env_ids=[2])
+
+
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_a_value_a_worker_cannot_pickle_is_an_error_naming_the_env_and_the_worker_goes_on(manager_type):
+    # What comes back from a worker is pickled, and a lock cannot be: the env and the value are named,
+    # and the worker goes on hosting its envs (it died, and its envs needed a reset).
+    cfg = manager_cfg(manager_type, num_workers=2)
+    with create_env_manager(cfg, [partial(LockHoldingEnv, {"lock_in_info_at": 2})] * 2) as manager:
+        manager.launch()
+        with pytest.raises(EnvError, match=r"env 1 failed in make_lock: .*make_lock\(\) of env 1 is a lock that"):
+            manager.call_env_method("make_lock", env_ids=[1])
+        with pytest.raises(EnvError, match=r"env 0 failed in lock: .*env 0's 'lock' is a lock that cannot be pickled"):
+            manager.lock  # noqa: B018 - the attribute read is the test
+        assert sorted(manager.step({0: 0, 1: 0})) == [0, 1]  # every env still steps
+        with pytest.raises(EnvError, match=r"env 0 failed in step: .*info\['handle'\] of the step is a lock"):
+            manager.step({0: 0, 1: 0})
+        manager.reset()
+        assert sorted(manager.step({0: 0, 1: 0})) == [0, 1]
+        assert manager.current_step() == [1, 1]
