@@ -10,7 +10,8 @@ public API only (``config``, ``seed``, ``launch``/``reset``, ``ready_obs_batch``
 
 It is built as the adapters are and launches the manager then, as ``SyncVectorEnv`` and
 ``DummyVecEnv`` build their envs in their constructors: the envs' spaces, render modes and
-metadata are read from them. What would fail only later is refused there: an object that
+metadata are read from them (or, for a manager the adapter made itself, at the first reset,
+which then is the envs' first). What would fail only later is refused there: an object that
 is not a manager, a manager whose envs do not auto-reset forever, and (by the launch) a
 manager of Gymnasium envs not wrapped in ``DingEnvWrapper``.
 """
@@ -105,6 +106,10 @@ class Lockstep:
             auto-reset and run endless episodes (``auto_reset=True``, ``episode_num=inf``, the defaults),
             since every env must be ready after each step.
         owner: The adapter, named in error messages.
+        launch_at_first_reset: Launch a manager not launched yet at the first ``reset()`` (seeded as that
+            reset says) instead of here: its envs' first reset is then the caller's, as in a vector env
+            that builds its envs without resetting them. Reading or setting env attributes launches it
+            before that.
 
     Raises:
         TypeError: For an object that is not a manager.
@@ -113,7 +118,7 @@ class Lockstep:
         ValueError: For a manager whose envs do not auto-reset forever.
     """
 
-    def __init__(self, manager: Any, owner: str) -> None:
+    def __init__(self, manager: Any, owner: str, launch_at_first_reset: bool = False) -> None:
         check_manager(manager, owner)
         check_endless(manager, owner)
         self.manager = manager
@@ -122,9 +127,9 @@ class Lockstep:
         self._closed = False
         # A manager launched by its caller may be stepped at once; one launched here is reset first, as an env is.
         self._may_step = not manager.closed
-        if manager.closed:
-            # A Gymnasium env not in DingEnvWrapper is an EnvError of launch naming it and how to wrap it.
-            manager.launch()
+        self._launched = not manager.closed
+        if not launch_at_first_reset:
+            self._launch()
         self.single_observation_space: gym.spaces.Space = manager.observation_space
         self.single_action_space: gym.spaces.Space = manager.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -147,7 +152,11 @@ class Lockstep:
         self._check_open()
         if seed is not None:
             self.manager.seed(self._seeds_by_env(seed), dynamic_seed=True)
-        self.manager.reset(reset_param)
+        if self._launched:
+            self.manager.reset(reset_param)
+        else:  # the launch resets every env: those reset_param leaves out with no kwargs
+            self.manager.launch(reset_param)
+            self._launched = True
         self._may_step = True
         return self._ready_obs()
 
@@ -205,6 +214,7 @@ class Lockstep:
             raise AttributeError(
                 f"{name!r} is an attribute of {type(self.manager).__name__} itself, which hides the envs' own"
             )
+        self._launch()
         return getattr(self.manager, name)
 
     def set_env_attribute(self, name: str, values: Any, env_ids: list[int] | None = None) -> None:
@@ -214,6 +224,7 @@ class Lockstep:
             ValueError: For a private name or a list of the wrong length.
         """
         self._check_open()
+        self._launch()
         self.manager.set_env_attr(name, values, env_ids)
 
     def render_modes(self) -> list[str | None]:
@@ -280,6 +291,13 @@ class Lockstep:
                 raise ValueError(f"reset(seed=...) takes one seed per env: expected {self.num_envs}, got {len(seed)}")
             return {env_id: value for env_id, value in enumerate(seed) if value is not None}
         return seed
+
+    def _launch(self) -> None:
+        """Launch the manager unless it is launched (its envs reset with the seeding they have)."""
+        if not self._launched:
+            # A Gymnasium env not in DingEnvWrapper is an EnvError of launch naming it and how to wrap it.
+            self.manager.launch()
+            self._launched = True
 
     def _check_open(self) -> None:
         if self._closed:

@@ -12,9 +12,10 @@ autoreset modes are offered (``metadata["autoreset_mode"]`` says which):
   (masked by ``infos["_final_obs"]`` and ``infos["_final_info"]``), where ``SyncVectorEnv`` puts them.
 
 The managers reset a finished env within the step that ended its episode; in ``NEXT_STEP`` mode the
-reset observation is held until the env's next step. The manager is launched (its envs built and
-reset) as the vector env is built, as ``SyncVectorEnv`` builds its envs, so ``render_mode`` and
-``metadata`` are the envs' own and the rendering wrappers of ``gymnasium.wrappers.vector`` work.
+reset observation is held until the env's next step. Given env factories, the vector env reads
+``render_mode`` and ``metadata`` from an env of each as it is built (the rendering wrappers of
+``gymnasium.wrappers.vector`` read them then) and launches the manager at its first ``reset()``, seeded
+as that reset says: as in ``SyncVectorEnv``, an env's first reset is that one.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env_manager import arrays, create_env_manager, validation
 from ding_env.env_manager.actions import ActionChecker
-from ding_env.env_manager.backends.hosted_env import is_gym_env
+from ding_env.env_manager.backends.hosted_env import build_env, is_gym_env
 from ding_env.errors import EnvStateError
 from ding_env.lockstep import Lockstep, check_manager, is_manager, rewards_of
+from ding_env.summary import describe_typed
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -43,9 +45,9 @@ class ManagerVectorEnv(VectorEnv):
 
     Args:
         envs: Env factories as ``SyncVectorEnv`` takes them (functions returning a Gymnasium env or a
-            ``BaseEnv``), run by a manager made from ``manager_cfg``; or a manager, launched or not (it is
-            launched here; ``close()`` closes it). Its envs must auto-reset forever (``auto_reset=True``,
-            ``episode_num=inf``, the defaults).
+            ``BaseEnv``), run by a manager made from ``manager_cfg`` and launched at the first ``reset()``;
+            or a manager, launched or not (it is launched here; ``close()`` closes it). Its envs must
+            auto-reset forever (``auto_reset=True``, ``episode_num=inf``, the defaults).
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default) or ``SAME_STEP``, or their names
             (``"NextStep"``, ``"SameStep"``).
         manager_cfg: The manager's config when ``envs`` are factories (default ``{"type": "base"}``: the
@@ -111,9 +113,20 @@ class ManagerVectorEnv(VectorEnv):
                     "ManagerVectorEnv: manager_cfg configures a manager for env factories, not a given one"
                 )
         else:
+            if callable(envs) and not isinstance(envs, Iterable):
+                raise TypeError(
+                    f"ManagerVectorEnv takes a list of env factories, as SyncVectorEnv does (or a manager), got one "
+                    f"factory, {describe_typed(envs)}: give one per env, e.g. ManagerVectorEnv([make_env] * 4)"
+                )
             if not isinstance(envs, Iterable) or isinstance(envs, (str, bytes, Mapping)):
                 check_manager(envs, "ManagerVectorEnv")  # says what arrived and what to give instead
-            env_fns = [partial(as_base_env, env_fn) for env_fn in validation.check_env_fns(envs)]
+            # One constructor per factory: a factory given for several envs (SyncVectorEnv([make] * 4)) is called once
+            # where a manager calls each constructor once (to tell batch envs apart), as here to read render modes.
+            wrapped: dict[int, Callable[[], BaseEnv]] = {}
+            env_fns = [
+                wrapped.setdefault(id(env_fn), partial(as_base_env, env_fn))
+                for env_fn in validation.check_env_fns(envs)
+            ]
             envs = create_env_manager(dict(manager_cfg or {}), env_fns)
         if AutoresetMode(autoreset_mode) == AutoresetMode.NEXT_STEP and getattr(envs, "lockstep", False):
             # NEXT_STEP steps only the envs that did not just finish; a lockstep batch env steps all or none.
@@ -124,7 +137,14 @@ class ManagerVectorEnv(VectorEnv):
                 "batch=N), which steps all its sub-envs or none, where autoreset_mode NEXT_STEP steps only "
                 "those whose episode did not just end: give autoreset_mode='SameStep'"
             )
-        self._lockstep = Lockstep(envs, "ManagerVectorEnv")  # launches the manager: its envs are read below
+        if made_here:
+            # As SyncVectorEnv's envs, the envs' first reset is this vector env's first reset(seed=...): the
+            # manager is launched then (a wrapper keeping statistics, NormalizeObservation's, sees no other).
+            render_modes, metadata = read_factories(env_fns)
+            self._lockstep = Lockstep(envs, "ManagerVectorEnv", launch_at_first_reset=True)
+        else:
+            self._lockstep = Lockstep(envs, "ManagerVectorEnv")  # launches the manager: its envs are read below
+            render_modes, metadata = self._lockstep.render_modes(), self._lockstep.metadata()
         self.manager = envs
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.num_envs = self._lockstep.num_envs
@@ -134,8 +154,8 @@ class ManagerVectorEnv(VectorEnv):
         self.action_space = self._lockstep.action_space
         # SyncVectorEnv copies env 0's metadata and takes its render mode; one mode is only the vector env's
         # when every env has it (render() renders them all), so envs made with different ones have none.
-        self.metadata = dict(self._lockstep.metadata(), autoreset_mode=self.autoreset_mode)
-        self._render_modes = self._lockstep.render_modes()
+        self.metadata = dict(metadata, autoreset_mode=self.autoreset_mode)
+        self._render_modes = render_modes
         self.render_mode = self._render_modes[0] if len(set(self._render_modes)) == 1 else None
         # NEXT_STEP: the envs whose episode ended in the last step, and their reset observations (held till then).
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
@@ -327,6 +347,24 @@ class GymnasiumVectorSlot(DingEnvWrapper):
     def _next_episode_seed(self) -> int | None:
         seed, self._pending_seed = self._pending_seed, None
         return seed
+
+
+def read_factories(env_fns: list[Callable[[], BaseEnv]]) -> tuple[list[str | None], dict[str, Any]]:
+    """Each env's ``render_mode`` and env 0's ``metadata``, read from an env each factory makes, closed again.
+
+    Each factory is called once (one used for several envs, once); its env is never reset.
+    """
+    read: dict[int, tuple[str | None, Any]] = {}
+    for env_id, env_fn in enumerate(env_fns):
+        if id(env_fn) in read:
+            continue
+        env = build_env(env_id, env_fn)  # an EnvError naming the env, as the launch's would
+        try:
+            read[id(env_fn)] = (getattr(env, "render_mode", None), getattr(env, "metadata", None))
+        finally:
+            env.close()
+    metadata = read[id(env_fns[0])][1]
+    return [read[id(env_fn)][0] for env_fn in env_fns], dict(metadata) if isinstance(metadata, Mapping) else {}
 
 
 def as_base_env(env_fn: Callable[[], Any]) -> BaseEnv:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+import threading
 import time
 from collections import namedtuple
 from typing import Any, ClassVar
@@ -209,6 +210,55 @@ def scripted_info(k: int) -> dict:
         {"x": x, "n": k, "flag": False},  # the first form again
     ]
     return forms[k % len(forms)]
+
+
+class LockHoldingEnv(CountingEnv):
+    """A CountingEnv holding a lock (which cannot be pickled) as ``lock``; ``make_lock()`` returns a new one.
+
+    ``lock_in_info_at``: the step of its life whose info holds a lock too.
+    """
+
+    config: ClassVar[dict] = dict(CountingEnv.config, lock_in_info_at=-1)
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self.lock = threading.Lock()
+        self._life_steps = 0
+
+    def make_lock(self) -> Any:
+        return threading.Lock()
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        self._life_steps += 1
+        if self._life_steps == self._cfg.lock_in_info_at:
+            return timestep._replace(info={**timestep.info, "handle": self.lock})
+        return timestep
+
+
+class CloseTracker:
+    """Gymnasium envs made through ``make`` in this process, and which of them were closed."""
+
+    def __init__(self) -> None:
+        self.made: list[gym.Env] = []
+        self.closed: list[gym.Env] = []
+
+    def make(self, env_id: str = "CartPole-v1") -> gym.Env:
+        return _Tracked(gym.make(env_id), self)
+
+    def every_made_env_closed(self) -> bool:
+        return bool(self.made) and sorted(map(id, self.closed)) == sorted(map(id, self.made))
+
+
+class _Tracked(gym.Wrapper):
+    def __init__(self, env: gym.Env, tracker: CloseTracker) -> None:
+        super().__init__(env)
+        self._tracker = tracker
+        tracker.made.append(self)
+
+    def close(self) -> None:
+        self._tracker.closed.append(self)
+        super().close()
 
 
 class ScriptedInfoEnv(CountingEnv):

@@ -17,6 +17,7 @@ from ding_env.vector import ManagerVectorEnv
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import (
     BaseEnvAsGymnasiumEnv,
+    CloseTracker,
     CountingEnv,
     DictActionEnv,
     PricedItemsEnv,
@@ -281,6 +282,10 @@ def test_unsupported_arguments_are_named():
         ManagerVectorEnv(env_fns, autoreset_mode="Disabled")
     with create_env_manager({}, env_fns) as manager, pytest.raises(ValueError, match="manager_cfg configures"):
         ManagerVectorEnv(manager, manager_cfg={"type": "subprocess"})
+    with pytest.raises(
+        TypeError, match=r"got one factory, .*: give one per env, e.g. ManagerVectorEnv\(\[make_env\] \* 4"
+    ):
+        ManagerVectorEnv(lambda: gym.make("CartPole-v1"))
 
 
 @pytest.mark.parametrize("manager_type", ALL_MANAGER_TYPES)
@@ -456,3 +461,41 @@ def test_np_random_seed_is_the_envs_as_in_sync_vector_env(manager_type):
         assert len(vector.np_random) == 2 and all(isinstance(rng, np.random.Generator) for rng in vector.np_random)
         vector.close()
     assert seeds["ours"] == seeds["sync"] == (123, 124)
+
+
+def normalized_pendulum():
+    # CleanRL's continuous-control factories: a wrapper keeping statistics of every observation it sees.
+    return gym.wrappers.NormalizeObservation(gym.make("Pendulum-v1"))
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_the_envs_first_reset_is_the_seeded_one_as_in_sync_vector_env(manager_type):
+    """No reset before reset(seed=...): a wrapper keeping statistics sees what it sees in SyncVectorEnv, every run."""
+    env_fns = [normalized_pendulum] * 2
+    runs = []
+    for _ in range(2):
+        ours = ManagerVectorEnv(env_fns, manager_cfg=manager_cfg(manager_type))
+        reference = SyncVectorEnv(env_fns)
+        try:
+            observations = [ours.reset(seed=5)[0]]
+            expected = [reference.reset(seed=5)[0]]
+            for _ in range(20):
+                actions = np.full((2, 1), 0.5, dtype=np.float32)
+                observations.append(ours.step(actions)[0])
+                expected.append(reference.step(actions)[0])
+        finally:
+            ours.close()
+            reference.close()
+        np.testing.assert_allclose(np.array(observations), np.array(expected), rtol=1e-6, atol=1e-6)
+        runs.append(np.array(observations))
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess"])
+def test_every_env_made_in_this_process_is_closed(manager_type):
+    tracker = CloseTracker()
+    ours = ManagerVectorEnv([lambda: tracker.make() for _ in range(3)], manager_cfg={"type": manager_type})
+    ours.reset(seed=0)
+    ours.step(np.zeros(3, dtype=np.int64))
+    ours.close()
+    assert tracker.every_made_env_closed()

@@ -352,10 +352,12 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         return di_engine_action(super().random_action())
 
     def close(self) -> None:
-        """Close the Gymnasium env if it was created; safe to call twice."""
+        """Close the Gymnasium env (the one given, also when never used); safe to call twice."""
         if self._env is not None:
             self._env.close()
             self._env = None
+        elif self._user_env is not None:  # given but never built on: still this wrapper's to close
+            self._user_env.close()
         self._needs_reset = True
 
     def render(self) -> Any:

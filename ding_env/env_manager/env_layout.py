@@ -223,24 +223,26 @@ def layout_shares(entries: Sequence[Any], env_ids: list[int], count: int) -> lis
 def _batch_size(fn: Callable[[], Any]) -> tuple[int | None, bool]:
     """``(num_envs, lockstep)`` when ``fn()`` is a batch env, else ``(None, False)``.
 
-    ``fn`` is called once: envs are lazy, so this is cheap. One that raises counts as one env
-    (its error is the launch's to report, with its env id).
+    ``fn`` is called once, and what it returns is closed again: envs are lazy, so this is cheap,
+    and one that is not (a factory making its env at once) releases what it holds. One that raises
+    counts as one env (its error is the launch's to report, with its env id).
     """
     try:
         env = fn()
     except Exception:  # noqa: BLE001 - raised again, named with its env id, when launch builds the env
         return None, False
-    if not isinstance(env, BaseBatchEnv):
-        return None, False
     try:
-        return env.num_envs, bool(env.lockstep)
+        if isinstance(env, BaseBatchEnv):
+            return env.num_envs, bool(env.lockstep)
+        return None, False
     finally:
         try:
             env.close()
         except Exception as error:  # noqa: BLE001 - the count stands; the env's author learns what to fix
             warnings.warn(
                 f"{env!r}.close() before any reset raised {type(error).__name__}: {error} (a manager builds each "
-                "batch env once to count its sub-envs, and closes it: close() must work on a batch env never reset)",
+                "env_fn's env once to tell batch envs from envs, and closes it: close() must work on an env never "
+                "reset)",
                 stacklevel=2,
             )
 

@@ -69,9 +69,10 @@ class EnvLedger:
         not_ready = env_ids[self.status[env_ids] != READY]
         if len(not_ready):
             env_id = int(not_ready[0])
+            status = EnvStatus(self.status[env_id])
             raise ValueError(
-                f"{owner}: env {env_id} is not ready for an action (status {EnvStatus(self.status[env_id]).name}); "
-                f"ready envs: {self.ready_ids().tolist()}"
+                f"{owner}: env {env_id} is not ready for an action (status {status.name}); "
+                f"ready envs: {self.ready_ids().tolist()}{_HOW_TO_READY.get(status, '')}"
             )
 
     def reset_flags(self, env_ids: np.ndarray) -> np.ndarray:
@@ -140,3 +141,13 @@ class EnvLedger:
         """Ready envs among ``env_ids`` need a reset; finished and stepping ones stay as they are."""
         status = self.status[env_ids]
         self.status[env_ids] = np.where(status == READY, NEEDS_RESET, status)
+
+
+# What makes an env that cannot take an action ready again, said with the error.
+_HOW_TO_READY = {
+    EnvStatus.NEEDS_RESET: (
+        " (its episode ended without auto-reset, or its step, reset or worker failed: reset() or "
+        "reset({env_id: {}}) restarts it)"
+    ),
+    EnvStatus.FINISHED: " (it ran episode_num episodes: reset() starts counting again)",
+}

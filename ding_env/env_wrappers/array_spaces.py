@@ -11,7 +11,11 @@ from ding_env.errors import ConfigError
 
 # Space class -> the wrapper that turns it into arrays, for the error's hint.
 _FIXES = {
-    "MissionSpace": "env_wrapper='default' (MiniGrid's preset: FlatObsWrapper encodes the mission)",
+    "MissionSpace": (
+        "env_wrapper='default' in a DingEnvWrapper config (MiniGrid's preset: FlatObsWrapper encodes the mission), "
+        "or for an env you make (a factory of ManagerVectorEnv's), minigrid.wrappers.FlatObsWrapper or ImgObsWrapper "
+        "around it"
+    ),
     "Text": "a wrapper that encodes the text as numbers, as FlatObsWrapper does for MiniGrid's mission",
 }
 

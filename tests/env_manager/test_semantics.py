@@ -7,7 +7,7 @@ import pytest
 
 from ding_env import BaseEnvTimestep, DingEnvWrapper, create_env_manager
 from ding_env.errors import ClosedEnvError, ConfigError, EnvError, EnvStateError
-from tests.envs import ShapedCartPole, TenthsEnv, TextActionEnv, cartpole_fn, nested_action_env
+from tests.envs import CloseTracker, ShapedCartPole, TenthsEnv, TextActionEnv, cartpole_fn, nested_action_env
 from tests.support import counting_fns
 
 
@@ -109,6 +109,10 @@ def test_episode_num_finishes_envs(make_manager, hosted):
     assert manager.ready_obs == {}
     ready = manager.ready_obs_batch  # no env ready: arrays of no rows, as a step of no env returns
     assert ready.env_id.shape == (0,) and ready.obs.shape == (0, 2) and ready.obs.dtype == np.float32
+    with pytest.raises(ValueError, match=r"env 0 is not ready .*FINISHED.*ran episode_num episodes: reset\(\) starts"):
+        manager.step({0: 0})
+    manager.reset()  # as the error says
+    assert manager.active_env == [0, 1] and sorted(manager.step({0: 0, 1: 0})) == [0, 1]
 
 
 # Plain envs only: reset params for a batch env's ids are refused (test_batch_hosting has the batch case).
@@ -118,7 +122,7 @@ def test_without_auto_reset_done_envs_wait_for_reset(make_manager):
     manager.launch()
     while 0 in manager.ready_obs:
         manager.step({env_id: 0 for env_id in manager.ready_obs})
-    with pytest.raises(ValueError, match="env 0 is not ready"):
+    with pytest.raises(ValueError, match=r"env 0 is not ready .*NEEDS_RESET.*reset\(\) or reset\(\{env_id: \{\}\}\)"):
         manager.step({0: 0})
     with pytest.raises(ValueError, match="env 0 is not ready"):
         manager.step({0: 0, 1: 0})  # every env, in order
@@ -519,3 +523,14 @@ def test_an_observation_of_another_dtype_is_an_error_naming_the_env_and_field(ma
     manager = make_manager(hosted(counting_fns(2, obs_dtype="float64")))
     with pytest.raises(EnvError, match=r"env 0 failed in reset: .*reset obs must have dtype float32, got float64"):
         manager.launch()
+
+
+def test_every_env_built_in_the_callers_process_is_closed(make_manager):
+    # A factory that makes its Gymnasium env at once: the env the manager builds to tell batch envs apart is
+    # closed too (it was left to the garbage collector, unclosed).
+    tracker = CloseTracker()
+    manager = make_manager([lambda: DingEnvWrapper(tracker.make()) for _ in range(2)])
+    manager.launch()
+    manager.step({0: 0, 1: 0})
+    manager.close()
+    assert tracker.every_made_env_closed()
