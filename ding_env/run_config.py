@@ -22,6 +22,7 @@ import ast
 import difflib
 import inspect
 import math
+import warnings
 from collections.abc import Mapping
 from functools import partial
 from numbers import Real
@@ -42,7 +43,7 @@ from ding_env.config import (
 )
 from ding_env.env.base_env import BaseEnv
 from ding_env.env_manager import BaseEnvManager, create_env_manager
-from ding_env.env_manager.config import REMOTE_TYPES, manager_config
+from ding_env.env_manager.config import MANAGER_CONFIG, REMOTE_TYPES, ignored_placement_keys, manager_config
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
 from ding_env.summary import describe_typed
@@ -235,6 +236,9 @@ def _check_managers(env: dict, where: str, need_servers: bool) -> None:
         manager_config(manager, env.collector_env_num, need_servers)
     except ConfigError as error:
         raise ConfigError(f"{where}: env.manager: {error}") from error
+    ignored = ignored_placement_keys(manager or {})
+    if ignored:
+        warnings.warn(f"{where}: env.manager: {ignored}", stacklevel=3)
     evaluator_manager = env.get("evaluator_manager") or {}
     if not isinstance(evaluator_manager, dict):
         raise ConfigError(
@@ -247,6 +251,11 @@ def _check_managers(env: dict, where: str, need_servers: bool) -> None:
         manager_config({**(manager or {}), **evaluator_manager}, env.evaluator_env_num, need_servers)
     except ConfigError as error:
         raise ConfigError(f"{where}: {section}: {error}") from error
+    # Only the evaluator's own keys: those it inherits are the collector's, said above.
+    own = {"type": (manager or {}).get("type", MANAGER_CONFIG["type"]), **evaluator_manager}
+    ignored = ignored_placement_keys({key: own.get(key) for key in ("type", *evaluator_manager)})
+    if ignored:
+        warnings.warn(f"{where}: env.evaluator_manager: {ignored}", stacklevel=3)
 
 
 def describe_env_section(env: dict) -> str:

@@ -1,3 +1,5 @@
+import warnings
+
 import pytest
 
 from ding_env import deep_merge_dicts
@@ -140,6 +142,28 @@ def run_refused(tmp_path, capsys, override: str) -> str:
     path.write_text("config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1))\n")
     assert main(["run", str(path), "--set", override]) == 2
     return capsys.readouterr().err
+
+
+def test_keys_saying_where_envs_run_that_the_managers_type_ignores_are_named():
+    # servers without a remote type: the envs run here, which the run says (it ran locally without a word).
+    with pytest.warns(UserWarning, match=r"env.manager: type 'subprocess' ignores servers, which only types "):
+        load_run_config("configs/cartpole.py", ["env.manager.servers=['tcp://127.0.0.1:5555']"])
+    with pytest.warns(UserWarning, match=r"env.evaluator_manager: type 'base' ignores num_hosts, address"):
+        load_run_config(
+            "configs/cartpole.py",
+            [
+                "env.evaluator_manager.type='base'",
+                "env.evaluator_manager.num_hosts=2",
+                "env.evaluator_manager.address='auto'",
+            ],
+        )
+    # An evaluator of another type inherits the Ray collector's keys: nothing of its own is ignored.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_run_config(
+            "configs/cartpole.py",
+            ["env.manager.type='ray'", "env.manager.envs_per_host=4", "env.evaluator_manager.type='base'"],
+        )
 
 
 def test_an_evaluator_of_another_type_is_not_held_to_the_ray_collectors_host_counts():

@@ -119,6 +119,15 @@ MANAGER_TYPES = (
 )
 REMOTE_TYPES = ("remote", "async_remote")  # the managers whose envs run on env servers (`servers`)
 RAY_TYPES = ("ray", "async_ray")  # the managers whose envs run on Ray hosts (`num_hosts`)
+# The keys that say where envs run, and the types that read them. Every type accepts every key (one config
+# switches managers by its type alone), so one set for another type is ignored: ignored_placement_keys says so.
+PLACEMENT_KEYS = {
+    "servers": REMOTE_TYPES,
+    "keys_dir": REMOTE_TYPES + RAY_TYPES,
+    **dict.fromkeys(
+        ("num_hosts", "envs_per_host", "address", "host_resources", "host_workers", "placement_strategy"), RAY_TYPES
+    ),
+}
 PLACEMENT_STRATEGIES = ("SPREAD", "PACK", "STRICT_SPREAD", "STRICT_PACK")
 CONTEXTS = ("fork", "spawn", "forkserver")
 
@@ -218,6 +227,25 @@ def manager_config(user: dict | None, env_num: int, need_servers: bool = True) -
         cfg.cpu_affinity,
     )
     return cfg
+
+
+def ignored_placement_keys(section: Mapping) -> str | None:
+    """What a manager section sets about where envs run that its type ignores, said in a line; None when nothing.
+
+    A run config that sets ``servers`` but no remote type runs its envs locally: the run goes on (a config may
+    switch types on purpose), and this says which keys it ignores and which types read them.
+    """
+    manager_type = section.get("type", MANAGER_CONFIG["type"])
+    ignored = [
+        key for key, readers in PLACEMENT_KEYS.items() if section.get(key) is not None and manager_type not in readers
+    ]
+    if not ignored:
+        return None
+    readers = sorted({reader for key in ignored for reader in PLACEMENT_KEYS[key]})
+    return (
+        f"type {manager_type!r} ignores {', '.join(ignored)}, which only types {', '.join(readers)} read: "
+        "its envs run on this machine; set the type (ding-env run --manager TYPE) to run them elsewhere"
+    )
 
 
 def _check_ray_keys(cfg: EasyDict, env_num: int) -> None:
