@@ -111,6 +111,15 @@ def unknown_key_message(where: str, key: object, valid: Any) -> str:
     return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(valid)}"
 
 
+def without_replay_path(env_section: Mapping) -> EasyDict:
+    """``env_section`` without ``replay_path``: where evaluation replays go, not a setting of each env.
+
+    DI-engine's DingEnvWrapper never reads it (its eval entry hands it to ``enable_save_replay``), and eleven of its
+    dizoo configs set it: passed to every env built from the section, each collector episode would become a video.
+    """
+    return EasyDict({key: value for key, value in env_section.items() if key != "replay_path"})
+
+
 def check_batch(cfg: Mapping, where: str) -> int | None:
     """``cfg['batch']``: None or an int >= 1.
 

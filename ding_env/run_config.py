@@ -306,10 +306,8 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
         cfg: A validated run config.
         manager_type: Overrides ``env.manager.type``.
     """
-    # env.replay_path names where evaluation replays go (see run_job), as in DI-engine: no env
-    # records on its own, or every collector episode would become a video.
-    env_section = {key: value for key, value in cfg.env.items() if key != "replay_path"}
-    env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(EasyDict(env_section))
+    # env.replay_path names where evaluation replays go (see run_job): get_vec_env_setting gives it to no env.
+    env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(cfg.env)
     manager_cfg = dict(cfg.env.get("manager") or {})
     if manager_type is not None:
         manager_cfg["type"] = manager_type

@@ -211,3 +211,24 @@ def test_a_module_that_registers_its_type_then_fails_to_import_is_an_error_not_i
     result = run_python(script, tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["RegistryError", "True", "RegistryError", "True"]
+
+
+def test_an_env_sections_replay_path_records_nothing_as_in_di_engine(tmp_path):
+    # Eleven of DI-engine's dizoo configs set env.replay_path: its eval entry records there, and no env reads it.
+    # The envs built from such a section (DI-engine's collector and evaluator pattern, `ding-env check` and
+    # `ding-env serve`) recorded every episode.
+    from ding_env.checker.target import resolve_target
+
+    section = {"type": "cartpole", "collector_env_num": 1, "evaluator_env_num": 1, "replay_path": str(tmp_path)}
+    env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(section)
+    config_file = tmp_path / "cartpole_config.py"
+    config_file.write_text(f"main_config = dict(env={section!r})\ncreate_config = dict(env=dict(type='cartpole'))\n")
+    checked_cls, checked_cfg = resolve_target(str(config_file))
+    for env in (env_fn(collector_cfgs[0]), env_fn(evaluator_cfgs[0]), checked_cls(checked_cfg)):
+        env.seed(0)
+        env.reset()
+        done = False
+        while not done:
+            done = env.step(env.random_action()).done
+        env.close()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["cartpole_config.py"]

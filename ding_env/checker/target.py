@@ -9,7 +9,7 @@ from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import load_config_file
+from ding_env.config import load_config_file, without_replay_path
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.gym_ids import GYM_PREFIXES, check_env_id, looks_like_env_id
@@ -132,7 +132,7 @@ def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, e
     # A remote manager's servers are given when the run starts (--set env.manager.servers=[...]): a server and
     # the checker read the config before they exist.
     validate_run_config(validated, str(path), need_servers=False)
-    return env_cfg
+    return without_replay_path(env_cfg)
 
 
 def _is_wrapper(env_cls: Any) -> bool:
