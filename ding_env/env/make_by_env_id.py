@@ -40,7 +40,11 @@ def make_by_env_id(cfg: EasyDict, rendered: bool, owner: str) -> tuple[gym.Env, 
         if family == MUJOCO:
             os.environ.setdefault("MUJOCO_GL", "egl")
     if family == MUJOCO:
-        route_mujoco_warnings()
+        try:
+            route_mujoco_warnings()  # imports mujoco: without it, the extra that installs it is named
+        except ImportError as error:
+            missing = error.name or "mujoco"
+            raise gym.error.DependencyNotInstalled(needs_extra(repr(env_id), family, f"no module {missing}")) from error
     try:
         return gym.make(env_id, **kwargs), family
     except ImportError as error:  # Gymnasium's MuJoCo v2/v3 ids: moved to gymnasium-robotics (mujoco-py)

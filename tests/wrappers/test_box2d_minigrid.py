@@ -123,7 +123,11 @@ def test_bipedalwalker_replays_a_static_seed_exactly_every_episode(make):
 
 @pytest.mark.parametrize(
     ("env_id", "module", "error"),
-    [("LunarLander-v3", "Box2D", "DependencyNotInstalled"), ("MiniGrid-Empty-5x5-v0", "minigrid", "ImportError")],
+    [
+        ("LunarLander-v3", "Box2D", "DependencyNotInstalled"),
+        ("MiniGrid-Empty-5x5-v0", "minigrid", "ImportError"),
+        ("HalfCheetah-v5", "mujoco", "DependencyNotInstalled"),
+    ],
 )
 def test_a_gymnasium_id_without_its_extra_names_the_extra_to_install(env_id, module, error):
     code = (
@@ -132,7 +136,7 @@ def test_a_gymnasium_id_without_its_extra_names_the_extra_to_install(env_id, mod
         "except Exception as error:\n    print(type(error).__name__, error)\n"
     )
     result = run_without_modules([module], code)
-    extra = "box2d" if module == "Box2D" else "minigrid"
+    extra = module.lower()
     assert result.stdout.startswith(f"{error} {env_id!r} needs the {extra} extra ("), result.stdout + result.stderr
     assert f"install it with: pip install 'ding-env[{extra}]'" in result.stdout and "swig" not in result.stdout
 
