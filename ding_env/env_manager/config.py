@@ -251,7 +251,12 @@ def ignored_placement_keys(section: Mapping) -> str | None:
 def _check_ray_keys(cfg: EasyDict, env_num: int) -> None:
     """Validate the Ray managers' keys and settle ``num_hosts`` and ``envs_per_host``."""
     address = cfg.address
-    _expect(address is None or isinstance(address, str), "address", "None, 'auto' or a Ray address", address)
+    _expect(
+        address is None or address in ("auto", "local") or (isinstance(address, str) and _is_ray_address(address)),
+        "address",
+        "None (a local Ray instance), 'auto' (the cluster of this machine), 'HOST:PORT' or 'ray://HOST:PORT'",
+        address,
+    )
     for key in ("num_hosts", "envs_per_host"):
         _expect(cfg[key] is None or (_is_int(cfg[key]) and cfg[key] >= 1), key, "None or an int >= 1", cfg[key])
     if cfg.num_hosts is None:
@@ -287,6 +292,12 @@ def _check_ray_keys(cfg: EasyDict, env_num: int) -> None:
     _expect(strategy in PLACEMENT_STRATEGIES, "placement_strategy", f"one of {PLACEMENT_STRATEGIES}", strategy)
     restarts = cfg.host_max_restarts
     _expect(_is_int(restarts) and restarts >= -1, "host_max_restarts", "an int >= -1", restarts)
+
+
+def _is_ray_address(address: str) -> bool:
+    """Whether ``address`` is ``HOST:PORT`` or ``ray://HOST:PORT`` (an IPv6 host in brackets), as Ray takes them."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    return bool(host) and "/" not in host and port.isdigit() and 0 < int(port) < 65536
 
 
 def _expect(ok: bool, key: str, expected: str, got: Any) -> None:

@@ -89,6 +89,12 @@ def secure_server(socket: zmq.Socket, context: zmq.Context, folder: str | Path) 
     return authenticator
 
 
+def check_client_keys(folder: str | Path) -> None:
+    """Raise ``ConfigError`` unless ``folder`` holds what a client needs: its key pair and the server's public key."""
+    _load(folder, CLIENT, secret=True)
+    _load(folder, SERVER, secret=False)
+
+
 def secure_client(socket: zmq.Socket, folder: str | Path) -> None:
     """Make ``socket`` a CurveZMQ client with the client key pair and the server's public key of ``folder``."""
     public, secret = _load(folder, CLIENT, secret=True)

@@ -303,6 +303,8 @@ BAD_MANAGER_KEYS = [
     ("num_workers", 1.5, "None or an int >= 1"),
     ("cpu_affinity", "yes", "True or False"),
     ("step_error", "ignore", "'raise' or 'abnormal'"),
+    ("address", "nonsense", "'HOST:PORT' or 'ray://HOST:PORT'"),
+    ("address", "ray://head", "'HOST:PORT' or 'ray://HOST:PORT'"),
     ("auto_rest", True, "did you mean 'auto_reset'"),
 ]
 

@@ -213,6 +213,31 @@ def test_hosts_the_cluster_cannot_place_are_a_config_error_and_leave_nothing_beh
         create_env_manager({"type": "ray", "num_hosts": 2, "envs_per_host": 3}, counting_fns(4))
 
 
+def test_keys_missing_are_named_in_a_line_before_any_host_starts_and_a_host_that_cannot_serve_says_why(tmp_path):
+    from ray.util import placement_group_table
+
+    from ding_env.remote.keys import generate
+
+    groups_before = set(placement_group_table())
+    cfg = {"type": "ray", "num_hosts": 1, "keys_dir": str(tmp_path / "none")}
+    with create_env_manager(cfg, counting_fns(1)) as manager, pytest.raises(ConfigError) as raised:
+        manager.launch()
+    assert str(raised.value) == (
+        f"RayEnvManager(env_num=1): keys_dir: key file {str(tmp_path / 'none' / 'client.key_secret')!r} is missing: "
+        "`ding-env keygen DIR` writes it"
+    )
+    assert set(placement_group_table()) == groups_before  # refused before any host was placed
+    # The trainer's keys are there, the host's secret key is not: the host's own error, not Ray's traceback.
+    generate(tmp_path / "keys")
+    (tmp_path / "keys" / "server.key_secret").unlink()
+    cfg = {"type": "ray", "num_hosts": 1, "keys_dir": str(tmp_path / "keys")}
+    with create_env_manager(cfg, counting_fns(1)) as manager, pytest.raises(ConfigError) as raised:
+        manager.launch()
+    message = str(raised.value)
+    assert message.startswith("RayEnvManager(env_num=1): Ray host 0 failed to start: ConfigError: key file ")
+    assert "server.key_secret' is missing" in message and "Traceback" not in message and len(message) < 400
+
+
 def test_a_cluster_held_by_another_manager_is_named_by_its_free_cpus():
     holding = {"type": "ray", "num_hosts": 2, "host_resources": {"CPU": 1}}
     cfg = {"type": "ray", "num_hosts": 1, "host_resources": {"CPU": 1}, "connect_timeout": 1.0}

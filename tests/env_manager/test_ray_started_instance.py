@@ -33,6 +33,31 @@ def test_hosts_the_local_instance_can_never_hold_are_refused_at_once():
     )
 
 
+HELD = """
+import os
+from ding_env import create_env_manager
+from ding_env.errors import ConfigError
+from tests.support import counting_fns
+
+cpus = os.cpu_count()  # the instance is sized to this machine: the collector's hosts take every CPU
+collector = create_env_manager({"type": "ray", "num_hosts": cpus}, counting_fns(cpus))
+collector.launch()
+try:
+    create_env_manager({"type": "ray", "num_hosts": 1, "connect_timeout": 600.0}, counting_fns(1)).launch()
+except ConfigError as error:
+    print(error)
+collector.close()
+"""
+
+
+def test_hosts_the_other_managers_of_the_process_leave_no_room_for_are_refused_at_once():
+    # docs/cluster.md's run with a Ray evaluator on the local instance: it waited connect_timeout (60 s) to fail.
+    result = run_script(HELD, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "of which this process's other Ray managers hold CPU" in result.stdout
+    assert "close those managers first (an evaluator: type 'subprocess')" in result.stdout
+
+
 UNREACHABLE = """
 from ding_env import create_env_manager
 from ding_env.errors import ConfigError

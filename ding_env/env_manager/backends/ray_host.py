@@ -47,15 +47,20 @@ class HostServer:
     ) -> None:
         import ray
 
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        # A host that cannot start says why when its address is asked for: an actor whose constructor raises
+        # dies, and Ray's retries of the calls to it (and its traceback) would bury the reason.
+        self._failure: Exception | None = None
         node_ip = ray.util.get_node_ip_address()
         if node_ip != trainer_ip and keys_dir is None:
-            raise ConfigError(
+            self._failure = ConfigError(
                 f"Ray host {host} runs on {node_ip}, not on the trainer's machine ({trainer_ip}): its env server "
                 "would be reachable from the network without authentication; give the manager keys_dir (the folder "
                 "of `ding-env keygen`, at the same path on every machine), see docs/cluster.md"
             )
+            return
         bind = "tcp://127.0.0.1:*" if node_ip == trainer_ip else f"tcp://{node_ip}:*"
-        self._stopping = threading.Event()
         started: queue.Queue = queue.Queue(1)
         # The server's socket lives in the thread that serves it (ZeroMQ sockets are not thread-safe);
         # the actor's own thread stays free to answer Ray's control calls.
@@ -64,9 +69,10 @@ class HostServer:
         )
         self._thread.start()
         result = started.get()
-        if isinstance(result, BaseException):
-            raise result
-        self._address: str = result
+        if isinstance(result, Exception):
+            self._failure = result
+        else:
+            self._address: str = result
 
     def _serve(self, env_fns: list, server_cfg: dict, bind: str, keys_dir: str | None, started: queue.Queue) -> None:
         from ding_env.remote.served_envs import ServedEnvs
@@ -74,14 +80,20 @@ class HostServer:
 
         try:
             server = EnvServer(lambda: ServedEnvs(env_fns, server_cfg), bind, keys=keys_dir)
-        except BaseException as error:  # noqa: BLE001 - handed to the actor's constructor, which raises it
+        except Exception as error:  # noqa: BLE001 - the host's failure, raised when its address is asked for
             started.put(error)
             return
         started.put(server.address)
         server.serve(self._stopping.is_set)
 
     def address(self) -> str:
-        """The env server's endpoint."""
+        """The env server's endpoint.
+
+        Raises:
+            Exception: What kept the env server from starting (a ``ConfigError`` for keys, a port, an env).
+        """
+        if self._failure is not None:
+            raise self._failure
         return self._address
 
     def pid(self) -> int:
@@ -91,5 +103,7 @@ class HostServer:
     def stop(self) -> bool:
         """Stop serving and close the envs (and their workers); whether the server thread ended in time."""
         self._stopping.set()
+        if self._thread is None:
+            return True
         self._thread.join(STOP_TIMEOUT)
         return not self._thread.is_alive()

@@ -29,6 +29,8 @@ from ding_env.remote.errors import ServerLostCrash
 
 # Managers using the Ray instance this process started; the last to close shuts it down.
 _started_instance_users = 0
+# What this process's Ray managers hold of the local instance it started (their placement groups' resources).
+_held_here: dict[str, float] = {}
 RESTART_POLL = 0.05  # seconds between asking a killed host for its new process
 _RAY_RESOURCE_OPTIONS = {"CPU": "num_cpus", "GPU": "num_gpus", "memory": "memory"}
 
@@ -157,6 +159,14 @@ class RayHosts:
         self.pids: dict[int, int | None] = {}
         self.max_restarts = settings.host_max_restarts
         self.group: Any = None
+        self.held: dict[str, float] = {}  # what the group holds of the instance this process started
+        if settings.remote.keys_dir is not None:  # the trainer's keys, checked before any host starts
+            from ding_env.remote.keys import check_client_keys
+
+            try:
+                check_client_keys(settings.remote.keys_dir)
+            except ConfigError as error:
+                raise ConfigError(f"{name}: keys_dir: {error}") from error
         self.uses_started_instance = join_cluster(ray, settings.address, settings.remote.connect_timeout, name)
         self.closed = False
         try:
@@ -175,17 +185,22 @@ class RayHosts:
 
         bundles = [dict(settings.host_resources) for _ in self.shares]
         timeout = settings.remote.connect_timeout
+        needs = {key: amount * len(bundles) for key, amount in bundles[0].items()}
         if self.uses_started_instance:
-            # The local instance this process started cannot grow: what exceeds its total never gets placed.
+            # The local instance this process started cannot grow, and only this process's managers use it: what
+            # exceeds its total, or what the others hold of it, would never be placed (a wait of connect_timeout).
             total = self.ray.cluster_resources()
-            short = {key: amount * len(bundles) for key, amount in bundles[0].items()}
-            short = {key: need for key, need in short.items() if need > total.get(key, 0)}
+            short = {key: need for key, need in needs.items() if need > total.get(key, 0) - _held_here.get(key, 0)}
             if short:
+                held = [f"{key} {_held_here[key]:g}" for key in short if _held_here.get(key)]
                 raise ConfigError(
                     f"{self.name}: {len(bundles)} hosts of {bundles[0]} need "
                     f"{', '.join(f'{key} {need:g}' for key, need in short.items())}, and the local Ray instance "
-                    f"started for them has {', '.join(f'{key} {total.get(key, 0):g}' for key in short)} in all: "
-                    "lower num_hosts or host_resources, or join a cluster (address='auto' or a ray:// address)"
+                    f"started for them has {', '.join(f'{key} {total.get(key, 0):g}' for key in short)} in all"
+                    + (f", of which this process's other Ray managers hold {', '.join(held)}" if held else "")
+                    + ": lower num_hosts or host_resources"
+                    + (", close those managers first (an evaluator: type 'subprocess')" if held else "")
+                    + ", or join a cluster (address='auto' or a ray:// address)"
                 )
         group = placement_group(bundles, strategy=settings.placement_strategy)
         ready, _ = self.ray.wait([group.ready()], timeout=timeout)
@@ -197,6 +212,10 @@ class RayHosts:
                 f"{self.free_of(bundles[0])} free (other managers' hosts and other actors hold the rest): "
                 "lower num_hosts or host_resources, close the managers holding them, or add machines"
             )
+        if self.uses_started_instance:
+            self.held = needs
+            for key, need in needs.items():
+                _held_here[key] = _held_here.get(key, 0) + need
         return group
 
     def free_of(self, bundle: Mapping[str, float]) -> str:
@@ -236,10 +255,16 @@ class RayHosts:
         if len(ready) < len(refs):
             late = [host for host, ref in zip(hosts, refs, strict=True) if ref not in ready]
             raise ConfigError(f"{self.name}: Ray hosts {late} did not start within connect_timeout={timeout} s")
-        try:
-            return self.ray.get(refs)
-        except self.ray.exceptions.RayError as error:
-            raise ConfigError(f"{self.name}: a Ray host failed to start: {error}") from error
+        addresses = []
+        for host, ref in zip(hosts, refs, strict=True):
+            try:
+                addresses.append(self.ray.get(ref))
+            except self.ray.exceptions.RayError as error:
+                # The host's own exception (its .cause), without Ray's wrapping traceback.
+                cause = getattr(error, "cause", None)
+                why = f"{type(cause).__name__}: {cause}" if isinstance(cause, Exception) else str(error)
+                raise ConfigError(f"{self.name}: Ray host {host} failed to start: {why}") from error
+        return addresses
 
     def restart_if_stuck(self, host: int, timeout: float) -> bool:
         """Kill ``host``'s actor, for Ray to restart it, when the process whose env server stopped answering still runs.
@@ -303,6 +328,9 @@ class RayHosts:
                 ray.util.remove_placement_group(self.group)
         finally:
             self.actors, self.group = [], None
+            for key, need in self.held.items():
+                _held_here[key] -= need
+            self.held = {}
             if self.uses_started_instance:
                 leave_cluster(ray)
 
