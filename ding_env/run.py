@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
 
+import gymnasium as gym
 import numpy as np
 
 from ding_env.collector import collect
@@ -18,13 +19,13 @@ from ding_env.evaluator import DEFAULT_MAX_EPISODE_STEPS, EpisodeStepLimitError,
 from ding_env.ops import Op
 from ding_env.policies import RandomPolicy
 from ding_env.progress import progress_bar
-from ding_env.registry import import_object
+from ding_env.registry import get_env_cls, import_object
 from ding_env.run_config import build_managers
 from ding_env.summary import counted, describe_value
 
 # The progress line's mean return covers this many of the latest episodes.
 RECENT_EPISODES = 100
-# An env section's max_episode_steps times this is the default bound on an evaluation episode: room for an env
+# The env's time limit times this is the default bound on an evaluation episode: room for an env
 # that counts its time limit its own way (frames, turns), while one that never ends an episode still fails fast.
 EPISODE_LIMIT_MARGIN = 10
 # The evaluation's step count is redrawn at most this often (seconds): a long episode shows it is running.
@@ -73,13 +74,33 @@ def import_policy(spec: str) -> Callable[[Any], Any]:
 def default_eval_max_steps(cfg: Any) -> int:
     """The default bound on an evaluation episode's steps for a validated run config.
 
-    ``EPISODE_LIMIT_MARGIN`` times the env section's ``max_episode_steps`` (the env's own time limit, when
-    the section or the env class's config sets one), else ``DEFAULT_MAX_EPISODE_STEPS``.
+    ``EPISODE_LIMIT_MARGIN`` times the env's own time limit, when one is known (``declared_time_limit``),
+    else ``DEFAULT_MAX_EPISODE_STEPS``.
     """
-    limit = cfg.env.get("max_episode_steps")
-    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
-        return EPISODE_LIMIT_MARGIN * limit
-    return DEFAULT_MAX_EPISODE_STEPS
+    limit = declared_time_limit(cfg.env)
+    return DEFAULT_MAX_EPISODE_STEPS if limit is None else EPISODE_LIMIT_MARGIN * limit
+
+
+def declared_time_limit(env: Any) -> int | None:
+    """The time limit of the env an env section builds, when the section says it or Gymnasium registers it.
+
+    The section's ``max_episode_steps`` (a DI-engine env's, the class config's default merged in), its
+    ``make_kwargs``' (``gym.make``'s), or the Gymnasium registration of its ``env_id`` (the section's, or its
+    type's: a built-in type such as ``cartpole`` fixes one); None when none of them gives one.
+    """
+    for limit in (env.get("max_episode_steps"), (env.get("make_kwargs") or {}).get("max_episode_steps")):
+        if is_count(limit):
+            return limit
+    env_id = env.get("env_id")
+    if env_id is None and "type" in env:
+        env_id = (getattr(get_env_cls(env), "config", None) or {}).get("env_id")
+    if not isinstance(env_id, str):
+        return None
+    try:
+        limit = gym.spec(env_id).max_episode_steps
+    except gym.error.Error:  # an id Gymnasium does not register (legacy gym's, ALE's before ale_py is imported)
+        return None
+    return int(limit) if is_count(limit) else None
 
 
 def run_job(
@@ -228,8 +249,9 @@ def _bound_note() -> Iterator[None]:
         yield
     except EpisodeStepLimitError as error:
         error.add_note(
-            f"ding-env run --eval-max-steps N sets the bound (default: {EPISODE_LIMIT_MARGIN} x the env "
-            f"section's max_episode_steps, else {DEFAULT_MAX_EPISODE_STEPS})"
+            f"ding-env run --eval-max-steps N sets the bound (default: {EPISODE_LIMIT_MARGIN} x the env's time "
+            f"limit: the env section's max_episode_steps, its make_kwargs' or its Gymnasium id's; else "
+            f"{DEFAULT_MAX_EPISODE_STEPS})"
         )
         raise
 

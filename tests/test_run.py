@@ -20,7 +20,7 @@ from ding_env.env.timestep import termination, transition
 from ding_env.errors import EnvDataError, EpisodeStepLimitError
 from ding_env.evaluator import evaluate
 from ding_env.policies import RandomPolicy
-from ding_env.run import run_job
+from ding_env.run import default_eval_max_steps, run_job
 from ding_env.run_config import load_run_config
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import CountingEnv, LockstepCountingBatchEnv
@@ -181,9 +181,7 @@ def test_run_fails_on_an_evaluation_episode_that_never_ends_naming_the_env_and_t
     assert result.returncode == 1, result.stderr
     assert f"EpisodeStepLimitError: evaluator env 0 ran {bound} steps in one episode" in result.stderr
     assert f"(the evaluation's bound, max_episode_steps={bound}; 0 of 2 episodes done)" in result.stderr
-    assert "ding-env run --eval-max-steps N sets the bound (default: 10 x the env section's max_episode_steps" in (
-        result.stderr
-    )
+    assert "ding-env run --eval-max-steps N sets the bound (default: 10 x the env's time limit" in result.stderr
 
 
 def test_run_refuses_an_eval_max_steps_below_one(capsys):
@@ -381,3 +379,12 @@ def test_a_manager_key_error_names_the_file_and_the_manager_section(tmp_path, ca
     path.write_text(SMALL_CONFIG.format(f"{section}=dict(max_retry=0)"))  # a file's own section, in check too
     assert main(["check", str(path)]) == 2
     assert f"ding-env check: {path}: {where}: env manager config 'max_retry'" in capsys.readouterr().err
+
+
+def test_the_default_evaluation_bound_is_ten_times_the_envs_own_time_limit():
+    # Every built-in type's limit is its Gymnasium id's (CartPole-v1's 500): the bound was always 100000.
+    assert default_eval_max_steps(load_run_config("configs/cartpole.py")) == 5000
+    shorter = load_run_config("configs/cartpole.py", ["env.make_kwargs={'max_episode_steps': 30}"])
+    assert default_eval_max_steps(shorter) == 300
+    card_game = load_run_config("configs/card_game.py")  # a BaseEnv of ding-env's dizoo: its section's key
+    assert default_eval_max_steps(card_game) == 10 * card_game.env.max_episode_steps

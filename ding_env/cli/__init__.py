@@ -170,7 +170,8 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="steps an evaluation episode may take: an episode still running after N steps fails the run, "
-        "naming the env (default: 10 x the env section's max_episode_steps, else 100000)",
+        "naming the env (default: 10 x the env's time limit: the env section's max_episode_steps, its make_kwargs' "
+        "or its Gymnasium id's; else 100000)",
     )
     run.add_argument(
         "--manager", choices=RUN_MANAGERS, default=None, help=RUN_MANAGER_HELP + " (default: the config's)"
