@@ -42,8 +42,10 @@ from ding_env.config import (
     unknown_key_message,
 )
 from ding_env.env.base_env import BaseEnv
+from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import MANAGER_CONFIG, REMOTE_TYPES, ignored_placement_keys, manager_config
+from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
 from ding_env.summary import describe_typed
@@ -174,6 +176,9 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
     default = default_cfg(env_cls)
     # The env's defaults under the section, as DI-engine's compile_config does: its envs read them from cfg.
     env = cfg.env = deep_merge_dicts(default, env)
+    if isinstance(env_cls, type) and issubclass(env_cls, DingEnvWrapper):
+        # Checked now, as a usage error naming the file: each env checks them as it is built, in its worker.
+        check_wrapper_config(env, f"{where}: env section ({describe_env_section(env)})")
     for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
         if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
             raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")

@@ -130,6 +130,9 @@ def test_set_of_a_section_run_does_not_read_is_a_usage_error_naming_the_key_to_s
         ("env.type=5", "env.type: expected the name of a registered env type, such as 'cartpole', got int 5"),
         ("env.type=[1]", "env.type: expected the name of a registered env type, such as 'cartpole', got list [1]"),
         ("exp_name=[1]", "'exp_name' must be a str (the run's name), got list [1]"),
+        # A DingEnvWrapper key of the wrong kind: refused as each env was built, in its worker, after the launch.
+        ("env.frame_stack='4'", "env section (type 'cartpole') config 'frame_stack': expected an int >= 1, got '4'"),
+        ("env.env_wrapper='nonexistent'", "env section (type 'cartpole') config 'env_wrapper': expected a preset name"),
     ],
 )
 def test_set_of_a_value_of_the_wrong_kind_is_a_usage_error_naming_the_file_and_key(tmp_path, capsys, override, message):
