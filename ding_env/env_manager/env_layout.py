@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.errors import ConfigError
 from ding_env.summary import describe_value
 
@@ -223,9 +224,12 @@ def layout_shares(entries: Sequence[Any], env_ids: list[int], count: int) -> lis
 def _batch_size(fn: Callable[[], Any]) -> tuple[int | None, bool]:
     """``(num_envs, lockstep)`` when ``fn()`` is a batch env, else ``(None, False)``.
 
-    ``fn`` is called once, and what it returns is closed again: envs are lazy, so this is cheap,
-    and one that is not (a factory making its env at once) releases what it holds. One that raises
-    counts as one env (its error is the launch's to report, with its env id).
+    ``fn`` is called once: envs are lazy, so this is cheap. A batch env is closed again, and so is a
+    ``DingEnvWrapper`` (a factory may make its Gymnasium env at once, whose resources the wrapper's
+    ``close`` releases, safely before any reset); another env is left as built, never reset: its
+    ``close`` is its author's code, which might hang or fail on an env never reset, here in the caller's
+    process before any launch.
+    One that raises counts as one env (its error is the launch's to report, with its env id).
     """
     try:
         env = fn()
@@ -236,15 +240,21 @@ def _batch_size(fn: Callable[[], Any]) -> tuple[int | None, bool]:
             return env.num_envs, bool(env.lockstep)
         return None, False
     finally:
-        try:
-            env.close()
-        except Exception as error:  # noqa: BLE001 - the count stands; the env's author learns what to fix
-            warnings.warn(
-                f"{env!r}.close() before any reset raised {type(error).__name__}: {error} (a manager builds each "
-                "env_fn's env once to tell batch envs from envs, and closes it: close() must work on an env never "
-                "reset)",
-                stacklevel=2,
-            )
+        if isinstance(env, (BaseBatchEnv, DingEnvWrapper)):
+            _close_probe(env)
+
+
+def _close_probe(env: Any) -> None:
+    """Close an env built to read its kind, warning (not raising) when its ``close`` fails."""
+    try:
+        env.close()
+    except Exception as error:  # noqa: BLE001 - the count stands; the env's author learns what to fix
+        warnings.warn(
+            f"{env!r}.close() before any reset raised {type(error).__name__}: {error} (a manager builds each "
+            "env_fn's env once to tell batch envs from envs, and closes it: close() must work on an env never "
+            "reset)",
+            stacklevel=3,
+        )
 
 
 def describe_entry(entry: Any) -> str:
