@@ -199,7 +199,14 @@ def load_config_file(path: str | Path, check_imports: bool = True) -> EasyDict:
     try:
         spec.loader.exec_module(module)
     except Exception as error:
-        raise ConfigError(f"config file {name!r} failed to load: {type(error).__name__}: {error}") from error
+        hint = ""
+        if isinstance(error, ImportError) and (error.name or "").split(".")[0] == "ding":
+            # DI-engine itself, which ding-env replaces: its config imports names ding-env has under ding_env.
+            hint = (
+                "; ding-env replaces DI-engine's env layer: `ding-env port FOLDER` renames ding.envs and ding.utils "
+                "imports to ding_env (and reports what it cannot), or import from ding_env yourself"
+            )
+        raise ConfigError(f"config file {name!r} failed to load: {type(error).__name__}: {error}{hint}") from error
     if hasattr(module, "config"):
         config = deep_merge_dicts(_sections(module.config, "config", name), {})
         return check_config_imports(config, path) if check_imports else config

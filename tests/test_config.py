@@ -52,6 +52,10 @@ def test_bad_config_files(tmp_path):
     broken.write_text("main_config = undefined_name\n")
     with pytest.raises(ConfigError, match="failed to load: NameError"):
         load_config_file(broken)
+    di_engine = tmp_path / "di_engine_config.py"  # DI-engine is not installed beside ding-env
+    di_engine.write_text("from ding.utils import set_pkg_seed\nmain_config = dict(env=dict(type='cartpole'))\n")
+    with pytest.raises(ConfigError, match=r"No module named 'ding'; .*`ding-env port FOLDER` renames ding.envs"):
+        load_config_file(di_engine)
     empty = tmp_path / "empty.py"
     empty.write_text("x = 1\n")
     with pytest.raises(ConfigError, match="neither 'config' nor 'main_config'"):
