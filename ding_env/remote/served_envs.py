@@ -225,6 +225,9 @@ class ServedEnvs:
             raise ValueError(
                 f"env ids {unknown[:10]} are not among this server's {self.env_num} (0..{self.env_num - 1})"
             )
+        if len(set(env_ids)) != len(env_ids):  # a reset of [0, 0] reset env 0 twice and replied with two rows
+            twice = sorted({env_id for env_id in env_ids if env_ids.count(env_id) > 1})
+            raise ValueError(f"env ids {twice[:10]} are named more than once in {env_ids[:20]}")
         return env_ids
 
 

@@ -446,8 +446,11 @@ def test_a_server_hosting_another_env_than_the_managers_is_warned_about(manager_
     pendulum = env_fns_for(*resolve_target("gym:Pendulum-v1"), 2)
     with serving(CARTPOLE, 2) as (address, _):
         with create_env_manager({"type": manager_type, "servers": [address]}, pendulum) as manager:
-            with pytest.warns(UserWarning, match=r"hosts DingEnvWrapper\(CartPole-v1\), and this manager's env_fn"):
+            with pytest.warns(
+                UserWarning, match=r"hosts DingEnvWrapper\(CartPole-v1\), and this manager's env_fn"
+            ) as caught:
                 manager.launch()
+        assert [warning.filename for warning in caught] == [__file__]  # the caller's line, not ding-env's
         # The same env, by the config's id or as a Gymnasium env made by it.
         for cartpole in (
             env_fns_for(*resolve_target(CARTPOLE), 2),

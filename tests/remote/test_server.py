@@ -226,6 +226,18 @@ def test_a_malformed_message_gets_an_error_reply_and_the_server_keeps_serving(ra
         connection.request("close")
 
 
+def test_a_request_naming_an_env_twice_is_refused(cartpole_server):
+    with ServerConnection(cartpole_server) as connection:
+        launched(connection)
+        for kind, body in (("reset", {"env_ids": [0, 0]}), ("get_attr", {"env_ids": [1, 1], "name": "spec"})):
+            with pytest.raises(
+                ServerError, match=re.escape(f"env ids [{body['env_ids'][0]}] are named more than once")
+            ):
+                connection.request(kind, **body)
+        assert connection.request("reset", env_ids=[0, 1])["ready"] == [0, 1]
+        connection.request("close")
+
+
 @pytest.mark.parametrize("workers", ["0", "2"], ids=["envs in the server", "2 workers"])
 def test_a_step_with_other_than_one_action_per_env_id_is_refused_and_no_env_is_touched(workers):
     with serving(CARTPOLE, 2, "--workers", workers) as (address, _), ServerConnection(address) as connection:

@@ -15,7 +15,6 @@ server is lost: its results are abnormal, naming the server (``ServerLostCrash``
 from __future__ import annotations
 
 import contextlib
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,6 +32,7 @@ from ding_env.ops import Op
 from ding_env.remote.errors import ServerError, ServerLostCrash, ServerLostError
 from ding_env.remote.info_wire import InfoReceiver
 from ding_env.remote.protocol import READY_OBS, new_client_id
+from ding_env.user_warnings import warn_at_caller
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -117,7 +117,10 @@ class RemoteBackend(Backend):
             launched = connection.request(Op.LAUNCH, settings.connect_timeout, settings=settings.host.as_dict())
             spaces = tuple(launched["spaces"])
             if self.spaces is not None and spaces != self.spaces:
-                raise ConfigError(f"{self.name}: server {self.address} came back with other spaces: {spaces}")
+                raise ConfigError(
+                    f"{self.name}: server {self.address} came back with other spaces: {spaces}, where its envs had "
+                    f"{self.spaces} (another env started at its address?)"
+                )
         except BaseException as error:
             connection.give_back(error, settings.connect_timeout)
             raise
@@ -149,10 +152,9 @@ class RemoteBackend(Backend):
         self.env_checked = True  # once: a connection again (after a lost server) builds no env here to compare
         local = describe_entry(self.env_fns[self.env_ids[0]])
         if local and local != served:
-            warnings.warn(
+            warn_at_caller(
                 f"{self.name}: server {self.address} hosts {served}, and this manager's env_fn builds {local}: if "
-                "they are not the same env, check the servers' addresses (env.manager.servers)",
-                stacklevel=2,
+                "they are not the same env, check the servers' addresses (env.manager.servers)"
             )
 
     def request(self, kind: Op, timeout: float | None = None, **body: Any) -> dict:
