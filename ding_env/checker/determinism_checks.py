@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 
 import numpy as np
 
@@ -47,6 +48,14 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
             if dropped:  # an error: evaluator envs do not replay, and no deterministic env gets here (same starts)
                 hint = pass_dynamic_seed_on("evaluator envs do not replay their episode")
                 findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
+            elif global_rngs := _resets_touch_global_rngs(ctx):
+                # The usual cause in DI-engine's envs: a global RNG seeded once in seed(), drawn at each reset.
+                hint = (
+                    f"reset() draws from the global {' and '.join(global_rngs)} RNG, which goes on from one reset to "
+                    "the next whatever the seed: draw from self.np_random, which each reset seeds with "
+                    "self._next_episode_seed() (check_global_rng reports the global RNG use too)"
+                )
+                findings.append(Finding(name, ERROR, message, hint))
             else:
                 hint = (
                     "in reset(), seed the simulator with self._next_episode_seed(), which replays the seed given to "
@@ -67,6 +76,18 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
         return findings
 
     return guard(name, "seeded rollouts", body)
+
+
+def _resets_touch_global_rngs(ctx: CheckContext) -> list[str]:
+    """The global RNGs an env's resets after a static ``seed`` draw from (or seed), ``seed`` itself left out."""
+    env = ctx.make_env()
+    try:
+        seed_env(env, ctx.seed, dynamic=False)
+        return global_rngs_touched(lambda: (env.reset(), env.reset()))
+    except Exception:  # noqa: BLE001 - a hint only: the env's own errors are the other checks' to report
+        return []
+    finally:
+        env.close()
 
 
 def _game_over(episode: Episode) -> bool:
@@ -226,30 +247,12 @@ def check_global_rng(ctx: CheckContext) -> list[Finding]:
     name = "check_global_rng"
 
     def body() -> list[Finding]:
-        callers_states = np.random.get_state(), random.getstate()
-        np.random.set_state(np.random.RandomState().get_state())
-        random.setstate(random.Random().getstate())
-        try:
-            numpy_state, python_state = np.random.get_state(), random.getstate()
+        def run() -> None:
             env = ctx.make_env()
             rollout(env, ctx, ctx.seed, dynamic=True)
             env.random_action()
             env.close()
-            after, python_after = np.random.get_state(), random.getstate()
-        finally:
-            np.random.set_state(callers_states[0])
-            random.setstate(callers_states[1])
-        touched = [
-            name
-            for name, same in (
-                (
-                    "numpy (np.random.seed / np.random.*)",
-                    all(np.array_equal(x, y) for x, y in zip(numpy_state, after, strict=True)),
-                ),
-                ("Python (random.seed / random.*)", python_after == python_state),
-            )
-            if not same
-        ]
+
         return [
             Finding(
                 name,
@@ -257,10 +260,37 @@ def check_global_rng(ctx: CheckContext) -> list[Finding]:
                 f"the env changed the global {what} RNG state",
                 "use self.np_random or np.random.default_rng(seed) instead of the global RNG",
             )
-            for what in touched
+            for what in global_rngs_touched(run)
         ]
 
     return guard(name, "seeded rollouts", body)
+
+
+def global_rngs_touched(run: Callable[[], object]) -> list[str]:
+    """The global RNGs (numpy's, Python's) whose state ``run()`` changed; the caller's states are put back.
+
+    ``run`` starts from fresh global states drawn from entropy, so an env that seeds a global RNG with a
+    constant is caught even when an earlier check left that very state.
+    """
+    callers_states = np.random.get_state(), random.getstate()
+    np.random.set_state(np.random.RandomState().get_state())
+    random.setstate(random.Random().getstate())
+    try:
+        numpy_state, python_state = np.random.get_state(), random.getstate()
+        run()
+        numpy_after, python_after = np.random.get_state(), random.getstate()
+    finally:
+        np.random.set_state(callers_states[0])
+        random.setstate(callers_states[1])
+    numpy_same = all(np.array_equal(x, y) for x, y in zip(numpy_state, numpy_after, strict=True))
+    return [
+        what
+        for what, same in (
+            ("numpy (np.random.seed / np.random.*)", numpy_same),
+            ("Python (random.seed / random.*)", python_after == python_state),
+        )
+        if not same
+    ]
 
 
 def check_subprocess(ctx: CheckContext) -> list[Finding]:

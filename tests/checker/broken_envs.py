@@ -167,6 +167,17 @@ class GlobalSeedEnv(GoodEnv):
         np.random.seed(seed)
 
 
+class GlobalDrawEnv(GoodEnv):
+    """DI-engine's envs' way: numpy's global RNG seeded once in seed(), drawn at each reset."""
+
+    def seed(self, seed, dynamic_seed=True):
+        super().seed(seed, dynamic_seed)
+        np.random.seed(seed)
+
+    def rng(self):
+        return np.random
+
+
 class GlobalSeedInResetEnv(GoodEnv):
     def reset(self):
         np.random.seed(123)  # a constant: the state is the same after every reset

@@ -109,6 +109,14 @@ def test_episodes_cut_at_max_steps_are_no_seeding_failure_for_an_env_that_goes_o
     assert _run("check_static_seed", gallery.UnseededRngEnv, max_steps=3)  # still caught when cut
 
 
+def test_an_env_drawing_its_starts_from_the_global_rng_is_told_so_by_the_static_seed_check():
+    # Its fix said to seed the simulator with self._next_episode_seed(), which the env does already.
+    (finding,) = _run("check_static_seed", gallery.GlobalDrawEnv)
+    assert "resets gave different starting observations" in finding.message
+    assert finding.hint.startswith("reset() draws from the global numpy (np.random.seed / np.random.*) RNG")
+    assert "self._next_episode_seed()" in _run("check_static_seed", gallery.UnseededRngEnv)[0].hint  # not global
+
+
 def test_a_global_reseed_to_a_constant_is_caught_after_the_other_checks_ran_the_env():
     # The checks before check_global_rng leave the global state the env's np.random.seed(123) sets.
     findings = check_env(gallery.GlobalSeedInResetEnv, episodes=2).findings
