@@ -149,6 +149,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         episodes = rollout(env, ctx, ctx.seed, dynamic=True)
+        limit = _time_limit(env)  # before close: a closed DingEnvWrapper would build its env again to say it
         env.close()
         found: dict[str, Finding] = {}
         steps_done = 0  # over all episodes, so a finding's first step is unambiguous
@@ -225,7 +226,9 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
             if not episode.ended:
                 report(
                     f"an episode did not end within {ctx.max_steps} steps",
-                    "add a time limit (reported as truncation) or raise --max-steps",
+                    f"its time limit ({limit} steps) is past them: raise --max-steps to {limit} to see its episodes end"
+                    if limit is not None and limit > ctx.max_steps
+                    else "add a time limit (reported as truncation) or raise --max-steps",
                     WARNING,
                 )
         return list(found.values())

@@ -1,6 +1,7 @@
 """For each check, an env it catches and the good env it passes."""
 
 import random
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from ding_env.checker import CHECKS, EnvCheckError, check_all, check_array_space
 from ding_env.checker.rollout import CheckContext
 from ding_env.testing import EnvContractTests
 from tests.checker import broken_envs as gallery
+from tests.envs import pendulum_fn
 
 CHECK_BY_NAME = {check.__name__: check for check in CHECKS}
 
@@ -115,6 +117,19 @@ def test_an_env_drawing_its_starts_from_the_global_rng_is_told_so_by_the_static_
     assert "resets gave different starting observations" in finding.message
     assert finding.hint.startswith("reset() draws from the global numpy (np.random.seed / np.random.*) RNG")
     assert "self._next_episode_seed()" in _run("check_static_seed", gallery.UnseededRngEnv)[0].hint  # not global
+
+
+def test_episodes_cut_before_the_envs_own_time_limit_are_told_to_raise_max_steps():
+    # Pendulum's episodes end at its 200-step limit: "add a time limit" was the fix given.
+    (finding,) = _run("check_step_output", pendulum_fn, max_steps=50)
+    assert finding.message.startswith("an episode did not end within 50 steps")
+    assert finding.hint == "its time limit (200 steps) is past them: raise --max-steps to 200 to see its episodes end"
+    (finding,) = _run("check_step_output", NoTimeLimitEnv, max_steps=50)
+    assert finding.hint == "add a time limit (reported as truncation) or raise --max-steps"
+
+
+class NoTimeLimitEnv(gallery.NeverEndsEnv):
+    config: ClassVar[dict] = dict(max_episode_steps=None)
 
 
 def test_a_global_reseed_to_a_constant_is_caught_after_the_other_checks_ran_the_env():
