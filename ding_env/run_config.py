@@ -241,6 +241,14 @@ def _check_managers(env: dict, where: str, need_servers: bool) -> None:
         manager_config(manager, env.collector_env_num, need_servers)
     except ConfigError as error:
         raise ConfigError(f"{where}: env.manager: {error}") from error
+    for section, value in (("env.manager", manager), ("env.evaluator_manager", env.get("evaluator_manager"))):
+        if isinstance(value, dict) and value.get("type") == "env_pool":
+            raise ConfigError(
+                f"{where}: {section}: type 'env_pool' is DI-engine's PoolEnvManager, made from a config of its own "
+                "in code; ding-env run steps EnvPool pools as batch envs in any manager: set env.batch=N (envs per "
+                "pool) and env.batch_source='envpool', with an EnvPool task id as env_id (docs/batch-envs.md, "
+                "'From a config', says which keys apply)"
+            )
     ignored = ignored_placement_keys(manager or {})
     if ignored:
         warnings.warn(f"{where}: env.manager: {ignored}", stacklevel=3)

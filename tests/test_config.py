@@ -137,6 +137,8 @@ def test_set_of_a_section_run_does_not_read_is_a_usage_error_naming_the_key_to_s
         # A DingEnvWrapper key of the wrong kind: refused as each env was built, in its worker, after the launch.
         ("env.frame_stack='4'", "env section (type 'cartpole') config 'frame_stack': expected an int >= 1, got '4'"),
         ("env.env_wrapper='nonexistent'", "env section (type 'cartpole') config 'env_wrapper': expected a preset name"),
+        # DI-engine's PoolEnvManager takes no env_fn: the run failed on that, in words of the Python API.
+        ("env.manager.type='env_pool'", "env.manager: type 'env_pool' is DI-engine's PoolEnvManager, made from"),
     ],
 )
 def test_set_of_a_value_of_the_wrong_kind_is_a_usage_error_naming_the_file_and_key(tmp_path, capsys, override, message):
