@@ -143,8 +143,8 @@ class EnvTimeoutError(DingEnvError):
         env_ids: The envs that did not answer.
         command: The command they were running (an ``Op``).
         timeout: The limit in seconds.
-        grouped: Some of the envs timed out together, as one worker hosting them: those waiting behind
-            one that hangs are named too. False: each env named was cut on its own (the serial managers,
+        grouped: Some of the envs timed out together, as one worker or one batch env hosting them: those
+            waiting behind one that hangs are named too. False: each env named was cut on its own (the serial managers,
             a worker per env).
     """
 
@@ -161,9 +161,11 @@ class EnvTimeoutError(DingEnvError):
             named = f"[{', '.join(map(str, ids[: self.NAMED_IDS]))}, ... {len(ids) - self.NAMED_IDS} more]"
         else:
             named = str(ids)
-        # A worker hosting several envs times out as a whole: the envs named need not all have hung.
+        # A worker hosting several envs, or a batch env, times out as a whole: the envs named need not all have hung.
         whole = (
-            " (a worker times out as a whole: its envs wait behind one that hangs)" if grouped and len(ids) > 1 else ""
+            " (a worker or a batch env times out as a whole: its envs wait behind one that hangs)"
+            if grouped and len(ids) > 1
+            else ""
         )
         super().__init__(f"envs {named} did not finish {self.command} within {timeout} s{whole}")
 

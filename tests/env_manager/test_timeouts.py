@@ -11,7 +11,9 @@ import pytest
 from ding_env import create_env_manager
 from ding_env.errors import DingEnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
+from tests.env_manager.conftest import MANAGER_SETUPS
 from tests.envs import CountingEnv, FaultEnv
+from tests.support import as_batch_envs
 
 MANAGERS = ["base", "subprocess", "async_subprocess"]
 
@@ -62,7 +64,7 @@ def test_hung_reset_is_cut_and_launch_can_be_retried(manager_type):
 
 
 # Envs of one worker time out together: the message does not claim each of them hung (they wait behind one that does).
-WHOLE_WORKER = " (a worker times out as a whole: its envs wait behind one that hangs)"
+WHOLE_WORKER = " (a worker or a batch env times out as a whole: its envs wait behind one that hangs)"
 
 
 def several_hanging_fns(**fault):
@@ -87,6 +89,30 @@ def test_envs_hung_in_one_step_are_named_together(manager_type, num_workers):
         hung = [0, 1, 2, 3] if grouped else [1, 2, 3]
         assert caught.value.env_ids == hung and caught.value.grouped == grouped
         assert str(caught.value) == f"envs {hung} did not finish step within 0.2 s{WHOLE_WORKER if grouped else ''}"
+
+
+@pytest.mark.parametrize("manager_type", MANAGER_SETUPS)
+def test_a_hung_batch_env_is_cut_naming_its_sub_envs_and_renewed(manager_type):
+    # A batch env stepped in the calling process (the serial manager, a caller's share) was never cut: it hung.
+    cfg = manager_cfg(manager_type, step_timeout=0.3, reset_timeout=0.3)
+    with create_env_manager(cfg, as_batch_envs(hanging_fns(hang_every=2))) as manager:
+        manager.launch()
+        manager.step({0: 0, 1: 0})
+        started = time.monotonic()
+        with pytest.raises(EnvTimeoutError, match=r"envs \[0, 1\] did not finish step within 0.[36] s \(a worker or"):
+            manager.step({0: 0, 1: 0})
+            manager.step({})
+        assert time.monotonic() - started < 2.0
+        manager.reset()
+        assert sorted(manager.step({0: 0, 1: 0})) == [0, 1]  # renewed: its next hang is at its second step again
+    manager = create_env_manager(
+        manager_cfg(manager_type, reset_timeout=0.3), as_batch_envs(hanging_fns(hang_reset_at=1))
+    )
+    try:
+        with pytest.raises(EnvTimeoutError, match=r"envs \[0, 1\] did not finish reset within 0.3 s"):
+            manager.launch()
+    finally:
+        manager.close()
 
 
 @pytest.mark.parametrize("manager_type", MANAGERS)

@@ -27,10 +27,11 @@ from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.batch_step import info_row
 from ding_env.env.timestep import final_info
 from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.env_layout import BatchSlot, describe_batch
 from ding_env.env_manager.status import abnormal_info
-from ding_env.errors import EnvError
+from ding_env.errors import EnvError, EnvTimeoutError
 from ding_env.ops import Op
 from ding_env.summary import describe_value
 
@@ -71,8 +72,16 @@ class BatchHost:
         setup: The seeds of the sub-envs, read at every reset of their batch env.
     """
 
-    def __init__(self, slots: Mapping[int, BatchSlot], settings: HostSettings, setup: EnvSetup) -> None:
+    def __init__(
+        self,
+        slots: Mapping[int, BatchSlot],
+        settings: HostSettings,
+        setup: EnvSetup,
+        timeouts: tuple[float | None, float | None, float | None] = (None, None, None),
+    ) -> None:
         self.settings, self.setup = settings, setup
+        # (step, reset, auto-reset within a step): what the host cuts itself (EnvHost's limit_time), else None.
+        self.step_timeout, self.reset_timeout, self.auto_reset_timeout = timeouts
         self.set_obs_layout(None)
         self.batches: dict[int, HostedBatch] = {}
         for slot in slots.values():
@@ -140,22 +149,33 @@ class BatchHost:
             position = end
         return groups
 
-    def reset(self, batch: HostedBatch, env_ids: np.ndarray) -> Any:
+    def reset(self, batch: HostedBatch, env_ids: np.ndarray, within_step: bool = False) -> Any:
         """Reset ``env_ids`` (increasing, ``batch``'s) with one call, retrying per ``max_retry`` / ``retry_type``.
+
+        Args:
+            batch: The batch env.
+            env_ids: Its ids to reset.
+            within_step: An auto-reset (or a reset after a renewal) within a step, cut at ``auto_reset_timeout``.
 
         Returns:
             Their stacked first observations.
 
         Raises:
             EnvError: Naming every id of the batch env, when every attempt failed.
+            EnvTimeoutError: Naming ``env_ids``, when the reset passed its time limit (the batch env is renewed).
         """
         attempts = self.settings.max_retry
+        timeout = self.auto_reset_timeout if within_step else self.reset_timeout
         for attempt in range(1, attempts + 1):
             try:
                 self._apply_seeds(batch)
-                obs = batch.env.reset(self._sub_ids(batch, env_ids))
+                with time_limit(timeout, int(env_ids[0]), Op.RESET):
+                    obs = batch.env.reset(self._sub_ids(batch, env_ids))
                 self.check(obs, len(env_ids), "reset obs")
                 return obs
+            except EnvTimeoutError as error:
+                self.renew(batch)  # cut short, the batch env is in no known state
+                raise EnvTimeoutError(env_ids.tolist(), Op.RESET, error.timeout, grouped=True) from None
             except Exception as error:  # noqa: BLE001 - retried, then re-raised naming the batch env's ids
                 if attempt == attempts:
                     raise batch.error(error, int(env_ids[0]), Op.RESET) from error
@@ -222,7 +242,8 @@ class BatchHost:
         consecutive = int(env_ids[-1]) - rows.first - start == len(env_ids) - 1
         index = slice(start, start + len(env_ids)) if consecutive else env_ids - rows.first
         try:
-            record = batch.env.step(actions, self._sub_ids(batch, env_ids))
+            with time_limit(self.step_timeout, int(env_ids[0]), Op.STEP):
+                record = batch.env.step(actions, self._sub_ids(batch, env_ids))
             self.check(record.obs, len(env_ids), "step obs")
             arrays.write(rows.step_obs, index, record.obs)
             rows.rewards[index] = record.reward
@@ -241,8 +262,8 @@ class BatchHost:
         if len(due):
             due_ids = env_ids[due]
             try:
-                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, due_ids))
-            except EnvError as error:  # the step's results stand; these ids need a reset
+                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, due_ids, within_step=True))
+            except (EnvError, EnvTimeoutError) as error:  # the step's results stand; these ids need a reset
                 errors.update(dict.fromkeys(due_ids.tolist(), error))
 
     @staticmethod
@@ -270,23 +291,32 @@ class BatchHost:
         return ended
 
     def _fail_step(self, batch, env_ids, index, resets, error, rows, infos, errors) -> None:
-        """Write the abnormal rows of a batch env's failed step; renew it and reset the due ids with 'abnormal'."""
-        failure = batch.error(error, int(env_ids[0]), Op.STEP)
-        failure.__cause__ = error
+        """Write the abnormal rows of a batch env's failed step; renew it and reset the due ids with 'abnormal'.
+
+        A step cut at ``step_timeout`` is an ``EnvTimeoutError`` naming every id stepped, and its batch env is
+        renewed whatever ``step_error`` says (it is in no known state), as a worker is replaced.
+        """
+        timed_out = isinstance(error, EnvTimeoutError)
+        if timed_out:
+            failure = EnvTimeoutError(env_ids.tolist(), Op.STEP, error.timeout, grouped=True)
+        else:
+            failure = batch.error(error, int(env_ids[0]), Op.STEP)
+            failure.__cause__ = error
         arrays.write(rows.step_obs, index, arrays.take(rows.ready_obs, index))
         rows.rewards[index] = 0
         rows.done_flags[index], rows.truncated_flags[index] = True, False
         for env_id in env_ids.tolist():
             infos[env_id] = abnormal_info(failure)
             errors[env_id] = failure
-        if self.settings.step_error != "abnormal":
+        abnormal = self.settings.step_error == "abnormal"
+        if not (abnormal or timed_out):
             return
-        due = np.flatnonzero(resets)
+        due = np.flatnonzero(resets) if abnormal else np.zeros(0, dtype=np.int64)
         try:
             self.renew(batch)
             if len(due):
-                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, env_ids[due]))
-        except EnvError as reset_error:
+                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, env_ids[due], within_step=True))
+        except (EnvError, EnvTimeoutError) as reset_error:
             errors.update(dict.fromkeys(env_ids.tolist(), reset_error))
         except Exception as build_error:  # noqa: BLE001 - a constructor that fails to build the env again
             errors.update(dict.fromkeys(env_ids.tolist(), batch.error(build_error, int(env_ids[0]), Op.RESET)))

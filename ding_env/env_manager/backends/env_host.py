@@ -60,15 +60,16 @@ class EnvHost(HostCalls):
     ) -> None:
         slots = batch_hosted(env_fn)
         self.env_fn = {env_id: fn for env_id, fn in env_fn.items() if env_id not in slots}
-        self.batch = BatchHost(slots, settings, setup) if slots else None
+        self._reset_timeout = settings.reset_timeout if limit_time else None
+        self._auto_reset_timeout = settings.reset_timeout if limit_time or limit_auto_reset else None
+        self._step_timeout = settings.step_timeout if limit_time else None
+        timeouts = (self._step_timeout, self._reset_timeout, self._auto_reset_timeout)
+        self.batch = BatchHost(slots, settings, setup, timeouts) if slots else None
         # in_batch[env_id]: whether env_id is a batch env's sub-env, for a step to tell them apart without a loop.
         self._in_batch = np.zeros(max(env_fn, default=-1) + 1, dtype=bool)
         self._in_batch[list(slots)] = True
         self._only_batch = len(slots) == len(env_fn)  # then every stepped id is a batch env's: no need to look
         self.settings, self.setup = settings, setup
-        self._reset_timeout = settings.reset_timeout if limit_time else None
-        self._auto_reset_timeout = settings.reset_timeout if limit_time or limit_auto_reset else None
-        self._step_timeout = settings.step_timeout if limit_time else None
         self.set_obs_layout(obs_layout)
         self.envs: dict[int, BaseEnv] = {}
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
