@@ -226,6 +226,11 @@ class BaseBatchEnv(abc.ABC):
         if type(actions) is not np.ndarray or actions.ndim == 0 or len(actions) != rows:
             self._check_action_rows(actions, rows)
         record = self._step(actions, ids)
+        flags = record.terminated, record.truncated
+        if not all(type(flag) is np.ndarray and flag.shape == (rows,) and flag.dtype == np.bool_ for flag in flags) or (
+            _rows(record.reward) != rows or _rows(record.episode_return) != rows
+        ):
+            self._refuse_record(record, rows)
         if record.info:
             self._check_info(record.info, rows)
         done = record.done
@@ -361,6 +366,24 @@ class BaseBatchEnv(abc.ABC):
                 f"{self!r}.step(): expected {rows} stacked actions (one row per stepped sub-env), got {got}"
             )
 
+    def _refuse_record(self, record: BatchStep, rows: int) -> None:
+        """Raise for the first field of ``record`` without one row per stepped sub-env (numpy would spread one)."""
+        for field in ("reward", "terminated", "truncated", "episode_return"):
+            value = getattr(record, field)
+            flag = field in ("terminated", "truncated")
+            if flag and (type(value) is not np.ndarray or value.shape != (rows,) or value.dtype != np.bool_):
+                expected = f"a ({rows},) bool array"
+            elif not flag and _rows(value) != rows:
+                expected = f"an array of {rows} rows" + (
+                    f" of shape {self.reward_space.shape}" if field == "reward" else ""
+                )
+            else:
+                continue
+            raise ValueError(
+                f"{self!r}.step(): BatchStep.{field} must be {expected}, one row per stepped sub-env, got "
+                f"{describe_value(value)}"
+            )
+
     def _check_info(self, info: Any, rows: int) -> None:
         """Refuse a step info that is not ``{key: array with one row per stepped sub-env}``.
 
@@ -384,3 +407,8 @@ class BaseBatchEnv(abc.ABC):
             f"{self!r}: sub-envs {env_ids.tolist()} need reset() before step() "
             "(never reset, closed since, or their episode ended)"
         )
+
+
+def _rows(value: Any) -> int | None:
+    """The rows of an array (its first dimension's length); None for anything else or a 0-d array."""
+    return len(value) if type(value) is np.ndarray and value.ndim else None

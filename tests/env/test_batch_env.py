@@ -6,6 +6,7 @@ seed at every episode (static seeds) or at the first one (dynamic seeds).
 """
 
 import pickle
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -191,6 +192,33 @@ def test_an_info_that_is_not_one_row_per_stepped_sub_env_is_refused_naming_its_k
     batch = ShortInfoCartPole(dict(num_envs=3))
     batch.reset()
     with pytest.raises(ValueError, match=r"info\['speed'\] must be an array with one row per stepped sub-env \(3\)"):
+        batch.step(np.zeros(3, np.int64))
+
+
+class RecordFieldCartPole(CartPoleBatchEnv):
+    """Returns ``cfg.field`` of its step record replaced by ``cfg.value``."""
+
+    config = dict(CartPoleBatchEnv.config, field="reward", value=None)
+
+    def _step(self, actions, env_ids):
+        return super()._step(actions, env_ids)._replace(**{self._cfg.field: self._cfg.value})
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("reward", np.float32(7), "reward must be an array of 3 rows of shape (1,)"),  # spread to every sub-env
+        ("reward", np.ones((1, 1), np.float32), "reward must be an array of 3 rows of shape (1,)"),
+        ("terminated", np.zeros(1, bool), "terminated must be a (3,) bool array"),
+        ("truncated", False, "truncated must be a (3,) bool array"),
+        ("terminated", np.zeros(3, np.int64), "terminated must be a (3,) bool array"),  # an index, not a mask
+        ("episode_return", np.zeros(2), "episode_return must be an array of 3 rows"),
+    ],
+)
+def test_a_step_record_field_without_one_row_per_sub_env_is_refused_naming_it(field, value, expected):
+    batch = RecordFieldCartPole(dict(num_envs=3, field=field, value=value))
+    batch.reset()
+    with pytest.raises(ValueError, match=re.escape(f"CartPoleBatchEnv(num_envs=3).step(): BatchStep.{expected}")):
         batch.step(np.zeros(3, np.int64))
 
 
