@@ -111,13 +111,16 @@ def unknown_key_message(where: str, key: object, valid: Any) -> str:
     return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(valid)}"
 
 
-def without_replay_path(env_section: Mapping) -> EasyDict:
-    """``env_section`` without ``replay_path``: where evaluation replays go, not a setting of each env.
+def with_replays_off(env_section: Mapping) -> Mapping:
+    """``env_section`` with its ``replay_path`` None: DingEnvWrapper's envs built from a section do not record.
 
-    DI-engine's DingEnvWrapper never reads it (its eval entry hands it to ``enable_save_replay``), and eleven of its
-    dizoo configs set it: passed to every env built from the section, each collector episode would become a video.
+    A config's ``env.replay_path`` is where its evaluation replays go (DI-engine's eval entry hands it to
+    ``enable_save_replay``, and eleven of its dizoo configs set it); DI-engine's DingEnvWrapper never reads it,
+    where ding-env's records every episode there: each collector episode would become a video.
     """
-    return EasyDict({key: value for key, value in env_section.items() if key != "replay_path"})
+    if env_section.get("replay_path") is None:
+        return env_section
+    return EasyDict({**env_section, "replay_path": None})
 
 
 def check_batch(cfg: Mapping, where: str) -> int | None:

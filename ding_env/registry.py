@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
-from ding_env.config import without_replay_path
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.summary import describe_typed, describe_value
 
@@ -291,14 +290,10 @@ def get_vec_env_setting(cfg: dict, collect: bool = True, eval_: bool = True) -> 
         when the matching flag is False). With ``cfg.batch`` (a ``DingEnvWrapper`` env), ``env_fn(cfg)``
         builds a batch env of ``batch`` envs and the lists hold one config per batch env.
 
-    The section's ``replay_path`` reaches no env: it is where the caller records evaluation replays
-    (``enable_save_replay``), as in DI-engine.
-
     Raises:
         ConfigError: For ``batch`` on an env class that builds no batch envs.
     """
     env_cls = get_env_cls(cfg)
-    cfg = without_replay_path(cfg)
     collector_cfgs = env_cls.create_collector_env_cfg(cfg) if collect else []
     evaluator_cfgs = env_cls.create_evaluator_env_cfg(cfg) if eval_ else []
     if cfg.get("batch") is None:

@@ -10,6 +10,7 @@ from ding_env import ENV_REGISTRY, BaseEnv, get_env_cls, get_vec_env_setting
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import Registry
 from dizoo.card_game.envs import CardGameEnv
+from tests.envs import CountingEnv
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -232,3 +233,20 @@ def test_an_env_sections_replay_path_records_nothing_as_in_di_engine(tmp_path):
             done = env.step(env.random_action()).done
         env.close()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["cartpole_config.py"]
+
+
+@ENV_REGISTRY.register("reads_its_replay_path")
+class ReadsItsReplayPath(CountingEnv):
+    """An env of DI-engine's kind (LightZero's) that reads cfg.replay_path itself."""
+
+    config = dict(CountingEnv.config, replay_path=None)
+
+    def __init__(self, cfg=None):
+        super().__init__(cfg)
+        self.replay_path = self._cfg.replay_path
+
+
+def test_an_env_class_that_reads_the_sections_replay_path_gets_it_as_in_di_engine():
+    section = {"type": "reads_its_replay_path", "collector_env_num": 1, "evaluator_env_num": 1, "replay_path": "v"}
+    env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(section)
+    assert env_fn(collector_cfgs[0]).replay_path == env_fn(evaluator_cfgs[0]).replay_path == "v"

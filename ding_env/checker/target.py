@@ -9,7 +9,7 @@ from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import load_config_file, without_replay_path
+from ding_env.config import load_config_file, with_replays_off
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.gym_ids import GYM_PREFIXES, check_env_id, looks_like_env_id
@@ -68,7 +68,7 @@ def resolve_target(
         env_cls = get_env_cls(env_cfg)
         if batch_envs and env_cfg.get("batch") is not None and _is_wrapper(env_cls):  # a type such as 'cartpole'
             return _wrapper_factory(EasyDict(env_cfg), env_cls, batch_envs), None
-        return env_cls, EasyDict(env_cfg)
+        return env_cls, EasyDict(with_replays_off(env_cfg) if _is_wrapper(env_cls) else env_cfg)
     if ":" in target:
         env_cls = import_object(target)
     elif target in ENV_REGISTRY:
@@ -132,7 +132,7 @@ def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, e
     # A remote manager's servers are given when the run starts (--set env.manager.servers=[...]): a server and
     # the checker read the config before they exist.
     validate_run_config(validated, str(path), need_servers=False)
-    return without_replay_path(env_cfg)
+    return env_cfg
 
 
 def _is_wrapper(env_cls: Any) -> bool:
@@ -146,6 +146,7 @@ def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None, batch_envs:
     if wrapper_cls is None:
         from ding_env.env import DingEnvWrapper as wrapper_cls
 
+    cfg = with_replays_off(cfg)  # as when get_vec_env_setting builds them: a checked or served env records nothing
     if batch_envs and cfg.get("batch") is not None:
 
         def make_env() -> BaseBatchEnv:

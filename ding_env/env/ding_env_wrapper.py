@@ -23,13 +23,12 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
-from easydict import EasyDict
 
-from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys, per_batch_env
+from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.gym_attributes import GymAttributes
 from ding_env.env.make_by_env_id import make_by_env_id
+from ding_env.env.section_configs import EnvSectionConfigs
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
 from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
@@ -59,7 +58,7 @@ from ding_env.summary import describe_typed
 _CONVERTERS = ("_convert_obs", "_adopt_obs", "_convert_action")  # made with the env; never pickled
 
 
-class DingEnvWrapper(GymAttributes, BaseEnv):
+class DingEnvWrapper(EnvSectionConfigs, GymAttributes, BaseEnv):
     """A Gymnasium env behind the ``BaseEnv`` contract.
 
     Args:
@@ -225,31 +224,6 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         # A hook: a subclass may prepare its id's package first (dizoo's MiniGrid env does).
         return make_by_env_id(self._cfg, self._replay_path is not None, repr(self))
 
-    @classmethod
-    def batch_env(cls, cfg: dict) -> BaseBatchEnv:
-        """The batch env of ``cfg['batch']`` sub-envs that ``cfg`` describes (``batch_sources.from_wrapper_config``).
-
-        Raises:
-            ConfigError: For an unknown key, no ``batch``, or a key the batch source cannot honour.
-        """
-        from ding_env.env.batch_sources.from_wrapper_config import batch_env_from_wrapper_config
-
-        check_env_keys(cfg, cls.config, f"{cls.__name__} config")
-        # A key the source does not read must be off, as DingEnvWrapper's own default has it: a subclass's
-        # default that turns it on (the mujoco type's act_scale) would go unapplied.
-        neutral = {**cls.config, **{key: value for key, value in DingEnvWrapper.config.items() if key in cls.config}}
-        return batch_env_from_wrapper_config({**cls.config, **cfg}, neutral, f"{cls.__name__} config")
-
-    @staticmethod
-    def create_collector_env_cfg(cfg: dict) -> list[EasyDict]:
-        """Per-env configs as ``BaseEnv``'s; with ``batch``, one per batch env (``collector_env_num / batch``)."""
-        return per_batch_env(BaseEnv.create_collector_env_cfg(cfg), cfg, "collector_env_num")
-
-    @staticmethod
-    def create_evaluator_env_cfg(cfg: dict) -> list[EasyDict]:
-        """Per-env configs as ``BaseEnv``'s; with ``batch``, one per batch env (``evaluator_env_num / batch``)."""
-        return per_batch_env(BaseEnv.create_evaluator_env_cfg(cfg), cfg, "evaluator_env_num")
-
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
 
@@ -352,12 +326,10 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         return di_engine_action(super().random_action())
 
     def close(self) -> None:
-        """Close the Gymnasium env (the one given, also when never used); safe to call twice."""
+        """Close the Gymnasium env if it was built on (a given env never used is the caller's); safe to call twice."""
         if self._env is not None:
             self._env.close()
             self._env = None
-        elif self._user_env is not None:  # given but never built on: still this wrapper's to close
-            self._user_env.close()
         self._needs_reset = True
 
     def render(self) -> Any:
