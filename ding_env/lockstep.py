@@ -136,6 +136,11 @@ class Lockstep:
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.env_ids = np.arange(self.num_envs, dtype=np.int64)
 
+    @property
+    def launched(self) -> bool:
+        """Whether the manager was launched (by its caller, here, or at the first reset)."""
+        return self._launched
+
     def reset(self, seed: int | Sequence[int | None] | None = None, reset_param: dict | None = None) -> Any:
         """Reset every env (or those of ``reset_param``), seeding them first when ``seed`` is given.
 

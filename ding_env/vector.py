@@ -12,10 +12,10 @@ autoreset modes are offered (``metadata["autoreset_mode"]`` says which):
   (masked by ``infos["_final_obs"]`` and ``infos["_final_info"]``), where ``SyncVectorEnv`` puts them.
 
 The managers reset a finished env within the step that ended its episode; in ``NEXT_STEP`` mode the
-reset observation is held until the env's next step. Given env factories, the vector env reads
-``render_mode`` and ``metadata`` from an env of each as it is built (the rendering wrappers of
-``gymnasium.wrappers.vector`` read them then) and launches the manager at its first ``reset()``, seeded
-as that reset says: as in ``SyncVectorEnv``, an env's first reset is that one.
+reset observation is held until the env's next step. Given env factories, the vector env launches the
+manager at its first ``reset()``, seeded as that reset says: as in ``SyncVectorEnv``, an env's first reset
+is that one. Until then ``metadata`` and ``render_mode`` (which the rendering wrappers of
+``gymnasium.wrappers.vector`` read as they are built) come from envs of the factories, made and closed again.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env_manager import arrays, create_env_manager, validation
 from ding_env.env_manager.actions import ActionChecker
-from ding_env.env_manager.backends.hosted_env import build_env, is_gym_env
+from ding_env.env_manager.backends.hosted_env import build_env, close_throwaway, is_gym_env
 from ding_env.errors import EnvStateError
 from ding_env.lockstep import Lockstep, check_manager, is_manager, rewards_of
 from ding_env.summary import describe_typed
@@ -89,8 +89,8 @@ class ManagerVectorEnv(VectorEnv):
         ValueError: For an autoreset mode other than these two, or a manager whose envs do not
             auto-reset forever.
         TypeError: For ``envs`` that are neither env factories nor a manager.
-        EnvError: From the manager's launch, for one whose ``env_fn`` return Gymnasium envs not in
-            ``DingEnvWrapper`` (give such factories as ``envs`` instead).
+        EnvError: From the manager's launch (at the first ``reset()`` for factories), for one whose ``env_fn``
+            return Gymnasium envs not in ``DingEnvWrapper`` (give such factories as ``envs`` instead).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -137,14 +137,13 @@ class ManagerVectorEnv(VectorEnv):
                 "batch=N), which steps all its sub-envs or none, where autoreset_mode NEXT_STEP steps only "
                 "those whose episode did not just end: give autoreset_mode='SameStep'"
             )
-        if made_here:
-            # As SyncVectorEnv's envs, the envs' first reset is this vector env's first reset(seed=...): the
-            # manager is launched then (a wrapper keeping statistics, NormalizeObservation's, sees no other).
-            render_modes, metadata = read_factories(env_fns)
-            self._lockstep = Lockstep(envs, "ManagerVectorEnv", launch_at_first_reset=True)
-        else:
-            self._lockstep = Lockstep(envs, "ManagerVectorEnv")  # launches the manager: its envs are read below
-            render_modes, metadata = self._lockstep.render_modes(), self._lockstep.metadata()
+        # Factories: as SyncVectorEnv's envs, the envs' first reset is this vector env's first reset(seed=...), when
+        # the manager is launched (a wrapper keeping statistics, NormalizeObservation's, sees no other). A manager
+        # given is launched here: its envs are read below.
+        self._lockstep = Lockstep(envs, "ManagerVectorEnv", launch_at_first_reset=made_here)
+        self._env_fns = env_fns if made_here else None
+        self._modes: list[str | None] | None = None  # the envs' render modes, once read
+        metadata = read_from_env(env_fns[0], "metadata", {}) if made_here else self._lockstep.metadata()
         self.manager = envs
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.num_envs = self._lockstep.num_envs
@@ -154,9 +153,7 @@ class ManagerVectorEnv(VectorEnv):
         self.action_space = self._lockstep.action_space
         # SyncVectorEnv copies env 0's metadata and takes its render mode; one mode is only the vector env's
         # when every env has it (render() renders them all), so envs made with different ones have none.
-        self.metadata = dict(metadata, autoreset_mode=self.autoreset_mode)
-        self._render_modes = render_modes
-        self.render_mode = self._render_modes[0] if len(set(self._render_modes)) == 1 else None
+        self.metadata = dict(metadata if isinstance(metadata, Mapping) else {}, autoreset_mode=self.autoreset_mode)
         # NEXT_STEP: the envs whose episode ended in the last step, and their reset observations (held till then).
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._reset_obs: dict[int, Any] = {}
@@ -269,6 +266,23 @@ class ManagerVectorEnv(VectorEnv):
         space = self.single_observation_space
         return concatenate(space, rows, create_empty_array(space, self.num_envs))
 
+    @property
+    def render_mode(self) -> str | None:  # type: ignore[override]  # read when asked: each env's, from its factory
+        """The envs' render mode when they all have the same one, else None."""
+        modes = self._render_modes
+        return modes[0] if len(set(modes)) == 1 else None
+
+    @property
+    def _render_modes(self) -> list[str | None]:
+        """Each env's ``render_mode``: the envs' once launched, before that an env of each factory's (closed again)."""
+        if self._modes is None:
+            if self._env_fns is None or self._lockstep.launched:
+                self._modes = self._lockstep.render_modes()
+            else:
+                read = {id(env_fn): read_from_env(env_fn, "render_mode", None) for env_fn in self._env_fns}
+                self._modes = [read[id(env_fn)] for env_fn in self._env_fns]
+        return self._modes
+
     def render(self) -> tuple[Any, ...]:
         """Every env's ``render()`` in env order (frames in ``rgb_array`` mode), as ``SyncVectorEnv.render()`` gives.
 
@@ -348,23 +362,24 @@ class GymnasiumVectorSlot(DingEnvWrapper):
         seed, self._pending_seed = self._pending_seed, None
         return seed
 
+    def close(self) -> None:
+        """Close the env, also one never reset: a factory made it for this slot alone."""
+        if self._env is None and self._user_env is not None:
+            self._user_env.close()
+        super().close()
 
-def read_factories(env_fns: list[Callable[[], BaseEnv]]) -> tuple[list[str | None], dict[str, Any]]:
-    """Each env's ``render_mode`` and env 0's ``metadata``, read from an env each factory makes, closed again.
 
-    Each factory is called once (one used for several envs, once); its env is never reset.
+def read_from_env(env_fn: Callable[[], BaseEnv], name: str, default: Any) -> Any:
+    """Attribute ``name`` of an env ``env_fn`` makes, never reset: a Gymnasium env's (closed again), or a ``BaseEnv``'s.
+
+    A ``BaseEnv`` is left as built: its ``close`` is its author's code, which might hang or fail on an env never
+    reset, here as the vector env is built (a manager leaves it so too).
     """
-    read: dict[int, tuple[str | None, Any]] = {}
-    for env_id, env_fn in enumerate(env_fns):
-        if id(env_fn) in read:
-            continue
-        env = build_env(env_id, env_fn)  # an EnvError naming the env, as the launch's would
-        try:
-            read[id(env_fn)] = (getattr(env, "render_mode", None), getattr(env, "metadata", None))
-        finally:
-            env.close()
-    metadata = read[id(env_fns[0])][1]
-    return [read[id(env_fn)][0] for env_fn in env_fns], dict(metadata) if isinstance(metadata, Mapping) else {}
+    env = build_env(0, env_fn)
+    value = getattr(env, name, default)
+    if isinstance(env, GymnasiumVectorSlot):
+        close_throwaway(env, f"after its {name} was read")
+    return value
 
 
 def as_base_env(env_fn: Callable[[], Any]) -> BaseEnv:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import signal
@@ -228,6 +229,10 @@ class LockHoldingEnv(CountingEnv):
     def make_lock(self) -> Any:
         return threading.Lock()
 
+    def make_pointer(self) -> Any:
+        # A simulator's handle: pickling it raises ValueError, where a lock's raises TypeError.
+        return ctypes.pointer(ctypes.c_int(1))
+
     def step(self, action: Any) -> BaseEnvTimestep:
         timestep = super().step(action)
         self._life_steps += 1
@@ -251,13 +256,27 @@ class CloseTracker:
 
 
 class _Tracked(gym.Wrapper):
+    """Records its close, and refuses to reset or step once closed (as many simulators do)."""
+
     def __init__(self, env: gym.Env, tracker: CloseTracker) -> None:
         super().__init__(env)
         self._tracker = tracker
+        self._closed = False
         tracker.made.append(self)
+
+    def reset(self, **kwargs: Any) -> Any:
+        if self._closed:
+            raise RuntimeError("reset after close")
+        return super().reset(**kwargs)
+
+    def step(self, action: Any) -> Any:
+        if self._closed:
+            raise RuntimeError("step after close")
+        return super().step(action)
 
     def close(self) -> None:
         self._tracker.closed.append(self)
+        self._closed = True
         super().close()
 
 

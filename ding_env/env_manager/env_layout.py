@@ -10,7 +10,6 @@ are cut only where a batch env ends (:meth:`EnvLayout.shares`).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -18,6 +17,7 @@ import numpy as np
 
 from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
+from ding_env.env_manager.backends.hosted_env import close_throwaway
 from ding_env.errors import ConfigError
 from ding_env.summary import describe_value
 
@@ -241,20 +241,7 @@ def _batch_size(fn: Callable[[], Any]) -> tuple[int | None, bool]:
         return None, False
     finally:
         if isinstance(env, (BaseBatchEnv, DingEnvWrapper)):
-            _close_probe(env)
-
-
-def _close_probe(env: Any) -> None:
-    """Close an env built to read its kind, warning (not raising) when its ``close`` fails."""
-    try:
-        env.close()
-    except Exception as error:  # noqa: BLE001 - the count stands; the env's author learns what to fix
-        warnings.warn(
-            f"{env!r}.close() before any reset raised {type(error).__name__}: {error} (a manager builds each "
-            "env_fn's env once to tell batch envs from envs, and closes it: close() must work on an env never "
-            "reset)",
-            stacklevel=3,
-        )
+            close_throwaway(env, "before any reset (a manager builds each env_fn's env once to tell batch envs apart)")
 
 
 def describe_entry(entry: Any) -> str:

@@ -223,8 +223,11 @@ class NeedsResetToCloseBatchEnv(CountingBatchEnv):
 
 
 def test_a_batch_env_whose_close_fails_before_any_reset_is_counted_with_a_warning_naming_it(make_manager):
-    with pytest.warns(UserWarning, match=r"NeedsResetToCloseBatchEnv\(num_envs=2\)\.close\(\) before any reset raised"):
+    with pytest.warns(
+        UserWarning, match=r"NeedsResetToCloseBatchEnv\(num_envs=2\) raised while closing before any reset"
+    ) as caught:
         manager = make_manager([partial(NeedsResetToCloseBatchEnv, dict(num_envs=2)), partial(CountingEnv, {})])
+    assert caught[0].filename.endswith("conftest.py")  # the line that made the manager, not one of ding-env's
     assert manager.env_num == 3
     manager.seed(0)
     manager.launch()

@@ -8,7 +8,6 @@ env with ``spaces_of_fn`` before launch, and ``vector`` tells Gymnasium envs fro
 from __future__ import annotations
 
 import inspect
-import warnings
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -22,6 +21,7 @@ from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvDataError, EnvError, NotATimestepError
 from ding_env.ops import Op
 from ding_env.summary import describe_value
+from ding_env.user_warnings import warn_at_caller
 
 
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
@@ -64,10 +64,18 @@ def spaces_of_fn(env_fn: Callable[[], Any]) -> tuple[gym.spaces.Space, gym.space
     try:
         return env_spaces(env)
     finally:
-        try:
-            env.close()
-        except Exception as error:  # noqa: BLE001 - the spaces stand; the env is thrown away
-            warnings.warn(f"{env!r} raised while closing after its spaces were read: {error!r}", stacklevel=2)
+        close_throwaway(env, "after its spaces were read")
+
+
+def close_throwaway(env: Any, after: str) -> None:
+    """Close an env built only to read something of it, warning (not raising) when its ``close`` fails.
+
+    What was read stands, and no env of a manager's is lost: the env's author learns what to fix.
+    """
+    try:
+        env.close()
+    except Exception as error:  # noqa: BLE001 - warned about: the env is thrown away
+        warn_at_caller(f"{env!r} raised while closing {after}: {type(error).__name__}: {error}")
 
 
 def stepper_of(env: Any) -> Callable[[Any], StepFields]:
