@@ -49,6 +49,8 @@ def test_a_value_a_worker_cannot_pickle_is_an_error_naming_the_env_and_the_worke
         manager.launch()
         with pytest.raises(EnvError, match=r"env 1 failed in make_lock: .*make_lock\(\) of env 1 is a lock that"):
             manager.call_env_method("make_lock", env_ids=[1])
+        with pytest.raises(EnvError, match=r"env 0 failed in make_pointer: .*make_pointer\(\) of env 0 is a LP_c_int"):
+            manager.call_env_method("make_pointer", env_ids=[0])
         with pytest.raises(EnvError, match=r"env 0 failed in lock: .*env 0's 'lock' is a lock that cannot be pickled"):
             manager.lock  # noqa: B018 - the attribute read is the test
         assert sorted(manager.step({0: 0, 1: 0})) == [0, 1]  # every env still steps

@@ -1,23 +1,20 @@
 """What a worker does when a reply cannot be pickled: the env it came from gets the error, the worker lives on.
 
-A worker's pipe pickles each message whole before writing any of it (``Connection.send``), so a
-value that cannot be pickled (a lock, an open file, a simulator handle) leaves the pipe as it was:
+A worker pickles each message whole before writing any of it to its pipe (``send_pickled``), so a value
+that cannot be pickled (a lock, an open file, a simulator's ctypes handle) leaves the pipe as it was:
 the worker sends a ``Failure`` naming the env and the value instead, and keeps serving its envs.
 """
 
 from __future__ import annotations
 
-import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from ding_env.env_manager.backends.protocol import Failure
 from ding_env.errors import EnvDataError
 from ding_env.ops import Op
-
-# What pickling raises for a value it cannot take (TypeError: "cannot pickle '_thread.lock' object";
-# AttributeError: "Can't pickle local object").
-PICKLING_ERRORS = (pickle.PicklingError, TypeError, AttributeError)
 
 WHY = (
     "the subprocess managers pickle what reaches the caller's process: return a picklable value (numbers, "
@@ -25,11 +22,20 @@ WHY = (
 )
 
 
+def send_pickled(conn: Connection, message: Any, instead: Callable[[Exception], Any]) -> None:
+    """Send ``message`` as ``Connection.send`` does, or ``instead(error)`` when pickling it raises ``error``."""
+    try:
+        payload = ForkingPickler.dumps(message)
+    except Exception as error:  # noqa: BLE001 - whatever pickling raises (TypeError, ValueError, ...): sent instead
+        payload = ForkingPickler.dumps(instead(error))
+    conn.send_bytes(payload)
+
+
 def pickling_error(value: Any) -> Exception | None:
     """The error pickling ``value`` raises, or None when it pickles."""
     try:
-        pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except PICKLING_ERRORS as error:
+        ForkingPickler.dumps(value)
+    except Exception as error:  # noqa: BLE001 - returned: the caller names the value
         return error
     return None
 

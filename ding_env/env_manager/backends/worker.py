@@ -49,7 +49,7 @@ from ding_env.env_manager.backends.protocol import (
 )
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
-from ding_env.env_manager.backends.unsendable import PICKLING_ERRORS, sendable_infos, unsendable_result
+from ding_env.env_manager.backends.unsendable import send_pickled, sendable_infos, unsendable_result
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.errors import EnvError
 from ding_env.ops import Op
@@ -197,12 +197,9 @@ class _Worker:
             name = getattr(request, "name", "")
             self.conn.send(Failure.of(error, first_env(request, self.env_ids), request.op, name))
             return
-        try:
-            self.conn.send(Reply(result))
-        except PICKLING_ERRORS as error:  # nothing was written: the env gets the error, the worker goes on
-            env_ids = getattr(request, "env_ids", self.env_ids)
-            values = result if isinstance(result, list) else [result]
-            self.conn.send(unsendable_result(env_ids, values, request.op, getattr(request, "name", ""), error))
+        env_ids, name = getattr(request, "env_ids", self.env_ids), getattr(request, "name", "")
+        values = result if isinstance(result, list) else [result]
+        send_pickled(self.conn, Reply(result), partial(unsendable_result, env_ids, values, request.op, name))
 
     def on_attach(self, request: Attach) -> None:
         """Map the shared segment and take this worker's views of it."""
@@ -284,10 +281,11 @@ class _Worker:
         if has_report:
             failures = {env_id: Failure.of(error, env_id, Op.STEP) for env_id, error in errors.items()}
             announced = info_writer.take_announced()
-            try:
-                self.conn.send(StepReport(infos, failures, announced))
-            except PICKLING_ERRORS:  # nothing was written: each env whose info cannot be sent gets the error
-                self.conn.send(StepReport(sendable_infos(infos, failures), failures, announced))
+            send_pickled(
+                self.conn,
+                StepReport(infos, failures, announced),
+                lambda _: StepReport(sendable_infos(infos, failures), failures, announced),
+            )
 
     def shutdown(self) -> None:
         if self.host.envs:
