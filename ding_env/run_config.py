@@ -22,7 +22,6 @@ import ast
 import difflib
 import inspect
 import math
-import warnings
 from collections.abc import Mapping
 from functools import partial
 from numbers import Real
@@ -40,6 +39,7 @@ from ding_env.config import (
     load_config_file,
     set_by_path,
     unknown_key_message,
+    with_replays_off,
 )
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
@@ -49,6 +49,7 @@ from ding_env.env_wrappers.wrapper_config import check_wrapper_config
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, get_vec_env_setting
 from ding_env.summary import describe_typed
+from ding_env.user_warnings import warn_at_caller
 
 TOP_LEVEL_KEYS = ("exp_name", "seed", "env")
 ENV_DEFAULTS = dict(collector_env_num=8, evaluator_env_num=5, n_evaluator_episode=5, stop_value=None)
@@ -178,7 +179,8 @@ def validate_run_config(cfg: dict, where: str = "the config", need_servers: bool
     env = cfg.env = deep_merge_dicts(default, env)
     if isinstance(env_cls, type) and issubclass(env_cls, DingEnvWrapper):
         # Checked now, as a usage error naming the file: each env checks them as it is built, in its worker.
-        check_wrapper_config(env, f"{where}: env section ({describe_env_section(env)})")
+        # replay_path is the run's (where evaluation replays go), checked below as such.
+        check_wrapper_config(with_replays_off(env), f"{where}: env section ({describe_env_section(env)})")
     for key in ("collector_env_num", "evaluator_env_num", "n_evaluator_episode"):
         if isinstance(env[key], bool) or not isinstance(env[key], int) or env[key] < 1:
             raise ConfigError(f"{where}: env.{key} must be an int >= 1, got {env[key]!r}")
@@ -249,9 +251,6 @@ def _check_managers(env: dict, where: str, need_servers: bool) -> None:
                 "pool) and env.batch_source='envpool', with an EnvPool task id as env_id (docs/batch-envs.md, "
                 "'From a config', says which keys apply)"
             )
-    ignored = ignored_placement_keys(manager or {})
-    if ignored:
-        warnings.warn(f"{where}: env.manager: {ignored}", stacklevel=3)
     evaluator_manager = env.get("evaluator_manager") or {}
     if not isinstance(evaluator_manager, dict):
         raise ConfigError(
@@ -264,11 +263,6 @@ def _check_managers(env: dict, where: str, need_servers: bool) -> None:
         manager_config({**(manager or {}), **evaluator_manager}, env.evaluator_env_num, need_servers)
     except ConfigError as error:
         raise ConfigError(f"{where}: {section}: {error}") from error
-    # Only the evaluator's own keys: those it inherits are the collector's, said above.
-    own = {"type": (manager or {}).get("type", MANAGER_CONFIG["type"]), **evaluator_manager}
-    ignored = ignored_placement_keys({key: own.get(key) for key in ("type", *evaluator_manager)})
-    if ignored:
-        warnings.warn(f"{where}: env.evaluator_manager: {ignored}", stacklevel=3)
 
 
 def describe_env_section(env: dict) -> str:
@@ -319,12 +313,23 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
         cfg: A validated run config.
         manager_type: Overrides ``env.manager.type``.
     """
-    # env.replay_path names where evaluation replays go (see run_job): get_vec_env_setting gives it to no env.
+    # env.replay_path names where evaluation replays go (see run_job): DingEnvWrapper's envs built from the section
+    # do not record there, as in DI-engine (EnvSectionConfigs).
     env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(cfg.env)
     manager_cfg = dict(cfg.env.get("manager") or {})
     if manager_type is not None:
         manager_cfg["type"] = manager_type
-    evaluator_cfg = {**manager_cfg, **(cfg.env.get("evaluator_manager") or {})}
+    evaluator_own = dict(cfg.env.get("evaluator_manager") or {})
+    evaluator_cfg = {**manager_cfg, **evaluator_own}
+    # The evaluator's own keys only: those it inherits are the collector's, said first.
+    evaluator_type = evaluator_cfg.get("type", MANAGER_CONFIG["type"])
+    for section, keys in (
+        ("env.manager", manager_cfg),
+        ("env.evaluator_manager", {**evaluator_own, "type": evaluator_type}),
+    ):
+        ignored = ignored_placement_keys(keys)
+        if ignored:
+            warn_at_caller(f"{section}: {ignored}")
     _check_own_servers(manager_cfg, evaluator_cfg, len(evaluator_cfgs))
     collector = create_env_manager(manager_cfg, [partial(env_fn, env_cfg) for env_cfg in collector_cfgs])
     evaluator = create_env_manager(evaluator_cfg, [partial(env_fn, env_cfg) for env_cfg in evaluator_cfgs])

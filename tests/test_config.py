@@ -6,7 +6,7 @@ from ding_env import deep_merge_dicts
 from ding_env.cli import main
 from ding_env.config import load_config_file, merge_known_keys, set_by_path
 from ding_env.errors import ConfigError
-from ding_env.run_config import load_run_config
+from ding_env.run_config import build_managers, load_run_config
 
 
 def test_deep_merge_leaves_inputs_untouched():
@@ -155,24 +155,28 @@ def run_refused(tmp_path, capsys, override: str) -> str:
 
 def test_keys_saying_where_envs_run_that_the_managers_type_ignores_are_named():
     # servers without a remote type: the envs run here, which the run says (it ran locally without a word).
-    with pytest.warns(UserWarning, match=r"env.manager: type 'subprocess' ignores servers, which only types "):
-        load_run_config("configs/cartpole.py", ["env.manager.servers=['tcp://127.0.0.1:5555']"])
-    with pytest.warns(UserWarning, match=r"env.evaluator_manager: type 'base' ignores num_hosts, address"):
-        load_run_config(
-            "configs/cartpole.py",
-            [
-                "env.evaluator_manager.type='base'",
-                "env.evaluator_manager.num_hosts=2",
-                "env.evaluator_manager.address='auto'",
-            ],
-        )
-    # An evaluator of another type inherits the Ray collector's keys: nothing of its own is ignored.
+    cfg = load_run_config("configs/cartpole.py", ["env.manager.servers=['tcp://127.0.0.1:5555']"])
+    with pytest.warns(UserWarning, match=r"env.manager: type 'subprocess' ignores servers, which only types ") as got:
+        close_all(build_managers(cfg))
+    assert got[0].filename == __file__  # the caller's line
+    # With the type given on the command line (ding-env run --manager remote), nothing is ignored.
+    servers = ["env.manager.servers=['tcp://127.0.0.1:5555']", "env.evaluator_manager.servers=['tcp://127.0.0.1:5556']"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        load_run_config(
-            "configs/cartpole.py",
-            ["env.manager.type='ray'", "env.manager.envs_per_host=4", "env.evaluator_manager.type='base'"],
-        )
+        close_all(build_managers(load_run_config("configs/cartpole.py", servers), manager_type="remote"))
+    evaluator = ["env.evaluator_manager.type='base'", "env.evaluator_manager.num_hosts=2"]
+    with pytest.warns(UserWarning, match=r"env.evaluator_manager: type 'base' ignores num_hosts, which only types"):
+        close_all(build_managers(load_run_config("configs/cartpole.py", evaluator)))
+    # An evaluator of another type inherits the Ray collector's keys: nothing of its own is ignored.
+    ray = ["env.manager.type='ray'", "env.manager.envs_per_host=4", "env.evaluator_manager.type='base'"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_run_config("configs/cartpole.py", ray)
+
+
+def close_all(managers) -> None:
+    for manager in managers:
+        manager.close()
 
 
 def test_an_evaluator_of_another_type_is_not_held_to_the_ray_collectors_host_counts():
