@@ -46,7 +46,11 @@ try:
     create_env_manager({"type": "ray", "num_hosts": 1, "connect_timeout": 600.0}, counting_fns(1)).launch()
 except ConfigError as error:
     print(error)
-collector.close()
+evaluator = create_env_manager({"type": "ray", "num_hosts": 1}, counting_fns(1))
+collector.close()  # what it held is free again: another manager's hosts fit
+evaluator.launch()
+print("launched after the close:", sorted(evaluator.step({0: 0})))
+evaluator.close()
 """
 
 
@@ -56,6 +60,7 @@ def test_hosts_the_other_managers_of_the_process_leave_no_room_for_are_refused_a
     assert result.returncode == 0, result.stderr[-2000:]
     assert "of which this process's other Ray managers hold CPU" in result.stdout
     assert "close those managers first (an evaluator: type 'subprocess')" in result.stdout
+    assert "launched after the close: [0]" in result.stdout
 
 
 UNREACHABLE = """

@@ -9,6 +9,7 @@ it is now. ``RayHosts.close`` stops every actor, kills it and removes the placem
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 import time
@@ -29,6 +30,7 @@ from ding_env.remote.errors import ServerLostCrash
 
 # Managers using the Ray instance this process started; the last to close shuts it down.
 _started_instance_users = 0
+_started_here_alone = False  # ... and it is a local instance of its own (no address given): see on_instance_of_its_own
 # What this process's Ray managers hold of the local instance it started (their placement groups' resources).
 _held_here: dict[str, float] = {}
 RESTART_POLL = 0.05  # seconds between asking a killed host for its new process
@@ -95,7 +97,18 @@ def join_cluster(ray: Any, address: str | None, timeout: float = 60.0, name: str
     with global_rngs_kept():
         ray.init(address=address, include_dashboard=False, configure_logging=False)
     _started_instance_users = 1
+    global _started_here_alone
+    _started_here_alone = address is None and not os.environ.get("RAY_ADDRESS")
     return True
+
+
+def on_instance_of_its_own() -> bool:
+    """Whether this process runs on the local Ray instance it started, which cannot grow and no other job uses.
+
+    Joined by address ('auto', ``ray://``, ``RAY_ADDRESS``), the cluster may grow (an autoscaler) and other
+    jobs use it: placements are left to it.
+    """
+    return bool(_started_instance_users) and _started_here_alone
 
 
 def check_reachable(address: str | None, timeout: float, name: str) -> None:
@@ -186,7 +199,7 @@ class RayHosts:
         bundles = [dict(settings.host_resources) for _ in self.shares]
         timeout = settings.remote.connect_timeout
         needs = {key: amount * len(bundles) for key, amount in bundles[0].items()}
-        if self.uses_started_instance:
+        if on_instance_of_its_own():
             # The local instance this process started cannot grow, and only this process's managers use it: what
             # exceeds its total, or what the others hold of it, would never be placed (a wait of connect_timeout).
             total = self.ray.cluster_resources()
@@ -212,7 +225,7 @@ class RayHosts:
                 f"{self.free_of(bundles[0])} free (other managers' hosts and other actors hold the rest): "
                 "lower num_hosts or host_resources, close the managers holding them, or add machines"
             )
-        if self.uses_started_instance:
+        if on_instance_of_its_own():
             self.held = needs
             for key, need in needs.items():
                 _held_here[key] = _held_here.get(key, 0) + need

@@ -117,10 +117,7 @@ class RemoteBackend(Backend):
             launched = connection.request(Op.LAUNCH, settings.connect_timeout, settings=settings.host.as_dict())
             spaces = tuple(launched["spaces"])
             if self.spaces is not None and spaces != self.spaces:
-                raise ConfigError(
-                    f"{self.name}: server {self.address} came back with other spaces: {spaces}, where its envs had "
-                    f"{self.spaces} (another env started at its address?)"
-                )
+                raise ConfigError(f"{self.name}: server {self.address} back with spaces {spaces}, not {self.spaces}")
         except BaseException as error:
             connection.give_back(error, settings.connect_timeout)
             raise
