@@ -226,9 +226,17 @@ class BaseBatchEnv(abc.ABC):
         if type(actions) is not np.ndarray or actions.ndim == 0 or len(actions) != rows:
             self._check_action_rows(actions, rows)
         record = self._step(actions, ids)
-        flags = record.terminated, record.truncated
-        if not all(type(flag) is np.ndarray and flag.shape == (rows,) and flag.dtype == np.bool_ for flag in flags) or (
-            _rows(record.reward) != rows or _rows(record.episode_return) != rows
+        # Checked in a few comparisons (no loop: this runs on every step of every batch env).
+        terminated, truncated, shape = record.terminated, record.truncated, (rows,)
+        if (
+            type(terminated) is not np.ndarray
+            or type(truncated) is not np.ndarray
+            or terminated.shape != shape
+            or truncated.shape != shape
+            or terminated.dtype.kind != "b"
+            or truncated.dtype.kind != "b"
+            or _rows(record.reward) != rows
+            or _rows(record.episode_return) != rows
         ):
             self._refuse_record(record, rows)
         if record.info:

@@ -25,10 +25,10 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys
+from ding_env.env import section_configs
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.gym_attributes import GymAttributes
 from ding_env.env.make_by_env_id import make_by_env_id
-from ding_env.env.section_configs import EnvSectionConfigs
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
 from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
@@ -58,7 +58,7 @@ from ding_env.summary import describe_typed
 _CONVERTERS = ("_convert_obs", "_adopt_obs", "_convert_action")  # made with the env; never pickled
 
 
-class DingEnvWrapper(EnvSectionConfigs, GymAttributes, BaseEnv):
+class DingEnvWrapper(GymAttributes, BaseEnv):
     """A Gymnasium env behind the ``BaseEnv`` contract.
 
     Args:
@@ -223,6 +223,11 @@ class DingEnvWrapper(EnvSectionConfigs, GymAttributes, BaseEnv):
     def _make_from_id(self) -> tuple[gym.Env, str]:
         # A hook: a subclass may prepare its id's package first (dizoo's MiniGrid env does).
         return make_by_env_id(self._cfg, self._replay_path is not None, repr(self))
+
+    # How an env section becomes envs of this class: see section_configs.
+    batch_env = classmethod(section_configs.batch_env)
+    create_collector_env_cfg = staticmethod(section_configs.create_collector_env_cfg)
+    create_evaluator_env_cfg = staticmethod(section_configs.create_evaluator_env_cfg)
 
     def clone(self, caller: str = "collector") -> DingEnvWrapper:
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).

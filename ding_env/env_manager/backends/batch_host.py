@@ -169,8 +169,11 @@ class BatchHost:
         for attempt in range(1, attempts + 1):
             try:
                 self._apply_seeds(batch)
-                with time_limit(timeout, int(env_ids[0]), Op.RESET):
+                if timeout is None:  # no context manager to enter and leave on every auto-reset
                     obs = batch.env.reset(self._sub_ids(batch, env_ids))
+                else:
+                    with time_limit(timeout, int(env_ids[0]), Op.RESET):
+                        obs = batch.env.reset(self._sub_ids(batch, env_ids))
                 self.check(obs, len(env_ids), "reset obs")
                 return obs
             except EnvTimeoutError as error:
@@ -242,8 +245,11 @@ class BatchHost:
         consecutive = int(env_ids[-1]) - rows.first - start == len(env_ids) - 1
         index = slice(start, start + len(env_ids)) if consecutive else env_ids - rows.first
         try:
-            with time_limit(self.step_timeout, int(env_ids[0]), Op.STEP):
+            if self.step_timeout is None:  # no context manager to enter and leave on every step
                 record = batch.env.step(actions, self._sub_ids(batch, env_ids))
+            else:
+                with time_limit(self.step_timeout, int(env_ids[0]), Op.STEP):
+                    record = batch.env.step(actions, self._sub_ids(batch, env_ids))
             self.check(record.obs, len(env_ids), "step obs")
             arrays.write(rows.step_obs, index, record.obs)
             rows.rewards[index] = record.reward
