@@ -129,10 +129,11 @@ def check_env(
         make_env = env_fn_or_class
         target = getattr(env_fn_or_class, "__qualname__", repr(env_fn_or_class))
     try:
-        make_env().close()
+        env = make_env()
     except Exception as error:  # noqa: BLE001 - an env that cannot be built is one finding, not twelve
         return _construct_failed(target, raised("check_construct", "constructing the env", error).message, _hint(error))
     ctx = CheckContext(make_env, episodes, max_steps, seed, di_engine)
+    ctx.close(env)  # a close() that raises is check_close_twice's to report
     report = CheckReport(target)
     failed: set[str] = set()
     raised_by: dict[str, str] = {}  # exception raised by the env -> the first check it failed

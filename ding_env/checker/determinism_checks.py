@@ -87,7 +87,7 @@ def _resets_touch_global_rngs(ctx: CheckContext) -> list[str]:
     except Exception:  # noqa: BLE001 - a hint only: the env's own errors are the other checks' to report
         return []
     finally:
-        env.close()
+        ctx.close(env)
 
 
 def _game_over(episode: Episode) -> bool:
@@ -112,8 +112,8 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
         env_c, env_d = ctx.make_env(), ctx.make_env()
         repeated = rollout(env_d, ctx, ctx.seed, dynamic=True, actions=[longest] * ctx.episodes)
         other_seed = rollout(env_c, ctx, ctx.seed + 1, dynamic=True, actions=[longest] * ctx.episodes)
-        env_c.close()
-        env_d.close()
+        ctx.close(env_c)
+        ctx.close(env_d)
         wrapped = isinstance(env_d, DingEnvWrapper)
         findings: list[Finding] = []
         if not same(trajectory(a), trajectory(b)):
@@ -179,8 +179,8 @@ def _run_and_replay(ctx: CheckContext, dynamic: bool) -> tuple[list[Episode], li
     env, fresh = ctx.make_env(), ctx.make_env()
     first = rollout(env, ctx, ctx.seed, dynamic)
     replay = rollout(fresh, ctx, ctx.seed, dynamic, actions=[episode.actions for episode in first])
-    env.close()
-    fresh.close()
+    ctx.close(env)
+    ctx.close(fresh)
     return first, replay
 
 
@@ -251,7 +251,7 @@ def check_global_rng(ctx: CheckContext) -> list[Finding]:
             env = ctx.make_env()
             rollout(env, ctx, ctx.seed, dynamic=True)
             env.random_action()
-            env.close()
+            ctx.close(env)
 
         return [
             Finding(

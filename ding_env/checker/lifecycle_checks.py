@@ -51,7 +51,7 @@ def check_lazy_init(ctx: CheckContext) -> list[Finding]:
                         "reset to send it to a worker process",
                     )
                 )
-        env.close()
+        ctx.close(env)
         return findings
 
     return guard(name, "constructing the env", body)
@@ -78,6 +78,8 @@ def check_close_twice(ctx: CheckContext) -> list[Finding]:
         env.reset()
         env.close()
         env.close()
+        if ctx.close_failures:  # close() raised in another check's env only (after a step, say)
+            raise ctx.close_failures[0]
         return []
 
     return guard(name, "close()", body, "make close() idempotent: release resources only if they exist")

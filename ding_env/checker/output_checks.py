@@ -73,7 +73,7 @@ def check_spaces(ctx: CheckContext) -> list[Finding]:
                     "rewards are arrays of shape (1,): Box(low, high, (1,), np.float32)",
                 )
             )
-        env.close()
+        ctx.close(env)
         return findings
 
     return guard(name, "building the env or reading its spaces", body)
@@ -122,7 +122,7 @@ def check_reset_obs(ctx: CheckContext) -> list[Finding]:
         obs = env.reset()
         space = env.observation_space
         problems = value_problems(obs, space, "reset obs")
-        env.close()
+        ctx.close(env)
         if problems and _is_obs_and_info(obs, space):  # Gymnasium's reset: the space's problems follow from it
             return [
                 Finding(
@@ -150,7 +150,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
         env = ctx.make_env()
         episodes = rollout(env, ctx, ctx.seed, dynamic=True)
         limit = _time_limit(env)  # before close: a closed DingEnvWrapper would build its env again to say it
-        env.close()
+        ctx.close(env)
         found: dict[str, Finding] = {}
         steps_done = 0  # over all episodes, so a finding's first step is unambiguous
 
@@ -254,7 +254,7 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
             timestep = step_env(env, sample(env.action_space, ctx))
             for old, new in zip(leaves(previous), leaves(timestep.obs), strict=False):
                 if np.shares_memory(old, new):
-                    env.close()
+                    ctx.close(env)
                     return [
                         Finding(
                             name,
@@ -264,7 +264,7 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
                         )
                     ]
             if any(not np.array_equal(leaf, copy, equal_nan=leaf.dtype.kind in "fc") for leaf, copy in returned):
-                env.close()
+                ctx.close(env)
                 return [
                     Finding(
                         name,
@@ -278,7 +278,7 @@ def check_obs_memory(ctx: CheckContext) -> list[Finding]:
             if timestep.done:
                 break
             previous = timestep.obs
-        env.close()
+        ctx.close(env)
         return []
 
     return guard(name, "stepping the env", body)
@@ -296,7 +296,7 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         if not callable(getattr(env, "random_action", None)):  # optional: DI-engine's gym.Env-based envs lack it
-            env.close()
+            ctx.close(env)
             return []
         env.seed(ctx.seed)
         if getattr(env, "action_space", None) is None:  # known only after the first reset (DI-engine's envs)
@@ -312,7 +312,7 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
             if problems:
                 findings = [Finding(name, ERROR, problems[0], "sample from action_space (with its dtype and bounds)")]
                 break
-        env.close()
+        ctx.close(env)
         return findings
 
     return guard(name, "random_action()", body)
@@ -326,7 +326,7 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
         env = ctx.make_env()
         episodes = rollout(env, ctx, ctx.seed, dynamic=True)
         limit = _time_limit(env)
-        env.close()
+        ctx.close(env)
         findings = []
         for episode in episodes:
             if limit is not None and len(episode.timesteps) > limit:  # ended late, or cut by the check's own cap

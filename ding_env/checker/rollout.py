@@ -6,7 +6,7 @@ import inspect
 import sysconfig
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -45,6 +45,14 @@ class CheckContext:
     di_engine: bool = False
     di_engine_done_info: bool = False
     spaceless: bool = False
+    close_failures: list[Exception] = field(default_factory=list)
+
+    def close(self, env: BaseEnv) -> None:
+        """Close an env a check used; a ``close()`` that raises is ``check_close_twice``'s finding, not that check's."""
+        try:
+            env.close()
+        except Exception as error:  # noqa: BLE001 - kept: check_close_twice reports it
+            self.close_failures.append(error)
 
 
 class Episode(NamedTuple):

@@ -167,6 +167,21 @@ class GlobalSeedEnv(GoodEnv):
         np.random.seed(seed)
 
 
+class CloseRaisesEnv(GoodEnv):
+    def close(self):
+        raise RuntimeError("boom in close")
+
+
+class CloseRaisesAfterResetEnv(GoodEnv):
+    def reset(self):
+        self._was_reset = True
+        return super().reset()
+
+    def close(self):
+        if getattr(self, "_was_reset", False):
+            raise RuntimeError("boom in close after a reset")
+
+
 class GlobalDrawEnv(GoodEnv):
     """DI-engine's envs' way: numpy's global RNG seeded once in seed(), drawn at each reset."""
 

@@ -119,6 +119,17 @@ def test_an_env_drawing_its_starts_from_the_global_rng_is_told_so_by_the_static_
     assert "self._next_episode_seed()" in _run("check_static_seed", gallery.UnseededRngEnv)[0].hint  # not global
 
 
+@pytest.mark.parametrize("env_cls", [gallery.CloseRaisesEnv, gallery.CloseRaisesAfterResetEnv])
+def test_a_close_that_raises_is_check_close_twices_finding_and_the_other_checks_run(env_cls):
+    # It was reported as the construction (or the reset) failing, and every other check was skipped.
+    report = check_env(env_cls, episodes=2)
+    errors = [finding for finding in report.findings if finding.severity == "error"]
+    assert [finding.check for finding in errors] == ["check_close_twice"]
+    assert "boom in close" in errors[0].message
+    # Only check_subprocess follows from it (a manager's close() would raise it): every other check ran.
+    assert set(report.skipped) <= {"check_subprocess"} and len(report.checks) - len(report.skipped) >= 10
+
+
 def test_episodes_cut_before_the_envs_own_time_limit_are_told_to_raise_max_steps():
     # Pendulum's episodes end at its 200-step limit: "add a time limit" was the fix given.
     (finding,) = _run("check_step_output", pendulum_fn, max_steps=50)
