@@ -46,6 +46,7 @@ from ding_env.checker.output_checks import (
 from ding_env.checker.report import ERROR, CheckReport, Finding
 from ding_env.checker.rollout import CheckContext, raised
 from ding_env.config import deep_merge_dicts, default_cfg
+from ding_env.env.seeding import global_rngs_kept
 
 __all__ = [
     "CHECKS",
@@ -91,6 +92,7 @@ FOLLOWS_FROM = {
 REPEATS = {"check_subprocess": ("check_reset_obs", "check_step_output")}
 
 
+@global_rngs_kept()  # the env under check may seed them: the caller's states come back
 def check_env(
     env_fn_or_class: Callable[..., Any],
     cfg: dict | None = None,

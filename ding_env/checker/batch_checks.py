@@ -17,10 +17,13 @@ import cloudpickle
 import gymnasium as gym
 import numpy as np
 
+from ding_env.checker.determinism_checks import global_rngs_touched
+from ding_env.checker.output_checks import declared_time_limit, obs_hint
 from ding_env.checker.report import ERROR, CheckReport, Finding
 from ding_env.checker.rollout import guard, raised
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.batch_sources.rows import row_of, stack_rows
+from ding_env.env.seeding import global_rngs_kept
 from ding_env.env.spaces import SPACE_NAMES
 from ding_env.errors import EnvStateError
 from ding_env.trees import leaves
@@ -64,6 +67,9 @@ def batch_rollout(env: BaseBatchEnv, ctx: BatchCheckContext, dynamic: bool = Tru
     records = []
     for _ in range(ctx.steps):
         record = env.step(random_actions(space, env.num_envs))
+        rows = [leaf.shape[0] if isinstance(leaf, np.ndarray) and leaf.ndim else None for leaf in leaves(record.obs)]
+        if any(count != env.num_envs for count in rows):  # the rows below would be read past their end
+            raise ValueError(f"step obs has {rows} rows, expected {env.num_envs} (one per sub-env) in every array")
         records.append((obs, record))
         obs = record.obs
         ended = np.flatnonzero(record.done)
@@ -143,7 +149,7 @@ def _rows_problems(name: str, what: str, obs: Any, n: int, space: gym.spaces.Spa
         row = row_of(obs, index)
         if not space.contains(row):
             message = f"{what} row {index} is not in observation_space {space}: {row!r:.200}"
-            return [Finding(name, ERROR, message, "make the space declare the observations' dtype and bounds")]
+            return [Finding(name, ERROR, message, obs_hint(message))]
     return []
 
 
@@ -262,12 +268,67 @@ def check_batch_close_twice(ctx: BatchCheckContext) -> list[Finding]:
     return guard(name, "close()", body, "make close() idempotent: release resources only if they exist")
 
 
+def check_batch_time_limit(ctx: BatchCheckContext) -> list[Finding]:
+    """A sub-env's episode ends at the time limit the batch env declares, as a truncation (as a BaseEnv's)."""
+    name = "check_batch_time_limit"
+
+    def body() -> list[Finding]:
+        env = ctx.make_env()
+        limit = declared_time_limit(env)
+        if limit is None:
+            env.close()
+            return []
+        lengths = np.zeros(env.num_envs, dtype=np.int64)
+        for _, record in batch_rollout(env, ctx):
+            lengths += 1
+            if (lengths > limit).any():
+                env.close()
+                sub_env = int(np.flatnonzero(lengths > limit)[0])
+                message = (
+                    f"sub-env {sub_env}'s episode ran past the time limit the env declares (max_episode_steps={limit})"
+                )
+                return [Finding(name, ERROR, message, "end each sub-env's episode at the limit as truncated")]
+            at_limit = np.flatnonzero(record.terminated & (lengths == limit))
+            if len(at_limit):
+                env.close()
+                message = (
+                    f"sub-env {int(at_limit[0])}'s episode ended at the time limit ({limit} steps) as a termination"
+                )
+                return [Finding(name, ERROR, message, "report a time limit as truncated (terminated False)")]
+            lengths[record.done] = 0
+        env.close()
+        return []
+
+    return guard(name, "rollouts", body)
+
+
+def check_batch_global_rng(ctx: BatchCheckContext) -> list[Finding]:
+    """Seeding, resetting and stepping leave numpy's and Python's global RNG state untouched (yours are put back)."""
+    name = "check_batch_global_rng"
+
+    def run() -> None:
+        env = ctx.make_env()
+        batch_rollout(env, ctx)
+        env.close()
+
+    def body() -> list[Finding]:
+        hint = "draw from the sub-envs' generators (BaseBatchEnv._episode_generators), never the global RNG"
+        return [
+            Finding(name, ERROR, f"the env changed the global {what} RNG state", hint)
+            for what in global_rngs_touched(run)
+        ]
+
+    return guard(name, "seeded rollouts", body)
+
+
 # Every batch check, in the order check_batch_env runs them.
 BATCH_CHECKS: list[Callable[[BatchCheckContext], list[Finding]]] = [
     check_batch_construction,
     check_batch_outputs,
     check_batch_reset_order,
     check_batch_seeds,
+    check_batch_time_limit,
+    check_batch_global_rng,
     check_batch_close_twice,
 ]
 
@@ -291,9 +352,10 @@ def check_batch_env(
         make_env = env_fn_or_class
     ctx = BatchCheckContext(make_env, steps, seed)
     report = CheckReport(target)
-    for check in BATCH_CHECKS:
-        report.checks.append(check.__name__)
-        report.findings += check(ctx)
-        if check is check_batch_construction and report.errors:
-            break  # every other check builds the env the same way
+    with global_rngs_kept():  # the env under check may seed them: the caller's states come back
+        for check in BATCH_CHECKS:
+            report.checks.append(check.__name__)
+            report.findings += check(ctx)
+            if check is check_batch_construction and report.errors:
+                break  # every other check builds the env the same way
     return report

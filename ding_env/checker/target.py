@@ -87,7 +87,9 @@ def resolve_target(
     kinds = (BaseEnv, BaseBatchEnv) if batch_envs else BaseEnv
     if not (isinstance(env_cls, type) and issubclass(env_cls, kinds)):
         expected = "a BaseEnv or BaseBatchEnv subclass" if batch_envs else "a BaseEnv subclass"
-        raise ConfigError(f"{target!r} is {env_cls!r}, not {expected}")
+        batch = isinstance(env_cls, type) and issubclass(env_cls, BaseBatchEnv)
+        hint = ": a batch env, which ding_env.checker.check_batch_env(cls, cfg) checks (in Python)" if batch else ""
+        raise ConfigError(f"{target!r} is {env_cls!r}, not {expected}{hint}")
     if cfg is not None and "type" not in cfg and not _is_wrapper(env_cls) and not undeclared_keys:
         from ding_env.run_config import check_env_section_keys  # the run layer, only for config files
 

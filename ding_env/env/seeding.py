@@ -8,6 +8,9 @@ seed passed to ``seed()`` (collection). Global RNG state is never touched.
 from __future__ import annotations
 
 import inspect
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -99,3 +102,18 @@ def seed_as_managers_do(env: Any, seed: Any, dynamic_seed: bool | None) -> None:
         if takes_dynamic_seed(env, seed, dynamic_seed):
             raise  # the env's own TypeError
         raise TypeError(f"{type(env).__name__}.seed() takes no dynamic_seed: {SEED_SIGNATURE_HINT}") from error
+
+
+@contextmanager
+def global_rngs_kept() -> Iterator[None]:
+    """Give the caller's global random states (Python's and numpy's) back after the block.
+
+    For code that draws from them, or that runs envs that may (Ray's start and stop; the checkers, whose envs
+    under test may seed them).
+    """
+    states = random.getstate(), np.random.get_state()
+    try:
+        yield
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])

@@ -48,7 +48,7 @@ def errors_of(env_cls):
 
 def test_a_conforming_batch_env_has_no_findings():
     report = check_batch_env(CartPoleBatchEnv, CFG, steps=60)
-    assert report.findings == [] and len(report.checks) == 5
+    assert report.findings == [] and len(report.checks) == 7
 
 
 def test_observations_sharing_memory_between_steps_are_found():
@@ -65,3 +65,52 @@ def test_a_row_both_terminated_and_truncated_is_found():
 
 def test_a_batch_env_that_does_not_pickle_before_reset_is_found():
     assert "pickling" in errors_of(UnpicklableBatchEnv)["check_batch_construction"]
+
+
+class TimeLimitAsTerminationBatchEnv(CartPoleBatchEnv):
+    """Reports its time limit as a termination."""
+
+    def _step(self, actions, env_ids):
+        record = super()._step(actions, env_ids)
+        return record._replace(terminated=record.done, truncated=np.zeros_like(record.truncated))
+
+
+class NeverEndsBatchEnv(CartPoleBatchEnv):
+    """Declares max_episode_steps and never ends an episode."""
+
+    def _step(self, actions, env_ids):
+        record = super()._step(actions, env_ids)
+        never = np.zeros_like(record.terminated)
+        return record._replace(terminated=never, truncated=never.copy())
+
+
+class GlobalSeedInResetBatchEnv(CartPoleBatchEnv):
+    def _reset(self, env_ids):
+        np.random.seed(123)
+        return super()._reset(env_ids)
+
+
+class ShortObsBatchEnv(CartPoleBatchEnv):
+    def _step(self, actions, env_ids):
+        record = super()._step(actions, env_ids)
+        return record._replace(obs=record.obs[:-1])
+
+
+def test_what_the_one_env_checker_finds_is_found_in_a_batch_env_too():
+    # Each passed every batch check; the one-env checker finds them in a BaseEnv.
+    assert (
+        "ended at the time limit (20 steps) as a termination"
+        in errors_of(TimeLimitAsTerminationBatchEnv)["check_batch_time_limit"]
+    )
+    assert (
+        "ran past the time limit the env declares (max_episode_steps=20)"
+        in errors_of(NeverEndsBatchEnv)["check_batch_time_limit"]
+    )
+    state = np.random.get_state()
+    assert "global numpy" in errors_of(GlobalSeedInResetBatchEnv)["check_batch_global_rng"]
+    assert all(np.array_equal(a, b) for a, b in zip(np.random.get_state(), state, strict=True))  # yours put back
+
+
+def test_an_observation_short_of_rows_is_a_finding_not_a_crash():
+    # The checker itself raised IndexError reading the rows.
+    assert "step obs has [2] rows, expected 3" in errors_of(ShortObsBatchEnv)["check_batch_outputs"]

@@ -156,6 +156,8 @@ def test_the_global_rng_check_gives_the_callers_global_states_back():
     assert _run("check_global_rng", gallery.GlobalSeedEnv)  # the env seeds numpy's global RNG
     assert random.getstate() == python_state
     assert all(np.array_equal(x, y) for x, y in zip(np.random.get_state(), numpy_state, strict=True))
+    check_env(gallery.GlobalSeedInResetEnv, episodes=1)  # every check runs it: the states still come back
+    assert all(np.array_equal(x, y) for x, y in zip(np.random.get_state(), numpy_state, strict=True))
 
 
 def test_a_time_limit_reported_as_gym_did_is_a_truncation_as_in_the_managers():

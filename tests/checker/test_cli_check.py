@@ -72,6 +72,8 @@ def test_unimportable_target_is_a_usage_error(capsys):
     assert main(["check", "not_registered"]) == 2
     assert main(["check", "json:dumps"]) == 2
     assert "not a BaseEnv subclass" in capsys.readouterr().err
+    assert main(["check", "dizoo.classic_control.cartpole.envs:CartPoleBatchEnv"]) == 2
+    assert "not a BaseEnv subclass: a batch env, which ding_env.checker.check_batch_env" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -10,16 +10,14 @@ it is now. ``RayHosts.close`` stops every actor, kills it and removes the placem
 from __future__ import annotations
 
 import os
-import random
 import socket
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence, Set
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence, Set
 from typing import Any, NamedTuple
 
-import numpy as np
 from typing_extensions import override
 
+from ding_env.env.seeding import global_rngs_kept
 from ding_env.env_manager.backends.base import Ledger, consecutive_shares
 from ding_env.env_manager.backends.ray_host import STOP_TIMEOUT, HostServer
 from ding_env.env_manager.backends.remote import RemoteBackend
@@ -139,17 +137,6 @@ def leave_cluster(ray: Any) -> None:
     if _started_instance_users == 0:
         with global_rngs_kept():
             ray.shutdown()
-
-
-@contextmanager
-def global_rngs_kept() -> Iterator[None]:
-    """Give the caller's global random states back: starting and stopping Ray draw from Python's."""
-    states = random.getstate(), np.random.get_state()
-    try:
-        yield
-    finally:
-        random.setstate(states[0])
-        np.random.set_state(states[1])
 
 
 class RayHosts:
