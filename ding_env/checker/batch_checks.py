@@ -165,7 +165,11 @@ def _record_problems(name: str, record: Any, n: int, reward_space: gym.spaces.Sp
     for field, (shape, dtype) in expected.items():
         value = getattr(record, field)
         if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype != dtype:
-            got = f"{type(value).__name__} {getattr(value, 'shape', '')} {getattr(value, 'dtype', '')}"
+            got = (
+                f"an array of shape {value.shape} and dtype {value.dtype}"
+                if isinstance(value, np.ndarray)
+                else (f"a {type(value).__name__} ({value!r:.40})")
+            )
             message = f"BatchStep.{field} is {got}, expected an array of shape {shape} and dtype {dtype}"
             return [Finding(name, ERROR, message, "build the record with self._transition")]
     if (record.terminated & record.truncated).any():
