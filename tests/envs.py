@@ -637,6 +637,10 @@ class BatchOfEnvs(BaseBatchEnv):
     def _build_envs(self) -> list[BaseEnv]:
         return [env_fn() for env_fn in self._cfg.env_fns]
 
+    def sub_env_steps(self) -> list[int]:
+        """Each sub-env's step in its episode (its ``current_step()``)."""
+        return [env.current_step() for env in self._envs]
+
     def seed(self, seed: Any, dynamic_seed: bool = True) -> None:
         super().seed(seed, dynamic_seed)
         for env, env_seed in zip(self._envs, self._seeds, strict=True):

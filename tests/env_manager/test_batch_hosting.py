@@ -12,7 +12,7 @@ from ding_env.errors import ConfigError, EnvError
 from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
 from tests.conftest import manager_cfg
 from tests.envs import BatchOfEnvs, CountingBatchEnv, CountingEnv, LockstepCountingBatchEnv
-from tests.support import arrays_of
+from tests.support import arrays_of, as_batch_envs, counting_fns
 
 
 def batch_fn(num_envs, **env_cfg):
@@ -395,3 +395,14 @@ def test_a_reward_its_integer_reward_space_cannot_hold_fails_the_batch_env_not_a
         r"reward space's dtype int64",
     ):
         manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
+
+
+def test_env_calls_reach_a_batch_env_renewed_after_an_abnormal_step(make_manager):
+    # They reached the batch env it replaced, closed.
+    manager = make_manager(as_batch_envs(counting_fns(2, fail_step_at=2)), step_error="abnormal")
+    manager.seed(0)
+    manager.launch()
+    manager.step({0: 0, 1: 0})
+    manager.step({0: 0, 1: 0})
+    assert all(timestep.info["abnormal"] for timestep in manager.step({0: 0, 1: 0}).values())  # renewed and reset
+    assert manager.sub_env_steps() == [[0, 0], [0, 0]]  # the new env's sub-envs, reset and not stepped yet

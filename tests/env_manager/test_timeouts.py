@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 
 from ding_env import create_env_manager
-from ding_env.errors import DingEnvError, EnvTimeoutError
+from ding_env.errors import DingEnvError, EnvError, EnvTimeoutError
 from tests.conftest import manager_cfg
 from tests.env_manager.conftest import MANAGER_SETUPS
 from tests.envs import CountingEnv, FaultEnv
@@ -113,6 +113,24 @@ def test_a_hung_batch_env_is_cut_naming_its_sub_envs_and_renewed(manager_type):
             manager.launch()
     finally:
         manager.close()
+
+
+@pytest.mark.parametrize("manager_type", MANAGER_SETUPS)
+def test_a_batch_envs_hung_auto_reset_leaves_its_other_sub_envs_going(manager_type):
+    # The batch env was renewed: its other sub-env, still in its episode, failed its next step.
+    cfg = manager_cfg(manager_type, reset_timeout=0.3)
+    with create_env_manager(cfg, as_batch_envs(hanging_fns(hang_reset_at=2))) as manager:
+        manager.seed(1)
+        manager.launch()
+        # An EnvError naming the timeout from a worker, as for an env of its own (the worker cut it, not the parent).
+        with pytest.raises((EnvTimeoutError, EnvError), match=r"envs \[1\] did not finish reset within 0.3 s"):
+            for _ in range(20):  # env 1's first auto-reset hangs
+                manager.step({env_id: 0 for env_id in manager.ready_obs})
+        steps_before = manager.sub_env_steps()[0][0]
+        assert sorted(manager.step({0: 0})) == [0]  # env 0 goes on with its episode
+        assert manager.sub_env_steps()[0][0] in (steps_before + 1, 1)  # one more step, or a new episode's first
+        manager.reset({1: {}})
+        assert sorted(manager.step({0: 0, 1: 0})) == [0, 1]
 
 
 @pytest.mark.parametrize("manager_type", MANAGERS)

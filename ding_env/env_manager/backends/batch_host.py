@@ -6,9 +6,10 @@ the results into the host's rows with one assignment per field: no loop over sub
 Rows get an info dict only when they have something to say: the batch env's info row when its
 ``BatchStep.info`` has keys, and on done rows ``truncated`` and ``eval_episode_return`` too.
 
-A batch env whose step or reset raises is one failure of every id it hosts: each stepped id gets
-an abnormal row and an ``EnvError`` naming all of them; with ``step_error='abnormal'`` the batch
-env is renewed (built again and re-seeded) and its ids due an auto-reset are reset.
+A batch env whose step or reset raises (or passes its time limit, in a host that limits it) is one
+failure of every id it stepped: each gets an abnormal row and an error naming all of them; with
+``step_error='abnormal'`` the batch env is renewed (built again and re-seeded) and its ids due an
+auto-reset are reset.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import copy
 import time
 import traceback
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +28,7 @@ from ding_env.env.batch_step import info_row
 from ding_env.env.timestep import final_info
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
+from ding_env.env_manager.backends.hosted_env import close_throwaway
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.env_layout import BatchSlot, describe_batch
 from ding_env.env_manager.status import abnormal_info
@@ -78,8 +79,10 @@ class BatchHost:
         settings: HostSettings,
         setup: EnvSetup,
         timeouts: tuple[float | None, float | None, float | None] = (None, None, None),
+        on_renew: Callable[[int, int, BaseBatchEnv], None] | None = None,
     ) -> None:
         self.settings, self.setup = settings, setup
+        self.on_renew = on_renew  # told (first id, stop id, new env) when a batch env is built anew
         # (step, reset, auto-reset within a step): what the host cuts itself (EnvHost's limit_time), else None.
         self.step_timeout, self.reset_timeout, self.auto_reset_timeout = timeouts
         self.set_obs_layout(None)
@@ -177,14 +180,15 @@ class BatchHost:
                 self.check(obs, len(env_ids), "reset obs")
                 return obs
             except EnvTimeoutError as error:
-                self.renew(batch)  # cut short, the batch env is in no known state
-                raise EnvTimeoutError(env_ids.tolist(), Op.RESET, error.timeout, grouped=True) from None
+                # Only these ids are in no known state: the batch env is kept (renewing it would end its other
+                # sub-envs' episodes under their caller), and they need a reset, as their error says.
+                raise EnvTimeoutError(env_ids.tolist(), Op.RESET, error.timeout, grouped=True) from error
             except Exception as error:  # noqa: BLE001 - retried, then re-raised naming the batch env's ids
                 if attempt == attempts:
                     raise batch.error(error, int(env_ids[0]), Op.RESET) from error
                 time.sleep(self.settings.retry_waiting_time)
                 if self.settings.retry_type == "renew":
-                    self.renew(batch)
+                    self._renew_or_fail(batch, int(env_ids[0]))
         raise AssertionError("unreachable")
 
     def _apply_seeds(self, batch: HostedBatch) -> None:
@@ -212,16 +216,22 @@ class BatchHost:
         """The sub-env ids of ``env_ids`` (None: every sub-env, in order)."""
         return None if len(env_ids) == batch.num_envs else env_ids - batch.first
 
+    def _renew_or_fail(self, batch: HostedBatch, env_id: int) -> None:
+        """``renew``, a constructor that fails then being the ``EnvError`` of ``env_id``'s reset."""
+        try:
+            self.renew(batch)
+        except Exception as error:  # noqa: BLE001 - re-raised naming the batch env's ids
+            raise batch.error(error, env_id, Op.RESET) from error
+
     def renew(self, batch: HostedBatch) -> None:
         """Replace a batch env with a fresh one from its constructor (seeded again at its next reset)."""
         old = batch.env
         batch.build()
+        if self.on_renew is not None:
+            self.on_renew(batch.first, batch.stop, batch.env)
         for env_id in range(batch.first, batch.stop):
             self.forget_sampler(env_id)
-        try:
-            old.close()
-        except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
-            warnings.warn(f"{batch.describe()} raised while closing before renewal: {error!r}", stacklevel=2)
+        close_throwaway(old, f"before its renewal as {batch.describe()}")  # a broken env may fail to close
 
     # ---- step ----------------------------------------------------------
 
@@ -299,25 +309,24 @@ class BatchHost:
     def _fail_step(self, batch, env_ids, index, resets, error, rows, infos, errors) -> None:
         """Write the abnormal rows of a batch env's failed step; renew it and reset the due ids with 'abnormal'.
 
-        A step cut at ``step_timeout`` is an ``EnvTimeoutError`` naming every id stepped, and its batch env is
-        renewed whatever ``step_error`` says (it is in no known state), as a worker is replaced.
+        A step cut at ``step_timeout`` is an ``EnvTimeoutError`` naming every id stepped. Without 'abnormal' the
+        batch env is kept: the ids stepped need a reset, and its other sub-envs go on (renewing it would end their
+        episodes under their caller).
         """
-        timed_out = isinstance(error, EnvTimeoutError)
-        if timed_out:
+        if isinstance(error, EnvTimeoutError):
             failure = EnvTimeoutError(env_ids.tolist(), Op.STEP, error.timeout, grouped=True)
         else:
             failure = batch.error(error, int(env_ids[0]), Op.STEP)
-            failure.__cause__ = error
+        failure.__cause__ = error
         arrays.write(rows.step_obs, index, arrays.take(rows.ready_obs, index))
         rows.rewards[index] = 0
         rows.done_flags[index], rows.truncated_flags[index] = True, False
         for env_id in env_ids.tolist():
             infos[env_id] = abnormal_info(failure)
             errors[env_id] = failure
-        abnormal = self.settings.step_error == "abnormal"
-        if not (abnormal or timed_out):
+        if self.settings.step_error != "abnormal":  # the stepped ids need a reset; the others go on
             return
-        due = np.flatnonzero(resets) if abnormal else np.zeros(0, dtype=np.int64)
+        due = np.flatnonzero(resets)
         try:
             self.renew(batch)
             if len(due):

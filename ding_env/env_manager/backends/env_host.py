@@ -1,15 +1,13 @@
 """``EnvHost``: the envs one process runs, with retries, renewal and error capture.
 
-The in-process backend hosts its envs in the caller's process; each worker process hosts its
-share. Both run them through this class, and both step them with :meth:`EnvHost.step` into
-:class:`StepRows`, so stepping, resetting with ``max_retry``/``retry_type``, renewing an env
-after an abnormal step, auto-reset and the output checks are written once for every manager.
+The in-process backend hosts its envs in the caller's process, each worker process its share: both
+step them with :meth:`EnvHost.step` into :class:`StepRows`, so stepping, resetting with ``max_retry`` /
+``retry_type``, renewal, auto-reset and the output checks are written once for every manager.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,7 +21,13 @@ from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.backends.host_calls import HostCalls
-from ding_env.env_manager.backends.hosted_env import build_env, env_spaces, stepper_of, takes_int_actions
+from ding_env.env_manager.backends.hosted_env import (
+    build_env,
+    close_throwaway,
+    env_spaces,
+    stepper_of,
+    takes_int_actions,
+)
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.status import abnormal_info
@@ -63,8 +67,8 @@ class EnvHost(HostCalls):
         self._reset_timeout = settings.reset_timeout if limit_time else None
         self._auto_reset_timeout = settings.reset_timeout if limit_time or limit_auto_reset else None
         self._step_timeout = settings.step_timeout if limit_time else None
-        timeouts = (self._step_timeout, self._reset_timeout, self._auto_reset_timeout)
-        self.batch = BatchHost(slots, settings, setup, timeouts) if slots else None
+        limits = (self._step_timeout, self._reset_timeout, self._auto_reset_timeout)
+        self.batch = BatchHost(slots, settings, setup, limits, self._batch_renewed) if slots else None
         # in_batch[env_id]: whether env_id is a batch env's sub-env, for a step to tell them apart without a loop.
         self._in_batch = np.zeros(max(env_fn, default=-1) + 1, dtype=bool)
         self._in_batch[list(slots)] = True
@@ -75,6 +79,9 @@ class EnvHost(HostCalls):
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
         # Whether every env stepped one at a time takes Discrete actions as ints (known with the spaces).
         self.int_actions, self._action_space = False, None
+
+    def _batch_renewed(self, first: int, stop: int, env: Any) -> None:  # env calls reach the new env, not the old
+        self.envs.update(dict.fromkeys(range(first, stop), env))
 
     def set_obs_layout(self, layout: Any) -> None:
         """Check every observation against ``layout`` from now on (None: no check)."""
@@ -145,7 +152,7 @@ class EnvHost(HostCalls):
             try:
                 with time_limit(self._auto_reset_timeout if within_step else self._reset_timeout, env_id, Op.RESET):
                     obs = self.envs[env_id].reset(**self.setup.reset_params.get(env_id, {}))
-                self.check_obs(env_id, obs, "reset obs")
+                self._check(obs, env_id, "reset obs")  # EnvDataError unless it matches the layout exactly
                 return obs
             except EnvTimeoutError:
                 self.renew(env_id)  # cut short, the env is in no known state
@@ -373,14 +380,7 @@ class EnvHost(HostCalls):
         self.int_actions = self.int_actions and takes_int_actions(self.envs[env_id], self._action_space)
         if env_id in self.setup.seeds:
             self.seed(env_id)
-        try:
-            old.close()
-        except Exception as error:  # noqa: BLE001 - a broken env may fail to close; warn and go on
-            warnings.warn(f"env {env_id} raised while closing before renewal: {error!r}", stacklevel=2)
-
-    def check_obs(self, env_id: int, obs: Any, field: str) -> None:
-        """Raise ``EnvDataError`` unless ``obs`` matches the layout exactly."""
-        self._check(obs, env_id, field)
+        close_throwaway(old, f"before its renewal as env {env_id}")  # a broken env may fail to close: a warning
 
     def close(self) -> list[EnvError]:
         """Close every env; return an ``EnvError`` for each failure (all envs are attempted)."""
