@@ -314,7 +314,7 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
         manager_type: Overrides ``env.manager.type``.
     """
     # env.replay_path names where evaluation replays go (see run_job): DingEnvWrapper's envs built from the section
-    # do not record there, as in DI-engine (EnvSectionConfigs).
+    # do not record there, as in DI-engine (env/section_configs.py).
     env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(cfg.env)
     manager_cfg = dict(cfg.env.get("manager") or {})
     if manager_type is not None:

@@ -278,32 +278,34 @@ def check_batch_time_limit(ctx: BatchCheckContext) -> list[Finding]:
 
     def body() -> list[Finding]:
         env = ctx.make_env()
-        limit = declared_time_limit(env)
-        if limit is None:
+        try:
+            return _time_limit_problems(name, env, ctx)
+        finally:
             env.close()
-            return []
-        lengths = np.zeros(env.num_envs, dtype=np.int64)
-        for _, record in batch_rollout(env, ctx):
-            lengths += 1
-            if (lengths > limit).any():
-                env.close()
-                sub_env = int(np.flatnonzero(lengths > limit)[0])
-                message = (
-                    f"sub-env {sub_env}'s episode ran past the time limit the env declares (max_episode_steps={limit})"
-                )
-                return [Finding(name, ERROR, message, "end each sub-env's episode at the limit as truncated")]
-            at_limit = np.flatnonzero(record.terminated & (lengths == limit))
-            if len(at_limit):
-                env.close()
-                message = (
-                    f"sub-env {int(at_limit[0])}'s episode ended at the time limit ({limit} steps) as a termination"
-                )
-                return [Finding(name, ERROR, message, "report a time limit as truncated (terminated False)")]
-            lengths[record.done] = 0
-        env.close()
-        return []
 
     return guard(name, "rollouts", body)
+
+
+def _time_limit_problems(name: str, env: BaseBatchEnv, ctx: BatchCheckContext) -> list[Finding]:
+    """The first sub-env episode that ran past the declared time limit, or ended at it terminated."""
+    limit = declared_time_limit(env)
+    if limit is None:
+        return []
+    lengths = np.zeros(env.num_envs, dtype=np.int64)
+    for _, record in batch_rollout(env, ctx):
+        lengths += 1
+        if (lengths > limit).any():
+            sub_env = int(np.flatnonzero(lengths > limit)[0])
+            message = (
+                f"sub-env {sub_env}'s episode ran past the time limit the env declares (max_episode_steps={limit})"
+            )
+            return [Finding(name, ERROR, message, "end each sub-env's episode at the limit as truncated")]
+        at_limit = np.flatnonzero(record.terminated & (lengths == limit))
+        if len(at_limit):
+            message = f"sub-env {int(at_limit[0])}'s episode ended at the time limit ({limit} steps) as a termination"
+            return [Finding(name, ERROR, message, "report a time limit as truncated (terminated False)")]
+        lengths[record.done] = 0
+    return []
 
 
 def check_batch_global_rng(ctx: BatchCheckContext) -> list[Finding]:
@@ -312,8 +314,10 @@ def check_batch_global_rng(ctx: BatchCheckContext) -> list[Finding]:
 
     def run() -> None:
         env = ctx.make_env()
-        batch_rollout(env, ctx)
-        env.close()
+        try:
+            batch_rollout(env, ctx)
+        finally:
+            env.close()
 
     def body() -> list[Finding]:
         hint = "draw from the sub-envs' generators (BaseBatchEnv._episode_generators), never the global RNG"

@@ -22,6 +22,7 @@ from ding_env.checker.rollout import (
     trajectory,
 )
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
+from ding_env.env.seeding import global_rngs_kept
 from ding_env.env.spaces import leaves
 
 # DingEnvWrapper passes each episode's seed to the Gymnasium env's reset(seed=...): there is nothing to change in it.
@@ -272,16 +273,12 @@ def global_rngs_touched(run: Callable[[], object]) -> list[str]:
     ``run`` starts from fresh global states drawn from entropy, so an env that seeds a global RNG with a
     constant is caught even when an earlier check left that very state.
     """
-    callers_states = np.random.get_state(), random.getstate()
-    np.random.set_state(np.random.RandomState().get_state())
-    random.setstate(random.Random().getstate())
-    try:
+    with global_rngs_kept():
+        np.random.set_state(np.random.RandomState().get_state())
+        random.setstate(random.Random().getstate())
         numpy_state, python_state = np.random.get_state(), random.getstate()
         run()
         numpy_after, python_after = np.random.get_state(), random.getstate()
-    finally:
-        np.random.set_state(callers_states[0])
-        random.setstate(callers_states[1])
     numpy_same = all(np.array_equal(x, y) for x, y in zip(numpy_state, numpy_after, strict=True))
     return [
         what

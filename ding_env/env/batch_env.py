@@ -49,7 +49,14 @@ from easydict import EasyDict
 from gymnasium.vector.utils import create_empty_array
 
 from ding_env.config import check_config_dict, deep_merge_dicts
-from ding_env.env.batch_step import BatchStep, EnvIds, scalar_reward_space
+from ding_env.env.batch_step import (
+    BatchStep,
+    EnvIds,
+    check_info_rows,
+    refuse_record,
+    rows_of,
+    scalar_reward_space,
+)
 from ding_env.env.seeding import checked_seed, derive_seeds
 from ding_env.env.spaces import check_exact_reward
 from ding_env.errors import ConfigError, EnvStateError
@@ -235,12 +242,12 @@ class BaseBatchEnv(abc.ABC):
             or truncated.shape != shape
             or terminated.dtype.kind != "b"
             or truncated.dtype.kind != "b"
-            or _rows(record.reward) != rows
-            or _rows(record.episode_return) != rows
+            or rows_of(record.reward) != rows
+            or rows_of(record.episode_return) != rows
         ):
-            self._refuse_record(record, rows)
+            refuse_record(f"{self!r}.step()", record, rows, self.reward_space.shape)
         if record.info:
-            self._check_info(record.info, rows)
+            check_info_rows(f"{self!r}.step()", record.info, rows)
         done = record.done
         if np.count_nonzero(done):
             self._running[done if ids is None else ids[done]] = False
@@ -374,49 +381,8 @@ class BaseBatchEnv(abc.ABC):
                 f"{self!r}.step(): expected {rows} stacked actions (one row per stepped sub-env), got {got}"
             )
 
-    def _refuse_record(self, record: BatchStep, rows: int) -> None:
-        """Raise for the first field of ``record`` without one row per stepped sub-env (numpy would spread one)."""
-        for field in ("reward", "terminated", "truncated", "episode_return"):
-            value = getattr(record, field)
-            flag = field in ("terminated", "truncated")
-            if flag and (type(value) is not np.ndarray or value.shape != (rows,) or value.dtype != np.bool_):
-                expected = f"a ({rows},) bool array"
-            elif not flag and _rows(value) != rows:
-                expected = f"an array of {rows} rows" + (
-                    f" of shape {self.reward_space.shape}" if field == "reward" else ""
-                )
-            else:
-                continue
-            raise ValueError(
-                f"{self!r}.step(): BatchStep.{field} must be {expected}, one row per stepped sub-env, got "
-                f"{describe_value(value)}"
-            )
-
-    def _check_info(self, info: Any, rows: int) -> None:
-        """Refuse a step info that is not ``{key: array with one row per stepped sub-env}``.
-
-        Raises:
-            ValueError: Naming the key, the rows expected and what arrived.
-        """
-        if not isinstance(info, dict):
-            raise ValueError(
-                f"{self!r}.step(): info must be a dict of arrays with one row per stepped sub-env ({rows}), "
-                f"got {describe_value(info)}"
-            )
-        for key, value in info.items():
-            if not isinstance(value, np.ndarray) or value.ndim == 0 or len(value) != rows:
-                raise ValueError(
-                    f"{self!r}.step(): info[{key!r}] must be an array with one row per stepped sub-env ({rows}), "
-                    f"got {describe_value(value)}"
-                )
-
     def _refuse_step(self, env_ids: np.ndarray) -> None:
         raise EnvStateError(
             f"{self!r}: sub-envs {env_ids.tolist()} need reset() before step() "
             "(never reset, closed since, or their episode ended)"
         )
-
-
-def _rows(value: Any) -> int | None:
-    """The rows of an array (its first dimension's length); None for anything else or a 0-d array."""
-    return len(value) if type(value) is np.ndarray and value.ndim else None

@@ -12,6 +12,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.env.timestep import BaseEnvTimestep, final_info
+from ding_env.summary import describe_value
 
 # Sub-env ids as a batch env's subclass hooks get them: None (every sub-env, in order) or an int64
 # array of distinct ids.
@@ -83,3 +84,47 @@ def _plain(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def rows_of(value: Any) -> int | None:
+    """The rows of an array (its first dimension's length); None for anything else or a 0-d array."""
+    return len(value) if type(value) is np.ndarray and value.ndim else None
+
+
+def refuse_record(owner: str, record: BatchStep, rows: int, reward_shape: tuple[int, ...]) -> None:
+    """Raise ``ValueError`` for the first field of ``record`` without one row per stepped sub-env.
+
+    numpy would spread a scalar or a one-row array over every sub-env's row, and take an int array of flags
+    as indices: ``BaseBatchEnv.step`` calls this when its quick check of the record fails.
+    """
+    for field in ("reward", "terminated", "truncated", "episode_return"):
+        value = getattr(record, field)
+        flag = field in ("terminated", "truncated")
+        if flag and (type(value) is not np.ndarray or value.shape != (rows,) or value.dtype != np.bool_):
+            expected = f"a ({rows},) bool array"
+        elif not flag and rows_of(value) != rows:
+            expected = f"an array of {rows} rows" + (f" of shape {reward_shape}" if field == "reward" else "")
+        else:
+            continue
+        raise ValueError(
+            f"{owner}: BatchStep.{field} must be {expected}, one row per stepped sub-env, got {describe_value(value)}"
+        )
+
+
+def check_info_rows(owner: str, info: Any, rows: int) -> None:
+    """Refuse a step info that is not ``{key: array with one row per stepped sub-env}``.
+
+    Raises:
+        ValueError: Naming the key, the rows expected and what arrived.
+    """
+    if not isinstance(info, dict):
+        raise ValueError(
+            f"{owner}: info must be a dict of arrays with one row per stepped sub-env ({rows}), "
+            f"got {describe_value(info)}"
+        )
+    for key, value in info.items():
+        if not isinstance(value, np.ndarray) or value.ndim == 0 or len(value) != rows:
+            raise ValueError(
+                f"{owner}: info[{key!r}] must be an array with one row per stepped sub-env ({rows}), "
+                f"got {describe_value(value)}"
+            )
