@@ -43,7 +43,7 @@ from ding_env.checker.output_checks import (
     check_step_output,
     check_time_limit,
 )
-from ding_env.checker.report import ERROR, CheckReport, Finding
+from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
 from ding_env.checker.rollout import CheckContext, raised
 from ding_env.config import deep_merge_dicts, default_cfg
 from ding_env.env.seeding import global_rngs_kept
@@ -152,15 +152,13 @@ def check_env(
             report.skipped[check.__name__] = cause
             continue
         findings = check(ctx)
-        cause = next(
-            (raised_by[seen] for f in findings for seen in raised_by if seen in (_exception_of(f) or "")), None
-        )
+        cause = next((raised_by[seen] for f in findings for seen in raised_by if seen in (exception_of(f) or "")), None)
         if cause is None and any(finding.severity == ERROR for finding in findings):
             cause = next((name for name in REPEATS.get(check.__name__, ()) if name in failed), None)
         if cause is not None:  # the env raised what it raised in an earlier check (maybe inside an EnvError)
             report.skipped[check.__name__] = cause
             continue
-        raised_by.update({_exception_of(f): check.__name__ for f in findings if _exception_of(f) is not None})
+        raised_by.update({exception_of(f): check.__name__ for f in findings if exception_of(f) is not None})
         if any(finding.severity == ERROR for finding in findings):
             failed.add(check.__name__)
         report.findings += [tolerate(finding) for finding in findings] if di_engine else findings
@@ -181,10 +179,3 @@ def _hint(error: Exception) -> str:
             "(DI-engine's configs do), or declare it in the class `config` dict"
         )
     return "fix the exception; every check builds the env the way the managers do"
-
-
-def _exception_of(finding: Finding) -> str | None:
-    """The exception's first line, for a finding made from an env's exception (see ``raised``), else None."""
-    if finding.severity != ERROR or " raised " not in finding.message:
-        return None
-    return finding.message.split(" raised ", 1)[1].split(" at /", 1)[0].splitlines()[0].strip()

@@ -19,7 +19,7 @@ import numpy as np
 
 from ding_env.checker.determinism_checks import global_rngs_touched
 from ding_env.checker.output_checks import declared_time_limit, obs_hint
-from ding_env.checker.report import ERROR, CheckReport, Finding
+from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
 from ding_env.checker.rollout import guard, raised
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.batch_sources.rows import row_of, stack_rows
@@ -360,10 +360,17 @@ def check_batch_env(
         make_env = env_fn_or_class
     ctx = BatchCheckContext(make_env, steps, seed)
     report = CheckReport(target)
+    raised_by: dict[str, str] = {}  # an exception met -> the first check it failed
     with global_rngs_kept():  # the env under check may seed them: the caller's states come back
         for check in BATCH_CHECKS:
             report.checks.append(check.__name__)
-            report.findings += check(ctx)
+            findings = check(ctx)
+            raised = [exception_of(finding) for finding in findings]
+            if findings and all(text in raised_by for text in raised):  # what an earlier check reported
+                report.skipped[check.__name__] = raised_by[raised[0]]
+                continue
+            raised_by.update({text: check.__name__ for text in raised if text is not None})
+            report.findings += findings
             if check is check_batch_construction and report.errors:
                 break  # every other check builds the env the same way
     return report

@@ -100,3 +100,13 @@ class CheckReport:
         counts = (counted(len(self.checks), "check"), counted(len(self.errors), "error"))
         lines.append(f"{verdict}: {', '.join(counts)}, {counted(len(self.warnings), 'warning')}")
         return "\n".join(lines)
+
+
+def exception_of(finding: Finding) -> str | None:
+    """The exception's first line, for a finding made from an env's exception (see ``raised``), else None.
+
+    A later check that meets the same exception only repeats the first finding: the checkers skip it.
+    """
+    if finding.severity != ERROR or " raised " not in finding.message:
+        return None
+    return finding.message.split(" raised ", 1)[1].split(" at /", 1)[0].splitlines()[0].strip()

@@ -113,4 +113,10 @@ def test_what_the_one_env_checker_finds_is_found_in_a_batch_env_too():
 
 def test_an_observation_short_of_rows_is_a_finding_not_a_crash():
     # The checker itself raised IndexError reading the rows.
-    assert "step obs has [2] rows, expected 3" in errors_of(ShortObsBatchEnv)["check_batch_outputs"]
+    report = check_batch_env(ShortObsBatchEnv, CFG, steps=60)
+    assert report.errors[0].check == "check_batch_outputs"
+    assert "step obs has [2] rows, expected 3" in report.errors[0].message
+    # Reported once: the checks that would only repeat it are skipped, naming it.
+    assert report.skipped == dict.fromkeys(
+        ["check_batch_seeds", "check_batch_time_limit", "check_batch_global_rng"], "check_batch_outputs"
+    )
