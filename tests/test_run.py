@@ -13,7 +13,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import BaseEnv, create_env_manager
+from ding_env import ENV_REGISTRY, BaseEnv, create_env_manager
 from ding_env.cli import main
 from ding_env.collector import collect
 from ding_env.env.timestep import termination, transition
@@ -23,7 +23,7 @@ from ding_env.policies import RandomPolicy
 from ding_env.run import default_eval_max_steps, run_job
 from ding_env.run_config import load_run_config
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
-from tests.envs import CountingEnv, LockstepCountingBatchEnv
+from tests.envs import CountingBatchEnv, CountingEnv, LockstepCountingBatchEnv
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -388,3 +388,19 @@ def test_the_default_evaluation_bound_is_ten_times_the_envs_own_time_limit():
     assert default_eval_max_steps(shorter) == 300
     card_game = load_run_config("configs/card_game.py")  # a BaseEnv of ding-env's dizoo: its section's key
     assert default_eval_max_steps(card_game) == 10 * card_game.env.max_episode_steps
+
+
+ENV_REGISTRY.register("counting_batch_of_the_tests", CountingBatchEnv)
+
+
+def test_a_batch_env_type_in_a_config_is_refused_saying_how_to_run_it(tmp_path, capsys):
+    # run failed on an AttributeError (create_collector_env_cfg), and check ran the one-env checks on it.
+    path = tmp_path / "batch_cfg.py"
+    path.write_text(
+        "config = dict(env=dict(type='counting_batch_of_the_tests', num_envs=2, collector_env_num=1, "
+        "evaluator_env_num=1))\n"
+    )
+    assert main(["run", str(path), "--steps", "10"]) == 2
+    assert "is a batch env (CountingBatchEnv), which ding-env run does not build" in capsys.readouterr().err
+    assert main(["check", str(path)]) == 2
+    assert "not a BaseEnv subclass: a batch env, which ding_env.checker.check_batch_env" in capsys.readouterr().err

@@ -68,6 +68,11 @@ def resolve_target(
         env_cls = get_env_cls(env_cfg)
         if batch_envs and env_cfg.get("batch") is not None and _is_wrapper(env_cls):  # a type such as 'cartpole'
             return _wrapper_factory(EasyDict(env_cfg), env_cls, batch_envs), None
+        if not batch_envs and isinstance(env_cls, type) and issubclass(env_cls, BaseBatchEnv):
+            raise ConfigError(
+                f"{target}: env.type {env_cfg['type']!r} is {env_cls!r}, not a BaseEnv subclass: a batch env, which "
+                "ding_env.checker.check_batch_env(cls, cfg) checks (in Python)"
+            )
         return env_cls, EasyDict(with_replays_off(env_cfg) if _is_wrapper(env_cls) else env_cfg)
     if ":" in target:
         env_cls = import_object(target)
