@@ -13,7 +13,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from ding_env import ENV_REGISTRY, BaseEnv, create_env_manager
+from ding_env import BaseEnv, create_env_manager
 from ding_env.cli import main
 from ding_env.collector import collect
 from ding_env.env.timestep import termination, transition
@@ -23,7 +23,7 @@ from ding_env.policies import RandomPolicy
 from ding_env.run import default_eval_max_steps, run_job
 from ding_env.run_config import load_run_config
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
-from tests.envs import CountingBatchEnv, CountingEnv, LockstepCountingBatchEnv
+from tests.envs import CountingEnv, LockstepCountingBatchEnv
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -390,17 +390,34 @@ def test_the_default_evaluation_bound_is_ten_times_the_envs_own_time_limit():
     assert default_eval_max_steps(card_game) == 10 * card_game.env.max_episode_steps
 
 
+BATCH_TYPE_MODULE = """
+from ding_env import ENV_REGISTRY
+from tests.envs import CountingBatchEnv
+
 ENV_REGISTRY.register("counting_batch_of_the_tests", CountingBatchEnv)
+"""
 
 
-def test_a_batch_env_type_in_a_config_is_refused_saying_how_to_run_it(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_batch_env_type_in_a_config_is_refused_saying_how_to_run_it(tmp_path, command):
     # run failed on an AttributeError (create_collector_env_cfg), and check ran the one-env checks on it.
-    path = tmp_path / "batch_cfg.py"
-    path.write_text(
-        "config = dict(env=dict(type='counting_batch_of_the_tests', num_envs=2, collector_env_num=1, "
-        "evaluator_env_num=1))\n"
+    # In a process of its own: the type registered stays out of this one's registry (ding-env demo runs every type).
+    (tmp_path / "batch_type_module.py").write_text(BATCH_TYPE_MODULE)
+    (tmp_path / "batch_cfg.py").write_text(
+        "config = dict(env=dict(type='counting_batch_of_the_tests', import_names=['batch_type_module'], num_envs=2, "
+        "collector_env_num=1, evaluator_env_num=1))\n"
     )
-    assert main(["run", str(path), "--steps", "10"]) == 2
-    assert "is a batch env (CountingBatchEnv), which ding-env run does not build" in capsys.readouterr().err
-    assert main(["check", str(path)]) == 2
-    assert "not a BaseEnv subclass: a batch env, which ding_env.checker.check_batch_env" in capsys.readouterr().err
+    result = subprocess.run(
+        [sys.executable, "-m", "ding_env", command, "batch_cfg.py"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stderr[-2000:]
+    expected = {
+        "run": "is a batch env (CountingBatchEnv), which ding-env run does not build",
+        "check": "not a BaseEnv subclass: a batch env, which ding_env.checker.check_batch_env",
+    }
+    assert expected[command] in result.stderr
