@@ -279,7 +279,8 @@ class ManagerVectorEnv(VectorEnv):
             if self._env_fns is None or self._lockstep.launched:
                 self._modes = self._lockstep.render_modes()
             else:
-                read = {id(env_fn): read_from_env(env_fn, "render_mode", None) for env_fn in self._env_fns}
+                distinct = {id(env_fn): env_fn for env_fn in self._env_fns}  # a factory given for several envs: once
+                read = {key: read_from_env(env_fn, "render_mode", None) for key, env_fn in distinct.items()}
                 self._modes = [read[id(env_fn)] for env_fn in self._env_fns]
         return self._modes
 

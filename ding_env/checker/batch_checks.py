@@ -23,6 +23,7 @@ from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
 from ding_env.checker.rollout import guard, raised
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.batch_sources.rows import row_of, stack_rows
+from ding_env.env.batch_step import rows_of
 from ding_env.env.seeding import global_rngs_kept
 from ding_env.env.spaces import SPACE_NAMES
 from ding_env.errors import EnvStateError
@@ -67,7 +68,7 @@ def batch_rollout(env: BaseBatchEnv, ctx: BatchCheckContext, dynamic: bool = Tru
     records = []
     for _ in range(ctx.steps):
         record = env.step(random_actions(space, env.num_envs))
-        rows = [leaf.shape[0] if isinstance(leaf, np.ndarray) and leaf.ndim else None for leaf in leaves(record.obs)]
+        rows = _obs_rows(record.obs)
         if any(count != env.num_envs for count in rows):  # the rows below would be read past their end
             raise ValueError(f"step obs has {rows} rows, expected {env.num_envs} (one per sub-env) in every array")
         records.append((obs, record))
@@ -77,6 +78,11 @@ def batch_rollout(env: BaseBatchEnv, ctx: BatchCheckContext, dynamic: bool = Tru
             first = env.reset(ended)
             obs = _replace_rows(obs, ended, first)
     return records
+
+
+def _obs_rows(obs: Any) -> list[int | None]:
+    """The rows of each array of stacked observations (None for a leaf that is no array of rows)."""
+    return [rows_of(leaf) for leaf in leaves(obs)]
 
 
 def _replace_rows(obs: Any, rows: np.ndarray, new: Any) -> Any:
@@ -141,7 +147,7 @@ def check_batch_outputs(ctx: BatchCheckContext) -> list[Finding]:
 
 
 def _rows_problems(name: str, what: str, obs: Any, n: int, space: gym.spaces.Space) -> list[Finding]:
-    rows = [leaf.shape[0] if isinstance(leaf, np.ndarray) and leaf.ndim else None for leaf in leaves(obs)]
+    rows = _obs_rows(obs)
     if any(count != n for count in rows):
         message = f"{what} has {rows} rows, expected {n} (one per sub-env) in every array"
         return [Finding(name, ERROR, message, "stack one observation per sub-env along axis 0")]
