@@ -74,14 +74,14 @@ def import_policy(spec: str) -> Callable[[Any], Any]:
 def default_eval_max_steps(cfg: Any) -> int:
     """The default bound on an evaluation episode's steps for a validated run config.
 
-    ``EPISODE_LIMIT_MARGIN`` times the env's own time limit, when one is known (``declared_time_limit``),
+    ``EPISODE_LIMIT_MARGIN`` times the env's own time limit, when one is known (``section_time_limit``),
     else ``DEFAULT_MAX_EPISODE_STEPS``.
     """
-    limit = declared_time_limit(cfg.env)
+    limit = section_time_limit(cfg.env)
     return DEFAULT_MAX_EPISODE_STEPS if limit is None else EPISODE_LIMIT_MARGIN * limit
 
 
-def declared_time_limit(env: Any) -> int | None:
+def section_time_limit(env: Any) -> int | None:
     """The time limit of the env an env section builds, when the section says it or Gymnasium registers it.
 
     The section's ``max_episode_steps`` (a DI-engine env's, the class config's default merged in), its

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -20,3 +22,27 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
         level += 1
         frame = frame.f_back
     warnings.warn(message, category, stacklevel=level)
+
+
+@contextlib.contextmanager
+def entry_point_warnings_unlocated() -> Iterator[None]:
+    """Show warnings whose line is the program's entry point (``ding-env``'s script, runpy) without a location.
+
+    Run from the command line, ``warn_at_caller`` reaches no frame of the user's: the first one outside
+    ``ding_env`` is the ``ding-env`` script's ``sys.exit(main())``, or ``<frozen runpy>`` for ``python -m``,
+    and a location naming either tells a user nothing. Warnings from the user's own files keep theirs.
+    """
+    entry = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202 (showwarning's)
+        if filename.startswith("<frozen") or (entry is not None and os.path.abspath(filename) == entry):
+            print(f"{category.__name__}: {message}", file=sys.stderr if file is None else file)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown

@@ -488,3 +488,22 @@ def test_run_of_an_env_type_beside_a_folder_of_its_name_runs_the_type(tmp_path, 
     sizes = ["--set", "env.collector_env_num=1", "--set", "env.evaluator_env_num=1"]
     assert main(["run", "cartpole", "--steps", "20", "--eval-episodes", "1", "--manager", "base", *sizes]) == 0
     assert "eval episodes        1" in capsys.readouterr().out
+
+
+def test_a_warning_about_the_config_shows_no_line_of_the_command_itself(tmp_path):
+    # Attributed to the first frame outside ding_env, a config warning named `<frozen runpy>:88` under
+    # `python -m ding_env` (and the `ding-env` script's `sys.exit(main())` under the script).
+    config = tmp_path / "served_config.py"
+    config.write_text(
+        "main_config = dict(env=dict(type='cartpole', collector_env_num=1, evaluator_env_num=1,\n"
+        "    n_evaluator_episode=1, manager=dict(type='base', servers=['tcp://127.0.0.1:5555'])))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "ding_env", "run", str(config), "--steps", "10"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    warning = [line for line in result.stderr.splitlines() if "ignores servers" in line]
+    assert len(warning) == 1 and warning[0].startswith("UserWarning: env.manager: type 'base' ignores servers")
+    assert "runpy" not in result.stderr and "main()" not in result.stderr

@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.checker.determinism_checks import global_rngs_touched
-from ding_env.checker.output_checks import declared_time_limit, obs_hint
+from ding_env.checker.output_checks import env_time_limit, obs_hint
 from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
 from ding_env.checker.rollout import guard, raised
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
@@ -294,7 +294,7 @@ def check_batch_time_limit(ctx: BatchCheckContext) -> list[Finding]:
 
 def _time_limit_problems(name: str, env: BaseBatchEnv, ctx: BatchCheckContext) -> list[Finding]:
     """The first sub-env episode that ran past the declared time limit, or ended at it terminated."""
-    limit = declared_time_limit(env)
+    limit = env_time_limit(env)
     if limit is None:
         return []
     lengths = np.zeros(env.num_envs, dtype=np.int64)

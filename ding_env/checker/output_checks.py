@@ -149,7 +149,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         episodes = rollout(env, ctx, ctx.seed, dynamic=True)
-        limit = declared_time_limit(env)  # before close: a closed DingEnvWrapper would build its env again to say it
+        limit = env_time_limit(env)  # before close: a closed DingEnvWrapper would build its env again to say it
         ctx.close(env)
         found: dict[str, Finding] = {}
         steps_done = 0  # over all episodes, so a finding's first step is unambiguous
@@ -325,7 +325,7 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
     def body() -> list[Finding]:
         env = ctx.make_env()
         episodes = rollout(env, ctx, ctx.seed, dynamic=True)
-        limit = declared_time_limit(env)
+        limit = env_time_limit(env)
         ctx.close(env)
         findings = []
         for episode in episodes:
@@ -360,7 +360,7 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
     return guard(name, "rollouts", body)
 
 
-def declared_time_limit(env: BaseEnv) -> int | None:
+def env_time_limit(env: BaseEnv) -> int | None:
     """The time limit ``env`` declares: its Gymnasium env's spec's, or its config's ``max_episode_steps``."""
     inner = getattr(env, "env", None) if hasattr(type(env), "env") else None
     spec = getattr(inner, "spec", None)

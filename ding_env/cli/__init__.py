@@ -35,6 +35,7 @@ from typing import Any
 from ding_env.cli import commands as handlers
 from ding_env.cli.commands import BROKEN_PIPE, INTERRUPTED, USAGE_ERROR
 from ding_env.demo import DEFAULT_MAX_STEPS
+from ding_env.user_warnings import entry_point_warnings_unlocated
 from ding_env.version import __version__
 
 # Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
@@ -83,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return USAGE_ERROR
     try:
-        code = args.handler(args)
+        with entry_point_warnings_unlocated():
+            code = args.handler(args)
         sys.stdout.flush()  # here, so a reader that stopped reading is seen below and not at exit
         return code
     except BrokenPipeError:
