@@ -14,7 +14,7 @@ import pytest
 from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
-from ding_env.errors import ConfigError, EnvCrashedError, EnvError
+from ding_env.errors import ConfigError, EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.remote.errors import ServerError, ServerLostError
 from ding_env.remote.served_envs import env_fns_for
 from tests.remote.serving import CARTPOLE, child_pids, free_port, serving
@@ -501,3 +501,16 @@ def test_a_lost_workers_idle_envs_come_after_the_envs_asked_for_in_the_order_ask
             assert batch.env_id.tolist() == [*order, 1]  # env 1 was idle on the lost worker
             lost = [info.get("abnormal", False) for info in batch.info]
             assert lost == [env_id in (0, 1) for env_id in batch.env_id.tolist()]  # each row its env's
+
+
+@pytest.mark.parametrize("workers", [(), ("--workers", "1")], ids=["envs in the server", "server's workers"])
+def test_an_auto_reset_cut_at_reset_timeout_is_an_env_timeout_error_as_locally(tmp_path, workers):
+    # Cut by the server's worker, it came back as an EnvError quoting the timeout, not as the error it was.
+    config = tmp_path / "slow_reset.py"
+    config.write_text("main_config = dict(env=dict(limit=1, hang_reset_at=2))\n")  # one-step episodes
+    with serving("tests.envs:FaultEnv", 1, "--config", str(config), *workers) as (address, _):
+        fns = env_fns_for(*resolve_target("tests.envs:FaultEnv", str(config)), 1)
+        with create_env_manager({"type": "remote", "servers": [address], "reset_timeout": 0.5}, fns) as manager:
+            manager.launch()
+            with pytest.raises(EnvTimeoutError, match=r"envs \[0\] did not finish reset within 0.5 s"):
+                manager.step({0: 0})

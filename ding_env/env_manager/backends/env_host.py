@@ -357,7 +357,7 @@ class EnvHost(HostCalls):
             elif ready is not None:
                 rows.write_ready_obs(row, ready)
 
-    def _restart(self, env_id: int, reset: bool, renew: bool) -> tuple[Any, EnvError | None]:
+    def _restart(self, env_id: int, reset: bool, renew: bool) -> tuple[Any, DingEnvError | None]:
         """Renew (when ``renew``) and reset (when ``reset``) one env after its episode ended.
 
         Returns:
@@ -367,7 +367,7 @@ class EnvHost(HostCalls):
             if renew:
                 self.renew(env_id)
             return (self.reset(env_id, within_step=True) if reset else None), None
-        except EnvError as error:
+        except (EnvError, EnvTimeoutError) as error:
             return None, error
         except Exception as error:  # noqa: BLE001 - an env_fn that fails to build the env again
             return None, EnvError.of(error, env_id, Op.RESET)

@@ -20,7 +20,7 @@ import traceback
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from ding_env.errors import EnvError
+from ding_env.errors import EnvError, EnvTimeoutError
 from ding_env.ops import Op
 
 # A worker's command word.
@@ -159,27 +159,39 @@ class Reply:
 
 @dataclass(frozen=True)
 class Failure:
-    """An env's error, by its fields: rebuilt in the manager as the ``EnvError`` it was."""
+    """An env's error, by its fields: rebuilt in the manager as the ``EnvError`` or ``EnvTimeoutError`` it was.
+
+    A worker cuts an auto-reset at its time limit itself (the parent cuts only the whole step): that
+    ``EnvTimeoutError`` crosses as one too, with its ids and limit, so the caller catching it gets it.
+    """
 
     env_id: int
     command: str
     op: Op
     message: str
     remote_traceback: str
+    timeout: float | None = None  # an EnvTimeoutError's limit (then env_ids and grouped are its too)
+    env_ids: tuple[int, ...] = ()
+    grouped: bool = False
 
     @classmethod
     def of(cls, error: BaseException, env_id: int, command: Op, name: str = "") -> Failure:
         """``error`` raised while the worker ran ``command`` (on attribute ``name``) for ``env_id``.
 
-        An ``EnvError`` keeps its own fields.
+        An ``EnvError`` or an ``EnvTimeoutError`` keeps its own fields.
         """
+        if isinstance(error, EnvTimeoutError):
+            ids = tuple(error.env_ids)
+            return cls(ids[0], str(error.command), error.command, str(error), "", error.timeout, ids, error.grouped)
         if not isinstance(error, EnvError):
             error = EnvError.of(error, env_id, command, name)
         remote = error.remote_traceback or "".join(traceback.format_exception(error))
         return cls(error.env_id, error.command, error.op, error.message, remote)
 
-    def error(self) -> EnvError:
-        """The ``EnvError`` this failure describes."""
+    def error(self) -> EnvError | EnvTimeoutError:
+        """The error this failure describes."""
+        if self.timeout is not None:
+            return EnvTimeoutError(list(self.env_ids), self.op, self.timeout, self.grouped)
         return EnvError(self.env_id, self.command, self.message, self.remote_traceback, self.op)
 
 
