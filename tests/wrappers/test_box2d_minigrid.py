@@ -76,6 +76,18 @@ def test_minigrid_default_preset_flattens_the_mission_and_max_step_truncates():
     assert timestep.done and timestep.truncated
 
 
+@pytest.mark.parametrize("max_step", [None, 50, 300])
+def test_minigrids_success_reward_is_the_envs_own_whatever_max_step_says(max_step):
+    # max_step was MiniGrid's own max_steps, which its reward reads: 0.91 with 50 and 0.985 with 300 (DI-engine: 0.955).
+    env = MiniGridEnv({"env_id": "MiniGrid-Empty-5x5-v0", "max_step": max_step})
+    env.seed(0)
+    env.reset()
+    for action in (2, 2, 1, 2, 2):  # forward, forward, turn right, forward, forward: onto the goal
+        timestep = env.step(np.int64(action))
+    assert timestep.done and not timestep.truncated
+    assert timestep.reward[0] == np.float32(1 - 0.9 * 5 / 100)  # Empty-5x5's own limit: 4 * 5 * 5 steps
+
+
 def test_minigrid_takes_di_engines_flat_obs_key_and_refuses_unflattened_observations():
     env = MiniGridEnv({"env_id": "MiniGrid-Empty-8x8-v0", "flat_obs": True})  # DI-engine's default_config has it
     env.seed(0)

@@ -3,7 +3,8 @@
 Observations are MiniGrid's image and the one-hot encoded mission as one float32 vector (the
 ``'default'`` preset, ``FlatObsWrapper``), as DI-engine's ``flat_obs=True`` gave them: the key is
 taken, and ``flat_obs=False`` (a mission string, which has no array form) is refused. DI-engine's
-``max_step`` key is the episode's step limit (MiniGrid's own ``max_steps``).
+``max_step`` key is the episode's step limit, counted outside MiniGrid as DI-engine counts it: MiniGrid's
+own ``max_steps`` stays the env's, since its success reward reads it (``1 - 0.9 * steps / max_steps``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ class MiniGridEnv(GymIdEnv):
 
     def _make_from_id(self) -> tuple[gym.Env, str]:
         if self._cfg.max_step is not None:
-            self._cfg.make_kwargs = dict(self._cfg.make_kwargs or {}, max_steps=int(self._cfg.max_step))
+            # gym.make's TimeLimit, not MiniGrid's max_steps: that one changed every success reward too.
+            self._cfg.make_kwargs = dict(self._cfg.make_kwargs or {}, max_episode_steps=int(self._cfg.max_step))
         return super()._make_from_id()
 
     def __repr__(self) -> str:
