@@ -183,9 +183,7 @@ class PettingZooEnv(BaseEnv):
         index = {agent: i for i, agent in enumerate(self._agents)}
         actions = {agent: _agent_action(action[index[agent]], self._agent_action_space) for agent in live}
         observations, rewards, terminations, truncations, infos = self.env.step(actions)
-        reward = np.zeros(len(self._agents), np.float32)
-        for agent, value in rewards.items():
-            reward[index[agent]] = value
+        reward = self._reward(rewards, index)
         self._episode_return += float(reward.sum())
         for agent in live:
             if terminations.get(agent, False) or truncations.get(agent, False):
@@ -198,6 +196,17 @@ class PettingZooEnv(BaseEnv):
         self._needs_reset = True
         truncated = bool(self._ended_by_truncation.all())
         return (obs, reward, True, truncated, final_info(info, self._episode_return, truncated))
+
+    def _reward(self, rewards: dict[str, float], index: dict[str, int]) -> np.ndarray:
+        """The step's reward from the env's rewards by agent: one float32 per agent (0 for one that has left).
+
+        A subclass with a reward of its own (a team reward, as DI-engine's simple_spread) overrides this and
+        ``reward_space``.
+        """
+        reward = np.zeros(len(self._agents), np.float32)
+        for agent, value in rewards.items():
+            reward[index[agent]] = value
+        return reward
 
     def close(self) -> None:
         """Close the PettingZoo env if it was built; safe to call twice."""

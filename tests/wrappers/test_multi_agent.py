@@ -26,13 +26,13 @@ from tests.wrappers.pettingzoo_envs import MixedSpacesEnv, RelayEnv  # noqa: E40
 SPREAD_CFG = {"n_agent": 3, "n_landmark": 3, "max_cycles": 6}
 
 
-def test_simple_spread_observation_action_and_reward_per_agent():
+def test_simple_spread_observation_action_and_team_reward():
     env = SimpleSpreadEnv(SPREAD_CFG)
     space = env.observation_space
     assert space["agent_state"].shape == (3, 18) and space["global_state"].shape == (30,)  # DI-engine's
     assert space["action_mask"].shape == (3, 5)
     assert env.action_space == gym.spaces.MultiDiscrete([5, 5, 5])
-    assert env.reward_space.shape == (3,)
+    assert env.reward_space.shape == (1,)  # DI-engine's team reward
     env.seed(0, dynamic_seed=False)
     obs = env.reset()
     assert space.contains(obs) and list(obs) == list(space)
@@ -40,15 +40,45 @@ def test_simple_spread_observation_action_and_reward_per_agent():
     total = 0.0
     for step in range(6):
         timestep = env.step(env.random_action())
-        assert timestep.reward.shape == (3,) and timestep.reward.dtype == np.float32
+        assert timestep.reward.shape == (1,) and timestep.reward.dtype == np.float32
         assert space.contains(timestep.obs)
-        total += float(timestep.reward.sum())
+        total += float(timestep.reward[0])
         assert timestep.done == (step == 5)
     assert timestep.truncated  # MPE's max_cycles is a time limit
     assert timestep.info["eval_episode_return"] == pytest.approx(total)
     # static seed: the same start again
     np.testing.assert_array_equal(env.reset()["agent_state"], obs["agent_state"])
     env.close()
+
+
+def test_simple_spreads_team_reward_is_di_engines_sum_of_shared_reward_and_own_collisions():
+    # It was mpe2's reward per agent, 0.5 * shared + 0.5 * own collisions (local_ratio): half DI-engine's
+    # sum over agents of shared + own. Per agent (team_reward=False), the same states give exactly that half.
+    team, per_agent = SimpleSpreadEnv(SPREAD_CFG), SimpleSpreadEnv(dict(SPREAD_CFG, team_reward=False))
+    assert per_agent.reward_space.shape == (3,)
+    actions = np.random.default_rng(0).integers(0, 5, (6, 3))
+    for env in (team, per_agent):
+        env.seed(0, dynamic_seed=False)
+        env.reset()
+    for action in actions:
+        team_step, agent_step = team.step(action), per_agent.step(action)
+        np.testing.assert_array_equal(team_step.obs["agent_state"], agent_step.obs["agent_state"])
+        assert team_step.reward[0] == pytest.approx(2 * float(agent_step.reward.astype(np.float64).sum()), rel=1e-6)
+    assert team_step.info["eval_episode_return"] == pytest.approx(2 * agent_step.info["eval_episode_return"])
+
+
+def test_simple_spread_has_di_engines_agent_alone_states():
+    # DI-engine's CollaQ configs read agent_alone_state and agent_alone_padding_state: a KeyError here.
+    env = SimpleSpreadEnv(SPREAD_CFG)
+    env.seed(0)
+    obs = env.reset()
+    agent_state = obs["agent_state"]  # own velocity and position, 3 landmarks, 2 other agents, 2 messages
+    assert env.observation_space["agent_alone_state"].shape == obs["agent_alone_state"].shape == (3, 14)
+    np.testing.assert_array_equal(obs["agent_alone_state"], np.delete(agent_state, np.s_[10:14], axis=1))
+    padded = agent_state.copy()
+    padded[:, 10:14] = 0  # the other agents' relative positions
+    np.testing.assert_array_equal(obs["agent_alone_padding_state"], padded)
+    assert env.observation_space.contains(obs)
 
 
 def test_di_engine_observation_options_fit_its_model_shapes():
@@ -76,7 +106,7 @@ def test_continuous_actions_are_one_box_row_per_agent():
     env.reset()
     timesteps = [env.step(env.random_action()) for _ in range(3)]
     assert [timestep.done for timestep in timesteps] == [False, False, True]
-    assert timesteps[-1].reward.shape == (3,) and timesteps[-1].obs["action_mask"].shape == (3, 5)
+    assert timesteps[-1].reward.shape == (1,) and timesteps[-1].obs["action_mask"].shape == (3, 5)
 
 
 def test_agents_leaving_early_keep_their_rows_and_the_episode_ends_when_all_are_done():
@@ -142,7 +172,7 @@ def test_the_config_builds_collector_and_evaluator_envs():
         assert collector.env_num == main_config.env.collector_env_num
         ready = collector.ready_obs_batch
         batch = collector.step_batch(ready.env_id, np.zeros((len(ready.env_id), 3), np.int64))
-        assert batch.reward.shape == (len(ready.env_id), 3)
+        assert batch.reward.shape == (len(ready.env_id), 1)
 
 
 def test_ding_env_check_passes_on_the_simple_spread_config():

@@ -3,9 +3,12 @@
 ``N`` agents learn to cover ``N`` landmarks while avoiding each other. Observations
 follow DI-engine's multi-agent convention (``agent_state``, ``global_state``,
 ``action_mask``; see ``ding_env.env_wrappers.multi_agent``) with DI-engine's global state of
-this game (30 floats for 3 agents), so the model shapes of DI-engine's ptz_simple_spread
-configs fit; the reward has one entry per agent, and the episode is truncated after
-``max_cycles`` steps.
+this game (30 floats for 3 agents) and its ``agent_alone_state`` / ``agent_alone_padding_state``
+(each agent's observation without the other agents' positions, or with them zeroed), so the model
+shapes of DI-engine's ptz_simple_spread configs fit. The reward is DI-engine's team reward, of shape
+``(1,)``: the sum over agents of the shared reward (the landmarks' coverage) plus the agent's own
+collision penalty (``team_reward=False``: mpe2's reward per agent, weighted by ``local_ratio``).
+The episode is truncated after ``max_cycles`` steps.
 """
 
 from __future__ import annotations
@@ -40,7 +43,11 @@ class SimpleSpreadEnv(PettingZooEnv):
         continuous_actions=False,
         # Continuous actions are given in [-1, 1] (and action_space says so) and mapped to [0, 1] (DI-engine's).
         act_scale=False,
-        # Weight of each agent's own collision penalty against the shared reward.
+        # One reward for the team, shape (1,), as DI-engine's simple_spread gives it: the sum over agents of
+        # the shared reward plus the agent's own collision penalty (local_ratio unused, as in DI-engine).
+        # False: mpe2's reward per agent, shape (n_agent,).
+        team_reward=True,
+        # With team_reward=False: weight of each agent's own collision penalty against the shared reward.
         local_ratio=0.5,
         # The observation is agent_state alone (n_agent, 18 for 3 agents).
         agent_obs_only=False,
@@ -97,6 +104,43 @@ class SimpleSpreadEnv(PettingZooEnv):
             continuous_actions=cfg.continuous_actions,
             local_ratio=cfg.local_ratio,
         )
+
+    def _read_spaces(self) -> None:
+        super()._read_spaces()
+        if self._cfg.team_reward:
+            self._reward_space = gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
+        if self._cfg.agent_obs_only:
+            return
+        n, width = self._agent_state_space.shape
+        spaces = dict(self._observation_space.spaces)
+        alone_width = width - 2 * (n - 1)  # without the other agents' relative positions
+        spaces["agent_alone_state"] = gym.spaces.Box(-np.inf, np.inf, (n, alone_width), np.float32)
+        spaces["agent_alone_padding_state"] = gym.spaces.Box(-np.inf, np.inf, (n, width), np.float32)
+        self._observation_space = gym.spaces.Dict(spaces)
+
+    def _reward(self, rewards: dict[str, float], index: dict[str, int]) -> np.ndarray:
+        """DI-engine's team reward, read from the game's world after its step as DI-engine's raw env reads it."""
+        if not self._cfg.team_reward:
+            return super()._reward(rewards, index)
+        game = self._env.unwrapped
+        shared = float(game.scenario.global_reward(game.world))
+        # Summed in float64 in the agents' order, then float32, as DI-engine does.
+        team = sum(shared + float(game.scenario.reward(agent, game.world)) for agent in game.world.agents)
+        return np.array([team], np.float32)
+
+    def _observe(self, observations: dict[str, Any]) -> Any:
+        obs = super()._observe(observations)
+        if self._cfg.agent_obs_only:
+            return obs
+        agent_state = obs["agent_state"]
+        n = len(agent_state)
+        own = agent_state[:, : 4 + 2 * self._cfg.n_landmark]  # velocity, position, landmarks relative
+        communication = agent_state[:, -2 * (n - 1) :]
+        obs["agent_alone_state"] = np.concatenate([own, communication], 1)
+        obs["agent_alone_padding_state"] = np.concatenate(
+            [own, np.zeros((n, 2 * (n - 1)), np.float32), communication], 1
+        )
+        return {key: obs[key] for key in self._observation_space.spaces}  # the space's key order
 
     def _global_state_space(self, agent_state: gym.spaces.Box) -> gym.spaces.Box:
         """DI-engine's global state of simple_spread: ``4 * n_agent + 2 * n_landmark + 2 * n_agent * (n_agent - 1)``."""
