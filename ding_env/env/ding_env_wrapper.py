@@ -233,12 +233,19 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         """A new ``DingEnvWrapper`` with the same settings, for one more env of a manager (DI-engine's).
 
         An env built from ``cfg.env_id`` is built anew; an env instance given to the constructor
-        is deep-copied, so the clones never share a simulator. ``caller`` picks the preprocessing
+        is deep-copied, so the clones never share a simulator. A subclass built from its config (an env type
+        such as ``cartpole``) clones as itself. ``caller`` picks the preprocessing
         as in the constructor (unless the config sets ``is_train``).
 
         Raises:
             TypeError: When that env instance cannot be deep-copied.
         """
+        if type(self) is not DingEnvWrapper and self._user_env is None:
+            # An env type over DingEnvWrapper (cartpole, atari, ...): its own class and config keys, which a
+            # plain DingEnvWrapper refused (max_step) or lacked (the type's env_id).
+            cfg = dict(self._user_cfg)
+            cfg.setdefault("is_train", caller == "collector")
+            return type(self)(cfg=cfg)
         env = None
         if self._user_env is not None:
             try:

@@ -582,3 +582,18 @@ def test_a_built_or_closed_wrapper_pickles_and_goes_on_from_where_it_was():
     fresh = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
     fresh.seed(0, dynamic_seed=False)
     assert np.array_equal(closed.reset(), fresh.reset())  # builds its env again, with the seed it was given
+
+
+def test_an_env_type_over_ding_env_wrapper_clones_as_itself():
+    # clone() made a plain DingEnvWrapper: CartPoleEnv({}) had no env_id for it, max_step was an unknown key.
+    from dizoo.classic_control.cartpole.envs import CartPoleEnv
+    from dizoo.minigrid.envs.minigrid_env import MiniGridEnv
+
+    cartpole = CartPoleEnv({}).clone("evaluator")
+    assert type(cartpole) is CartPoleEnv and cartpole.observation_space.shape == (4,)
+    minigrid = MiniGridEnv({"env_id": "MiniGrid-Empty-8x8-v0", "max_step": 3}).clone("evaluator")
+    assert type(minigrid) is MiniGridEnv
+    minigrid.seed(0)
+    minigrid.reset()
+    timesteps = [minigrid.step(np.int64(0)) for _ in range(3)]  # turning left: never reaches the goal
+    assert [timestep.done for timestep in timesteps] == [False, False, True] and timesteps[-1].truncated
