@@ -31,7 +31,13 @@ from ding_env.env.gym_attributes import GymAttributes
 from ding_env.env.make_by_env_id import make_by_env_id
 from ding_env.env.timestep import BaseEnvTimestep, StepFields, as_reward, final_info
 from ding_env.env_wrappers.array_spaces import check_array_spaces
-from ding_env.env_wrappers.converters import action_converter, di_engine_action, obs_converter, scaled_action_space
+from ding_env.env_wrappers.converters import (
+    action_converter,
+    di_engine_action,
+    has_box,
+    obs_converter,
+    scaled_action_space,
+)
 from ding_env.env_wrappers.dtypes import convention_space
 from ding_env.env_wrappers.env_wrappers import apply_wrappers
 from ding_env.env_wrappers.family import family_of_env
@@ -152,10 +158,11 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             self._observation_space = convention_space(self._env.observation_space)
             raw_actions = self._env.action_space
             unused = [key for key in ("act_scale", "action_clip") if self._cfg[key]]
-            if unused and not isinstance(raw_actions, gym.spaces.Box):  # as the Atari keys off the preset: said
+            if unused and not has_box(raw_actions):  # as the Atari keys off the preset: said
                 verb, pronoun = ("applies", "it") if len(unused) == 1 else ("apply", "them")
                 warnings.warn(
-                    f"{self!r}: {' and '.join(unused)} {verb} to Box actions only; {raw_actions} ignores {pronoun}",
+                    f"{self!r}: {' and '.join(unused)} {verb} to Box actions (and the Box parts of Dict and Tuple "
+                    f"ones) only; {raw_actions} ignores {pronoun}",
                     stacklevel=2,
                 )
             self._action_space = scaled_action_space(raw_actions) if self._cfg.act_scale else raw_actions
@@ -377,7 +384,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
 
     @property
     def action_space(self) -> gym.spaces.Space:
-        """The env's action space; with ``act_scale`` a Box becomes ``Box(-1, 1)`` of the same shape."""
+        """The env's action space; with ``act_scale`` each Box (also in a Dict or Tuple) is a ``Box(-1, 1)``."""
         if self._action_space is None:  # known once the env was built, also after close()
             self.env  # noqa: B018 - builds the env and its spaces
         return self._action_space

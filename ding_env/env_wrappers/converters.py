@@ -36,22 +36,28 @@ def action_converter(
         return _discrete_converter(space, owner)
     if isinstance(space, gym.spaces.Box):
         return _box_converter(space, act_scale, owner, action_clip)
-    return _part_converter(space, owner) or _unchanged
+    return _part_converter(space, owner, act_scale, action_clip) or _unchanged
 
 
 def _unchanged(action: Any) -> Any:
     return action
 
 
-def _part_converter(space: gym.spaces.Space, owner: str) -> Callable[[Any], Any] | None:
-    """For a ``Dict`` or ``Tuple`` space, a function giving its ``Discrete`` parts as numpy scalars.
+def _part_converter(
+    space: gym.spaces.Space, owner: str, act_scale: bool = False, action_clip: bool = False
+) -> Callable[[Any], Any] | None:
+    """For a ``Dict`` or ``Tuple`` space, a function converting its parts; None where nothing changes.
 
-    Gymnasium's vector envs hand them so; the managers pass 0-d arrays. None where nothing changes.
+    ``Discrete`` parts become numpy scalars (Gymnasium's vector envs hand them so; the managers pass 0-d
+    arrays); ``Box`` parts are scaled or clipped as a ``Box`` action is, when ``act_scale`` or ``action_clip``
+    says so (a hybrid action's continuous arguments).
     """
     if isinstance(space, gym.spaces.Discrete):
         return _discrete_converter(space, owner)
+    if isinstance(space, gym.spaces.Box):
+        return _box_converter(space, act_scale, owner, action_clip) if act_scale or action_clip else None
     if isinstance(space, gym.spaces.Dict):
-        parts = {key: _part_converter(sub, owner) for key, sub in space.spaces.items()}
+        parts = {key: _part_converter(sub, owner, act_scale, action_clip) for key, sub in space.spaces.items()}
         parts = {key: convert for key, convert in parts.items() if convert is not None}
         if not parts:
             return None
@@ -61,7 +67,7 @@ def _part_converter(space: gym.spaces.Space, owner: str) -> Callable[[Any], Any]
             else action
         )
     if isinstance(space, gym.spaces.Tuple):
-        items = [_part_converter(sub, owner) for sub in space.spaces]
+        items = [_part_converter(sub, owner, act_scale, action_clip) for sub in space.spaces]
         if all(convert is None for convert in items):
             return None
         return lambda action: (
@@ -70,6 +76,15 @@ def _part_converter(space: gym.spaces.Space, owner: str) -> Callable[[Any], Any]
             else action
         )
     return None
+
+
+def has_box(space: gym.spaces.Space) -> bool:
+    """Whether ``space`` is a ``Box`` or holds one (in a ``Dict`` or ``Tuple``): what ``act_scale`` applies to."""
+    if isinstance(space, gym.spaces.Box):
+        return True
+    if isinstance(space, (gym.spaces.Dict, gym.spaces.Tuple)):
+        return any(map(has_box, space.spaces.values() if isinstance(space, gym.spaces.Dict) else space.spaces))
+    return False
 
 
 # Discrete spaces up to this size keep one prebuilt scalar per action.
@@ -143,10 +158,14 @@ def box_scale(space: gym.spaces.Box) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scaled_action_space(space: gym.spaces.Space) -> gym.spaces.Space:
-    """The ``[-1, 1]`` Box that users act in when ``act_scale`` is on (other spaces unchanged)."""
-    if not isinstance(space, gym.spaces.Box):
-        return space
-    return gym.spaces.Box(low=-1.0, high=1.0, shape=space.shape, dtype=space.dtype)
+    """The space users act in with ``act_scale``: each ``Box`` (also in a ``Dict`` or ``Tuple``) in ``[-1, 1]``."""
+    if isinstance(space, gym.spaces.Box):
+        return gym.spaces.Box(low=-1.0, high=1.0, shape=space.shape, dtype=space.dtype)
+    if isinstance(space, gym.spaces.Dict):
+        return gym.spaces.Dict({key: scaled_action_space(sub) for key, sub in space.spaces.items()})
+    if isinstance(space, gym.spaces.Tuple):
+        return gym.spaces.Tuple([scaled_action_space(sub) for sub in space.spaces])
+    return space
 
 
 def obs_converter(space: gym.spaces.Space, copy: bool = True, owner: str = "the env") -> Callable[[Any], Any]:

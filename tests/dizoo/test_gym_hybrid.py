@@ -19,37 +19,64 @@ def hybrid_actions(steps: int, env_num: int, seed: int) -> list[list[dict]]:
     return [[space.sample() for _ in range(env_num)] for _ in range(steps)]
 
 
-def test_hybrid_action_space_is_di_engines_dict():
+def test_the_type_takes_di_engines_action_with_args_scaled_from_minus_one_to_one():
+    # It took {'type', 'mask', 'args'}: the actions of DI-engine's hybrid policies were refused.
     env = GymHybridEnv()
     space = env.action_space
-    assert isinstance(space, gym.spaces.Dict) and list(space) == ["args", "mask", "type"]
-    assert space["type"] == gym.spaces.Discrete(3)
-    assert space["args"].shape == (2,) and space["args"].dtype == np.float32
-    assert space["mask"].dtype == np.int64
-    env.seed(0)
-    env.reset()
-    timestep = env.step({"type": 0, "mask": np.array([1, 0]), "args": np.array([1.0, 0.0], np.float32)})
-    assert timestep.obs[2] == pytest.approx(0.2)  # accelerated to full speed
-    assert timestep.info["action_type"] == 0
+    assert isinstance(space, gym.spaces.Dict) and sorted(space) == ["action_args", "action_type"]
+    assert space["action_type"] == gym.spaces.Discrete(3)
+    assert space["action_args"] == gym.spaces.Box(-1.0, 1.0, (2,), np.float32)  # DI-engine's act_scale=True
+    speeds = []
+    for acceleration in (-1.0, 0.0, 1.0):
+        env.seed(0)
+        env.reset()
+        timestep = env.step({"action_type": np.int64(0), "action_args": np.array([acceleration, 0.0], np.float32)})
+        speeds.append(float(timestep.obs[2]))
+    assert speeds == [0.0, 0.25, 0.5]  # [-1, 1] mapped to [0, 1], times the largest acceleration
+    unscaled = GymHybridEnv({"env_id": "Moving-v0", "act_scale": False}).action_space["action_args"]
+    np.testing.assert_array_equal(unscaled.low, [0, -1])
 
 
-def test_episodes_end_at_the_target_off_the_field_or_at_the_time_limit():
+def test_the_moving_env_is_gym_hybrids_moving_v0():
+    # It was an env of its own under that id: no step penalty, a goal reached at any speed, turns of up to pi.
+    env = MovingEnv()
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)  # Gymnasium's generator for seed 0; Gym-Hybrid draws the target first
+    target = rng.uniform([-0.9, -0.9, 0.1], [0.9, 0.9, 0.1])[:2]
+    x, y, heading = rng.uniform([-1, -1, 0], [1, 1, 2 * np.pi])
+    distance = np.hypot(x - target[0], y - target[1])
+    expected = [x, y, 0, np.cos(heading), np.sin(heading), *target, distance, 0, 0]
+    np.testing.assert_allclose(obs, np.array(expected, np.float32))
+    obs, reward, terminated, truncated, _ = env.step((0, np.array([0.5, 0.0])))  # accelerate: speed 0.5 * 0.5
+    x, y = x + 0.005 * 0.25 * np.cos(heading), y + 0.005 * 0.25 * np.sin(heading)
+    moved = np.hypot(x - target[0], y - target[1])
+    assert obs[2] == np.float32(0.25) and (terminated, truncated) == (False, False)
+    assert reward == pytest.approx(distance - moved - 0.001)  # the distance gained, less the step penalty
+    obs, *_ = env.step((1, np.array([0.0, 3.0])))  # turn, clipped to 1: a quarter turn
+    np.testing.assert_allclose(obs[3:5], [np.cos(heading + np.pi / 2), np.sin(heading + np.pi / 2)], atol=1e-6)
+    obs, *_ = env.step((2, np.zeros(2)))  # break: 0.25 - 0.1
+    assert obs[2] == np.float32(0.15)
+
+
+def test_episodes_end_stopped_at_the_target_off_the_field_or_after_the_time_limit():
     env = MovingEnv()
     env.reset(seed=0)
-    env.target = env.position + np.array([0.15, 0.0])
-    env.heading, env.speed = 0.0, 0.0
-    _, reward, terminated, truncated, _ = env.step((0, np.array([1.0, 0.0])))  # 0.2 along x: within 0.1 of it
-    assert (reward, terminated, truncated) == (1.0, True, False)
+    env.position, env.target, env.heading, env.speed = np.array([0.0, 0.0]), np.array([0.05, 0.0]), 0.0, 0.05
+    _, reward, terminated, truncated, _ = env.step((2, np.zeros(2)))  # break to a stop within the target
+    assert (terminated, truncated) and reward == pytest.approx(1 - 0.001)
+    env.position, env.speed = np.array([0.999, 0.0]), 1.0
+    _, reward, terminated, truncated, _ = env.step((0, np.array([1.0, 0.0])))  # off the field
+    assert (reward, terminated, truncated) == (-1.0, True, False)
     env.reset(seed=1)
-    for _ in range(200):
-        *_, terminated, truncated, _ = env.step((2, np.zeros(2)))  # standing still
-    assert truncated and not terminated
+    ends = [env.step((2, np.zeros(2)))[1:4] for _ in range(201)]  # standing still
+    assert not any(terminated or truncated for _, terminated, truncated in ends[:200])
+    assert ends[200] == (-1.0, False, True)  # Gym-Hybrid's -1 at the step after the 200th, a time limit
 
 
 @pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess", "base_v2", "subprocess_v2"])
 def test_hybrid_actions_in_every_manager_as_on_its_own(manager_type):
     env_fns = [GymHybridEnv] * 2
-    actions = hybrid_actions(60, 2, seed=0)
+    actions = hybrid_actions(200, 2, seed=0)
     expected = run_alone(env_fns, 5, actions)
     with create_env_manager(manager_cfg(manager_type), env_fns) as manager:
         assert_same_records(run_in_manager(manager, 5, actions), expected)

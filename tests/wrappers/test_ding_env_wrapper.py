@@ -168,7 +168,8 @@ def test_discrete_actions_out_of_range_name_the_env_and_the_range(action):
 )
 def test_box_action_keys_on_a_discrete_env_are_warned_about(cfg, said):
     env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", **cfg})
-    with pytest.warns(UserWarning, match=rf"{said} to Box actions only; Discrete\(2\) ignores"):
+    only = r"to Box actions \(and the Box parts of Dict and Tuple ones\) only"
+    with pytest.warns(UserWarning, match=rf"{said} {only}; Discrete\(2\) ignores"):
         env.reset()
     assert env.action_space == gym.spaces.Discrete(2)
 
