@@ -406,3 +406,19 @@ def test_env_calls_reach_a_batch_env_renewed_after_an_abnormal_step(make_manager
     manager.step({0: 0, 1: 0})
     assert all(timestep.info["abnormal"] for timestep in manager.step({0: 0, 1: 0}).values())  # renewed and reset
     assert manager.sub_env_steps() == [[0, 0], [0, 0]]  # the new env's sub-envs, reset and not stepped yet
+
+
+def test_an_abnormal_step_of_some_sub_envs_leaves_the_others_in_their_episodes(make_manager):
+    # The batch env was renewed: env 0, not stepped, was left in a new batch env never reset.
+    fns = [partial(CountingEnv, {"limit": 100}), partial(CountingEnv, {"limit": 100, "fail_step_at": 1})]
+    manager = make_manager(as_batch_envs(fns), step_error="abnormal")
+    manager.seed(0)
+    manager.launch()
+    manager.step({0: 0})
+    manager.step({0: 0})
+    manager.step({1: 0})
+    failed = manager.step({1: 0})  # env 1's second step raises
+    assert failed[1].done and failed[1].info["abnormal"]
+    assert manager.ready_obs[1][0] == 0.0  # reset: its next episode is ready
+    assert manager.step({0: 0})[0].obs[0] == 3.0  # env 0's third step of its episode
+    assert manager.step({1: 0})[1].obs[0] == 1.0

@@ -311,7 +311,8 @@ class BatchHost:
 
         A step cut at ``step_timeout`` is an ``EnvTimeoutError`` naming every id stepped. Without 'abnormal' the
         batch env is kept: the ids stepped need a reset, and its other sub-envs go on (renewing it would end their
-        episodes under their caller).
+        episodes under their caller). With 'abnormal' it is renewed only when every sub-env was stepped; a step
+        of some of them keeps it and resets the ids due on it, so the others go on there too.
         """
         if isinstance(error, EnvTimeoutError):
             failure = EnvTimeoutError(env_ids.tolist(), Op.STEP, error.timeout, grouped=True)
@@ -328,7 +329,8 @@ class BatchHost:
             return
         due = np.flatnonzero(resets)
         try:
-            self.renew(batch)
+            if len(env_ids) == batch.num_envs:  # no sub-env left out of the step has an episode to lose
+                self.renew(batch)
             if len(due):
                 arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, env_ids[due], within_step=True))
         except (EnvError, EnvTimeoutError) as reset_error:
