@@ -51,6 +51,14 @@ class EnvDataError(ValueError):
     """An env produced data (obs, reward, done) outside its declared spaces."""
 
 
+def where_defined(function: object) -> str:
+    """``file:line`` where ``function`` is defined ('' for one without Python source)."""
+    try:
+        return f"{inspect.getsourcefile(function)}:{inspect.getsourcelines(function)[1]}"
+    except (TypeError, OSError):
+        return ""
+
+
 class NotATimestepError(EnvDataError):
     """An env's ``step()`` returned something other than a timestep (a plain tuple, say).
 
@@ -65,11 +73,7 @@ class NotATimestepError(EnvDataError):
     @classmethod
     def of(cls, env: object, value: object) -> NotATimestepError:
         """The error for ``value``, which ``env.step`` returned."""
-        step = type(env).step
-        try:
-            where = f"{inspect.getsourcefile(step)}:{inspect.getsourcelines(step)[1]}"
-        except (TypeError, OSError):  # a step without Python source
-            where = ""
+        where = where_defined(type(env).step)
         what = f"a {type(value).__name__} of {len(value)} items" if isinstance(value, (tuple, list)) else type(value)
         return cls(
             f"{type(env).__name__}.step() returned {what}, not a BaseEnvTimestep (obs, reward, done, info by "

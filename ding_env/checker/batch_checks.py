@@ -20,13 +20,13 @@ import numpy as np
 from ding_env.checker.determinism_checks import global_rngs_touched
 from ding_env.checker.output_checks import env_time_limit, obs_hint
 from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
-from ding_env.checker.rollout import guard, raised
+from ding_env.checker.rollout import OutputFault, guard, raised
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.batch_sources.rows import row_of, stack_rows
 from ding_env.env.batch_step import rows_of
 from ding_env.env.seeding import global_rngs_kept
 from ding_env.env.spaces import SPACE_NAMES
-from ding_env.errors import EnvStateError
+from ding_env.errors import EnvStateError, where_defined
 from ding_env.trees import leaves
 
 
@@ -70,7 +70,11 @@ def batch_rollout(env: BaseBatchEnv, ctx: BatchCheckContext, dynamic: bool = Tru
         record = env.step(random_actions(space, env.num_envs))
         rows = _obs_rows(record.obs)
         if any(count != env.num_envs for count in rows):  # the rows below would be read past their end
-            raise ValueError(f"step obs has {rows} rows, expected {env.num_envs} (one per sub-env) in every array")
+            raise OutputFault(
+                f"its step obs has {rows} rows, expected {env.num_envs} (one per sub-env) in every array",
+                where_defined(type(env)._step),
+                "give every array of the observation one row per sub-env stepped",
+            )
         records.append((obs, record))
         obs = record.obs
         ended = np.flatnonzero(record.done)

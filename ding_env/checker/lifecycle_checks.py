@@ -49,6 +49,7 @@ def check_lazy_init(ctx: CheckContext) -> list[Finding]:
                         f"(its attribute {attribute!r}, set before the first reset)",
                         f"create self.{attribute} in reset() instead: the managers pickle an env that has not been "
                         "reset to send it to a worker process",
+                        cause=f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
                     )
                 )
         ctx.close(env)

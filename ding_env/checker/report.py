@@ -21,6 +21,9 @@ class Finding:
         hint: The most likely cause and how to fix it.
         count: How many times the check saw it (steps, for a problem of the steps).
         first_step: The step (counted over all episodes of the rollout, from 1) where it was first seen.
+        cause: For a finding made from an exception the env raised (or a fault the checker found in its
+            output while driving it), that exception's first line: a later check meeting it again only
+            repeats the finding, and is skipped. Not part of the JSON report.
     """
 
     check: str
@@ -29,6 +32,7 @@ class Finding:
     hint: str = ""
     count: int = 1
     first_step: int | None = None
+    cause: str | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         """The message with how often and where first, for a finding seen more than once or at a step."""
@@ -77,7 +81,7 @@ class CheckReport:
             "target": self.target,
             "passed": self.passed,
             "checks": self.checks,
-            "findings": [asdict(finding) for finding in self.findings],
+            "findings": [{k: v for k, v in asdict(finding).items() if k != "cause"} for finding in self.findings],
             "skipped": self.skipped,
         }
 
@@ -103,10 +107,8 @@ class CheckReport:
 
 
 def exception_of(finding: Finding) -> str | None:
-    """The exception's first line, for a finding made from an env's exception (see ``raised``), else None.
+    """The exception's first line, for an error finding made from one (see ``rollout.raised``), else None.
 
     A later check that meets the same exception only repeats the first finding: the checkers skip it.
     """
-    if finding.severity != ERROR or " raised " not in finding.message:
-        return None
-    return finding.message.split(" raised ", 1)[1].split(" at /", 1)[0].splitlines()[0].strip()
+    return finding.cause if finding.severity == ERROR else None

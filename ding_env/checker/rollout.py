@@ -151,8 +151,24 @@ def type_name(value: Any) -> str:
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
+class OutputFault(Exception):
+    """A fault the checker found in an env's output while driving it, which stops the rollout.
+
+    Reported as what the env gave (``hint`` says how to fix it), at ``where`` (the env's method), not as
+    an exception the env raised.
+    """
+
+    def __init__(self, message: str, where: str = "", hint: str = "") -> None:
+        super().__init__(message)
+        self.where, self.hint = where, hint
+
+
 def raised(check: str, what: str, error: BaseException, hint: str = "") -> Finding:
     """An error finding for an exception the env raised, with where it was raised."""
+    cause = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    if isinstance(error, OutputFault):
+        where = f" at {error.where}" if error.where else ""
+        return Finding(check, ERROR, f"{what}: {error}{where}", error.hint or hint, cause=cause)
     where = _where(traceback.extract_tb(error.__traceback__)) if error.__traceback__ else ""
     name = type(error).__name__
     if isinstance(error, NotATimestepError):  # raised by the checker about the env's step: point there
@@ -162,7 +178,7 @@ def raised(check: str, what: str, error: BaseException, hint: str = "") -> Findi
         what, name = "seeding the env", "TypeError"
         where = f" at {error.where}" if error.where else ""
         hint = SEED_SIGNATURE_HINT
-    return Finding(check, ERROR, f"{what} raised {name}: {error}{where}", hint)
+    return Finding(check, ERROR, f"{what} raised {name}: {error}{where}", hint, cause=cause)
 
 
 def _where(frames: traceback.StackSummary) -> str:

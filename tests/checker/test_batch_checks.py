@@ -115,7 +115,10 @@ def test_an_observation_short_of_rows_is_a_finding_not_a_crash():
     # The checker itself raised IndexError reading the rows.
     report = check_batch_env(ShortObsBatchEnv, CFG, steps=60)
     assert report.errors[0].check == "check_batch_outputs"
-    assert "step obs has [2] rows, expected 3" in report.errors[0].message
+    # Said of the env's step, where it gave them, not as an exception the env raised at the checker's line.
+    message = report.errors[0].message
+    assert "its step obs has [2] rows, expected 3" in message and " raised " not in message
+    assert f"at {__file__}:" in message and "one row per sub-env" in report.errors[0].hint
     # Reported once: the checks that would only repeat it are skipped, naming it.
     assert report.skipped == dict.fromkeys(
         ["check_batch_seeds", "check_batch_time_limit", "check_batch_global_rng"], "check_batch_outputs"
