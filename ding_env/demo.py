@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.config import deep_merge_dicts, default_cfg
+from ding_env.env.batch_env import BaseBatchEnv
 from ding_env.env_manager import create_env_manager
 from ding_env.extras import missing_extra
 from ding_env.registry import ENV_REGISTRY
@@ -52,7 +53,8 @@ def run_demo(
     An env type whose episodes have not all ended after exactly ``max_steps`` env steps stops there: its row counts
     the episodes that ended (none, for an env that never ends one; its mean return is then NaN) and says
     ``cut`` so a type that never ends cannot hold up the others. Each env is built from the type's
-    ``default_config()``, as ``ding-env run`` builds it from an env section naming only the type.
+    ``default_config()``, as ``ding-env run`` builds it from an env section naming only the type; a batch env
+    type runs as one batch env of that config (its sub-envs, not ``env_num``, are the envs).
 
     An env type that fails (an env that cannot be built, or whose ``reset`` or ``step`` raises) gets a row
     holding the ``error``, reported to ``progress`` in one line (``describe_error``'s, else the exception's
@@ -87,7 +89,10 @@ def _run_type(
     # The class's defaults, as `ding-env run` merges them under an env section: DI-engine's envs take a cfg
     # in __init__ and read their keys from it.
     default = default_cfg(env_cls)
-    env_cfgs = env_cls.create_collector_env_cfg(deep_merge_dicts(default, {"collector_env_num": env_num}))
+    if isinstance(env_cls, type) and issubclass(env_cls, BaseBatchEnv):
+        env_cfgs = [default]  # one batch env of its default size: its sub-envs are the manager's envs
+    else:
+        env_cfgs = env_cls.create_collector_env_cfg(deep_merge_dicts(default, {"collector_env_num": env_num}))
     missing = _missing_dependency(env_type, env_cls, env_cfgs[0])
     if missing is not None:
         if progress is not None:

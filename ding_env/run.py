@@ -186,6 +186,7 @@ def run_job(
                     bar.set_postfix_str(f"return {np.mean(returns[-RECENT_EPISODES:]):.1f}", refresh=False)
         elapsed = time.perf_counter() - start
         with progress_bar(n_episode, progress, "eval   ", "ep") as bar, recording(), _bound_note():
+            counter = _StepCounter(bar)
             result = evaluate(
                 evaluator,
                 eval_policy,
@@ -195,8 +196,9 @@ def run_job(
                 on_episode=lambda _: bar.update(),
                 dynamic_seed=batched,
                 max_episode_steps=max_episode_steps,
-                on_step=_step_counter(bar),
+                on_step=counter,
             )
+            counter.show_last()
         return RunSummary(
             cfg.exp_name,
             type(collector).__name__,
@@ -227,19 +229,26 @@ def _recording_note(replay_dir: Any, source: str) -> Iterator[None]:
         raise
 
 
-def _step_counter(bar: Any) -> Callable[[int], None]:
-    """Shows the evaluation's env steps beside its episodes, redrawn at most every ``REDRAW_INTERVAL`` s."""
-    last_drawn = -REDRAW_INTERVAL
+class _StepCounter:
+    """Shows the evaluation's env steps beside its episodes, redrawn at most every ``REDRAW_INTERVAL`` s.
 
-    def show(steps: int) -> None:
-        nonlocal last_drawn
+    ``show_last()`` draws the count the last call gave: the bar's last line would otherwise keep the count of
+    its last redraw (the first step's, for an evaluation shorter than the interval).
+    """
+
+    def __init__(self, bar: Any) -> None:
+        self.bar, self.steps, self.last_drawn = bar, 0, -REDRAW_INTERVAL
+
+    def __call__(self, steps: int) -> None:
+        self.steps = steps
         now = time.monotonic()
         # The bar redraws only when an episode ends; an env with long episodes would look stuck without this.
-        if now - last_drawn >= REDRAW_INTERVAL:
-            last_drawn = now
-            bar.set_postfix_str(f"{steps} steps")
+        if now - self.last_drawn >= REDRAW_INTERVAL:
+            self.last_drawn = now
+            self.bar.set_postfix_str(f"{steps} steps")
 
-    return show
+    def show_last(self) -> None:
+        self.bar.set_postfix_str(f"{self.steps} steps")
 
 
 @contextmanager

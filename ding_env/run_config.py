@@ -245,13 +245,8 @@ def _check_managers(env: dict, where: str, need_servers: bool) -> None:
     except ConfigError as error:
         raise ConfigError(f"{where}: env.manager: {error}") from error
     for section, value in (("env.manager", manager), ("env.evaluator_manager", env.get("evaluator_manager"))):
-        if isinstance(value, dict) and value.get("type") == "env_pool":
-            raise ConfigError(
-                f"{where}: {section}: type 'env_pool' is DI-engine's PoolEnvManager, made from a config of its own "
-                "in code; ding-env run steps EnvPool pools as batch envs in any manager: set env.batch=N (envs per "
-                "pool) and env.batch_source='envpool', with an EnvPool task id as env_id (docs/batch-envs.md, "
-                "'From a config', says which keys apply)"
-            )
+        if isinstance(value, dict):
+            refuse_env_pool(value.get("type"), f"{where}: {section}")
     evaluator_manager = env.get("evaluator_manager") or {}
     if not isinstance(evaluator_manager, dict):
         raise ConfigError(
@@ -305,6 +300,17 @@ def declares_config(env_cls: type) -> bool:
     return any("config" in vars(klass) for klass in env_cls.__mro__ if klass not in (BaseEnv, object))
 
 
+def refuse_env_pool(manager_type: Any, section: str) -> None:
+    """Refuse the ``env_pool`` manager type for ``section``, saying how ding-env run steps EnvPool instead."""
+    if manager_type == "env_pool":
+        raise ConfigError(
+            f"{section}: type 'env_pool' is DI-engine's PoolEnvManager, made from a config of its own "
+            "in code; ding-env run steps EnvPool pools as batch envs in any manager: set env.batch=N (envs per "
+            "pool) and env.batch_source='envpool', with an EnvPool task id as env_id (docs/batch-envs.md, "
+            "'From a config', says which keys apply)"
+        )
+
+
 def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvManager, BaseEnvManager]:
     """The collector manager (dynamic seeds, ``is_train=True``) and evaluator manager (static seeds).
 
@@ -326,6 +332,7 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
     env_fn, collector_cfgs, evaluator_cfgs = get_vec_env_setting(cfg.env)
     manager_cfg = dict(cfg.env.get("manager") or {})
     if manager_type is not None:
+        refuse_env_pool(manager_type, "--manager")
         manager_cfg["type"] = manager_type
     evaluator_own = dict(cfg.env.get("evaluator_manager") or {})
     evaluator_cfg = {**manager_cfg, **evaluator_own}

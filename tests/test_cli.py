@@ -281,6 +281,9 @@ def test_progress_bars_fit_80_columns_show_eta_and_cover_evaluation():
     assert redraws and all(len(part) <= 80 for part in redraws), max(redraws, key=len)
     assert any(part.startswith("collect") and "<" in part for part in redraws)  # elapsed<remaining: the ETA
     assert any(part.startswith("eval") and "10/10" in part for part in redraws)
+    # The last line counts every step of the evaluation: it kept the first redraw's count (each env's first step).
+    last_steps = int(re.search(r"(\d+) steps", [part for part in redraws if part.startswith("eval")][-1]).group(1))
+    assert last_steps >= 10 * 8  # ten CartPole episodes of at least 8 steps each
     assert stdout.startswith("run ") and "\r" not in stdout and "collect  " not in stdout
 
 
@@ -318,11 +321,19 @@ def test_run_evaluates_batch_envs_reproducibly(source):
     assert runs[0].stdout.splitlines()[-2:] == runs[1].stdout.splitlines()[-2:]  # eval return, stop value
 
 
-@pytest.mark.parametrize("manager", ["base_v2", "subprocess_v2"])
-def test_run_takes_the_v2_managers(manager):
+@pytest.mark.parametrize("manager", ["base_v2", "subprocess_v2", "gym_vector"])
+def test_run_takes_the_v2_and_gym_vector_managers(manager):
     result = ding_env_command("run", "configs/cartpole.py", "--steps", "200", "--manager", manager, cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert "eval return" in result.stdout
+
+
+def test_run_manager_env_pool_says_how_to_run_envpool():
+    # --manager env_pool was argparse's "invalid choice"; set in the config it said how to run EnvPool.
+    result = ding_env_command("run", "configs/cartpole.py", "--manager", "env_pool", cwd=REPO)
+    assert result.returncode == 2
+    assert "--manager: type 'env_pool' is DI-engine's PoolEnvManager" in result.stderr
+    assert "env.batch_source='envpool'" in result.stderr
 
 
 DI_ENGINE_STYLE_ENV = """

@@ -11,9 +11,10 @@ from tests.test_cli import ding_env_command
 USER_ENVS = """
 import gymnasium as gym, numpy as np
 from ding_env import ENV_REGISTRY, BaseEnv, BaseEnvTimestep
-from tests.envs import CountingEnv
+from tests.envs import CountingBatchEnv, CountingEnv
 
 ENV_REGISTRY.register("user_counting", CountingEnv)
+ENV_REGISTRY.register("user_batch", CountingBatchEnv)  # a batch env type, as one registers it to serve it
 
 
 @ENV_REGISTRY.register("never_ends")
@@ -84,6 +85,16 @@ def test_demo_runs_only_the_named_types_of_an_imported_module(user_envs):
     assert set(rows) == {"user_counting", "cartpole"}
     assert int(rows["user_counting"][1]) >= 2  # episodes
     assert "2 env types" in result.stdout
+
+
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "async_subprocess"])
+def test_demo_runs_a_batch_env_type_as_one_batch_env(user_envs, manager_type):
+    # It failed with "type object 'CountingBatchEnv' has no attribute 'create_collector_env_cfg'".
+    result = ding_env_command(
+        "demo", "--import", "user_envs", "user_batch", "--episodes", "2", "--manager", manager_type, cwd=user_envs
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert int(table(result.stdout)["user_batch"][1]) >= 2  # episodes of its sub-envs
 
 
 def test_demo_cuts_a_type_that_never_ends_and_goes_on_with_the_others(user_envs):

@@ -16,6 +16,18 @@ def test_import_is_light():
     assert out.strip() == "[]"
 
 
+def test_a_run_whose_output_is_no_terminal_imports_no_progress_bar_library():
+    # tqdm was imported for every run, though a bar is drawn only on a terminal (getting-started.md says so).
+    code = (
+        "import sys\n"
+        "from ding_env.cli import main\n"
+        "code = main(['run', 'configs/cartpole.py', '--steps', '50', '--eval-episodes', '1', '--manager', 'base'])\n"
+        "print(code, 'tqdm' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "0 False"
+
+
 def test_public_names_exist_and_are_documented():
     import ding_env
 

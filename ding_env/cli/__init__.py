@@ -4,7 +4,7 @@ Usage::
 
     ding-env [--version] [--verbose] COMMAND ...
     ding-env run CONFIG [--policy random|MODULE:CALLABLE] [--steps N] [--eval-episodes N] [--eval-max-steps N]
-                        [--manager base|subprocess|async_subprocess|base_v2|subprocess_v2]
+                        [--manager base|subprocess|async_subprocess|base_v2|subprocess_v2|remote|...]
                         [--seed S] [--replay DIR]
                         [--set key.sub=value ...]
     ding-env check TARGET [--config FILE] [--di-engine] [--episodes N] [--max-steps N] [--seed S] [--json]
@@ -41,7 +41,18 @@ from ding_env.version import __version__
 # Every manager type runs `ding-env run` (the V2 ones, which return treetensor timesteps to DI-engine's task
 # pipelines, through the batched API they share); `demo` steps through the dict API, which the V2 ones change.
 DEMO_MANAGERS = ("base", "subprocess", "async_subprocess")
-RUN_MANAGERS = (*DEMO_MANAGERS, "base_v2", "subprocess_v2", "remote", "async_remote", "ray", "async_ray")
+# env_pool is taken so that run refuses it saying how to run EnvPool (as batch envs), not as an unknown choice.
+RUN_MANAGERS = (
+    *DEMO_MANAGERS,
+    "base_v2",
+    "subprocess_v2",
+    "remote",
+    "async_remote",
+    "ray",
+    "async_ray",
+    "gym_vector",
+    "env_pool",
+)
 MANAGER_HELP = (
     "base: envs in this process; subprocess: shared-memory workers, every env each step; "
     "async_subprocess: workers, returns as soon as wait_num envs are ready"
@@ -50,7 +61,8 @@ RUN_MANAGER_HELP = MANAGER_HELP + (
     "; base_v2 / subprocess_v2: DI-engine's V2 managers over base / subprocess; "
     "remote / async_remote: envs on `ding-env serve` servers (set env.manager.servers and "
     "env.evaluator_manager.servers); ray / async_ray: envs on Ray actors, a local Ray instance or a cluster "
-    "(env.manager.address, num_hosts)"
+    "(env.manager.address, num_hosts); gym_vector: DI-engine's GymVectorEnvManager (Gymnasium's AsyncVectorEnv); "
+    "env_pool: refused, saying how to run EnvPool pools as batch envs"
 )
 COMMON_EXAMPLES = """examples:
   ding-env run configs/cartpole.py --steps 5000 --manager subprocess
