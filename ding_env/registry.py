@@ -298,9 +298,9 @@ def get_vec_env_setting(cfg: dict, collect: bool = True, eval_: bool = True) -> 
     evaluator_cfgs = env_cls.create_evaluator_env_cfg(cfg) if eval_ else []
     if cfg.get("batch") is None:
         return env_cls, collector_cfgs, evaluator_cfgs
-    if not hasattr(env_cls, "batch_env"):
+    if getattr(env_cls, "batch_env", None) is None:
         raise ConfigError(
             f"env config 'batch'={cfg['batch']!r}: env type {cfg['type']!r} ({env_cls.__qualname__}) builds no batch "
-            "envs (DingEnvWrapper and its subclasses do)"
+            "envs (DingEnvWrapper and most of its subclasses do)"
         )
     return env_cls.batch_env, collector_cfgs, evaluator_cfgs

@@ -3,6 +3,8 @@ import sys
 
 import pytest
 
+from tests.support import REPO
+
 
 def test_import_is_light():
     code = (
@@ -24,8 +26,8 @@ def test_a_run_whose_output_is_no_terminal_imports_no_progress_bar_library():
         "code = main(['run', 'configs/cartpole.py', '--steps', '50', '--eval-episodes', '1', '--manager', 'base'])\n"
         "print(code, 'tqdm' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines()[-1] == "0 False"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert result.stdout.splitlines()[-1] == "0 False"
 
 
 def test_public_names_exist_and_are_documented():

@@ -17,7 +17,6 @@ A public name the wrapper lacks is the Gymnasium env's (``env.gravity``; see ``g
 
 from __future__ import annotations
 
-import copy
 import warnings
 from typing import Any, ClassVar
 
@@ -25,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys
-from ding_env.env import section_configs
+from ding_env.env import section_configs, wrapper_clone
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.gym_attributes import GymAttributes
 from ding_env.env.make_by_env_id import make_by_env_id
@@ -241,30 +240,13 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
 
         An env built from ``cfg.env_id`` is built anew; an env instance given to the constructor
         is deep-copied, so the clones never share a simulator. A subclass built from its config (an env type
-        such as ``cartpole``) clones as itself. ``caller`` picks the preprocessing
-        as in the constructor (unless the config sets ``is_train``).
+        such as ``cartpole``) clones as itself. ``caller`` picks the preprocessing as in the constructor
+        (unless the config sets ``is_train``).
 
         Raises:
             TypeError: When that env instance cannot be deep-copied.
         """
-        if type(self) is not DingEnvWrapper and self._user_env is None:
-            # An env type over DingEnvWrapper (cartpole, atari, ...): its own class and config keys, which a
-            # plain DingEnvWrapper refused (max_step) or lacked (the type's env_id).
-            cfg = dict(self._user_cfg)
-            cfg.setdefault("is_train", caller == "collector")
-            return type(self)(cfg=cfg)
-        env = None
-        if self._user_env is not None:
-            try:
-                env = copy.deepcopy(self._user_env)
-            except Exception as error:  # noqa: BLE001 - whatever deepcopy raised, named with the env
-                raise TypeError(
-                    f"{self!r}.clone(): the env instance cannot be deep-copied ({type(error).__name__}: {error}); "
-                    "give cfg.env_id, or build one DingEnvWrapper per env"
-                ) from error
-        return DingEnvWrapper(
-            env, self._user_cfg, seed_api=self._seed_api, caller=caller, is_gymnasium=self._is_gymnasium
-        )
+        return wrapper_clone.clone(self, caller)
 
     def enable_save_replay(self, replay_path: str) -> None:
         """Record every episode from the next reset on as an MP4 under ``replay_path``.

@@ -8,6 +8,8 @@ import pytest
 
 from ding_env import create_env_manager
 from ding_env.checker import check_env
+from ding_env.errors import ConfigError
+from ding_env.registry import get_vec_env_setting
 from dizoo.gym_hybrid.envs import GymHybridEnv, MovingEnv
 from tests.conftest import manager_cfg
 from tests.trajectories import assert_same_records, run_alone, run_in_manager
@@ -63,7 +65,7 @@ def test_episodes_end_stopped_at_the_target_off_the_field_or_after_the_time_limi
     env.reset(seed=0)
     env.position, env.target, env.heading, env.speed = np.array([0.0, 0.0]), np.array([0.05, 0.0]), 0.0, 0.05
     _, reward, terminated, truncated, _ = env.step((2, np.zeros(2)))  # break to a stop within the target
-    assert (terminated, truncated) and reward == pytest.approx(1 - 0.001)
+    assert (terminated, truncated) == (True, False) and reward == pytest.approx(1 - 0.001)
     env.position, env.speed = np.array([0.999, 0.0]), 1.0
     _, reward, terminated, truncated, _ = env.step((0, np.array([1.0, 0.0])))  # off the field
     assert (reward, terminated, truncated) == (-1.0, True, False)
@@ -86,3 +88,22 @@ def test_hybrid_actions_in_every_manager_as_on_its_own(manager_type):
 def test_checker_passes_clean():
     report = check_env(GymHybridEnv, episodes=2, max_steps=500)
     assert report.findings == [], report.format()
+
+
+@pytest.mark.parametrize(
+    ("cfg", "message"),
+    [
+        ({"env_wrapper": "gym_hybrid_default"}, r"is DingEnvWrapper's \{'type', 'mask', 'args'\} action"),
+        ({"obs_plus_prev_action_reward": True}, "its hybrid Dict action has no array form there"),
+    ],
+)
+def test_keys_that_would_change_the_types_action_form_are_refused(cfg, message):
+    # env_wrapper='gym_hybrid_default' (the type's default before) crashed unpacking the preset's Dict.
+    with pytest.raises(ConfigError, match=message):
+        GymHybridEnv(cfg)
+
+
+def test_a_batch_of_the_type_is_refused_when_the_section_is_read():
+    # It built a vector env stepping the raw Tuple action, with act_scale silently off.
+    with pytest.raises(ConfigError, match=r"'batch'=2: env type 'gym_hybrid' \(GymHybridEnv\) builds no batch envs"):
+        get_vec_env_setting({"type": "gym_hybrid", "batch": 2, "collector_env_num": 2, "evaluator_env_num": 2})

@@ -598,3 +598,23 @@ def test_an_env_type_over_ding_env_wrapper_clones_as_itself():
     minigrid.reset()
     timesteps = [minigrid.step(np.int64(0)) for _ in range(3)]  # turning left: never reaches the goal
     assert [timestep.done for timestep in timesteps] == [False, False, True] and timesteps[-1].truncated
+
+
+def test_a_user_subclass_clones_with_its_settings_and_one_without_a_cfg_parameter_still_clones():
+    # Cloned as its type, a subclass lost seed_api=False (its clones got seeds), and one whose constructor
+    # names its config otherwise raised TypeError.
+    class Plain(DingEnvWrapper):
+        pass
+
+    clone = Plain(cfg={"env_id": "CartPole-v1"}, seed_api=False).clone("evaluator")
+    assert type(clone) is Plain
+    clone.seed(0, dynamic_seed=False)
+    assert not np.array_equal(clone.reset(), clone.reset())  # never seeded by the wrapper: no replayed start
+
+    class OwnSignature(DingEnvWrapper):
+        def __init__(self, env_cfg):
+            super().__init__(cfg=env_cfg)
+
+    other = OwnSignature({"env_id": "CartPole-v1"}).clone("evaluator")
+    other.seed(0, dynamic_seed=False)
+    np.testing.assert_array_equal(other.reset(), other.reset())

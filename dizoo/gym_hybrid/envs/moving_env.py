@@ -156,6 +156,7 @@ class GymHybridEnv(GymIdEnv):
     gym_id = MOVING_ID
 
     def __init__(self, cfg: dict | None = None) -> None:
+        _refuse_other_forms(cfg or {})
         env_id = (cfg or {}).get("env_id")
         if env_id in NOT_HERE:
             raise ConfigError(
@@ -168,6 +169,25 @@ class GymHybridEnv(GymIdEnv):
 
     def _build_env(self) -> gym.Env:
         return DIEngineHybridAction(super()._build_env())
+
+    # No batch envs (get_vec_env_setting refuses env.batch): a vector env of the raw env would step its Tuple
+    # action, without DI-engine's {'action_type', 'action_args'} form and act_scale.
+    batch_env = None
+
+
+def _refuse_other_forms(cfg: dict) -> None:
+    """Keys that would give the type another action or observation form than DI-engine's GymHybridEnv's."""
+    if cfg.get("env_wrapper") == "gym_hybrid_default":
+        raise ConfigError(
+            "gym_hybrid: env_wrapper='gym_hybrid_default' is DingEnvWrapper's {'type', 'mask', 'args'} action; this "
+            "type takes DI-engine's GymHybridEnv action {'action_type', 'action_args'} (leave env_wrapper out), or use "
+            f"DingEnvWrapper(cfg=dict(env_id={MOVING_ID!r}, env_wrapper='gym_hybrid_default')) for that form"
+        )
+    if cfg.get("obs_plus_prev_action_reward"):
+        raise ConfigError(
+            "gym_hybrid: obs_plus_prev_action_reward=True puts the previous action into the observation, and its "
+            "hybrid Dict action has no array form there; leave it False"
+        )
 
 
 # GymIdEnv builds a subclass's config as the class is created; DI-engine's GymHybridEnv scales by default.
