@@ -11,6 +11,7 @@ from ding_env import DingEnvWrapper, create_env_manager, get_vec_env_setting
 from ding_env.env.batch_sources import EnvPoolBatchEnv, GymVectorBatchEnv
 from ding_env.errors import ConfigError
 from ding_env.registry import ENV_REGISTRY
+from dizoo.gym_hybrid.envs.moving_env import MOVING_ID
 
 
 def test_an_env_section_with_batch_gives_batch_envs_that_step_the_envs_it_counts():
@@ -69,6 +70,12 @@ def test_envpool_source_gives_atari_games_the_atari_preset():
                 dict(env_id="HalfCheetah-v4", batch=2, batch_source="envpool")
             ),
             "key 'act_scale'=True cannot be applied to a batch env; set act_scale=False",
+        ),
+        (  # a DingEnvWrapper scales the Box parts of a Tuple action; a batch env left them unscaled, unsaid
+            lambda: (
+                DingEnvWrapper.batch_env(dict(env_id=MOVING_ID, batch=2, act_scale=True, env_wrapper=[])).action_space
+            ),
+            r"act_scale applies to a Box action space in a batch env, and Tuple\(Discrete\(3\)",
         ),
         (
             lambda: DingEnvWrapper.batch_env(dict(env_id="CartPole-v1", batch=2, batch_source="ray")),

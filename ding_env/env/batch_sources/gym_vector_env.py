@@ -113,6 +113,14 @@ class GymVectorBatchEnv(SeedsAtFullReset):
                 raise ConfigError(self._refusal(mode, env.num_envs))
             self._mode = mode
             self._observation_space = convention_space(env.single_observation_space)
+            unused = [key for key in ("act_scale", "action_clip") if self._cfg[key]]
+            if unused and not isinstance(env.single_action_space, gym.spaces.Box):
+                env.close()  # a DingEnvWrapper would apply them to the Box parts: refused, not left unapplied
+                raise ConfigError(
+                    f"{self!r}: {' and '.join(unused)} {'applies' if len(unused) == 1 else 'apply'} to a Box action "
+                    "space in a batch env, and "
+                    f"{env.single_action_space} is not one: leave them off, or host one DingEnvWrapper per env"
+                )
             self._set_action_space(env.single_action_space)
             self._convert_obs = obs_converter(self._observation_space, owner=repr(self))
             self._env = env
