@@ -52,6 +52,8 @@ class SharedBuffers:
         reset_on_done: Whether each env restarts at once if its next step ends its episode.
         command: Each worker's command word (``CMD_STEP`` or ``CMD_PIPE``).
         status: Each worker's status word after a step (``REPORT_ON_PIPE``, ``INFOS_IN_TABLE``).
+        ended: How many steps each worker has ended, written after its done post: a wait for a step that a
+            KeyboardInterrupt cut may have taken the post, and this count says the step ended all the same.
     """
 
     ready_obs: Any
@@ -66,10 +68,11 @@ class SharedBuffers:
     reset_on_done: Any
     command: Any
     status: Any
+    ended: Any
 
 
 # The arrays with one row per worker rather than per env.
-PER_WORKER = ("command", "status")
+PER_WORKER = ("command", "status", "ended")
 
 
 def segment_entries(layouts: SharedBuffers, env_num: int, num_workers: int) -> list[tuple[str, Any, int]]:

@@ -209,6 +209,7 @@ class _Worker:
         # Single words written from Python each step: through memoryviews, which index single items
         # with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
         self.commands, self.status = memoryview(buffers.command), memoryview(buffers.status)
+        self.ended, self.steps_ended = memoryview(buffers.ended), 0
         self.rows = StepRows(buffers.ready_obs, buffers.step_obs, buffers.reward, buffers.done, buffers.truncated, 0)
         self.step_mask, self.reset_on_done = buffers.step_mask, buffers.reset_on_done
         self.host.set_obs_layout(request.layouts.ready_obs)
@@ -278,6 +279,8 @@ class _Worker:
         self.done_sem.release()
         if self.any_done is not None:
             self.any_done.release()
+        self.steps_ended += 1  # after the post: once the parent reads it, no post of this step is to come
+        self.ended[self.index] = self.steps_ended
         if has_report:
             failures = {env_id: Failure.of(error, env_id, Op.STEP) for env_id, error in errors.items()}
             announced = info_writer.take_announced()

@@ -24,6 +24,7 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.info_table import INFO_SLOTS, InfoReader
+from ding_env.env_manager.backends.interrupts import HOLD
 from ding_env.env_manager.backends.protocol import (
     CMD_PIPE,
     CMD_STEP,
@@ -101,6 +102,7 @@ class WorkerPool:
         self.shared: SharedArrays | None = None
         self.layouts: SharedBuffers | None = None
         self.command_words: memoryview | None = None
+        self.ended_words: memoryview | None = None
         self.status_words: memoryview | None = None
         self.info_reader: InfoReader | None = None
 
@@ -184,6 +186,7 @@ class WorkerPool:
             reset_on_done=scalar_flags(bool),
             command=scalar_flags(np.int64),
             status=scalar_flags(np.int64),
+            ended=scalar_flags(np.int64),
         )
         self.env_num = env_num
         self.shared = SharedArrays(segment_entries(self.layouts, env_num, self.size))
@@ -191,6 +194,7 @@ class WorkerPool:
         # One word per worker, read and written from Python each step: through a memoryview, which
         # indexes single items with less overhead than numpy (the zero-cost rows of benchmarks/history/runs.md).
         self.command_words, self.status_words = memoryview(buffers.command), memoryview(buffers.status)
+        self.ended_words, self.dispatched = memoryview(buffers.ended), [0] * self.size
         self.info_reader = InfoReader(buffers.info_values, buffers.info_schema)
         for index in range(self.size):
             self._attach(index)
@@ -208,6 +212,8 @@ class WorkerPool:
         self._stop(index, kill=True)
         self._spawn(index)
         self.receive(index, Op.LAUNCH, self.settings.connect_timeout)
+        if self.ended_words is not None:  # the fresh worker counts its steps from none
+            self.ended_words[index] = self.dispatched[index] = 0
         self._attach(index)
 
     def close(self, stuck: Collection[int] = ()) -> list[EnvError]:
@@ -251,7 +257,7 @@ class WorkerPool:
                 process.join(max(0.0, deadline - time.monotonic()))
         for index in range(self.size):
             self._stop(index, kill=False)
-        self.command_words = self.status_words = None
+        self.command_words = self.status_words = self.ended_words = None
         if self.info_reader is not None:
             self.info_reader.release()
             self.info_reader = None
@@ -278,6 +284,7 @@ class WorkerPool:
     def dispatch(self, index: int) -> None:
         """Tell worker ``index`` to step its masked envs."""
         self.command_words[index] = CMD_STEP
+        self.dispatched[index] += 1
         self.cmd_sems[index].release()
 
     def wait_done(self, index: int, deadline: float | None, timeout: float | None) -> None:
@@ -291,6 +298,9 @@ class WorkerPool:
         if wait_semaphore(semaphore, self.parent_spin, _slice(deadline)):
             return
         while True:
+            if HOLD.pending:  # a Ctrl-C held off by the caller: a hung step must still be cut by it
+                HOLD.pending = False
+                raise KeyboardInterrupt
             if not self.processes[index].is_alive():
                 if semaphore.acquire(False):  # finished just before dying
                     return
@@ -299,6 +309,28 @@ class WorkerPool:
                 raise self.timed_out(index, Op.STEP, timeout)
             if semaphore.acquire(True, _slice(deadline)):
                 return
+
+    def wait_settled(self, index: int, deadline: float | None, timeout: float | None) -> None:
+        """Wait for worker ``index``'s step whose waiting a KeyboardInterrupt cut, and take its done post.
+
+        The interrupted wait may have taken the post already (the interrupt can land just after the acquire):
+        the worker's count of ended steps, written after its post, says when the step ended all the same.
+
+        Raises:
+            EnvCrashedError: The worker died.
+            EnvTimeoutError: ``deadline`` passed (``timeout`` is reported).
+        """
+        semaphore = self.done_sems[index]
+        while self.ended_words[index] != self.dispatched[index]:
+            if semaphore.acquire(True, _slice(deadline)):  # the step's post: it ended
+                return
+            if not self.processes[index].is_alive():
+                if self.ended_words[index] == self.dispatched[index]:  # ended just before dying
+                    break
+                raise self.crashed(index, Op.STEP)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise self.timed_out(index, Op.STEP, timeout)
+        semaphore.acquire(False)  # posted before the count: here unless the interrupted wait took it
 
     def poll_done(self, index: int) -> bool:
         """True (once) if worker ``index`` finished its step."""

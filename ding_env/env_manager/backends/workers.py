@@ -22,7 +22,9 @@ import numpy as np
 from typing_extensions import override
 
 from ding_env.env_manager import arrays
+from ding_env.env_manager.backends import interrupts
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
+from ding_env.env_manager.backends.interrupts import HOLD, end_hold
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_set import WORKER_FAILURES, WorkerSet, kept
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
@@ -63,6 +65,7 @@ class WorkerBackend(Backend):
         # settled before they are asked anything.
         self.unfinished: list[int] = []
         self.unread: list[int] = []
+        self.holds_interrupts = False
 
     @override
     def launch(self) -> Spaces:
@@ -74,6 +77,7 @@ class WorkerBackend(Backend):
         self.every_list = list(range(self.env_num))
         # Whether every row of the step mask is set: steps of every env leave it so.
         self.mask_is_full = False
+        self.holds_interrupts = interrupts.install()
         return spaces
 
     @override
@@ -130,7 +134,7 @@ class WorkerBackend(Backend):
         while self.unfinished:
             index = self.unfinished[0]
             try:
-                pool.wait_done(index, deadline, timeout)
+                pool.wait_settled(index, deadline, timeout)
             except WORKER_FAILURES:
                 if grace is None:
                     self.workers.replace_worker(index)
@@ -159,9 +163,13 @@ class WorkerBackend(Backend):
             self.mask_is_full = True
         workers.reset_buf[rows] = reset_on_done
         stepping = self.all_workers if every else sorted(set(workers.worker_of[env_ids].tolist()))
-        for index in stepping:
-            workers.pool.dispatch(index)
-        self.sent = (env_ids, rows, reset_on_done, stepping)
+        HOLD.depth += 1  # a Ctrl-C between counting a worker's step and posting it would leave them apart
+        try:
+            for index in stepping:
+                workers.pool.dispatch(index)
+            self.sent = (env_ids, rows, reset_on_done, stepping)
+        finally:
+            end_hold()
 
     @override
     def poll(self) -> int:
@@ -169,9 +177,20 @@ class WorkerBackend(Backend):
 
     @override
     def collect(self, wait: bool) -> TimestepBatch | None:
-        """The results of the envs sent (a synchronous backend always waits for them)."""
+        """The results of the envs sent (a synchronous backend always waits for them).
+
+        A Ctrl-C is held off until the results are read (reports left on a pipe would be taken for a later
+        request's reply), except while waiting for a worker: there it is raised at once (``wait_done``).
+        """
         if self.sent is None:
             return None
+        HOLD.depth += 1
+        try:
+            return self._collect()
+        finally:
+            end_hold()
+
+    def _collect(self) -> TimestepBatch:
         (env_ids, rows, reset_on_done, stepping), self.sent = self.sent, None
         workers, pool, timeout = self.workers, self.workers.pool, self.step_wait
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -256,5 +275,8 @@ class WorkerBackend(Backend):
     def close(self) -> list[EnvError]:
         # A worker still stepping a second after an interrupted step is hung: it would not answer a close request.
         stuck = self.settle_interrupted(grace=1.0)
+        if self.holds_interrupts:
+            interrupts.uninstall()
+            self.holds_interrupts = False
         self.every_result = self.every_ready = None
         return self.workers.close(stuck)
