@@ -208,7 +208,7 @@ class EnvServer:
             envs, self._envs = self._envs, None
             failures = envs.close()["failures"]
             if failures:
-                log.warning("closing the previous client's envs: %s", failures)
+                log.warning("closing the previous client's envs: %s", "; ".join(map(str, failures)))
 
     def close(self) -> None:
         """Close the envs and workers, then the socket. Safe to call more than once."""

@@ -88,6 +88,22 @@ def test_serve_hosts_envs_until_ctrl_c_or_sigterm_then_closes_every_env_and_work
     assert not any(os.path.exists(segment) for segment in segments)
 
 
+def test_sigterm_stops_a_server_whose_workers_env_is_stuck_with_no_worker_traceback(tmp_path):
+    # A forked worker inherited the server's SIGTERM handler: stopped by the server, it printed a traceback
+    # ending in ding_env.cli.commands.Terminated.
+    config = tmp_path / "stuck.py"
+    config.write_text("config = dict(env=dict(hang_reset_at=1))\n")
+    with serving("tests.envs:FaultEnv", 1, "--config", str(config), "--workers", "1") as (address, server):
+        with ServerConnection(address) as connection:
+            connection.request("launch", settings={})
+            with pytest.raises(ServerLostError, match="no reply within 1.0 s"):
+                connection.request("reset", 1.0, env_ids=[0])  # the env's first reset sleeps an hour
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        stderr = server.stderr.read()
+        assert "Traceback" not in stderr and "Terminated" not in stderr, stderr
+
+
 def test_sigterm_stops_a_server_whose_env_is_stuck_in_a_reset(tmp_path):
     # With the envs in the server's process, a call that never returns kept the serve loop from seeing SIGTERM.
     config = tmp_path / "stuck.py"

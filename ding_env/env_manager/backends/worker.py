@@ -130,6 +130,9 @@ def worker_main(
 ) -> None:
     """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # A forked worker inherits its parent's Python handlers (ding-env serve's raises on SIGTERM): the parent's
+    # terminate() then printed a traceback of the worker's instead of ending it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
     # The worker cuts its auto-resets at reset_timeout itself; the parent's wait for a step allows for one.
     host = EnvHost(dict(zip(env_ids, cloudpickle.loads(payload), strict=True)), settings, setup, limit_auto_reset=True)
