@@ -84,6 +84,7 @@ class ServerConnection:
         self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, max(1, int(heartbeat_timeout * 1000)))
         self._monitor = self._socket.get_monitor_socket(MONITORED_EVENTS)
         self._connected = False  # the server's port accepted the connection once
+        self._answered = False  # the server replied once
         self._refused_since: float | None = None  # when a connection was first refused (nothing listening)
         self._dropped = False  # the monitor reported the connection dropped, and no receive has raised it yet
         self._poller = zmq.Poller()
@@ -161,6 +162,7 @@ class ServerConnection:
                     continue
                 raise ServerLostError(self.address, kind, timeout, self._silence(timeout))
             reply_seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
+            self._answered = True
             if reply_seq != seq:
                 continue  # the late reply of a request that timed out
             if error is not None:
@@ -191,6 +193,12 @@ class ServerConnection:
 
     def _silence(self, timeout: float | None) -> str:
         """Why a request got no reply, and what to check."""
+        if self._answered:  # it listens and takes our keys: it stopped answering
+            return (
+                f"no reply within {timeout} s from a server that answered before: an env of its is stuck in a call "
+                "its process cannot cut (serve with --workers N: a worker's step is cut at step_timeout), or the "
+                "server is frozen"
+            )
         if self._connected:
             return (
                 f"no reply within {timeout} s, though the connection was accepted: check that a `ding-env serve` "
