@@ -309,7 +309,7 @@ class FaultEnv(CountingEnv):
 
     ``crash_file``: a crash first writes this file, and resets fail while it exists (a replacement
     worker's envs cannot reset). ``hang_reset_at``: this env object's k-th reset hangs. ``reset_sleep``:
-    every reset after this env object's first takes that many seconds.
+    every reset after this env object's first takes that many seconds. ``fail_seed``: ``seed`` raises.
     """
 
     config: ClassVar[dict] = dict(
@@ -323,12 +323,18 @@ class FaultEnv(CountingEnv):
         crash_file="",
         hang_reset_at=0,
         reset_sleep=0.0,
+        fail_seed=False,
     )
 
     def __init__(self, cfg: dict | None = None) -> None:
         super().__init__(cfg)
         self._life_steps = 0
         self._life_resets = 0
+
+    def seed(self, seed: Any, dynamic_seed: bool = True) -> None:
+        if self._cfg.fail_seed:
+            raise ValueError("injected seed failure")
+        super().seed(seed, dynamic_seed)
 
     def reset(self, offset: float = 0.0) -> Any:
         self._life_resets += 1

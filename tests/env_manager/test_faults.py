@@ -585,3 +585,20 @@ def test_ctrl_c_at_any_moment_of_a_step_leaves_a_manager_that_resets_and_goes_on
     )
     assert result.returncode == 0 and "recovered every time" in result.stdout, result.stderr[-3000:]
     assert not leaked_segments(segments)
+
+
+@pytest.mark.parametrize("when", ["before launch", "after launch"])
+def test_an_env_whose_seed_raises_is_named_by_its_own_id(make_manager, when):
+    # Seeded at launch it was named by the first env of its worker ("env 0 failed in launch"); seeded after it
+    # in the base manager, its ValueError came through bare.
+    fns = [partial(FaultEnv, {}), partial(FaultEnv, {"fail_seed": True}), partial(FaultEnv, {})]
+    manager = make_manager(fns)
+    with pytest.raises(EnvError, match="env 1 failed in seed: ValueError: injected seed failure") as raised:
+        if when == "before launch":
+            manager.seed(0)
+            manager.launch()
+        else:
+            manager.launch()
+            manager.seed(0)
+            manager.reset()
+    assert raised.value.env_id == 1

@@ -514,3 +514,17 @@ def test_an_auto_reset_cut_at_reset_timeout_is_an_env_timeout_error_as_locally(t
             manager.launch()
             with pytest.raises(EnvTimeoutError, match=r"envs \[0\] did not finish reset within 0.5 s"):
                 manager.step({0: 0})
+
+
+@pytest.mark.parametrize("workers", [(), ("--workers", "1")], ids=["envs in the server", "server's workers"])
+def test_an_env_whose_seed_raises_is_an_env_error_naming_it_as_locally(tmp_path, workers):
+    # With the envs in the server's process it was a ServerError ("server refused seed") with no env id.
+    config = tmp_path / "bad_seed.py"
+    config.write_text("main_config = dict(env=dict(fail_seed=True))\n")
+    with serving("tests.envs:FaultEnv", 1, "--config", str(config), *workers) as (address, _):
+        fns = env_fns_for(*resolve_target("tests.envs:FaultEnv", str(config)), 1)
+        with create_env_manager({"type": "remote", "servers": [address]}, fns) as manager:
+            manager.launch()
+            with pytest.raises(EnvError, match="env 0 failed in seed: ValueError: injected seed failure"):
+                manager.seed(0)
+                manager.reset()

@@ -129,13 +129,19 @@ class EnvHost(HostCalls):
         """Seed one env now with its seed in the setup (it takes effect at the env's next reset).
 
         A batch env's sub-env is seeded by its batch env's next reset, which reads the setup.
+
+        Raises:
+            EnvError: Naming ``env_id``, when the env's ``seed`` raised.
         """
         if self.batch is not None and env_id in self.batch.batch_of:
             self.batch.batch_of[env_id].seeded = None  # seeded again, as a BaseEnv would be
             self.batch.forget_sampler(env_id)
             return
         seed, dynamic_seed = self.setup.seeds[env_id]
-        seed_as_managers_do(self.envs[env_id], seed, dynamic_seed)
+        try:
+            seed_as_managers_do(self.envs[env_id], seed, dynamic_seed)
+        except Exception as error:  # noqa: BLE001 - re-raised naming the env (a worker's launch named its first)
+            raise EnvError.of(error, env_id, Op.SEED) from error
 
     def reset(self, env_id: int, within_step: bool = False) -> Any:
         """Reset one env with its reset params, retrying per ``max_retry`` / ``retry_type``.

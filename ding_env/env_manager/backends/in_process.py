@@ -52,6 +52,9 @@ class InProcessBackend(Backend):
         try:
             spaces = self.host.spaces()
             obs_layout = arrays.layout_of(spaces[0])
+        except EnvError:  # names its env already (a seed that failed)
+            self.host.close()
+            raise
         except Exception as error:  # noqa: BLE001 - named with the env, as the workers report it
             self.host.close()
             raise EnvError.of(error, self.first, Op.LAUNCH) from error
