@@ -7,8 +7,7 @@ import pytest
 
 from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
-from ding_env.errors import ConfigError, EnvCrashedError
-from ding_env.remote.errors import ServerError
+from ding_env.errors import ConfigError, EnvCrashedError, EnvError
 from ding_env.remote.served_envs import env_fns_for
 from tests.remote.serving import CARTPOLE, free_port, serving
 from tests.support import assert_same, trajectory
@@ -59,7 +58,7 @@ def test_a_seed_the_env_refuses_on_a_restarted_server_is_reported_and_the_next_s
                 manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
             manager.seed({0: 13})  # kept for when the server is back
             with serving(target, 2, bind=address):
-                with pytest.raises(ServerError, match="seed 13 is refused"):
+                with pytest.raises(EnvError, match="env 0 failed in seed: ValueError: seed 13 is refused"):
                     manager.reset()
                 manager.seed({0: 5})
                 manager.reset()
@@ -111,5 +110,6 @@ def test_seeds_given_while_the_server_is_down_reach_every_env_at_the_reconnect()
 
 def test_a_seed_the_env_refuses_is_not_kept_and_the_seeds_before_it_are():
     target = "tests.remote.envs:UnluckySeedEnv"
-    obs = first_obs_after_restart(target, None, refused=({0: 12, 1: 13}, ServerError, "seed 13 is refused"))
+    refused = ({0: 12, 1: 13}, EnvError, "env 1 failed in seed: ValueError: seed 13 is refused")
+    obs = first_obs_after_restart(target, None, refused=refused)
     np.testing.assert_array_equal(obs, local_first_obs(target, {0: 12, 1: 1}))  # env 1 keeps its seed 0 + 1
