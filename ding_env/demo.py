@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.config import deep_merge_dicts, default_cfg
-from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.env.batch_env import is_batch_env_class
 from ding_env.env_manager import create_env_manager
 from ding_env.extras import missing_extra
 from ding_env.registry import ENV_REGISTRY
@@ -89,7 +89,7 @@ def _run_type(
     # The class's defaults, as `ding-env run` merges them under an env section: DI-engine's envs take a cfg
     # in __init__ and read their keys from it.
     default = default_cfg(env_cls)
-    if isinstance(env_cls, type) and issubclass(env_cls, BaseBatchEnv):
+    if is_batch_env_class(env_cls):
         env_cfgs = [default]  # one batch env of its default size: its sub-envs are the manager's envs
     else:
         env_cfgs = env_cls.create_collector_env_cfg(deep_merge_dicts(default, {"collector_env_num": env_num}))

@@ -42,7 +42,7 @@ from ding_env.config import (
     with_replays_off,
 )
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.env.batch_env import is_batch_env_class
 from ding_env.env.ding_env_wrapper import DingEnvWrapper
 from ding_env.env_manager import BaseEnvManager, create_env_manager
 from ding_env.env_manager.config import MANAGER_CONFIG, REMOTE_TYPES, ignored_placement_keys, manager_config
@@ -323,7 +323,7 @@ def build_managers(cfg: dict, manager_type: str | None = None) -> tuple[BaseEnvM
     # env.replay_path names where evaluation replays go (see run_job): DingEnvWrapper's envs built from the section
     # do not record there, as in DI-engine (env/section_configs.py).
     env_cls = get_env_cls(cfg.env)
-    if isinstance(env_cls, type) and issubclass(env_cls, BaseBatchEnv):
+    if is_batch_env_class(env_cls):
         raise ConfigError(
             f"env.type {cfg.env['type']!r} is a batch env ({env_cls.__qualname__}), which ding-env run does not build: "
             "it builds one env per env id from the section (DingEnvWrapper's types take batch=N for batch envs); "

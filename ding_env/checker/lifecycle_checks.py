@@ -7,7 +7,7 @@ import pickle
 import cloudpickle
 
 from ding_env.checker.report import ERROR, Finding
-from ding_env.checker.rollout import CheckContext, guard, raised
+from ding_env.checker.rollout import CheckContext, cause_of, guard, raised
 
 
 def check_lazy_init(ctx: CheckContext) -> list[Finding]:
@@ -49,7 +49,7 @@ def check_lazy_init(ctx: CheckContext) -> list[Finding]:
                         f"(its attribute {attribute!r}, set before the first reset)",
                         f"create self.{attribute} in reset() instead: the managers pickle an env that has not been "
                         "reset to send it to a worker process",
-                        cause=f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
+                        cause=cause_of(error),
                     )
                 )
         ctx.close(env)

@@ -163,9 +163,15 @@ class OutputFault(Exception):
         self.where, self.hint = where, hint
 
 
+def cause_of(error: BaseException) -> str:
+    """``error``'s type and first line: a finding's ``cause``, which the checkers skip a repeat of."""
+    text = str(error)
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
 def raised(check: str, what: str, error: BaseException, hint: str = "") -> Finding:
     """An error finding for an exception the env raised, with where it was raised."""
-    cause = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    cause = cause_of(error)
     if isinstance(error, OutputFault):
         where = f" at {error.where}" if error.where else ""
         return Finding(check, ERROR, f"{what}: {error}{where}", error.hint or hint, cause=cause)

@@ -11,10 +11,13 @@ from easydict import EasyDict
 
 from ding_env.config import load_config_file, with_replays_off
 from ding_env.env.base_env import BaseEnv
-from ding_env.env.batch_env import BaseBatchEnv
+from ding_env.env.batch_env import BaseBatchEnv, is_batch_env_class
 from ding_env.env.gym_ids import GYM_PREFIXES, check_env_id, looks_like_env_id
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, import_env_modules, import_object
+
+# What a target that is a batch env class is told (the one-env checker and run take BaseEnvs).
+IS_BATCH = ": a batch env, which ding_env.checker.check_batch_env(cls, cfg) checks (in Python)"
 
 
 def resolve_target(
@@ -68,11 +71,9 @@ def resolve_target(
         env_cls = get_env_cls(env_cfg)
         if batch_envs and env_cfg.get("batch") is not None and _is_wrapper(env_cls):  # a type such as 'cartpole'
             return _wrapper_factory(EasyDict(env_cfg), env_cls, batch_envs), None
-        if not batch_envs and isinstance(env_cls, type) and issubclass(env_cls, BaseBatchEnv):
-            raise ConfigError(
-                f"{target}: env.type {env_cfg['type']!r} is {env_cls!r}, not a BaseEnv subclass: a batch env, which "
-                "ding_env.checker.check_batch_env(cls, cfg) checks (in Python)"
-            )
+        if not batch_envs and is_batch_env_class(env_cls):
+            what = f"env.type {env_cfg['type']!r} is {env_cls!r}"
+            raise ConfigError(f"{target}: {what}, not a BaseEnv subclass{IS_BATCH}")
         return env_cls, EasyDict(with_replays_off(env_cfg) if _is_wrapper(env_cls) else env_cfg)
     if ":" in target:
         env_cls = import_object(target)
@@ -92,8 +93,7 @@ def resolve_target(
     kinds = (BaseEnv, BaseBatchEnv) if batch_envs else BaseEnv
     if not (isinstance(env_cls, type) and issubclass(env_cls, kinds)):
         expected = "a BaseEnv or BaseBatchEnv subclass" if batch_envs else "a BaseEnv subclass"
-        batch = isinstance(env_cls, type) and issubclass(env_cls, BaseBatchEnv)
-        hint = ": a batch env, which ding_env.checker.check_batch_env(cls, cfg) checks (in Python)" if batch else ""
+        hint = IS_BATCH if is_batch_env_class(env_cls) else ""
         raise ConfigError(f"{target!r} is {env_cls!r}, not {expected}{hint}")
     if cfg is not None and "type" not in cfg and not _is_wrapper(env_cls) and not undeclared_keys:
         from ding_env.run_config import check_env_section_keys  # the run layer, only for config files

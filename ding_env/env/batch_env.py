@@ -64,7 +64,7 @@ from ding_env.summary import describe_value
 from ding_env.trees import leaves
 
 # What a batch env's author imports, from here: the base class, its record and their helpers.
-__all__ = ["BaseBatchEnv", "BatchStep", "EnvIds", "scalar_reward_space"]
+__all__ = ["BaseBatchEnv", "BatchStep", "EnvIds", "is_batch_env_class", "scalar_reward_space"]
 
 
 class BaseBatchEnv(abc.ABC):
@@ -386,3 +386,8 @@ class BaseBatchEnv(abc.ABC):
             f"{self!r}: sub-envs {env_ids.tolist()} need reset() before step() "
             "(never reset, closed since, or their episode ended)"
         )
+
+
+def is_batch_env_class(value: object) -> bool:
+    """Whether ``value`` is a ``BaseBatchEnv`` subclass (an env type or target that builds batch envs)."""
+    return isinstance(value, type) and issubclass(value, BaseBatchEnv)
