@@ -572,12 +572,10 @@ print("recovered every time")
 """
 
 
-# The async manager still hangs here (a Ctrl-C between taking a worker's post and marking it idle): not yet
-# covered.
-@pytest.mark.parametrize("manager_type", ["base", "subprocess", "subprocess+caller"])
+@pytest.mark.parametrize("manager_type", ["base", "subprocess", "subprocess+caller", "async_subprocess"])
 def test_ctrl_c_at_any_moment_of_a_step_leaves_a_manager_that_resets_and_goes_on(manager_type):
     # A Ctrl-C landing just after a worker's done post was taken, or between counting a worker's step and
-    # posting it, left the sync manager waiting for a post that never came: the next reset hung for ever, or
+    # posting it, left the manager waiting for a post that never came: the next reset hung for ever, or
     # a later step took an earlier step's post and read rows the worker was still writing.
     segments = shm_segments()
     result = subprocess.run(

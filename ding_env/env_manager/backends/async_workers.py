@@ -25,6 +25,7 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
+from ding_env.env_manager.backends.interrupts import HOLD, end_hold, held
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.worker_set import WorkerSet
@@ -108,11 +109,15 @@ class AsyncWorkerBackend(Backend):
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
-        arrays.write(self.workers.action_buf, env_ids, actions)
-        self.queued_reset[env_ids] = reset_on_done
-        for env_id in env_ids.tolist():
-            self.queued[self.worker_of_env[env_id]].append(env_id)
-        self.dispatch_queued()
+        HOLD.depth += 1  # a Ctrl-C between marking a worker busy and posting its step would leave it so for ever
+        try:
+            arrays.write(self.workers.action_buf, env_ids, actions)
+            self.queued_reset[env_ids] = reset_on_done
+            for env_id in env_ids.tolist():
+                self.queued[self.worker_of_env[env_id]].append(env_id)
+            self.dispatch_queued()
+        finally:
+            end_hold()
 
     def dispatch_queued(self) -> None:
         """Send each idle worker the actions queued for it."""
@@ -153,8 +158,13 @@ class AsyncWorkerBackend(Backend):
     def take_finished(self) -> None:
         """Take in finished workers' results, replace dead or overdue ones, dispatch queued actions.
 
-        Liveness (a system call per worker) is checked at most once per ``LIVENESS_INTERVAL``.
+        Liveness (a system call per worker) is checked at most once per ``LIVENESS_INTERVAL``. A Ctrl-C is
+        held off meanwhile: landing between taking a worker's done post and marking it idle, it left the
+        worker busy with no post to come, and the next reset waited for it for ever.
         """
+        held(self._take_finished)
+
+    def _take_finished(self) -> None:
         pool = self.workers.pool
         now = time.monotonic()
         timeout = self.step_wait
@@ -215,7 +225,10 @@ class AsyncWorkerBackend(Backend):
         self.result_resets.update(reset)
 
     def hand_over(self) -> TimestepBatch:
-        """The results taken in so far, in env id order; they are handed over once."""
+        """The results taken in so far, in env id order; they are handed over once (a Ctrl-C waits for them)."""
+        return held(self._hand_over)
+
+    def _hand_over(self) -> TimestepBatch:
         infos_of, self.result_infos = self.result_infos, {}
         resets_of, self.result_resets = self.result_resets, {}
         errors_of, self.result_errors = self.result_errors, {}
@@ -252,8 +265,12 @@ class AsyncWorkerBackend(Backend):
         deadline = None if timeout is None else time.monotonic() + timeout
         while any(self.busy[index] for index in workers):
             if deadline is not None and time.monotonic() >= deadline:
-                for index in [index for index in workers if self.busy[index]]:
-                    self.take_failure(index, self.workers.pool.timed_out(index, Op.STEP, timeout))
+                HOLD.depth += 1
+                try:
+                    for index in [index for index in workers if self.busy[index]]:
+                        self.take_failure(index, self.workers.pool.timed_out(index, Op.STEP, timeout))
+                finally:
+                    end_hold()
                 return
             left = LIVENESS_INTERVAL if deadline is None else max(0.0, deadline - time.monotonic())
             self.workers.pool.wait_any_done(min(LIVENESS_INTERVAL, left))

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class _Hold:
@@ -59,3 +62,12 @@ def end_hold() -> None:
     if HOLD.pending and not HOLD.depth:
         HOLD.pending = False
         raise KeyboardInterrupt
+
+
+def held(action: Callable[[], T]) -> T:
+    """``action()`` in a held section: a Ctrl-C meanwhile is raised when it returns."""
+    HOLD.depth += 1
+    try:
+        return action()
+    finally:
+        end_hold()

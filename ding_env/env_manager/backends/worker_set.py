@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ding_env.env_manager import arrays
+from ding_env.env_manager.backends import interrupts
 from ding_env.env_manager.backends.base import Ledger, Spaces, WorkerView
 from ding_env.env_manager.backends.protocol import Call, GetAttr, Request, Reset, Seed, SetAttr
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
@@ -80,6 +81,7 @@ class WorkerSet:
         self.num_workers = len(self.worker_envs)
         self.worker_of = np.repeat(np.arange(self.num_workers), [len(share) for share in self.worker_envs])
         self.pool: WorkerPool | None = None
+        self.holds_interrupts = False
 
     def launch(self) -> Spaces:
         """Start the workers and map the shared rows; the envs' spaces."""
@@ -94,6 +96,8 @@ class WorkerSet:
         self.action_buf, self.reward_buf = buffers.action, buffers.reward
         self.done_buf, self.truncated_buf = buffers.done, buffers.truncated
         self.mask_buf, self.reset_buf = buffers.step_mask, buffers.reset_on_done
+        # Ctrl-C is held off across the backends' bookkeeping of a step (``interrupts``).
+        self.holds_interrupts = interrupts.install()
         return spaces
 
     # ---- pipe requests -------------------------------------------------
@@ -266,6 +270,9 @@ class WorkerSet:
         """
         self.ready_buf = self.step_buf = self.action_buf = self.reward_buf = None
         self.done_buf = self.truncated_buf = self.mask_buf = self.reset_buf = None
+        if self.holds_interrupts:
+            interrupts.uninstall()
+            self.holds_interrupts = False
         failures = self.pool.close(stuck)
         self.pool = None
         return failures

@@ -22,9 +22,8 @@ import numpy as np
 from typing_extensions import override
 
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends import interrupts
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
-from ding_env.env_manager.backends.interrupts import HOLD, end_hold
+from ding_env.env_manager.backends.interrupts import HOLD, end_hold, held
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_set import WORKER_FAILURES, WorkerSet, kept
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
@@ -65,7 +64,6 @@ class WorkerBackend(Backend):
         # settled before they are asked anything.
         self.unfinished: list[int] = []
         self.unread: list[int] = []
-        self.holds_interrupts = False
 
     @override
     def launch(self) -> Spaces:
@@ -77,7 +75,6 @@ class WorkerBackend(Backend):
         self.every_list = list(range(self.env_num))
         # Whether every row of the step mask is set: steps of every env leave it so.
         self.mask_is_full = False
-        self.holds_interrupts = interrupts.install()
         return spaces
 
     @override
@@ -184,11 +181,7 @@ class WorkerBackend(Backend):
         """
         if self.sent is None:
             return None
-        HOLD.depth += 1
-        try:
-            return self._collect()
-        finally:
-            end_hold()
+        return held(self._collect)
 
     def _collect(self) -> TimestepBatch:
         (env_ids, rows, reset_on_done, stepping), self.sent = self.sent, None
@@ -275,8 +268,5 @@ class WorkerBackend(Backend):
     def close(self) -> list[EnvError]:
         # A worker still stepping a second after an interrupted step is hung: it would not answer a close request.
         stuck = self.settle_interrupted(grace=1.0)
-        if self.holds_interrupts:
-            interrupts.uninstall()
-            self.holds_interrupts = False
         self.every_result = self.every_ready = None
         return self.workers.close(stuck)
