@@ -15,6 +15,7 @@ import numpy as np
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Spaces
+from ding_env.env_manager.backends.hosted_env import check_same_spaces
 from ding_env.env_manager.failures import raise_close_failures
 from ding_env.env_manager.outcome import TimestepBatch, empty_batch, in_id_order, in_order, joined, reordered
 from ding_env.errors import DingEnvError, EnvError
@@ -53,22 +54,22 @@ class Shares:
     def launch(cls, backends: list[Backend]) -> tuple[Shares, Spaces]:
         """Launch every backend; the shares and the envs' spaces (as the first backend reports them).
 
-        When one fails, those launched before it are closed and its error is raised.
+        When one fails, or an env's spaces are not the first env's, those launched are closed and the error is raised.
         """
         launched: list[Backend] = []
-        spaces = None
+        launched_spaces: list[Spaces] = []
         try:
             for backend in backends:
-                backend_spaces = backend.launch()
+                launched_spaces.append(backend.launch())
                 launched.append(backend)
-                spaces = spaces or backend_spaces
+            check_spaces_alike(launched, launched_spaces)
         except BaseException as error:
             try:
                 raise_close_failures(cls(launched).close() if launched else [])
             except DingEnvError as close_error:
                 error.add_note(f"closing the envs launched before also failed: {close_error}")
             raise
-        return cls(launched), spaces
+        return cls(launched), launched_spaces[0]
 
     def close(self) -> list[EnvError]:
         """Close every backend, whatever another reports or raises; the failures of all.
@@ -256,3 +257,18 @@ def in_caller_order(batch: TimestepBatch, order: np.ndarray) -> TimestepBatch:
     """``batch`` with the envs ``order`` first, in that order; envs a backend added after them."""
     extra = np.setdiff1d(batch.env_id, order, assume_unique=True)
     return reordered(batch, np.concatenate([order, extra]) if len(extra) else order)
+
+
+def check_spaces_alike(backends: list[Backend], spaces: list[Spaces]) -> None:
+    """Refuse the env of lowest id whose spaces are not the first env's (``EnvError`` naming it).
+
+    Args:
+        backends: The launched backends, in env id order.
+        spaces: The spaces each returned at launch.
+    """
+    distinct: dict[int, Spaces] = {}
+    for backend, backend_spaces in zip(backends, spaces, strict=True):
+        distinct.update(backend.distinct_spaces or {backend.env_ids[0]: backend_spaces})
+    first = backends[0].env_ids[0]
+    for env_id in sorted(distinct):
+        check_same_spaces(env_id, distinct[env_id], first, spaces[0])

@@ -494,3 +494,21 @@ def test_a_step_output_of_the_wrong_kind_is_named_at_the_first_step_with_the_fix
             manager.step({0: 0, 1: 0})
     assert raised.value.env_id == 1
     assert_clear(raised.value, *BAD_STEP_OUTPUTS[broken])
+
+
+def narrow_pendulum() -> DingEnvWrapper:
+    """Pendulum-v1 with actions in [-0.5, 0.5] (Pendulum's own are in [-2, 2])."""
+    return DingEnvWrapper(gym.wrappers.RescaleAction(gym.make("Pendulum-v1"), -0.5, 0.5))
+
+
+@pytest.mark.parametrize("odd_env", [2, 3])  # the first env of another worker or share, or one beside env 2
+def test_envs_whose_spaces_differ_are_refused_at_launch_naming_the_env(make_manager, odd_env):
+    # Every env was held to env 0's spaces: actions in [-2, 2] reached an env whose own space is [-0.5, 0.5],
+    # and an env with another observation shape failed its first reset with no word of the spaces.
+    fns = [partial(DingEnvWrapper, cfg={"env_id": "Pendulum-v1"})] * 4
+    fns[odd_env] = narrow_pendulum
+    manager = make_manager(fns)
+    with pytest.raises(EnvError) as raised:
+        manager.launch()
+    assert raised.value.env_id == odd_env
+    assert_clear(raised.value, "action_space Box(-0.5, 0.5, (1,), float32) is not env", "share their spaces")

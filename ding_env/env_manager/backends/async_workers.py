@@ -82,6 +82,7 @@ class AsyncWorkerBackend(Backend):
     @override
     def launch(self) -> Spaces:
         spaces = self.workers.launch()
+        self.distinct_spaces = self.workers.pool.distinct_spaces
         self.every_result = self.workers.results(slice(0, len(self.env_ids)))  # views made once
         return spaces
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
 import gymnasium as gym
@@ -77,6 +78,9 @@ class Backend(abc.ABC):
     steps_when_collected = False
     # Whether a step's results come back in increasing env id order, whatever order they were sent in.
     returns_sorted = False
+    # Set by launch where the backend reads each env's spaces: those of the first env of each process and of
+    # every env whose spaces differ from it (empty: every env has the spaces ``launch`` returned).
+    distinct_spaces: Mapping[int, Spaces] = MappingProxyType({})
 
     def __init__(self, env_fns: Mapping[int, Callable[[], Any]], name: str, ledger: Ledger, setup: EnvSetup) -> None:
         self.env_fns = dict(env_fns)

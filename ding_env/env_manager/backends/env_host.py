@@ -79,6 +79,7 @@ class EnvHost(HostCalls):
         self._steppers: dict[int, Callable[[Any], StepFields]] = {}
         # Whether every env stepped one at a time takes Discrete actions as ints (known with the spaces).
         self.int_actions, self._action_space = False, None
+        self.distinct_spaces: dict[int, tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]] = {}
 
     def _batch_renewed(self, first: int, stop: int, env: Any) -> None:  # env calls reach the new env, not the old
         self.envs.update(dict.fromkeys(range(first, stop), env))
@@ -116,7 +117,13 @@ class EnvHost(HostCalls):
         Seeding comes after reading the spaces: an env that knows its spaces only after a reset is
         reset to read them, and that reset must not use up draws of its seeded generator.
         """
-        spaces = env_spaces(self.envs[min(self.envs)])
+        first = min(self.envs)
+        spaces = env_spaces(self.envs[first])
+        # The first env's spaces and every other env's that differ: the manager checks them against env 0's.
+        self.distinct_spaces = {first: spaces}
+        for env_id, env in self.envs.items():
+            if env_id != first and (own := env_spaces(env)) != spaces:
+                self.distinct_spaces[env_id] = own
         plain = [env for env_id, env in self.envs.items() if env_id in self._steppers]
         self.int_actions = bool(plain) and all(takes_int_actions(env, spaces[1]) for env in plain)
         self._action_space = spaces[1]

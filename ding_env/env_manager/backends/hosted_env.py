@@ -24,6 +24,41 @@ from ding_env.summary import describe_value
 from ding_env.user_warnings import warn_at_caller
 
 
+def check_same_spaces(
+    env_id: int,
+    spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space],
+    first_id: int,
+    first_spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space],
+) -> None:
+    """Refuse env ``env_id`` when its spaces are not env ``first_id``'s (as ``SyncVectorEnv`` refuses them).
+
+    A manager lays out every env's results by one env's spaces and checks every action against one action
+    space: an env with other bounds would be handed actions outside its own, or refused one by another env's.
+
+    Raises:
+        EnvError: Naming ``env_id``, the space and env ``first_id``'s.
+    """
+    for name, space, expected in zip(SPACE_NAMES, spaces, first_spaces, strict=True):
+        # Reward spaces need only hold the same arrays: their bounds are rarely declared alike.
+        same = space == expected if name != "reward_space" else _same_arrays(space, expected)
+        if not same:
+            raise EnvError(
+                env_id,
+                Op.LAUNCH,
+                f"its {name} {_brief(space)} is not env {first_id}'s {_brief(expected)}: the envs of one manager "
+                "share their spaces (give envs with other spaces a manager of their own)",
+            )
+
+
+def _same_arrays(space: gym.spaces.Space, other: gym.spaces.Space) -> bool:
+    return type(space) is type(other) and space.shape == other.shape and space.dtype == other.dtype
+
+
+def _brief(space: gym.spaces.Space) -> str:
+    text = str(space)
+    return text if len(text) <= 120 else f"{text[:117]}..."
+
+
 def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
     """The observation, action and reward spaces of ``env``, as Gymnasium spaces.
 

@@ -51,6 +51,7 @@ class InProcessBackend(Backend):
         self.host.launch()
         try:
             spaces = self.host.spaces()
+            self.distinct_spaces = self.host.distinct_spaces
             obs_layout = arrays.layout_of(spaces[0])
         except EnvError:  # names its env already (a seed that failed)
             self.host.close()

@@ -159,8 +159,8 @@ class _Worker:
     def run(self) -> None:
         try:
             self.host.launch()
-            spaces = self.host.spaces()
-            self.conn.send(Reply(cloudpickle.dumps(spaces)))
+            self.host.spaces()
+            self.conn.send(Reply(cloudpickle.dumps(self.host.distinct_spaces)))
         except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
             self.conn.send(Failure.of(error, self.env_ids[0], Op.LAUNCH))
             return

@@ -103,13 +103,17 @@ class WorkerPool:
         self.layouts: SharedBuffers | None = None
         self.command_words: memoryview | None = None
         self.ended_words: memoryview | None = None
+        self.distinct_spaces: dict[int, tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]] = {}
         self.status_words: memoryview | None = None
         self.info_reader: InfoReader | None = None
 
     # ---- lifecycle -----------------------------------------------------
 
     def start(self) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
-        """Start every worker; return the envs' spaces as worker 0 reports them."""
+        """Start every worker; return the envs' spaces as worker 0 reports them.
+
+        ``distinct_spaces`` gets each worker's first env's spaces and those of its envs that differ.
+        """
         resource_tracker.ensure_running()  # one tracker shared by every worker: no double unlink
         # A semaphore's count is bounded (2**31 - 1 on Linux): nobody may post to one that nobody drains.
         self.any_done = self.context.Semaphore(0) if self.wake_on_any else None
@@ -117,7 +121,9 @@ class WorkerPool:
             for index in range(self.size):
                 self._spawn(index)
             replies = [self.receive(index, Op.LAUNCH, self.settings.connect_timeout) for index in range(self.size)]
-            return cloudpickle.loads(replies[0])
+            for reply in replies:
+                self.distinct_spaces.update(cloudpickle.loads(reply))
+            return self.distinct_spaces[self.worker_envs[0][0]]
         except BaseException:
             self.close_processes()
             raise

@@ -68,6 +68,7 @@ class WorkerBackend(Backend):
     @override
     def launch(self) -> Spaces:
         spaces = self.workers.launch()
+        self.distinct_spaces = self.workers.pool.distinct_spaces
         # Views of every env's rows, made once: the results of a step of every env.
         self.every_row = slice(0, self.env_num)
         self.every_result = self.workers.results(self.every_row)
