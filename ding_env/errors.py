@@ -39,6 +39,22 @@ class ConfigError(ValueError):
     """A config holds an unknown key or a value of the wrong kind."""
 
 
+class EnvNotReadyError(ValueError):
+    """An action was given to an env that cannot take one now (a ``ValueError``, as before it had a class).
+
+    Its episode ended without auto-reset, it failed, or it ran its ``episode_num`` episodes.
+
+    Attributes:
+        env_id: The env.
+    """
+
+    def __init__(self, message: str, env_id: int) -> None:
+        super().__init__(message)
+        self.env_id = env_id
+
+    __reduce__ = DingEnvError.__reduce__  # pickles whole, as ding_env's runtime errors do
+
+
 class RegistryError(KeyError):
     """An env type is not registered, or cannot be imported."""
 

@@ -28,7 +28,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.outcome import TimestepBatch
-from ding_env.errors import ClosedEnvError, EnvStateError
+from ding_env.errors import ClosedEnvError, EnvNotReadyError, EnvStateError
 from ding_env.summary import describe_typed
 
 # What the adapters take, and how to make one from Gymnasium env factories: for the messages refusing anything else.
@@ -106,6 +106,7 @@ class Lockstep:
             auto-reset and run endless episodes (``auto_reset=True``, ``episode_num=inf``, the defaults),
             since every env must be ready after each step.
         owner: The adapter, named in error messages.
+        restart: How the adapter's caller restarts an env that failed (said when a step finds one).
         launch_at_first_reset: Launch a manager not launched yet at the first ``reset()`` (seeded as that
             reset says) instead of here: its envs' first reset is then the caller's, as in a vector env
             that builds its envs without resetting them. Reading or setting env attributes launches it
@@ -118,11 +119,12 @@ class Lockstep:
         ValueError: For a manager whose envs do not auto-reset forever.
     """
 
-    def __init__(self, manager: Any, owner: str, launch_at_first_reset: bool = False) -> None:
+    def __init__(self, manager: Any, owner: str, restart: str, launch_at_first_reset: bool = False) -> None:
         check_manager(manager, owner)
         check_endless(manager, owner)
         self.manager = manager
         self.owner = owner
+        self.restart = restart
         self.num_envs = manager.env_num
         self._closed = False
         # A manager launched by its caller may be stepped at once; one launched here is reset first, as an env is.
@@ -193,7 +195,11 @@ class Lockstep:
         if not self._may_step:
             raise EnvStateError("step() before reset(): reset the envs first")
         env_ids = self.env_ids if env_ids is None else env_ids
-        batch = self.manager.step_batch(env_ids, self.per_env_actions(actions))
+        try:
+            batch = self.manager.step_batch(env_ids, self.per_env_actions(actions))
+        except EnvNotReadyError as error:  # an env failed: the manager's own reset is not the caller's
+            error.add_note(f"{self.owner}: {self.restart}")
+            raise
         if len(batch.env_id) == len(env_ids):
             batch = batch._replace(
                 obs=_owned_tree(batch.obs),

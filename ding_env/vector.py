@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
@@ -38,6 +39,10 @@ from ding_env.lockstep import Lockstep, check_manager, is_manager, rewards_of
 from ding_env.summary import describe_typed
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+# Manager types whose envs are built elsewhere (env servers): env factories given here would not be what runs.
+REMOTE_TYPES = ("remote", "async_remote")
 
 
 class ManagerVectorEnv(VectorEnv):
@@ -120,6 +125,12 @@ class ManagerVectorEnv(VectorEnv):
                 )
             if not isinstance(envs, Iterable) or isinstance(envs, (str, bytes, Mapping)):
                 check_manager(envs, "ManagerVectorEnv")  # says what arrived and what to give instead
+            if isinstance(manager_cfg, Mapping) and manager_cfg.get("type") in REMOTE_TYPES:
+                raise ValueError(
+                    f"ManagerVectorEnv: manager_cfg type {manager_cfg['type']!r} runs its servers' envs, not the "
+                    "factories given, whose spaces and seeding would be reported for them: give the remote manager "
+                    "itself, ManagerVectorEnv(create_env_manager({'type': 'remote', 'servers': [...]}, env_fns))"
+                )
             # One constructor per factory: a factory given for several envs (SyncVectorEnv([make] * 4)) is called once
             # where a manager calls each constructor once (to tell batch envs apart), as here to read render modes.
             wrapped: dict[int, Callable[[], BaseEnv]] = {}
@@ -140,7 +151,8 @@ class ManagerVectorEnv(VectorEnv):
         # Factories: as SyncVectorEnv's envs, the envs' first reset is this vector env's first reset(seed=...), when
         # the manager is launched (a wrapper keeping statistics, NormalizeObservation's, sees no other). A manager
         # given is launched here: its envs are read below.
-        self._lockstep = Lockstep(envs, "ManagerVectorEnv", launch_at_first_reset=made_here)
+        restart = "reset(options={'reset_mask': mask}) restarts the envs of the mask, reset() every env"
+        self._lockstep = Lockstep(envs, "ManagerVectorEnv", restart, launch_at_first_reset=made_here)
         self._env_fns = env_fns if made_here else None
         self._modes: list[str | None] | None = None  # the envs' render modes, once read
         metadata = read_from_env(env_fns[0], "metadata", {}) if made_here else self._lockstep.metadata()
@@ -157,6 +169,7 @@ class ManagerVectorEnv(VectorEnv):
         # NEXT_STEP: the envs whose episode ended in the last step, and their reset observations (held till then).
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._reset_obs: dict[int, Any] = {}
+        self._obs_spaces: dict[int, gym.Space] = {}
         self._action_checker = ActionChecker(self.single_action_space, repr(self))
 
     def reset(
@@ -249,7 +262,7 @@ class ManagerVectorEnv(VectorEnv):
             truncated[stepped] = batch.truncated
         self._autoreset = terminated | truncated
         if self._autoreset.any():  # hold the reset observations for the next step
-            ready = iterate(batch_space(self.single_observation_space, len(stepped)), ready_obs)
+            ready = iterate(self._obs_space_of(len(stepped)), ready_obs)
             ended = self._autoreset
             self._reset_obs.update((env_id, row) for env_id, row in zip(stepped, ready, strict=True) if ended[env_id])
         infos: dict[str, Any] = {}
@@ -257,10 +270,17 @@ class ManagerVectorEnv(VectorEnv):
             infos = self._add_info(infos, info, env_id)
         return obs, reward, terminated, truncated, infos
 
+    def _obs_space_of(self, count: int) -> gym.Space:
+        """The observation space of ``count`` envs, made once per count (``batch_space`` deep-copies the space)."""
+        space = self._obs_spaces.get(count)
+        if space is None:
+            space = self._obs_spaces[count] = batch_space(self.single_observation_space, count)
+        return space
+
     def _with_reset_obs(self, stepped: list[int], step_obs: Any) -> Any:
         """Every env's observation: the step's for ``stepped``, the held reset one for the others."""
         rows = [self._reset_obs.pop(env_id, None) for env_id in range(self.num_envs)]
-        step_rows = iterate(batch_space(self.single_observation_space, len(stepped)), step_obs)
+        step_rows = iterate(self._obs_space_of(len(stepped)), step_obs)
         for env_id, row in zip(stepped, step_rows, strict=True):
             rows[env_id] = row
         space = self.single_observation_space

@@ -12,7 +12,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import HumanRendering, RecordEpisodeStatistics
 
 from ding_env import DingEnvWrapper, create_env_manager
-from ding_env.errors import ClosedEnvError, EnvError, EnvStateError
+from ding_env.errors import ClosedEnvError, EnvError, EnvNotReadyError, EnvStateError
 from ding_env.vector import ManagerVectorEnv
 from tests.conftest import ALL_MANAGER_TYPES, manager_cfg
 from tests.envs import (
@@ -395,6 +395,41 @@ def test_the_env_pool_type_is_refused_saying_what_it_lacks_and_what_to_use():
     pool = create_env_manager(dict(type="env_pool", env_id="CartPole-v1", env_num=2, batch_size=2))
     with pool, pytest.raises(TypeError, match=r"ManagerVectorEnv takes .*got PoolEnvManager.*dict interface only"):
         ManagerVectorEnv(pool)
+
+
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_env_factories_for_a_remote_manager_are_refused_saying_to_give_the_manager(manager_type):
+    # The servers' envs ran while the factories' spaces were reported: (4, 4) CartPole observations from a vector
+    # env whose single_observation_space was the factories' Pendulum Box((3,)).
+    cfg = {"type": manager_type, "servers": ["tcp://127.0.0.1:5555"]}
+    with pytest.raises(ValueError, match=r"runs its servers' envs, not the factories given.*give the remote manager"):
+        ManagerVectorEnv([lambda: gym.make("Pendulum-v1")] * 2, manager_cfg=cfg)
+
+
+def test_envs_whose_spaces_differ_are_refused_as_sync_vector_env_refuses_them():
+    def narrow():
+        return gym.wrappers.RescaleAction(gym.make("Pendulum-v1"), -0.5, 0.5)
+
+    envs = ManagerVectorEnv([lambda: gym.make("Pendulum-v1"), narrow])
+    with pytest.raises(EnvError, match=r"env 1 failed in launch: its action_space Box\(-0.5, 0.5"):
+        envs.reset(seed=0)  # the manager is launched at the first reset
+    envs.close()
+
+
+def test_a_step_after_an_env_failed_says_how_the_adapter_restarts_it():
+    # The manager's words alone told the caller to reset({env_id: {}}), which ManagerVectorEnv.reset does not take.
+    envs = ManagerVectorEnv([partial(CountingEnv, {"limit": 100}), partial(CountingEnv, {"fail_step_at": 1})])
+    envs.reset(seed=0)
+    envs.step(np.zeros(2, np.int64))
+    with pytest.raises(EnvError, match="env 1 failed in step"):
+        envs.step(np.zeros(2, np.int64))
+    with pytest.raises(EnvNotReadyError, match="env 1 is not ready") as raised:
+        envs.step(np.zeros(2, np.int64))
+    assert raised.value.env_id == 1
+    assert "ManagerVectorEnv: reset(options={'reset_mask': mask}) restarts" in raised.value.__notes__[0]
+    envs.reset(options={"reset_mask": np.array([False, True])})  # what the note says
+    assert envs.step(np.zeros(2, np.int64))[0].shape == (2, 2)
+    envs.close()
 
 
 def test_env_factories_may_come_as_any_iterable_as_sync_vector_env_takes_them():

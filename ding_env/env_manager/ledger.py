@@ -11,6 +11,7 @@ import numpy as np
 from ding_env.env_manager.failures import is_reset_error
 from ding_env.env_manager.outcome import TimestepBatch
 from ding_env.env_manager.status import FINISHED, NEEDS_RESET, READY, STEPPING, EnvStatus
+from ding_env.errors import EnvNotReadyError
 
 
 class EnvLedger:
@@ -63,16 +64,17 @@ class EnvLedger:
         return int(np.count_nonzero(self.status == status))
 
     def check_ready(self, owner: str, env_ids: np.ndarray) -> None:
-        """Raise ``ValueError`` naming the first of ``env_ids`` that cannot take an action now."""
+        """Raise ``EnvNotReadyError`` naming the first of ``env_ids`` that cannot take an action now."""
         if self.all_ready():
             return
         not_ready = env_ids[self.status[env_ids] != READY]
         if len(not_ready):
             env_id = int(not_ready[0])
             status = EnvStatus(self.status[env_id])
-            raise ValueError(
+            raise EnvNotReadyError(
                 f"{owner}: env {env_id} is not ready for an action (status {status.name}); "
-                f"ready envs: {self.ready_ids().tolist()}{_HOW_TO_READY.get(status, '')}"
+                f"ready envs: {self.ready_ids().tolist()}{_HOW_TO_READY.get(status, '')}",
+                env_id,
             )
 
     def reset_flags(self, env_ids: np.ndarray) -> np.ndarray:
