@@ -79,6 +79,12 @@ class Shares:
         """
         failures: list[EnvError] = []
         raised: list[BaseException] = []
+        # Servers close at once rather than one after another: one stuck in a step makes its close wait.
+        for backend in self.backends:
+            try:
+                backend.request_close()
+            except Exception as error:  # noqa: BLE001 - raised once every backend was closed
+                raised.append(error)
         for backend in self.backends:
             try:
                 failures += backend.close()
@@ -204,15 +210,18 @@ class Shares:
     def collect_outcomes(self, wait: bool) -> list[tuple[Backend, TimestepBatch]]:
         """``(backend, its collect(wait))`` for each backend that had results, in backend order."""
         # Backends that step in this process run first, while the others step in theirs; the others
-        # are collected even if one raises, so none is left with a step in flight.
+        # are collected even if one raises, so none is left with a step in flight (but a Ctrl-C is not kept waiting).
         collected: dict[int, TimestepBatch | None] = {}
         try:
             for backend in self.collect_order:
                 collected[id(backend)] = backend.collect(wait)
-        finally:
+        except KeyboardInterrupt:
+            raise  # at once: each backend settles its step in flight before its next request (reset, call, close)
+        except BaseException:
             for backend in self.collect_order:
                 if id(backend) not in collected:
                     collected[id(backend)] = backend.collect(wait)
+            raise
         return [(backend, outcome) for backend in self.backends if (outcome := collected[id(backend)]) is not None]
 
     @staticmethod

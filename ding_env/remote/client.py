@@ -47,6 +47,8 @@ class ServerConnection:
         client_id: The client's id, the same for every connection it opens (default: a random one): the server
             gives a new connection of the client holding its lease the lease at once (the old one is then refused
             as busy).
+        workers_hint: How the server's envs get worker processes, said when a request gets no reply from a
+            server that answered before (its env may be stuck in a call that only a worker's limit cuts).
 
     Raises:
         ServerLostError: If the server does not answer the handshake within ``timeout`` (within
@@ -62,8 +64,10 @@ class ServerConnection:
         context: zmq.Context | None = None,
         keys: str | None = None,
         client_id: str | None = None,
+        workers_hint: str = "serve with --workers N",
     ) -> None:
         self.address = address
+        self.workers_hint = workers_hint  # how the server's envs get worker processes, which cut a stuck step
         self.client_id = client_id or new_client_id()
         self.timeout = timeout
         self.heartbeat_timeout = heartbeat_timeout
@@ -112,14 +116,14 @@ class ServerConnection:
         """
         return self.receive(self.send(kind, **body), timeout)
 
-    def send(self, kind: str, **body: Any) -> tuple[int, str]:
+    def send(self, kind: str, **body: Any) -> tuple[int, str, float]:
         """Send request ``kind`` without waiting: its ticket for :meth:`receive`.
 
         Servers on several machines work in parallel when each gets its request before any reply is awaited.
         """
         self._seq += 1
         self._socket.send_multipart(request_frames(kind, self._seq, body), copy=False)
-        return self._seq, kind
+        return self._seq, kind, time.monotonic()
 
     def has_reply(self, timeout: float = 0.0) -> bool:
         """Whether a reply (or news of a dropped connection) arrived, waiting at most ``timeout`` seconds."""
@@ -132,11 +136,15 @@ class ServerConnection:
             self._take_events()  # other news of the connection (connected, retried) is no reply
         return self._socket in ready or self._dropped
 
-    def receive(self, ticket: tuple[int, str], timeout: float | None = DEFAULT) -> dict:
-        """The reply to the request of ``ticket``; raises as :meth:`request` does (``timeout=None``: no limit)."""
-        seq, kind = ticket
+    def receive(self, ticket: tuple[int, str, float], timeout: float | None = DEFAULT) -> dict:
+        """The reply to the request of ``ticket``; raises as :meth:`request` does (``timeout=None``: no limit).
+
+        ``timeout`` counts from when the request was sent: replies awaited one after another from servers
+        working at once (a step or a close sent to each) are all awaited within it.
+        """
+        seq, kind, sent_at = ticket
         timeout = self.timeout if timeout is DEFAULT else timeout
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else sent_at + timeout
         # The reply is likely close: poll for it before blocking (the monitor's news is read at the next wait).
         spun = self._spinner.arrived(self._socket, timeout)
         while True:
@@ -196,7 +204,7 @@ class ServerConnection:
         if self._answered:  # it listens and takes our keys: it stopped answering
             return (
                 f"no reply within {timeout} s from a server that answered before: an env of its is stuck in a call "
-                "its process cannot cut (serve with --workers N: a worker's step is cut at step_timeout), or the "
+                f"its process cannot cut ({self.workers_hint}: a worker's step is cut at step_timeout), or the "
                 "server is frozen"
             )
         if self._connected:

@@ -25,3 +25,9 @@ class UnluckySeedEnv(CountingEnv):
         if seed == 13:
             raise ValueError("seed 13 is refused")
         super().seed(seed, dynamic_seed)
+
+
+class SlowStepEnv(CountingEnv):
+    """A CountingEnv whose every step takes ``step_sleep`` seconds (1.5 unless configured)."""
+
+    config = dict(CountingEnv.config, step_sleep=1.5)

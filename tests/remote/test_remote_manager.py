@@ -528,3 +528,33 @@ def test_an_env_whose_seed_raises_is_an_env_error_naming_it_as_locally(tmp_path,
             with pytest.raises(EnvError, match="env 0 failed in seed: ValueError: injected seed failure"):
                 manager.seed(0)
                 manager.reset()
+
+
+def _interrupt(*_):
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("manager_type", ["remote", "async_remote"])
+def test_a_ctrl_c_while_several_servers_step_is_raised_at_once_and_a_reset_goes_on(manager_type):
+    # With two servers the sync manager waited for every other server's reply before raising the Ctrl-C: for
+    # ever when they all hung with no step_timeout.
+    fns = env_fns_for(*resolve_target("tests.remote.envs:SlowStepEnv"), 2)
+    with (
+        serving("tests.remote.envs:SlowStepEnv", 1) as (first, _),
+        serving("tests.remote.envs:SlowStepEnv", 1) as (second, _),
+    ):
+        with create_env_manager({"type": manager_type, "servers": [first, second]}, fns) as manager:
+            manager.seed(0)
+            manager.launch()
+            previous = signal.signal(signal.SIGALRM, _interrupt)
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0.2)
+                started = time.monotonic()
+                with pytest.raises(KeyboardInterrupt):
+                    manager.step({0: 0, 1: 0})  # each server's step takes 1.5 s
+                assert time.monotonic() - started < 1.0
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+            manager.reset()  # waits for the steps in flight, whose replies are not taken for the reset's
+            assert manager.step({0: 0, 1: 0})[0].obs[0] == 1

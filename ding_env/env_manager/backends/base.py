@@ -149,6 +149,9 @@ class Backend(abc.ABC):
         """The worker processes of this backend (none for envs in the calling process)."""
         return []
 
+    def request_close(self) -> None:  # noqa: B027 - optional: most backends close their envs in ``close``
+        """Ask the envs to close without waiting; ``close`` then waits (servers on other machines close at once)."""
+
     @abc.abstractmethod
     def close(self) -> list[EnvError]:
         """Close every env (and worker); an ``EnvError`` (command ``close``) for each env that failed to close."""

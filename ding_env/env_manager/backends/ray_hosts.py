@@ -348,6 +348,8 @@ class RayHostBackend(RemoteBackend):
         index: This host's index.
     """
 
+    workers_hint = "give the Ray manager host_workers >= 1"
+
     def __init__(
         self,
         env_fns: Mapping[int, Callable[[], Any]],

@@ -57,6 +57,9 @@ class RemoteBackend(Backend):
 
     returns_sorted = True  # a server steps its envs in id order (``send`` sorts a request)
 
+    # How the server's envs get worker processes (said when a step of theirs is stuck past every limit).
+    workers_hint = "serve with --workers N"
+
     def __init__(
         self,
         env_fns: Mapping[int, Callable[[], Any]],
@@ -74,11 +77,12 @@ class RemoteBackend(Backend):
         self.spaces: Spaces | None = None
         self.lost: ServerLostCrash | None = None
         # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
-        self.pending: list[tuple[tuple[int, str] | None, np.ndarray, np.ndarray]] = []
+        self.pending: list[tuple[tuple[int, str, float] | None, np.ndarray, np.ndarray]] = []
         self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
         # The same for every connection: connecting again (after giving up a frozen server, say) takes back the lease.
         self.client_id = new_client_id()
         self.env_checked = False  # the server's name for its envs was compared with env_fn's (at the first connect)
+        self.close_ticket: tuple[int, str, float] | None = None  # the close request sent by ``request_close``
 
     # ---- connection ------------------------------------------------------
 
@@ -98,6 +102,7 @@ class RemoteBackend(Backend):
             settings.heartbeat_timeout,
             keys=settings.keys_dir,
             client_id=self.client_id,
+            workers_hint=self.workers_hint,
         )
         try:
             if connection.env_num != len(self.env_ids):
@@ -380,11 +385,17 @@ class RemoteBackend(Backend):
         self.request(Op.SET_ATTR, env_ids=local, name=name, values=list(values))
 
     @override
+    def request_close(self) -> None:
+        if self.connection is not None and self.lost is None:
+            self.close_ticket = self.connection.send(Op.CLOSE)
+
+    @override
     def close(self) -> list[EnvError]:
         if self.connection is None or self.lost is not None:
             return []  # a lost server's envs went with it (reported when it was lost)
+        ticket, self.close_ticket = self.close_ticket or self.connection.send(Op.CLOSE), None
         try:
-            reply = self.connection.request(Op.CLOSE, CLOSE_TIMEOUT + (self.settings.host.reset_timeout or 0.0))
+            reply = self.connection.receive(ticket, CLOSE_TIMEOUT + (self.settings.host.reset_timeout or 0.0))
         except (ServerLostError, ServerError) as error:
             if isinstance(error, ServerLostError) and error.dropped:
                 return []  # died or froze before any step noticed: its envs went with it, as a dead worker's do
