@@ -259,7 +259,8 @@ def _check_ray_keys(cfg: EasyDict, env_num: int) -> None:
     )
     for key in ("num_hosts", "envs_per_host"):
         _expect(cfg[key] is None or (_is_int(cfg[key]) and cfg[key] >= 1), key, "None or an int >= 1", cfg[key])
-    if cfg.num_hosts is None:
+    hosts_given = cfg.num_hosts is not None
+    if not hosts_given:
         cfg.num_hosts = env_num // cfg.envs_per_host if cfg.envs_per_host else 1
     # Counts against this manager's envs only for a Ray manager: an evaluator of another type that
     # inherits the collector's keys (env.evaluator_manager over env.manager) has no hosts to count.
@@ -269,7 +270,9 @@ def _check_ray_keys(cfg: EasyDict, env_num: int) -> None:
     _expect(
         not ray or per_host is None or per_host * cfg.num_hosts == env_num,
         "envs_per_host",
-        f"env_num / num_hosts = {env_num} / {cfg.num_hosts} (or None)",
+        f"env_num / num_hosts = {env_num} / {cfg.num_hosts} (or None)"
+        if hosts_given
+        else f"a divisor of env_num={env_num} (each of env_num / envs_per_host hosts gets that many envs), or None",
         per_host,
     )
     resources = cfg.host_resources

@@ -59,13 +59,25 @@ class RayHostLost(ServerLostCrash):
     """
 
     def __init__(
-        self, host: int, address: str, env_ids: list[int], command: Op, why: str, failed_reset: bool = False
+        self,
+        host: int,
+        address: str,
+        env_ids: list[int],
+        command: Op,
+        why: str,
+        failed_reset: bool = False,
+        restarted: bool = True,
     ) -> None:
         super().__init__(address, env_ids, command, why, failed_reset)
         self.host = host
+        then = (
+            "Ray restarts it while host_max_restarts allows, and a reset then brings its envs back"
+            if restarted
+            else "host_max_restarts=0: Ray does not restart it, so close the manager and make another"
+        )
         self.args = (
-            f"Ray host {host} (env server {address}) hosting envs {self.env_ids} was lost during {command}: "
-            f"{why}; Ray restarts it while host_max_restarts allows, and a reset then brings its envs back",
+            f"Ray host {host} (env server {address}) hosting envs {self.env_ids} was lost during {command}: {why}; "
+            f"{then}",
         )
 
 
@@ -375,4 +387,5 @@ class RayHostBackend(RemoteBackend):
 
     @override
     def lost_error(self, command: Op, why: str, failed_reset: bool = False) -> ServerLostCrash:
-        return RayHostLost(self.index, self.address, self.env_ids, command, why, failed_reset)
+        restarted = self.hosts.max_restarts != 0
+        return RayHostLost(self.index, self.address, self.env_ids, command, why, failed_reset, restarted)
