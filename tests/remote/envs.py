@@ -31,3 +31,9 @@ class SlowStepEnv(CountingEnv):
     """A CountingEnv whose every step takes ``step_sleep`` seconds (1.5 unless configured)."""
 
     config = dict(CountingEnv.config, step_sleep=1.5)
+
+
+class FailingStepEnv(CountingEnv):
+    """A CountingEnv whose second step raises."""
+
+    config = dict(CountingEnv.config, fail_step_at=1)

@@ -36,6 +36,8 @@ from ding_env.user_warnings import warn_at_caller
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
+# A server's refusals of a client whose lease lapsed: another client holds its envs now, or held them.
+LEASE_LOST = ("Busy", "NoSession")
 CLOSE_TIMEOUT = 10.0
 WIRE_INT_END = 2**64
 WIRE_SEED_DIGITS = 4000  # a larger seed travels as its digits: as many as messages.Seed takes
@@ -173,7 +175,7 @@ class RemoteBackend(Backend):
         except ServerLostError as error:
             raise self.lose_server(kind, error) from None
         except (EnvError, EnvCrashedError, EnvTimeoutError) as error:
-            raise globalised(error, self.offset) from None
+            raise globalised(error, self.offset, self.address) from None
         except ServerError as error:
             error.add_note(f"(server {self.address}, hosting envs {self.env_ids})")
             raise
@@ -232,7 +234,7 @@ class RemoteBackend(Backend):
             return [], [error]
         self.keep_ready(reply)
         ready = [env_id + self.offset for env_id in reply["ready"]]
-        return ready, [globalised(error, self.offset) for error in reply["errors"]]
+        return ready, [globalised(error, self.offset, self.address) for error in reply["errors"]]
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
@@ -334,7 +336,7 @@ class RemoteBackend(Backend):
     def outcome_of(self, reply: dict, sent: np.ndarray) -> TimestepBatch:
         """The step reply as an outcome in global ids; rows of idle envs the server lost with a worker are claimed."""
         infos = self.infos.infos(reply["env_id"], reply)
-        return reply_batch(reply, sent, self.offset, infos, self.ledger.claim_idle)
+        return reply_batch(reply, sent, self.offset, self.address, infos, self.ledger.claim_idle)
 
     def lost_outcome(self, sent: np.ndarray, reset_on_done: np.ndarray, error: ServerLostCrash) -> TimestepBatch:
         """Abnormal results for the sent envs and the server's idle ones: zero observations, done, the error.
@@ -399,6 +401,8 @@ class RemoteBackend(Backend):
         except (ServerLostError, ServerError) as error:
             if isinstance(error, ServerLostError) and error.dropped:
                 return []  # died or froze before any step noticed: its envs went with it, as a dead worker's do
+            if isinstance(error, ServerError) and error.error_type in LEASE_LOST:
+                return []  # its lease lapsed and another client has the envs: none of this manager's is left
             # A server error, or no reply from a server whose heartbeats answer: an env's close() hangs there.
             return [
                 EnvError(env_id, Op.CLOSE, f"closing on server {self.address} failed: {error}")
@@ -406,4 +410,4 @@ class RemoteBackend(Backend):
             ]
         finally:
             self.connection.close()
-        return [globalised(failure, self.offset) for failure in reply["failures"]]
+        return [globalised(failure, self.offset, self.address) for failure in reply["failures"]]

@@ -13,15 +13,19 @@ from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import DingEnvError, EnvCrashedError, EnvError, EnvTimeoutError
 
 
-def globalised(error: DingEnvError, offset: int) -> DingEnvError:
-    """``error`` with the server's env ids turned into the manager's (the server's first env is ``offset``)."""
+def globalised(error: DingEnvError, offset: int, server: str) -> DingEnvError:
+    """``error`` with the server's env ids turned into the manager's (the server's first env is ``offset``).
+
+    A note names the ``server`` the env ran on.
+    """
     if isinstance(error, EnvError):
-        return EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback, error.op)
-    if isinstance(error, EnvCrashedError):
-        return EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
-    if isinstance(error, EnvTimeoutError):
+        error = EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback, error.op)
+    elif isinstance(error, EnvCrashedError):
+        error = EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
+    elif isinstance(error, EnvTimeoutError):
         ids = [env_id + offset for env_id in error.env_ids]
-        return EnvTimeoutError(ids, error.command, error.timeout, error.grouped)
+        error = EnvTimeoutError(ids, error.command, error.timeout, error.grouped)
+    error.add_note(f"(on server {server})")
     return error
 
 
@@ -54,7 +58,12 @@ def abnormal_batch(
 
 
 def reply_batch(
-    reply: dict, sent: np.ndarray, offset: int, infos: list[dict], claim_idle: Callable[[list[int]], dict]
+    reply: dict,
+    sent: np.ndarray,
+    offset: int,
+    server: str,
+    infos: list[dict],
+    claim_idle: Callable[[list[int]], dict],
 ) -> TimestepBatch:
     """A step reply as the manager's results for the envs ``sent``.
 
@@ -62,6 +71,7 @@ def reply_batch(
         reply: The decoded reply, its env ids the server's.
         sent: The manager's ids of the envs the request stepped.
         offset: The manager's id of the server's first env.
+        server: The server's address (named with its envs' errors).
         infos: The reply's infos, one per row.
         claim_idle: Takes the manager's ids of rows not sent (the idle envs of a worker the server lost);
             gives those whose results the manager takes.
@@ -78,7 +88,9 @@ def reply_batch(
     errors = {}
     if reply["errors"]:
         row_of = {row: new for new, row in enumerate(kept)}
-        errors = {row_of[row]: globalised(error, offset) for row, error in reply["errors"].items() if row in row_of}
+        errors = {
+            row_of[row]: globalised(error, offset, server) for row, error in reply["errors"].items() if row in row_of
+        }
         for row, new in row_of.items():  # an abnormal info names its error as the manager does, by global id
             if new in errors and infos[row].get("abnormal"):
                 infos[row] = abnormal_info(errors[new])
