@@ -142,6 +142,8 @@ def compile_writer(buffers: Any) -> Callable[[int, Any], None]:
 
 def take(buffers: Any, rows: Any) -> Any:
     """Rows of every leaf: views for a slice, copies for an index array."""
+    if type(buffers) is np.ndarray:  # one array, the usual case: no tree to walk
+        return buffers[rows]
     return map_tree(lambda array: array[rows], buffers)
 
 

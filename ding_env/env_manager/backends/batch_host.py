@@ -250,10 +250,12 @@ class BatchHost:
         Done ids whose flag in ``resets`` is set are reset with one call; their ready rows get the
         reset observations, the step rows keep the final ones. Never raises: failures go to ``errors``.
         """
-        # env_ids increase: they are consecutive exactly when they span their count.
-        start = int(env_ids[0]) - rows.first
-        consecutive = int(env_ids[-1]) - rows.first - start == len(env_ids) - 1
-        index = slice(start, start + len(env_ids)) if consecutive else env_ids - rows.first
+        if len(env_ids) == batch.num_envs:  # the batch env's every id (the usual step): its rows, with no lookup
+            index: slice | np.ndarray = slice(batch.first - rows.first, batch.stop - rows.first)
+        else:  # env_ids increase: they are consecutive exactly when they span their count
+            start = int(env_ids[0]) - rows.first
+            consecutive = int(env_ids[-1]) - rows.first - start == len(env_ids) - 1
+            index = slice(start, start + len(env_ids)) if consecutive else env_ids - rows.first
         try:
             if self.step_timeout is None:  # no context manager to enter and leave on every step
                 record = batch.env.step(actions, self._sub_ids(batch, env_ids))

@@ -253,7 +253,7 @@ class EnvHost(HostCalls):
             # Every id a batch env's (the usual case): its positions are slices of the stacked actions.
             every = not len(plain)
             batched = slice(None) if every else np.flatnonzero(in_batch)
-            ids = env_ids[batched]
+            ids = env_ids if every else env_ids[batched]
             batch_infos: dict[int, dict] = {}
             for batch, positions in self.batch.groups(ids):
                 picked = positions if every else batched[positions]

@@ -148,6 +148,9 @@ class _Worker:
         self.index = index
         self.env_ids = list(env_ids)
         self.first, self.stop = self.env_ids[0], self.env_ids[-1] + 1
+        # The ids of a step of every env (the worker's ids are consecutive), made once.
+        self.every_id = np.arange(self.first, self.stop, dtype=np.int64)
+        self.every_id.flags.writeable = False
         self.conn = conn
         self.cmd_sem, self.done_sem, self.any_done = semaphores
         self.spin_seconds = spin_seconds
@@ -266,8 +269,12 @@ class _Worker:
 
     def step_stacked(self, first: int, stop: int) -> tuple[dict[int, dict], dict[int, Any]]:
         """Step this worker's envs through ``EnvHost.step_stacked``: its batch envs write their rows in one go."""
-        ids = np.flatnonzero(self.step_mask[first:stop]) + first
-        rows = arrays.rows_of(ids)
+        mask = self.step_mask[first:stop]
+        if np.count_nonzero(mask) == stop - first:  # every env steps (the usual step): the ids and rows made once
+            ids, rows = self.every_id, slice(first, stop)
+        else:
+            ids = np.flatnonzero(mask) + first
+            rows = arrays.rows_of(ids)
         # Views of the shared rows: step_stacked gives every env actions of its own (the parent writes the
         # next step's actions into these rows while an env may keep its own).
         actions = arrays.take(self.actions, rows)
