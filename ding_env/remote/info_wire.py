@@ -63,7 +63,7 @@ class InfoSender:
     def retract(self) -> None:
         """Forget the schemas the last reply announced: it was not sent, so they are announced again."""
         for env_id, number in self.last_announced.items():
-            del self.writer.schemas[env_id][number - 1 :]  # an env learns at most one schema per step: the last
+            self.writer.forget(env_id, number)  # an env learns at most one schema per step: the last
         self.last_announced = {}
 
 

@@ -2,6 +2,7 @@
 
 import re
 from functools import partial
+from typing import ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -422,3 +423,65 @@ def test_an_abnormal_step_of_some_sub_envs_leaves_the_others_in_their_episodes(m
     assert manager.ready_obs[1][0] == 0.0  # reset: its next episode is ready
     assert manager.step({0: 0})[0].obs[0] == 3.0  # env 0's third step of its episode
     assert manager.step({1: 0})[1].obs[0] == 1.0
+
+
+class NumericInfoBatchEnv(CartPoleBatchEnv):
+    """CartPole sub-envs whose info has a row per sub-env of every numeric kind, in forms that change over time.
+
+    ``big`` is an int beyond float64's exact range on some rows; every fourth step adds a key, every fifth makes
+    one key masked on some rows (a key those sub-envs did not report); with ``clash`` the info has its own
+    ``truncated`` key, which a done row's final info overwrites.
+    """
+
+    config: ClassVar[dict] = dict(num_envs=3, max_episode_steps=7, clash=False)
+
+    def _step(self, actions, env_ids):
+        record = super()._step(actions, env_ids)
+        self.calls = getattr(self, "calls", 0) + 1
+        steps = self._steps.copy() if env_ids is None else self._steps[env_ids]
+        info = {
+            "step": steps,
+            "big": np.where(steps % 3 == 0, 2**60 + steps, steps),
+            "half": (steps / 2).astype(np.float32),
+            "even": steps % 2 == 0,
+            "small": (steps % 7).astype(np.uint8),
+            "total": steps * 0.25,
+        }
+        if self.calls % 4 == 0:
+            info["fourth"] = np.full(len(steps), -1.5)
+        if self.calls % 5 == 0:
+            info["half"] = np.ma.array(info["half"], mask=steps % 2 == 1)
+        if self._cfg.clash:
+            info["truncated"] = steps > 100
+        return record._replace(info=info)
+
+
+def _typed_infos(infos):
+    """Each info's items with their types; repr keeps 1 apart from 1.0 and True."""
+    return [[(key, type(value).__name__, repr(value)) for key, value in info.items()] for info in infos]
+
+
+@pytest.mark.parametrize("clash", [False, True])
+def test_batch_env_infos_of_every_numeric_kind_arrive_as_in_the_base_manager(clash):
+    """Workers store a batch env's info rows (and done rows' final infos) at once: the same values, types, keys."""
+    fns = [partial(NumericInfoBatchEnv, dict(num_envs=3, clash=clash)), partial(NumericInfoBatchEnv, dict(num_envs=2))]
+    traces = {}
+    for manager_type in ("base", "subprocess"):
+        with create_env_manager(manager_cfg(manager_type, num_workers=2), fns) as manager:
+            manager.seed(7)
+            manager.launch()
+            actions = np.random.default_rng(0).integers(0, 2, (40, 5))
+            traces[manager_type] = [_typed_infos(manager.step_batch(np.arange(5), actions[t]).info) for t in range(40)]
+    assert traces["subprocess"] == traces["base"]
+    rows = [row for step in traces["base"] for row in step]
+    assert any(("eval_episode_return", "float", "7.0") in row for row in rows)  # truncated episodes
+    assert any(key == "big" and int(value) > 2**53 for row in rows for key, _, value in row)
+    assert any("half" not in dict((key, None) for key, *_ in row) for row in rows)  # masked rows
+
+
+def test_the_final_info_schema_is_final_infos_own():
+    from ding_env.env.timestep import final_info
+    from ding_env.env_manager.backends.batch_host import FINAL_SCHEMA
+    from ding_env.env_manager.backends.info_table import schema_of
+
+    assert schema_of(final_info(None, 2.0, True)) == FINAL_SCHEMA

@@ -39,3 +39,25 @@ def test_each_request_names_the_env_its_failure_belongs_to():
     assert first_env(Call([], "render"), worker_envs) == 4
     failure = Failure.of(KeyError("gone"), 4, Call([4], "render").op, "render")
     assert (failure.command, failure.op) == ("render", Op.CALL)
+
+
+def test_the_info_table_takes_rows_of_learned_schemas_at_once_and_forgets_schemas_not_delivered():
+    import numpy as np
+
+    from ding_env.env_manager.backends.info_table import INFO_SLOTS, InfoReader, InfoWriter
+
+    values, numbers = np.zeros((4, INFO_SLOTS)), np.zeros(4, dtype=np.int8)
+    writer, reader = InfoWriter(values, numbers), InfoReader(values, numbers)
+    columns = {"lives": np.array([3, 2]), "ok": np.array([True, False]), "x": np.array([0.5, -1.0], np.float32)}
+    assert not writer.put_rows(np.array([1, 2]), columns).any()  # no env learned the schema yet
+    assert not writer.put(1, {"lives": 3, "ok": True, "x": 0.5})  # learned by env 1, announced with its info
+    reader.learn(writer.take_announced())
+    writer.start_step(0, 4)
+    assert writer.put_rows(np.array([1, 2]), columns).tolist() == [True, False]  # env 2 has not learned it
+    assert reader.read(0, 4) == {1: {"lives": 3, "ok": True, "x": 0.5}}
+    big = dict(columns, lives=np.array([2**60, 1]))  # an int float64 cannot hold exactly takes the pipe
+    writer.start_step(0, 4)
+    assert writer.put_rows(np.array([1, 2]), big).tolist() == [False, False]
+    writer.forget(1, 1)  # its announcement never reached the reader: learned and announced again
+    assert not writer.put_rows(np.array([1, 2]), columns).any()
+    assert not writer.put(1, {"lives": 3, "ok": True, "x": 0.5}) and writer.take_announced()

@@ -29,12 +29,20 @@ from ding_env.env.timestep import final_info
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.backends.hosted_env import close_throwaway
+from ding_env.env_manager.backends.info_table import InfoSchema
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.env_layout import BatchSlot, describe_batch
 from ding_env.env_manager.status import abnormal_info
 from ding_env.errors import EnvError, EnvTimeoutError
 from ding_env.ops import Op
 from ding_env.summary import describe_value
+
+# Stores the infos of many env ids at once, ``{key: 1-d array}`` (row ``k`` for id ``k``), given their schema
+# when known: ``InfoWriter.put_rows``, which says which rows it stored (None: all).
+PutRows = Callable[[np.ndarray, dict, InfoSchema | None], np.ndarray | None]
+# The schema of final_info's dict for a row with no info of its own: its keys in its order, and their types.
+FINAL_SCHEMA = InfoSchema(("truncated", "eval_episode_return"), (bool, float))
+_FINAL_KEYS = frozenset(FINAL_SCHEMA.keys)
 
 
 class HostedBatch:
@@ -244,11 +252,14 @@ class BatchHost:
         rows: Any,
         infos: dict[int, dict],
         errors: dict[int, EnvError],
+        put_rows: PutRows | None = None,
     ) -> None:
         """Step ``env_ids`` (increasing, all of ``batch``'s) with stacked ``actions``; write their rows of ``rows``.
 
         Done ids whose flag in ``resets`` is set are reset with one call; their ready rows get the
         reset observations, the step rows keep the final ones. Never raises: failures go to ``errors``.
+        ``put_rows`` (the workers' ``InfoWriter.put_rows``) stores infos without a dict per row; the
+        rows it leaves, and every row without it, get their info in ``infos``.
         """
         if len(env_ids) == batch.num_envs:  # the batch env's every id (the usual step): its rows, with no lookup
             index: slice | np.ndarray = slice(batch.first - rows.first, batch.stop - rows.first)
@@ -267,7 +278,7 @@ class BatchHost:
             rows.rewards[index] = record.reward
             rows.done_flags[index] = done = record.terminated | record.truncated
             rows.truncated_flags[index] = record.truncated
-            ended = self._read_infos(record, env_ids, done, infos)
+            ended = self._read_infos(record, env_ids, done, infos, put_rows)
         except Exception as error:  # noqa: BLE001 - every stepped id gets an abnormal row and the error
             self._fail_step(batch, env_ids, index, resets, error, rows, infos, errors)
             return
@@ -285,24 +296,40 @@ class BatchHost:
                 errors.update(dict.fromkeys(due_ids.tolist(), error))
 
     @staticmethod
-    def _read_infos(record: Any, env_ids: np.ndarray, done: np.ndarray, infos: dict[int, dict]) -> np.ndarray | None:
+    def _read_infos(
+        record: Any, env_ids: np.ndarray, done: np.ndarray, infos: dict[int, dict], put_rows: PutRows | None
+    ) -> np.ndarray | None:
         """Put each stepped id's info into ``infos``; the positions of the rows whose episode ended (None: none).
 
         A running sub-env's info reaches the caller on every step, as a ``BaseEnv``'s does; a done row's
-        carries ``truncated`` and ``eval_episode_return`` too.
+        carries ``truncated`` and ``eval_episode_return`` too. The rows ``put_rows`` stores skip ``infos``.
         """
         info = record.info
         if info:
-            for position in np.flatnonzero(~done).tolist():
+            going = (~done).nonzero()[0]
+            if put_rows is not None and len(going):
+                stored = put_rows(env_ids[going], {key: value[going] for key, value in info.items()})
+                going = going[:0] if stored is None else going[~stored]
+            for position in going.tolist():
                 infos[int(env_ids[position])] = info_row(info, position)
         if not np.count_nonzero(done):
             return None
         ended = done.nonzero()[0]  # done is flat: the method, without flatnonzero's Python layers
+        left = ended
+        if put_rows is not None and not (info and not _FINAL_KEYS.isdisjoint(info)):
+            # The columns final_info would give each done row, in its key order: the info's keys, then its own.
+            columns = {key: value[ended] for key, value in info.items()}
+            columns["truncated"] = record.truncated[ended]
+            columns["eval_episode_return"] = np.asarray(record.episode_return[ended], dtype=np.float64)
+            stored = put_rows(env_ids[ended], columns, None if info else FINAL_SCHEMA)
+            if stored is None:  # every done row's info is in the table
+                return ended
+            left = ended[~stored]
         for position, env_id, episode_return, truncated in zip(
-            ended.tolist(),
-            env_ids[ended].tolist(),
-            record.episode_return[ended].tolist(),
-            record.truncated[ended].tolist(),
+            left.tolist(),
+            env_ids[left].tolist(),
+            record.episode_return[left].tolist(),
+            record.truncated[left].tolist(),
             strict=True,
         ):
             infos[env_id] = final_info(info_row(info, position) if info else None, episode_return, truncated)

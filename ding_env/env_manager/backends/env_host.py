@@ -18,7 +18,7 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.seeding import seed_as_managers_do
 from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
+from ding_env.env_manager.backends.batch_host import BatchHost, PutRows, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.backends.host_calls import HostCalls
 from ding_env.env_manager.backends.hosted_env import (
@@ -228,13 +228,15 @@ class EnvHost(HostCalls):
         resets: np.ndarray,
         rows: StepRows,
         put_info: Callable[[int, dict], bool] | None = None,
+        put_rows: PutRows | None = None,
     ) -> tuple[dict[int, dict], dict[int, EnvError]]:
         """``step`` for a host with batch envs: ``env_ids`` increasing, ``actions`` stacked (row ``k`` for id ``k``).
 
         Every env gets actions of its own: ``actions`` may be views the caller writes again.
 
         Each batch env steps its ids with one call on its rows of ``actions``; the other envs step
-        one after another through ``step``. Every env's info goes to ``put_info`` first, as in ``step``.
+        one after another through ``step``. Every env's info goes to ``put_info`` first, as in ``step``;
+        a batch env's infos go to ``put_rows`` (``BatchHost.step``) before that, all its rows at once.
         """
         infos: dict[int, dict] = {}
         errors: dict[int, EnvError] = {}
@@ -268,6 +270,7 @@ class EnvHost(HostCalls):
                     rows,
                     batch_infos,
                     errors,
+                    put_rows,
                 )
             # Done rows' infos (truncated, eval_episode_return) come nearly every step of a large batch env:
             # stored by put_info (the workers' info table), they need no message on the pipe.

@@ -26,6 +26,7 @@ MAX_SCHEMAS = 4
 _EXACT_INT = 2**53
 _TABLE_TYPES = (float, int, bool)
 _ROW_BYTES = INFO_SLOTS * 8
+_COLUMN_TYPES = {"b": bool, "i": int, "u": int, "f": float}  # a column's dtype kind -> its rows' value type
 
 
 class InfoSchema(NamedTuple):
@@ -54,6 +55,26 @@ class InfoSchema(NamedTuple):
         return lambda values: {key: kind(value) for key, kind, value in zip(keys, types, values, strict=True)}
 
 
+def columns_schema(columns: dict) -> InfoSchema | None:
+    """The schema of the infos whose values are the rows of ``columns`` (``{key: 1-d array}``), or None.
+
+    Each row's info is what ``batch_step.info_row`` makes of it (numpy scalars as Python ones), so a
+    bool column gives ``bool`` values, an integer one ``int`` and a float one (of at most 64 bits) ``float``.
+    None when some column is not a plain 1-d array of those kinds (a masked array's rows may lack keys).
+    """
+    if len(columns) > INFO_SLOTS:
+        return None
+    types = []
+    for key, column in columns.items():
+        if type(key) is not str or type(column) is not np.ndarray or column.ndim != 1:
+            return None
+        kind = _COLUMN_TYPES.get(column.dtype.kind)
+        if kind is None or column.dtype.itemsize > 8:
+            return None
+        types.append(kind)
+    return InfoSchema(tuple(columns), tuple(types))
+
+
 def schema_of(info: dict) -> InfoSchema | None:
     """The schema of ``info`` if it can travel through the table, else None."""
     if len(info) > INFO_SLOTS or not all(type(key) is str for key in info):
@@ -74,8 +95,11 @@ class InfoWriter:
 
     def __init__(self, values: np.ndarray, schema_numbers: np.ndarray) -> None:
         self.table = _bytes_of(values)
+        self.slots = list(values.T)  # each value slot's column, for put_rows (a 1-d assignment beats a 2-d one)
         self.schema_numbers = schema_numbers
         self.schemas: dict[int, list[tuple[InfoSchema, struct.Struct]]] = {}
+        # {schema: each env's number for it (0: not learned)}, kept with ``schemas``: put_rows looks rows up at once.
+        self.numbers: dict[InfoSchema, np.ndarray] = {}
         # Schemas learned since the last take_announced: ``{env_id: (number, schema)}``, for the parent.
         self.announced: dict[int, tuple[int, InfoSchema]] = {}
         self.wrote = True  # so the first step clears rows a replaced worker may have left behind
@@ -104,7 +128,56 @@ class InfoWriter:
             if schema is not None:
                 schemas.append((schema, schema.packer()))
                 self.announced[env_id] = (len(schemas), schema)
+                if schema not in self.numbers:
+                    self.numbers[schema] = np.zeros(len(self.schema_numbers), dtype=np.int8)
+                self.numbers[schema][env_id] = len(schemas)
         return False
+
+    def put_rows(self, env_ids: np.ndarray, columns: dict, schema: InfoSchema | None = None) -> np.ndarray | None:
+        """Store the infos of many envs at once: env ``env_ids[k]``'s is row ``k`` of every column.
+
+        A batch env's infos come as ``{key: 1-d array}`` (one row per sub-env); the rows of envs that
+        learned their schema (by ``put``) are written with one assignment per key, with no dict per row.
+
+        Args:
+            env_ids: The envs, distinct.
+            columns: ``{key: 1-d array}``, a row per env.
+            schema: ``columns_schema(columns)``, when the caller knows it.
+
+        Returns:
+            None when every row was stored, else which rows were (bool per row): the caller passes the
+            others to ``put`` as dicts, so their envs learn the schema and announce it.
+        """
+        if schema is None:
+            schema = columns_schema(columns)
+        known = None if schema is None else self.numbers.get(schema)
+        if known is None:
+            return np.zeros(len(env_ids), dtype=bool)
+        numbers = known[env_ids]
+        ids, stored = env_ids, None
+        if np.count_nonzero(numbers) != len(env_ids) or int in schema.types:
+            stored = numbers != 0
+            for column, kind in zip(columns.values(), schema.types, strict=True):
+                if kind is int:  # an int outside +-2**53 is not exact in float64: that row takes the pipe
+                    stored &= (column >= -_EXACT_INT) & (column <= _EXACT_INT)
+            if np.count_nonzero(stored) != len(env_ids):
+                ids, numbers = env_ids[stored], numbers[stored]
+                columns = {key: column[stored] for key, column in columns.items()}
+            else:
+                stored = None
+        if len(ids):
+            for slot, column in zip(self.slots, columns.values(), strict=False):  # the slots the columns fill
+                # Cast first: numpy's casting assignment into a strided column costs several times more.
+                slot[ids] = column if column.dtype == np.float64 else column.astype(np.float64)
+            self.schema_numbers[ids] = numbers
+            self.wrote = True
+        return stored
+
+    def forget(self, env_id: int, number: int) -> None:
+        """Forget env ``env_id``'s schemas from number ``number`` on (their announcement was not delivered)."""
+        for schema, _ in self.schemas[env_id][number - 1 :]:
+            self.numbers[schema][env_id] = 0
+        del self.schemas[env_id][number - 1 :]
 
     def take_announced(self) -> dict[int, tuple[int, InfoSchema]]:
         """The schemas learned since the last call, for the parent's ``InfoReader.learn``."""
@@ -114,6 +187,7 @@ class InfoWriter:
     def release(self) -> None:
         """Drop the views of the table (before its shared memory is released)."""
         self.table = self.schema_numbers = None
+        self.slots = []
 
 
 class InfoReader:
@@ -136,12 +210,13 @@ class InfoReader:
 
     def read(self, first: int, stop: int) -> dict[int, dict]:
         """``{env_id: info}`` for the envs in ``[first, stop)`` whose info this step is in the table."""
-        numbers = self.schema_numbers[first:stop].tolist()
+        numbers = self.schema_numbers[first:stop]
+        # The rows with an info (a batch env's done rows, say) found in one call, not one test per env.
+        offsets = numbers.nonzero()[0]
         infos = {}
-        for env_id, number in enumerate(numbers, first):
-            if number:
-                unpacker, decode = self.decoders[env_id, number]
-                infos[env_id] = decode(unpacker.unpack_from(self.table, env_id * _ROW_BYTES))
+        for env_id, number in zip((offsets + first).tolist(), numbers[offsets].tolist(), strict=True):
+            unpacker, decode = self.decoders[env_id, number]
+            infos[env_id] = decode(unpacker.unpack_from(self.table, env_id * _ROW_BYTES))
         return infos
 
     def release(self) -> None:

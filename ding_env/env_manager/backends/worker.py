@@ -278,7 +278,10 @@ class _Worker:
         # Views of the shared rows: step_stacked gives every env actions of its own (the parent writes the
         # next step's actions into these rows while an env may keep its own).
         actions = arrays.take(self.actions, rows)
-        return self.host.step_stacked(ids, actions, self.reset_on_done[rows], self.rows, self.info_writer.put)
+        info_writer = self.info_writer
+        return self.host.step_stacked(
+            ids, actions, self.reset_on_done[rows], self.rows, info_writer.put, info_writer.put_rows
+        )
 
     def report(self, infos: dict[int, dict], errors: dict[int, Any]) -> None:
         """Post the step's end: status word, done semaphores, and the report of infos and errors on the pipe."""
