@@ -290,8 +290,9 @@ class BatchHost:
         due = ended[resets[ended]]
         if len(due):
             due_ids = env_ids[due]
-            try:
-                arrays.write(rows.ready_obs, _at(index, due), self.reset(batch, due_ids, within_step=True))
+            try:  # an id's row is its offset from the rows' first id, whatever index is
+                ready_rows = due_ids - rows.first if rows.first else due_ids
+                arrays.write(rows.ready_obs, ready_rows, self.reset(batch, due_ids, within_step=True))
             except (EnvError, EnvTimeoutError) as error:  # the step's results stand; these ids need a reset
                 errors.update(dict.fromkeys(due_ids.tolist(), error))
 
@@ -312,15 +313,16 @@ class BatchHost:
                 going = going[:0] if stored is None else going[~stored]
             for position in going.tolist():
                 infos[int(env_ids[position])] = info_row(info, position)
-        if not np.count_nonzero(done):
-            return None
         ended = done.nonzero()[0]  # done is flat: the method, without flatnonzero's Python layers
-        left = ended
-        if put_rows is not None and not (info and not _FINAL_KEYS.isdisjoint(info)):
-            # The columns final_info would give each done row, in its key order: the info's keys, then its own.
-            columns = {key: value[ended] for key, value in info.items()}
+        if not len(ended):
+            return None
+        left, returns = ended, record.episode_return[ended]
+        # The columns final_info would give each done row, in its key order: the info's keys, then its own
+        # (unless the info has a key of final_info's, which it overwrites in place, or the returns are not floats).
+        if put_rows is not None and returns.dtype.kind == "f" and not (info and not _FINAL_KEYS.isdisjoint(info)):
+            columns = {key: value[ended] for key, value in info.items()} if info else {}
             columns["truncated"] = record.truncated[ended]
-            columns["eval_episode_return"] = np.asarray(record.episode_return[ended], dtype=np.float64)
+            columns["eval_episode_return"] = returns
             stored = put_rows(env_ids[ended], columns, None if info else FINAL_SCHEMA)
             if stored is None:  # every done row's info is in the table
                 return ended
