@@ -481,7 +481,6 @@ def test_batch_env_infos_of_every_numeric_kind_arrive_as_in_the_base_manager(cla
 
 def test_the_final_info_schema_is_final_infos_own():
     from ding_env.env.timestep import final_info
-    from ding_env.env_manager.backends.batch_host import FINAL_SCHEMA
-    from ding_env.env_manager.backends.info_table import schema_of
+    from ding_env.env_manager.backends.info_table import FINAL_SCHEMA, schema_of
 
     assert schema_of(final_info(None, 2.0, True)) == FINAL_SCHEMA

@@ -29,7 +29,7 @@ from ding_env.env.timestep import final_info
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.backends.hosted_env import close_throwaway
-from ding_env.env_manager.backends.info_table import InfoSchema
+from ding_env.env_manager.backends.info_table import FINAL_SCHEMA, PutRows
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.env_layout import BatchSlot, describe_batch
 from ding_env.env_manager.status import abnormal_info
@@ -37,11 +37,6 @@ from ding_env.errors import EnvError, EnvTimeoutError
 from ding_env.ops import Op
 from ding_env.summary import describe_value
 
-# Stores the infos of many env ids at once, ``{key: 1-d array}`` (row ``k`` for id ``k``), given their schema
-# when known: ``InfoWriter.put_rows``, which says which rows it stored (None: all).
-PutRows = Callable[[np.ndarray, dict, InfoSchema | None], np.ndarray | None]
-# The schema of final_info's dict for a row with no info of its own: its keys in its order, and their types.
-FINAL_SCHEMA = InfoSchema(("truncated", "eval_episode_return"), (bool, float))
 _FINAL_KEYS = frozenset(FINAL_SCHEMA.keys)
 
 
@@ -309,7 +304,10 @@ class BatchHost:
         if info:
             going = (~done).nonzero()[0]
             if put_rows is not None and len(going):
-                stored = put_rows(env_ids[going], {key: value[going] for key, value in info.items()})
+                if len(going) == len(done):  # no episode ended: the info's own columns, with no copy
+                    stored = put_rows(env_ids, info)
+                else:
+                    stored = put_rows(env_ids[going], {key: value[going] for key, value in info.items()})
                 going = going[:0] if stored is None else going[~stored]
             for position in going.tolist():
                 infos[int(env_ids[position])] = info_row(info, position)

@@ -18,7 +18,7 @@ from ding_env.env.base_env import BaseEnv
 from ding_env.env.seeding import seed_as_managers_do
 from ding_env.env.timestep import StepFields
 from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.batch_host import BatchHost, PutRows, batch_hosted
+from ding_env.env_manager.backends.batch_host import BatchHost, batch_hosted
 from ding_env.env_manager.backends.call_timeout import time_limit
 from ding_env.env_manager.backends.host_calls import HostCalls
 from ding_env.env_manager.backends.hosted_env import (
@@ -28,6 +28,7 @@ from ding_env.env_manager.backends.hosted_env import (
     stepper_of,
     takes_int_actions,
 )
+from ding_env.env_manager.backends.info_table import PutRows
 from ding_env.env_manager.backends.settings import EnvSetup, HostSettings
 from ding_env.env_manager.backends.step_rows import StepRows
 from ding_env.env_manager.status import abnormal_info

@@ -24,6 +24,7 @@ import numpy as np
 INFO_SLOTS = 16
 MAX_SCHEMAS = 4
 _EXACT_INT = 2**53
+_EXACT_FLOAT = float(_EXACT_INT)
 _TABLE_TYPES = (float, int, bool)
 _ROW_BYTES = INFO_SLOTS * 8
 _COLUMN_TYPES = {"b": bool, "i": int, "u": int, "f": float}  # a column's dtype kind -> its rows' value type
@@ -53,6 +54,13 @@ class InfoSchema(NamedTuple):
         if all(kind is float for kind in types):
             return lambda values: dict(zip(keys, values, strict=True))
         return lambda values: {key: kind(value) for key, kind, value in zip(keys, types, values, strict=True)}
+
+
+# The schema of ``timestep.final_info``'s dict for a row with no info of its own: its keys in order, their types.
+FINAL_SCHEMA = InfoSchema(("truncated", "eval_episode_return"), (bool, float))
+# Stores the infos of many env ids at once, ``{key: 1-d array}`` (row ``k`` for id ``k``), given their schema
+# when known: ``InfoWriter.put_rows``, which says which rows it stored (None: all).
+PutRows = Callable[[np.ndarray, dict, InfoSchema | None], np.ndarray | None]
 
 
 def columns_schema(columns: dict) -> InfoSchema | None:
@@ -154,23 +162,26 @@ class InfoWriter:
         if known is None:
             return np.zeros(len(env_ids), dtype=bool)
         numbers = known[env_ids]
-        ids, stored = env_ids, None
-        if np.count_nonzero(numbers) != len(env_ids) or int in schema.types:
-            stored = numbers != 0
-            for column, kind in zip(columns.values(), schema.types, strict=True):
-                if kind is int:  # an int outside +-2**53 is not exact in float64: that row takes the pipe
-                    stored &= (column >= -_EXACT_INT) & (column <= _EXACT_INT)
-            if np.count_nonzero(stored) != len(env_ids):
-                ids, numbers = env_ids[stored], numbers[stored]
-                columns = {key: column[stored] for key, column in columns.items()}
-            else:
+        # As the table holds them (cast first: numpy's casting assignment into a strided slot costs several times more).
+        values = [column if column.dtype == np.float64 else column.astype(np.float64) for column in columns.values()]
+        stored = None if np.count_nonzero(numbers) == len(env_ids) else numbers != 0
+        for value, kind in zip(values, schema.types, strict=True):
+            if kind is int:  # an int of magnitude 2**53 or more may not be exact in float64: that row takes the pipe
+                exact = np.abs(value) < _EXACT_FLOAT
+                stored = exact if stored is None else stored & exact
+        ids = env_ids
+        if stored is not None:
+            count = np.count_nonzero(stored)
+            if not count:
+                return stored
+            if count == len(env_ids):
                 stored = None
-        if len(ids):
-            for slot, column in zip(self.slots, columns.values(), strict=False):  # the slots the columns fill
-                # Cast first: numpy's casting assignment into a strided column costs several times more.
-                slot[ids] = column if column.dtype == np.float64 else column.astype(np.float64)
-            self.schema_numbers[ids] = numbers
-            self.wrote = True
+            else:
+                ids, numbers, values = env_ids[stored], numbers[stored], [value[stored] for value in values]
+        for slot, value in zip(self.slots, values, strict=False):  # the slots the columns fill
+            slot[ids] = value
+        self.schema_numbers[ids] = numbers
+        self.wrote = True
         return stored
 
     def forget(self, env_id: int, number: int) -> None:
