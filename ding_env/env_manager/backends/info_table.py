@@ -221,13 +221,12 @@ class InfoReader:
 
     def read(self, first: int, stop: int) -> dict[int, dict]:
         """``{env_id: info}`` for the envs in ``[first, stop)`` whose info this step is in the table."""
-        numbers = self.schema_numbers[first:stop]
-        # The rows with an info (a batch env's done rows, say) found in one call, not one test per env.
-        offsets = numbers.nonzero()[0]
+        numbers = self.schema_numbers[first:stop].tolist()
         infos = {}
-        for env_id, number in zip((offsets + first).tolist(), numbers[offsets].tolist(), strict=True):
-            unpacker, decode = self.decoders[env_id, number]
-            infos[env_id] = decode(unpacker.unpack_from(self.table, env_id * _ROW_BYTES))
+        for env_id, number in enumerate(numbers, first):
+            if number:
+                unpacker, decode = self.decoders[env_id, number]
+                infos[env_id] = decode(unpacker.unpack_from(self.table, env_id * _ROW_BYTES))
         return infos
 
     def release(self) -> None:
