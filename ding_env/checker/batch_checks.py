@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.checker.determinism_checks import global_rngs_touched
-from ding_env.checker.output_checks import env_time_limit, obs_hint
+from ding_env.checker.output_checks import env_time_limit, obs_hint, time_limit_findings
 from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
 from ding_env.checker.rollout import OutputFault, guard, raised
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
@@ -302,6 +302,7 @@ def _time_limit_problems(name: str, env: BaseBatchEnv, ctx: BatchCheckContext) -
     if limit is None:
         return []
     lengths = np.zeros(env.num_envs, dtype=np.int64)
+    terminated, truncated, first = 0, 0, None  # episodes ended at the limit, and the first sub-env so terminated
     for _, record in batch_rollout(env, ctx):
         lengths += 1
         if (lengths > limit).any():
@@ -310,12 +311,14 @@ def _time_limit_problems(name: str, env: BaseBatchEnv, ctx: BatchCheckContext) -
                 f"sub-env {sub_env}'s episode ran past the time limit the env declares (max_episode_steps={limit})"
             )
             return [Finding(name, ERROR, message, "end each sub-env's episode at the limit as truncated")]
-        at_limit = np.flatnonzero(record.terminated & (lengths == limit))
-        if len(at_limit):
-            message = f"sub-env {int(at_limit[0])}'s episode ended at the time limit ({limit} steps) as a termination"
-            return [Finding(name, ERROR, message, "report a time limit as truncated (terminated False)")]
+        at_limit = lengths == limit
+        ended_terminated = np.flatnonzero(record.terminated & at_limit)
+        if first is None and len(ended_terminated):
+            first = int(ended_terminated[0])
+        terminated += len(ended_terminated)
+        truncated += int(np.count_nonzero(record.truncated & at_limit))
         lengths[record.done] = 0
-    return []
+    return time_limit_findings(name, limit, terminated, truncated, f"sub-env {first}'s episode")
 
 
 def check_batch_global_rng(ctx: BatchCheckContext) -> list[Finding]:

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.checker.report import ERROR, WARNING, Finding
-from ding_env.checker.rollout import CheckContext, guard, rollout, sample, step_env, type_name
+from ding_env.checker.rollout import CheckContext, Episode, guard, rollout, sample, step_env, type_name
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import SPACE_NAMES, dtype_problems, leaves, value_problems
 from ding_env.env.timestep import reported_truncation
@@ -319,45 +319,87 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
 
 
 def check_time_limit(ctx: CheckContext) -> list[Finding]:
-    """An episode ended by the env's time limit reports ``truncated``, not termination, and none runs past it."""
+    """An episode ended by the env's time limit reports ``truncated``, not termination, and none runs past it.
+
+    One episode ending at the limit as a termination may be a terminal state reached on the last step: more
+    episodes (``EXTRA_TIME_LIMIT_ROLLOUTS`` rollouts at most) tell it from a time limit reported as one.
+    """
     name = "check_time_limit"
 
     def body() -> list[Finding]:
         env = ctx.make_env()
-        episodes = rollout(env, ctx, ctx.seed, dynamic=True)
-        limit = env_time_limit(env)
-        ctx.close(env)
-        findings = []
-        for episode in episodes:
-            if limit is not None and len(episode.timesteps) > limit:  # ended late, or cut by the check's own cap
-                findings.append(
-                    Finding(
-                        name,
-                        ERROR,
-                        f"an episode ran {len(episode.timesteps)} steps"
-                        + ("" if episode.ended else " without ending")
-                        + f", past the time limit the env declares (max_episode_steps={limit})",
-                        "end the episode at the limit as a truncation: done=True, info['truncated']=True "
-                        "(ding_env.env.timestep.truncation does)",
-                    )
-                )
-                break
-            last = episode.timesteps[-1] if episode.timesteps else None
-            if last is None or not episode.ended or not isinstance(last.info, dict):
-                continue
-            if limit is not None and len(episode.timesteps) == limit and not reported_truncation(last.info):
-                findings.append(
-                    Finding(
-                        name,
-                        ERROR,
-                        f"an episode ended at the time limit ({limit} steps) as a termination",
-                        "report a time limit as truncation: done=True, info['truncated']=True",
-                    )
-                )
-                break
-        return findings
+        try:
+            episodes = rollout(env, ctx, ctx.seed, dynamic=True)
+            limit = env_time_limit(env)
+            if limit is None:
+                return []
+            at_limit = [0, 0]  # episodes ended at the limit: as terminations, as truncations
+            for extra in range(EXTRA_TIME_LIMIT_ROLLOUTS + 1):
+                if extra:  # one termination at the limit and no truncation yet: more episodes
+                    episodes = rollout(env, ctx, ctx.seed + extra, dynamic=True)
+                too_long = _past_time_limit(name, episodes, limit, at_limit)
+                if too_long:
+                    return too_long
+                if at_limit != [1, 0]:
+                    break
+            return time_limit_findings(name, limit, *at_limit, "an episode")
+        finally:
+            ctx.close(env)
 
     return guard(name, "rollouts", body)
+
+
+# Rollouts more that check_time_limit runs when one episode alone ended at the time limit, as a termination.
+EXTRA_TIME_LIMIT_ROLLOUTS = 3
+
+
+def _past_time_limit(name: str, episodes: list[Episode], limit: int, at_limit: list[int]) -> list[Finding]:
+    """The episode that ran past ``limit`` (a finding); counts those ended at it in ``at_limit``."""
+    for episode in episodes:
+        if len(episode.timesteps) > limit:  # ended late, or cut by the check's own cap
+            ran = f"an episode ran {len(episode.timesteps)} steps" + ("" if episode.ended else " without ending")
+            return [
+                Finding(
+                    name,
+                    ERROR,
+                    f"{ran}, past the time limit the env declares (max_episode_steps={limit})",
+                    "end the episode at the limit as a truncation: done=True, info['truncated']=True "
+                    "(ding_env.env.timestep.truncation does)",
+                )
+            ]
+        last = episode.timesteps[-1] if episode.timesteps else None
+        if last is not None and episode.ended and isinstance(last.info, dict) and len(episode.timesteps) == limit:
+            at_limit[1 if reported_truncation(last.info) else 0] += 1
+    return []
+
+
+def time_limit_findings(name: str, limit: int | None, terminated: int, truncated: int, whose: str) -> list[Finding]:
+    """What episodes that ended exactly at the time ``limit`` say of how the env reports it.
+
+    A terminal state can be reached on the last allowed step: one episode ending there as a termination is
+    no proof of a time limit reported as one. An episode that ended there as a truncation shows the limit is
+    reported right; two or more ending there as terminations, and none as a truncation, show it is not.
+
+    Args:
+        name: The check's name.
+        limit: The env's time limit (None: none declared).
+        terminated: Episodes that ended at the limit as terminations.
+        truncated: Episodes that ended at the limit as truncations.
+        whose: Names the episode in the message ("an episode", "sub-env 3's episode").
+    """
+    if limit is None or truncated or not terminated:
+        return []
+    fix = "report a time limit as truncation: done=True, info['truncated']=True"
+    if terminated == 1:
+        message = (
+            f"{whose} ended at the time limit ({limit} steps) as a termination, and none there as a truncation: "
+            "if the limit ended it, report it as truncation (a terminal state reached on the last step is right)"
+        )
+        return [Finding(name, WARNING, message, fix)]
+    message = (
+        f"episodes ended at the time limit ({limit} steps) as a termination, {terminated} of them, none as a truncation"
+    )
+    return [Finding(name, ERROR, message, fix)]
 
 
 def env_time_limit(env: BaseEnv) -> int | None:

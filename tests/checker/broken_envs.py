@@ -425,3 +425,31 @@ class RaisesInALibraryEnv(GoodEnv):
 
         json.loads("{")  # the line a finding must point at
         return super().reset()
+
+
+class TerminalOnLastStepEnv(GoodEnv):
+    """Right as it is: its first episode reaches a terminal state on the last step its time limit allows.
+
+    Its later episodes run to the limit and truncate (``truncate_later``), or end early (otherwise).
+    """
+
+    config: ClassVar[dict] = dict(GoodEnv.config, max_episode_steps=5, truncate_later=True)
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self._episodes = 0
+
+    def reset(self) -> np.ndarray:
+        self._episodes += 1
+        return super().reset()
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        self._t += 1
+        obs, reward = self.make_obs(), 0.0
+        if self._t == self._cfg.max_episode_steps and self._episodes == 1:
+            return termination(obs, reward, self._return)  # the goal, reached on the last allowed step
+        if self._t == self._cfg.max_episode_steps:
+            return truncation(obs, reward, self._return)
+        if self._t == 2 and self._episodes > 1 and not self._cfg.truncate_later:
+            return termination(obs, reward, self._return)
+        return transition(obs, reward)

@@ -229,3 +229,13 @@ def test_an_env_without_random_action_passes_its_check():
     from tests.envs import DIEngineGymSubclassEnv
 
     assert _run("check_random_action", DIEngineGymSubclassEnv) == []
+
+
+def test_a_terminal_state_reached_on_the_last_allowed_step_is_no_error():
+    # One episode ending at the time limit as a termination was an error, whose fix (report it as truncation)
+    # would have learners bootstrap past a true terminal state.
+    assert _run("check_time_limit", gallery.TerminalOnLastStepEnv) == []  # its other episodes truncate there
+    # With no episode truncated at the limit, one termination there is worth a look, not an error.
+    (finding,) = _run("check_time_limit", lambda: gallery.TerminalOnLastStepEnv({"truncate_later": False}))
+    assert finding.severity == "warning"
+    assert "ended at the time limit (5 steps) as a termination, and none there as a truncation" in finding.message
