@@ -243,7 +243,7 @@ def trajectory(episodes: list[Episode]) -> list[tuple[np.ndarray, ...]]:
 
 def flat_step(obs: Any, *reward: Any) -> tuple[np.ndarray, ...]:
     """One step of a trajectory: the obs's leaves and the reward (if given), each as a flat view."""
-    return tuple(np.ravel(leaf) for leaf in (*leaves(obs), *reward))
+    return tuple(np.ravel(leaf) for leaf in (*leaves(obs, scalars=True), *reward))
 
 
 def same(a: list[tuple[np.ndarray, ...]], b: list[tuple[np.ndarray, ...]]) -> bool:

@@ -48,13 +48,19 @@ def dtype_problems(space: gym.spaces.Space, path: str) -> list[str]:
     return []
 
 
-def leaves(value: Any) -> list[np.ndarray]:
-    """The arrays of a (nested) observation; dicts by sorted key, so two key orders compare equal."""
+def leaves(value: Any, scalars: bool = False) -> list[np.ndarray]:
+    """The arrays of a (nested) observation; dicts by sorted key, so two key orders compare equal.
+
+    With ``scalars``, numbers (a numpy scalar, as ``Discrete.sample()`` gives, or a Python one) are leaves
+    too, as 0-d arrays.
+    """
     if isinstance(value, dict):
-        return [leaf for key in sorted(value, key=str) for leaf in leaves(value[key])]
+        return [leaf for key in sorted(value, key=str) for leaf in leaves(value[key], scalars)]
     if isinstance(value, (tuple, list)):
-        return [leaf for sub in value for leaf in leaves(sub)]
-    return [value] if isinstance(value, np.ndarray) else []
+        return [leaf for sub in value for leaf in leaves(sub, scalars)]
+    if isinstance(value, np.ndarray):
+        return [value]
+    return [np.asarray(value)] if scalars and isinstance(value, (np.generic, int, float)) else []
 
 
 def space_tree(space: gym.spaces.Space) -> Any:

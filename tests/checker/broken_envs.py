@@ -453,3 +453,26 @@ class TerminalOnLastStepEnv(GoodEnv):
         if self._t == 2 and self._episodes > 1 and not self._cfg.truncate_later:
             return termination(obs, reward, self._return)
         return transition(obs, reward)
+
+
+class UnseededScalarObsEnv(GoodEnv):
+    """Draws from an unseeded generator and shows it only in its observation, a numpy scalar of Discrete(11):
+    its episodes last 10 steps and its rewards are 0 whatever it draws."""
+
+    config: ClassVar[dict] = dict(max_episode_steps=10)
+
+    def rng(self) -> np.random.Generator:
+        return np.random.default_rng()
+
+    def make_obs(self) -> np.int64:
+        return np.int64(self.rng().integers(0, 11))
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        self._t += 1
+        if self._t >= self._cfg.max_episode_steps:
+            return truncation(self.make_obs(), 0.0, 0.0)
+        return transition(self.make_obs(), 0.0)
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        return gym.spaces.Discrete(11)

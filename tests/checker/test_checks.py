@@ -36,6 +36,9 @@ CAUGHT = [
     ("check_random_action", gallery.RandomActionNEnv, "error", "outside Discrete(n=2, start=0): [0, 1]"),
     ("check_static_seed", gallery.UnseededRngEnv, "error", "different"),
     ("check_dynamic_seed", gallery.UnseededRngEnv, "error", "diverged"),
+    # A numpy-scalar observation was no part of the trajectories compared: the unseeded draws went unseen.
+    ("check_static_seed", gallery.UnseededScalarObsEnv, "error", "different"),
+    ("check_dynamic_seed", gallery.UnseededScalarObsEnv, "error", "diverged"),
     ("check_subprocess", gallery.WorkerDependentEnv, "error", "differs between a worker process and this process"),
     ("check_global_rng", gallery.GlobalSeedEnv, "error", "global numpy"),
     ("check_global_rng", gallery.GlobalSeedInResetEnv, "error", "global numpy"),
