@@ -1,0 +1,88 @@
+"""Old-versus-new timing of the batch-env rows, alternating two source trees in one sitting.
+
+``paired.py`` times envs stepped one by one; this times a batch env's path (``BatchHost``, a worker's
+``step_stacked``, the info table): CartPole x64 as two ``CartPoleBatchEnv`` of 32 in the subprocess manager
+(2 workers) and as one of 64 in the base manager, through the batched API with fixed random actions. Each
+side runs in a fresh process, in alternating order; each timing is the fastest chunk of 50 batches in
+``--seconds``, and the median over the rounds counts::
+
+    git worktree add /tmp/old <commit>
+    python benchmarks/batch_paired.py --old /tmp/old --new . --rounds 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CHILD = r"""
+import json, sys, time
+from functools import partial
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from ding_env import create_env_manager
+from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
+row, seconds = sys.argv[2], float(sys.argv[3])
+if row == "subprocess 2x32":
+    batch_envs = [partial(CartPoleBatchEnv, {"num_envs": 32})] * 2
+    manager = create_env_manager({"type": "subprocess", "num_workers": 2}, batch_envs)
+else:
+    manager = create_env_manager({"type": "base"}, [partial(CartPoleBatchEnv, {"num_envs": 64})])
+manager.seed(0)
+manager.launch()
+actions = np.random.default_rng(0).integers(0, 2, (256, 64))
+steps = 0
+def run(count):
+    global steps
+    for _ in range(count):
+        ready = manager.ready_obs_batch
+        manager.step_batch(ready.env_id, actions[steps % 256])
+        steps += 1
+run(300)
+best, end = 1e9, time.perf_counter() + seconds
+while time.perf_counter() < end:
+    start = time.perf_counter()
+    run(50)
+    best = min(best, (time.perf_counter() - start) / 50 * 1e6)
+manager.close()
+print(json.dumps(best))
+"""
+
+ROWS = ("subprocess 2x32", "base 1x64")
+
+
+def child(tree: str, row: str, seconds: float) -> float:
+    """Microseconds per batch of 64 of ``row`` with the ding_env of ``tree`` (its fastest chunk)."""
+    command = [sys.executable, "-c", CHILD, str(Path(tree).resolve()), row, str(seconds)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print each row's median microseconds per batch on both sides, and their ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", required=True, help="source tree of the old code")
+    parser.add_argument("--new", default=str(HERE.parent), help="source tree of the new code")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--seconds", type=float, default=1.5, help="timed seconds per child")
+    options = parser.parse_args(argv)
+    for row in ROWS:
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for index in range(options.rounds):
+            sides = [("old", options.old), ("new", options.new)]
+            for side, tree in sides if index % 2 == 0 else sides[::-1]:
+                times[side].append(child(tree, row, options.seconds))
+        old, new = statistics.median(times["old"]), statistics.median(times["new"])
+        rounds = " ".join(f"{o:.1f}/{n:.1f}" for o, n in zip(times["old"], times["new"], strict=True))
+        print(f"{row:16s} old {old:7.1f} us  new {new:7.1f} us  new/old {new / old:.3f}  (rounds {rounds})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
