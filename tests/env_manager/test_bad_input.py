@@ -8,6 +8,7 @@ exactly as one that never saw the bad input.
 from __future__ import annotations
 
 from functools import partial
+from typing import ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -512,3 +513,46 @@ def test_envs_whose_spaces_differ_are_refused_at_launch_naming_the_env(make_mana
         manager.launch()
     assert raised.value.env_id == odd_env
     assert_clear(raised.value, "action_space Box(-0.5, 0.5, (1,), float32) is not env", "share their spaces")
+
+
+class RewardEnv(CountingEnv):
+    """Returns ``cfg.reward`` as its reward; declares a reward space of shape ``cfg.reward_shape``."""
+
+    config: ClassVar[dict] = dict(CountingEnv.config, reward=None, reward_shape=(1,))
+
+    def step(self, action):
+        return super().step(action)._replace(reward=self._cfg.reward)
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-np.inf, np.inf, tuple(self._cfg.reward_shape), np.float32)
+
+
+@pytest.mark.parametrize(
+    ("reward", "reward_shape", "needle"),
+    [
+        (1e40, (1,), "reward 1e+40 is beyond the reward space's dtype float32 (it would become array([inf]"),
+        (np.array([1e40]), (1,), "is beyond the reward space's dtype float32"),
+        (np.array([2**40 + 1]), (1,), "is not exact in the reward space's dtype float32"),
+        (
+            np.array([1.0], np.float32),
+            (3,),
+            "has shape (1,), where the reward space holds (3,) (it would be broadcast)",
+        ),
+        (np.ones(3, np.float32), (1,), "has shape (3,), where the reward space holds (1,)"),
+    ],
+    ids=["float overflow", "float64 overflow", "int rounded", "broadcast", "too many"],
+)
+def test_a_reward_the_reward_rows_would_change_is_an_error_naming_the_env(make_manager, reward, reward_shape, needle):
+    # Each was written as it came out of the cast: inf, a rounded int, one team reward copied to every agent, or
+    # numpy's bare "could not broadcast" naming neither the reward nor the fix.
+    fns = [partial(CountingEnv, {}), partial(RewardEnv, {"reward": reward, "reward_shape": reward_shape})]
+    if reward_shape != (1,):
+        fns[0] = partial(RewardEnv, {"reward": np.zeros(3, np.float32), "reward_shape": reward_shape})
+    manager = make_manager(fns)
+    manager.seed(0)
+    manager.launch()
+    with pytest.raises(EnvError) as raised:
+        manager.step({0: 0, 1: 0})
+    assert raised.value.env_id == 1
+    assert_clear(raised.value, needle)

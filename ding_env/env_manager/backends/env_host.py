@@ -363,7 +363,7 @@ class EnvHost(HostCalls):
             step_error.__cause__ = error
             renew = abnormal
         rows.write_step_obs(row, arrays.row(rows.ready_obs, row, copy=True))
-        rows.write_reward(row, 0)
+        rows.rewards[row] = 0  # every value of the row, whatever the reward shape
         rows.done[row], rows.truncated[row] = True, False
         infos[env_id] = abnormal_info(step_error)
         errors[env_id] = step_error

@@ -8,13 +8,14 @@ arrays of its own in the in-process backend. The parent reads them back as a ``T
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ding_env.env.spaces import check_exact_reward
 from ding_env.env_manager import arrays
+from ding_env.errors import EnvDataError
+from ding_env.summary import describe_value
 from ding_env.trees import map_tree
 
 
@@ -22,28 +23,61 @@ def reward_writer(rewards: np.ndarray) -> Callable[[int, Any], None]:
     """A ``write(row, reward)`` for the reward rows.
 
     A Python float into one-value float rows (the common reward) goes through a flat memoryview,
-    which skips numpy's indexing (benchmarks/history/runs.md, run 23); any
-    other reward is written by numpy, which rounds a float the same way.
+    which skips numpy's indexing (benchmarks/history/runs.md, run 23), and an array of the rows' own
+    shape and dtype is written as it is; any other reward is checked as it is written: a shape the rows
+    would broadcast it from, a float beyond the rows' float32 range, or a value an integer dtype or a float's
+    precision would change is refused, never cast silently.
     """
-    if rewards.dtype.kind in "biu":  # integer rewards: a cast that changes a value is refused, never silent
-        return partial(_write_exactly, rewards)
-    if rewards.shape[1:] != (1,) or rewards.dtype not in (np.float32, np.float64):
-        return rewards.__setitem__
+    shape, dtype = rewards.shape[1:], rewards.dtype
+    if shape != (1,) or dtype not in (np.float32, np.float64):
+
+        def write_array(row: int, value: Any) -> None:
+            if type(value) is np.ndarray and value.dtype == dtype and value.shape == shape:
+                rewards[row] = value
+            else:
+                _write_checked(rewards, row, value)
+
+        return write_array
     flat = memoryview(rewards.reshape(-1))
+    limit = float(np.finfo(dtype).max)
 
     def write(row: int, value: Any) -> None:
-        if type(value) is float:
+        if type(value) is float and -limit <= value <= limit:
             flat[row] = value
-        else:
+        elif type(value) is np.ndarray and value.dtype == dtype and value.shape == shape:
             rewards[row] = value
+        else:
+            _write_checked(rewards, row, value)
 
     return write
 
 
-def _write_exactly(rewards: np.ndarray, row: int, value: Any) -> None:
-    """Write ``value`` into an integer reward row, refusing a value the row's dtype cannot hold exactly."""
-    rewards[row] = value
-    check_exact_reward(value, rewards[row])
+def _write_checked(rewards: np.ndarray, row: int, value: Any) -> None:
+    """Write ``value`` into reward row ``row``, refusing a shape, range or dtype the row would change it by.
+
+    Raises:
+        EnvDataError: Naming the reward, the reward space's shape or dtype and the fix.
+    """
+    shape = rewards.shape[1:]
+    given = np.asarray(value)
+    if given.shape != shape and not (given.shape == () and shape == (1,)):  # a scalar for (1,) is one value
+        raise EnvDataError(
+            f"reward {describe_value(value)} has shape {given.shape}, where the reward space holds {shape} "
+            f"(it would be {'broadcast' if given.size == 1 else 'refused by numpy'}): return one reward of that shape"
+        )
+    rewards[row] = given
+    written = rewards[row]
+    check_exact_reward(given, written)  # integer rows: a value that does not fit
+    if given.dtype.kind in "iu" and not np.all(written == given):
+        raise EnvDataError(
+            f"reward {describe_value(value)} is not exact in the reward space's dtype {rewards.dtype} (it would become "
+            f"{describe_value(written)}): return a float reward, or whole numbers below 2**24"
+        )
+    if given.dtype.kind == "f" and not np.isfinite(written).all() and np.isfinite(given).all():
+        raise EnvDataError(
+            f"reward {describe_value(value)} is beyond the reward space's dtype {rewards.dtype} (it would become "
+            f"{describe_value(written)}): scale the rewards down, or declare a float64 reward space"
+        )
 
 
 class StepRows:
