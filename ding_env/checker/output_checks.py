@@ -109,6 +109,8 @@ def reward_hint(problem: str) -> str:
         )
     if " holds inf" in problem:
         return "step() returned an infinite reward: return a finite one (or declare unbounded reward_space bounds)"
+    if " dtype " in problem:
+        return "return the reward in the reward space's dtype: np.array([r], dtype=np.float32) for the usual space"
     return "declare reward_space with the bounds the rewards really take, or keep step()'s rewards inside them"
 
 
@@ -178,7 +180,10 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                     )
                     report(
                         f"reward must be an array of shape {reward_shape}, got {got}",
-                        "return np.array([r], dtype=np.float32) (or use ding_env.env.timestep.transition)",
+                        "return np.array([r], dtype=np.float32) (or use ding_env.env.timestep.transition)"
+                        if reward_shape == (1,)
+                        else f"return one reward per agent, np.asarray(rewards, dtype=np.float32) of shape "
+                        f"{reward_shape}, in BaseEnvTimestep(obs, reward, done, info) (transition takes one reward)",
                     )
                 else:
                     for problem in value_problems(reward, env.reward_space, "reward"):
@@ -218,10 +223,18 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                             + (" (the managers take this number as it is)" if number else ""),
                             WARNING if number else ERROR,
                         )
-                    if type(timestep.info.get("truncated")) is not bool:
+                    if "truncated" not in timestep.info:
                         report(
                             "info['truncated'] (bool) is missing on a done step",
                             "use ding_env.env.timestep.termination / truncation, which set it",
+                        )
+                    elif type(timestep.info["truncated"]) is not bool:
+                        report(
+                            f"info['truncated'] on a done step must be a Python bool, got "
+                            f"{type_name(timestep.info['truncated'])}",
+                            "put bool(truncated) in info (ding_env.env.timestep.termination / truncation do; the "
+                            "managers take its truth value)",
+                            WARNING,
                         )
             if not episode.ended:
                 report(

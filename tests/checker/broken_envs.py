@@ -476,3 +476,27 @@ class UnseededScalarObsEnv(GoodEnv):
     @property
     def observation_space(self) -> gym.spaces.Space:
         return gym.spaces.Discrete(11)
+
+
+class NumpyBoolTruncatedEnv(GoodEnv):
+    """Puts a numpy bool in ``info['truncated']`` (which the managers take by its truth value)."""
+
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        if timestep.done:
+            timestep.info["truncated"] = np.bool_(timestep.info["truncated"])
+        return timestep
+
+
+class Float64RewardEnv(GoodEnv):
+    def step(self, action: Any) -> BaseEnvTimestep:
+        timestep = super().step(action)
+        return timestep._replace(reward=timestep.reward.astype(np.float64))
+
+
+class TeamRewardForAgentsEnv(GoodEnv):
+    """Declares one reward per agent (3) and returns one team reward."""
+
+    @property
+    def reward_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)

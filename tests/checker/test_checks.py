@@ -52,6 +52,10 @@ CAUGHT = [
         "past the time limit the env declares (max_episode_steps=20)",
     ),
     ("check_step_output", gallery.IntReturnEnv, "warning", "must be a Python float, got int"),
+    # Said to be missing, though there; a dtype given a fix about bounds; one (1,) reward told to be (1,) again.
+    ("check_step_output", gallery.NumpyBoolTruncatedEnv, "warning", "must be a Python bool, got numpy.bool"),
+    ("check_step_output", gallery.Float64RewardEnv, "error", "reward must have dtype float32, got float64"),
+    ("check_step_output", gallery.TeamRewardForAgentsEnv, "error", "reward must be an array of shape (3,)"),
 ]
 
 
@@ -242,3 +246,12 @@ def test_a_terminal_state_reached_on_the_last_allowed_step_is_no_error():
     (finding,) = _run("check_time_limit", lambda: gallery.TerminalOnLastStepEnv({"truncate_later": False}))
     assert finding.severity == "warning"
     assert "ended at the time limit (5 steps) as a termination, and none there as a truncation" in finding.message
+
+
+def test_the_fix_given_for_a_reward_fits_its_problem():
+    # A float64 reward was told to declare the bounds its rewards take; one team reward for three agents was told
+    # to return np.array([r]), which it did, and transition, which takes one reward.
+    (dtype,) = [f for f in _run("check_step_output", gallery.Float64RewardEnv) if "dtype" in f.message]
+    assert "np.array([r], dtype=np.float32)" in dtype.hint and "bounds" not in dtype.hint
+    (shape,) = _run("check_step_output", gallery.TeamRewardForAgentsEnv)
+    assert "one reward per agent" in shape.hint and "(3,)" in shape.hint
