@@ -21,8 +21,11 @@ belongs on a private network or behind an SSH tunnel.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
+import os
+import stat
 import time
 from collections.abc import Callable
 from typing import Any
@@ -221,9 +224,20 @@ class EnvServer:
                 self._authenticator = None
             self._socket.close(linger=0)
             self._context.term()
+            _remove_ipc_file(self.address)
 
     def __enter__(self) -> EnvServer:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
+
+
+def _remove_ipc_file(address: str) -> None:
+    """Remove the socket file of an ``ipc://`` endpoint the server bound (ZeroMQ leaves it behind)."""
+    if not address.startswith("ipc://"):
+        return
+    path = address.removeprefix("ipc://")
+    with contextlib.suppress(FileNotFoundError):
+        if stat.S_ISSOCK(os.lstat(path).st_mode):  # a file another program put there since is not ours
+            os.unlink(path)

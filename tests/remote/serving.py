@@ -39,7 +39,7 @@ def serving(target, envs, *extra, bind="tcp://127.0.0.1:*", startup=None):
         for line in server.stdout:
             if startup is not None:
                 startup.append(line.rstrip("\n"))
-            if " at tcp://" in line:
+            if " at tcp://" in line or " at ipc://" in line:
                 address = line.rsplit(" at ", 1)[1].strip()
             if "ready" in line:
                 break

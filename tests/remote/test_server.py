@@ -88,6 +88,18 @@ def test_serve_hosts_envs_until_ctrl_c_or_sigterm_then_closes_every_env_and_work
     assert not any(os.path.exists(segment) for segment in segments)
 
 
+def test_a_server_on_an_ipc_endpoint_removes_its_socket_file_when_stopped(tmp_path):
+    # ZeroMQ left the file behind: the next server on that path found it there.
+    path = tmp_path / "envs.sock"
+    with serving(CARTPOLE, 1, bind=f"ipc://{path}") as (address, server):
+        with ServerConnection(address) as connection:
+            launched(connection)
+        assert path.exists()
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+    assert not path.exists()
+
+
 def test_sigterm_stops_a_server_whose_workers_env_is_stuck_with_no_worker_traceback(tmp_path):
     # A forked worker inherited the server's SIGTERM handler: stopped by the server, it printed a traceback
     # ending in ding_env.cli.commands.Terminated.
