@@ -221,6 +221,18 @@ def test_list_shows_user_registered_types_and_extras_status(tmp_path):
     assert "entry point of the installed package 'ding-env'" in lines["cartpole"]
 
 
+def test_check_takes_a_type_a_module_registers_given_with_import(tmp_path):
+    # `ding-env check` had no --import: a type your own module registers could not be resolved by its name.
+    (tmp_path / "my_envs.py").write_text(
+        "from ding_env import ENV_REGISTRY\nfrom tests.checker.broken_envs import GoodEnv\n\n"
+        "ENV_REGISTRY.register('my_walk', GoodEnv)\n"
+    )
+    result = ding_env_command("check", "my_walk", "--import", "my_envs", "--episodes", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    missing = ding_env_command("check", "my_walk", "--import", "no_such_module", cwd=tmp_path)
+    assert missing.returncode == 2 and "cannot import 'no_such_module' given to --import" in missing.stderr
+
+
 def test_list_names_the_pettingzoo_extra_when_pettingzoo_is_missing():
     result = run_without_modules(["pettingzoo"], "from ding_env.cli import main\nsys.exit(main(['list']))")
     assert result.returncode == 0, result.stderr

@@ -141,6 +141,7 @@ def _add_target_arguments(command: argparse.ArgumentParser) -> None:
         help="module:Class, a registered env type, a Gymnasium env id (CartPole-v1 or gym:ID), or a config file",
     )
     command.add_argument("--config", default=None, help="config file whose env section configures the env")
+    _add_import_argument(command, "TARGETs")
 
 
 def _parser() -> argparse.ArgumentParser:

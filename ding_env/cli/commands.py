@@ -93,6 +93,8 @@ def check(args: argparse.Namespace) -> int:
     if problem:
         print(f"ding-env check: {problem}", file=sys.stderr)
         return USAGE_ERROR
+    if not import_modules("check", args.imports):
+        return USAGE_ERROR
     try:
         env_cls, cfg = resolve_target(args.target, args.config, undeclared_keys=args.di_engine)
     except (ConfigError, RegistryError) as error:
@@ -146,6 +148,8 @@ def serve(args: argparse.Namespace) -> int:
     )
     if problem:
         print(f"ding-env serve: {problem}", file=sys.stderr)
+        return USAGE_ERROR
+    if not import_modules("serve", args.imports):
         return USAGE_ERROR
     try:
         from ding_env.remote.server import DEFAULT_BIND, EnvServer
