@@ -67,6 +67,26 @@ def test_a_batch_env_that_does_not_pickle_before_reset_is_found():
     assert "pickling" in errors_of(UnpicklableBatchEnv)["check_batch_construction"]
 
 
+class CloseFailsBeforeResetBatchEnv(CartPoleBatchEnv):
+    """Its close() fails on an env never reset."""
+
+    def _close(self) -> None:
+        if not getattr(self, "_was_reset", False):
+            raise AttributeError("'NoneType' object has no attribute 'fill'")
+
+    def _reset(self, env_ids):
+        self._was_reset = True
+        return super()._reset(env_ids)
+
+
+def test_a_close_that_fails_before_any_reset_is_the_close_checks_finding_not_constructions():
+    # It was reported as "constructing the batch env raised", and every other check was left out.
+    report = check_batch_env(CloseFailsBeforeResetBatchEnv, CFG, steps=60)
+    errors = {finding.check: finding.message for finding in report.errors}
+    assert list(errors) == ["check_batch_close_twice"] and "close()" in errors["check_batch_close_twice"]
+    assert len(report.checks) == 7
+
+
 class TimeLimitAsTerminationBatchEnv(CartPoleBatchEnv):
     """Reports its time limit as a termination."""
 
