@@ -25,7 +25,7 @@ from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.batch_sources.rows import row_of, stack_rows
 from ding_env.env.batch_step import rows_of
 from ding_env.env.seeding import global_rngs_kept
-from ding_env.env.spaces import SPACE_NAMES
+from ding_env.env.spaces import SPACE_NAMES, value_problems
 from ding_env.errors import EnvStateError, where_defined
 from ding_env.trees import leaves
 
@@ -159,10 +159,9 @@ def _rows_problems(name: str, what: str, obs: Any, n: int, space: gym.spaces.Spa
         message = f"{what} has {rows} rows, expected {n} (one per sub-env) in every array"
         return [Finding(name, ERROR, message, "stack one observation per sub-env along axis 0")]
     for index in range(n):
-        row = row_of(obs, index)
-        if not space.contains(row):
-            message = f"{what} row {index} is not in observation_space {space}: {row!r:.200}"
-            return [Finding(name, ERROR, message, obs_hint(message))]
+        problems = value_problems(row_of(obs, index), space, f"{what} row {index}")  # shape, dtype, bounds: which
+        if problems:
+            return [Finding(name, ERROR, problems[0], obs_hint(problems[0]))]
     return []
 
 

@@ -143,3 +143,14 @@ def test_an_observation_short_of_rows_is_a_finding_not_a_crash():
     assert report.skipped == dict.fromkeys(
         ["check_batch_seeds", "check_batch_time_limit", "check_batch_global_rng"], "check_batch_outputs"
     )
+
+
+class Float64ObsBatchEnv(CartPoleBatchEnv):
+    def _reset(self, env_ids):
+        return super()._reset(env_ids).astype(np.float64)
+
+
+def test_an_observation_of_another_dtype_is_named_so():
+    # It said the row "is not in observation_space", with no word of the dtype the managers' message names.
+    message = errors_of(Float64ObsBatchEnv)["check_batch_outputs"]
+    assert "reset obs row 0 must have dtype float32, got float64" in message
