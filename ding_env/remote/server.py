@@ -112,6 +112,7 @@ class EnvServer:
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
         self._authenticator = None
+        self.address = ""  # the endpoint bound, once bound
         try:
             if keys is not None:
                 from ding_env.remote.keys import secure_server
@@ -124,7 +125,7 @@ class EnvServer:
         except BaseException:
             self.close()
             raise
-        self.address: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.address = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
 
     def serve(self, should_stop: Callable[[], bool] = lambda: False) -> None:
         """Answer requests until ``should_stop()`` or an exception (Ctrl-C); then close every env and worker."""
