@@ -89,6 +89,7 @@ class ServerConnection:
         self._monitor = self._socket.get_monitor_socket(MONITORED_EVENTS)
         self._connected = False  # the server's port accepted the connection once
         self._answered = False  # the server replied once
+        self._replied_at = 0.0  # when its last reply arrived
         self._refused_since: float | None = None  # when a connection was first refused (nothing listening)
         self._dropped = False  # the monitor reported the connection dropped, and no receive has raised it yet
         self._poller = zmq.Poller()
@@ -139,12 +140,14 @@ class ServerConnection:
     def receive(self, ticket: tuple[int, str, float], timeout: float | None = DEFAULT) -> dict:
         """The reply to the request of ``ticket``; raises as :meth:`request` does (``timeout=None``: no limit).
 
-        ``timeout`` counts from when the request was sent: replies awaited one after another from servers
+        ``timeout`` counts from when the request was sent, or from the server's last reply when that came later
+        (the server answers this connection's requests one after another, so a request queued behind others
+        gets its own ``timeout`` once they are answered): replies awaited one after another from servers
         working at once (a step or a close sent to each) are all awaited within it.
         """
         seq, kind, sent_at = ticket
         timeout = self.timeout if timeout is DEFAULT else timeout
-        deadline = None if timeout is None else sent_at + timeout
+        deadline = None if timeout is None else max(sent_at, self._replied_at) + timeout
         # The reply is likely close: poll for it before blocking (the monitor's news is read at the next wait).
         spun = self._spinner.arrived(self._socket, timeout)
         while True:
@@ -171,7 +174,10 @@ class ServerConnection:
                 raise ServerLostError(self.address, kind, timeout, self._silence(timeout))
             reply_seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
             self._answered = True
+            self._replied_at = time.monotonic()
             if reply_seq != seq:
+                if deadline is not None:  # an earlier request answered: this one is the server's next
+                    deadline = max(deadline, self._replied_at + timeout)
                 continue  # the late reply of a request that timed out
             if error is not None:
                 raise error

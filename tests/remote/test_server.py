@@ -88,6 +88,22 @@ def test_serve_hosts_envs_until_ctrl_c_or_sigterm_then_closes_every_env_and_work
     assert not any(os.path.exists(segment) for segment in segments)
 
 
+def test_a_request_queued_behind_others_gets_its_timeout_from_when_they_are_answered(tmp_path):
+    # Counted from its sending, the third of three steps sent at once ran out of time waiting for the first
+    # two, and a server that answered every one was declared lost.
+    config = tmp_path / "slow.py"
+    config.write_text("main_config = dict(env=dict(step_sleep=0.4))\n")
+    with (
+        serving("tests.remote.envs:SlowStepEnv", 1, "--config", str(config)) as (address, _),
+        ServerConnection(address) as connection,
+    ):
+        env_ids = launched(connection)
+        step = {"env_ids": env_ids, "actions": np.zeros(1, np.int64), "reset_on_done": np.ones(1, dtype=bool)}
+        tickets = [connection.send("step", **step) for _ in range(3)]  # answered at about 0.4, 0.8 and 1.2 s
+        replies = [connection.receive(ticket, timeout=0.7) for ticket in tickets]
+    assert [reply["obs"][0][0] for reply in replies] == [1, 2, 3]
+
+
 def test_a_server_on_an_ipc_endpoint_removes_its_socket_file_when_stopped(tmp_path):
     # ZeroMQ left the file behind: the next server on that path found it there.
     path = tmp_path / "envs.sock"
