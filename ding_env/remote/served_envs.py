@@ -35,8 +35,9 @@ from ding_env.env_manager.backends.workers import WorkerBackend
 from ding_env.env_manager.config import manager_config
 from ding_env.env_manager.env_layout import EnvLayout, describe_entry
 from ding_env.env_manager.ledger import EnvLedger
+from ding_env.env_manager.shares import check_spaces_alike
 from ding_env.env_manager.status import NEEDS_RESET, READY, STEPPING
-from ding_env.errors import ConfigError
+from ding_env.errors import ConfigError, EnvError
 from ding_env.remote.info_wire import InfoSender
 from ding_env.remote.protocol import CLIENT_SETTINGS
 
@@ -93,6 +94,12 @@ class ServedEnvs:
             self._backend = WorkerBackend(self._env_fns, settings, "served envs", self, self._setup, num_workers)
         try:
             spaces = self._backend.launch()
+            try:
+                check_spaces_alike([self._backend], [spaces])  # as a local manager refuses envs of other spaces
+            except EnvError as error:
+                for failure in self._backend.close():
+                    error.add_note(f"closing the envs also failed: {failure.summary}")
+                raise
             self._actions = ActionChecker(spaces[1], f"served envs ({self.env_num})")
             return {"spaces": list(spaces)}
         except BaseException:

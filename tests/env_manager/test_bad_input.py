@@ -18,7 +18,14 @@ from ding_env import DingEnvWrapper, create_env_manager
 from ding_env.errors import ConfigError, DingEnvError, EnvDataError, EnvError
 from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
 from tests.conftest import manager_cfg
-from tests.envs import ActionKindEnv, CountingEnv, DictActionEnv, SeedWithoutDynamicEnv, TupleActionEnv
+from tests.envs import (
+    ActionKindEnv,
+    CountingEnv,
+    DictActionEnv,
+    DIEngineStyleEnv,
+    SeedWithoutDynamicEnv,
+    TupleActionEnv,
+)
 
 MANAGERS = ["base", "subprocess", "async_subprocess"]
 MAX_MESSAGE = 500
@@ -513,6 +520,41 @@ def test_envs_whose_spaces_differ_are_refused_at_launch_naming_the_env(make_mana
         manager.launch()
     assert raised.value.env_id == odd_env
     assert_clear(raised.value, "action_space Box(-0.5, 0.5, (1,), float32) is not env", "share their spaces")
+
+
+class BoundsEnv(CountingEnv):
+    """A CountingEnv whose observation bounds are ``cfg.high`` (its own, as per-env normalisation gives them)."""
+
+    config: ClassVar[dict] = dict(CountingEnv.config, high=1.0)
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        return gym.spaces.Box(-self._cfg.high, self._cfg.high, (2,), np.float32)
+
+
+class LazySpacesEnv(DIEngineStyleEnv):
+    """Knows its spaces after its first reset only; counts its resets."""
+
+    def __init__(self, cfg: dict | None = None) -> None:
+        super().__init__(cfg)
+        self.resets = 0
+
+    def reset(self) -> np.ndarray:
+        self.resets += 1
+        return super().reset()
+
+
+def test_envs_whose_observation_bounds_differ_share_a_manager_and_spaces_known_later_cost_no_extra_reset(
+    make_manager,
+):
+    # Observation bounds do not change the arrays the results are held in (SyncVectorEnv's "different" mode
+    # takes them too); reading every env's spaces reset each env that knows them only after a reset once more.
+    with make_manager([partial(BoundsEnv, {"high": 1.0}), partial(BoundsEnv, {"high": 2.0})]) as manager:
+        manager.launch()
+        assert sorted(manager.step({0: 0, 1: 0})) == [0, 1]
+    lazy = make_manager([LazySpacesEnv] * 4)
+    lazy.launch()
+    assert lazy.resets.count(1) >= 2  # the first env of each process is reset once more, to read the spaces
 
 
 class RewardEnv(CountingEnv):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ding_env import create_env_manager
-from ding_env.errors import ConfigError, EnvCrashedError
+from ding_env.errors import ConfigError, EnvCrashedError, EnvError
 from tests.envs import CountingEnv, FaultEnv
 from tests.support import (
     arrays_of,
@@ -284,3 +284,15 @@ def test_a_manager_that_starts_its_own_ray_instance_leaves_the_global_rngs_as_th
         [sys.executable, "-c", RAY_OF_ITS_OWN], capture_output=True, text=True, env=env, timeout=240, check=False
     )
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_envs_of_other_action_spaces_in_one_host_are_refused_as_in_the_local_managers():
+    # The host's own check was not brought back: env 1, whose actions lie in [-0.5, 0.5], launched under env 0's
+    # [-2, 2] and was handed actions outside its space.
+    from ding_env import DingEnvWrapper
+    from tests.env_manager.test_bad_input import narrow_pendulum
+
+    fns = [partial(DingEnvWrapper, cfg={"env_id": "Pendulum-v1"}), narrow_pendulum]
+    with create_env_manager({"type": "ray", "num_hosts": 1}, fns) as manager:
+        with pytest.raises(EnvError, match=r"env 1 failed in launch: its action_space Box\(-0.5, 0.5"):
+            manager.launch()

@@ -116,14 +116,15 @@ class EnvHost(HostCalls):
         """The envs' spaces (the first env's), then every env seeded as the setup says.
 
         Seeding comes after reading the spaces: an env that knows its spaces only after a reset is
-        reset to read them, and that reset must not use up draws of its seeded generator.
+        reset to read them, and that reset must not use up draws of its seeded generator. The other envs'
+        spaces are read where they are known without a reset (``distinct_spaces``), so no env is reset twice.
         """
         first = min(self.envs)
         spaces = env_spaces(self.envs[first])
         # The first env's spaces and every other env's that differ: the manager checks them against env 0's.
         self.distinct_spaces = {first: spaces}
         for env_id, env in self.envs.items():
-            if env_id != first and (own := env_spaces(env)) != spaces:
+            if env_id != first and (own := env_spaces(env, reset=False)) is not None and own != spaces:
                 self.distinct_spaces[env_id] = own
         plain = [env for env_id, env in self.envs.items() if env_id in self._steppers]
         self.int_actions = bool(plain) and all(takes_int_actions(env, spaces[1]) for env in plain)

@@ -30,17 +30,20 @@ def check_same_spaces(
     first_id: int,
     first_spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space],
 ) -> None:
-    """Refuse env ``env_id`` when its spaces are not env ``first_id``'s (as ``SyncVectorEnv`` refuses them).
+    """Refuse env ``env_id`` when its spaces do not lay out as env ``first_id``'s, or its action space differs.
 
-    A manager lays out every env's results by one env's spaces and checks every action against one action
-    space: an env with other bounds would be handed actions outside its own, or refused one by another env's.
+    A manager lays out every env's results by one env's spaces, so observations and rewards must have their
+    structure, shapes and dtypes (their bounds may differ, as ``SyncVectorEnv(observation_mode="different")``
+    allows); and it checks every action against one action space, so an env with other action bounds would be
+    handed actions outside its own: action spaces must be equal (a space class without an ``__eq__`` of its
+    own is compared by its layout).
 
     Raises:
         EnvError: Naming ``env_id``, the space and env ``first_id``'s.
     """
     for name, space, expected in zip(SPACE_NAMES, spaces, first_spaces, strict=True):
-        # Reward spaces need only hold the same arrays: their bounds are rarely declared alike.
-        same = space == expected if name != "reward_space" else _same_arrays(space, expected)
+        compared_whole = name == "action_space" and type(space).__eq__ is not object.__eq__
+        same = space == expected if compared_whole else _same_layout(space, expected)
         if not same:
             raise EnvError(
                 env_id,
@@ -50,26 +53,41 @@ def check_same_spaces(
             )
 
 
-def _same_arrays(space: gym.spaces.Space, other: gym.spaces.Space) -> bool:
-    return type(space) is type(other) and space.shape == other.shape and space.dtype == other.dtype
+def _same_layout(space: gym.spaces.Space, other: gym.spaces.Space) -> bool:
+    """Whether the two spaces hold values of one structure, shapes and dtypes (what a manager's arrays need)."""
+    if type(space) is not type(other):
+        return False
+    if isinstance(space, gym.spaces.Dict):
+        return list(space.spaces) == list(other.spaces) and all(
+            _same_layout(sub, other.spaces[key]) for key, sub in space.spaces.items()
+        )
+    if isinstance(space, gym.spaces.Tuple):
+        return len(space.spaces) == len(other.spaces) and all(map(_same_layout, space.spaces, other.spaces))
+    return space.shape == other.shape and space.dtype == other.dtype
 
 
 def _brief(space: gym.spaces.Space) -> str:
     text = str(space)
-    return text if len(text) <= 120 else f"{text[:117]}..."
+    return text if len(text) <= BRIEF_CHARACTERS else f"{text[: BRIEF_CHARACTERS - 3]}..."
 
 
-def env_spaces(env: Any) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space]:
+# A space's repr in an error stays short enough for both spaces to fit the message's few hundred characters.
+BRIEF_CHARACTERS = 120
+
+
+def env_spaces(env: Any, reset: bool = True) -> tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space] | None:
     """The observation, action and reward spaces of ``env``, as Gymnasium spaces.
 
     An env that knows its spaces only after its first reset (some of DI-engine's do) is reset
-    once to read them, as DI-engine's managers do; gym's spaces become Gymnasium's.
+    once to read them, as DI-engine's managers do (without ``reset``: None); gym's spaces become Gymnasium's.
     """
     try:
         spaces = (env.observation_space, env.action_space, env.reward_space)
     except AttributeError:
         spaces = (None,)
     if any(space is None for space in spaces):  # unset, or None until the first reset
+        if not reset:
+            return None
         env.reset()
         spaces = (env.observation_space, env.action_space, env.reward_space)
         unknown = [name for name, space in zip(SPACE_NAMES, spaces, strict=True) if space is None]
