@@ -570,6 +570,21 @@ class RewardEnv(CountingEnv):
         return gym.spaces.Box(-np.inf, np.inf, tuple(self._cfg.reward_shape), np.float32)
 
 
+ACCEPTED_REWARDS = [1.5, 2, True, np.float32(1.5), np.float64(-2.25), np.array([3.5]), [4.5], np.array([[5.5]])]
+
+
+def test_every_reward_of_one_value_a_one_value_reward_space_takes_is_still_taken(make_manager):
+    # The rewards the checked writing must not refuse: Python and numpy scalars, (1,) arrays of any float dtype,
+    # a list, and one value in a (1, 1) array, each as the float32 row it was before.
+    fns = [partial(RewardEnv, {"reward": reward}) for reward in ACCEPTED_REWARDS]
+    manager = make_manager(fns)
+    manager.seed(0)
+    manager.launch()
+    batch = manager.step_batch(np.arange(len(fns)), np.zeros(len(fns), np.int64))
+    expected = np.array([[float(np.ravel(reward)[0])] for reward in ACCEPTED_REWARDS], np.float32)
+    np.testing.assert_array_equal(batch.reward, expected)
+
+
 @pytest.mark.parametrize(
     ("reward", "reward_shape", "needle"),
     [

@@ -60,18 +60,20 @@ def _write_checked(rewards: np.ndarray, row: int, value: Any) -> None:
     """
     shape = rewards.shape[1:]
     given = np.asarray(value)
-    if given.shape != shape and not (given.shape == () and shape == (1,)):  # a scalar for (1,) is one value
+    if given.shape != shape and not (given.size == 1 and shape == (1,)):  # one value for (1,) in any shape
         raise EnvDataError(
             f"reward {describe_value(value)} has shape {given.shape}, where the reward space holds {shape} "
             f"(it would be {'broadcast' if given.size == 1 else 'refused by numpy'}): return one reward of that shape"
         )
-    rewards[row] = given
+    with np.errstate(over="ignore", invalid="ignore"):  # a cast that changes the value is raised below
+        rewards[row] = given.reshape(shape) if given.size == 1 and shape == (1,) else given
     written = rewards[row]
     check_exact_reward(given, written)  # integer rows: a value that does not fit
-    if given.dtype.kind in "iu" and not np.all(written == given):
+    if rewards.dtype.kind == "f" and given.dtype.kind in "iu" and not np.all(written == given):
         raise EnvDataError(
             f"reward {describe_value(value)} is not exact in the reward space's dtype {rewards.dtype} (it would become "
-            f"{describe_value(written)}): return a float reward, or whole numbers below 2**24"
+            f"{describe_value(written)}): declare a float64 reward space, or return whole numbers below "
+            f"2**{np.finfo(rewards.dtype).nmant + 1}"
         )
     if given.dtype.kind == "f" and not np.isfinite(written).all() and np.isfinite(given).all():
         raise EnvDataError(
