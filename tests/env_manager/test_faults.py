@@ -585,6 +585,58 @@ def test_ctrl_c_at_any_moment_of_a_step_leaves_a_manager_that_resets_and_goes_on
     assert not leaked_segments(segments)
 
 
+THREAD_CTRL_C = """
+import os, signal, sys, threading, time
+from functools import partial
+import numpy as np
+from ding_env import create_env_manager
+from tests.conftest import manager_cfg
+from tests.envs import CountingEnv
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+fns = [partial(CountingEnv, {"limit": 50, "step_sleep": 0.002})] * 2
+stop, seen_in_thread = threading.Event(), []
+
+def step_in_thread():
+    with create_env_manager(manager_cfg(sys.argv[1]), fns) as other:
+        other.launch()
+        while not stop.is_set():
+            try:
+                ready = other.ready_obs_batch
+                other.step_batch(ready.env_id, np.zeros(len(ready.env_id), np.int64))
+            except KeyboardInterrupt:
+                seen_in_thread.append(1)
+                other.reset()
+
+with create_env_manager(manager_cfg(sys.argv[1]), fns) as manager:
+    manager.launch()  # in the main thread: installs the holding handler
+    thread = threading.Thread(target=step_in_thread)
+    thread.start()
+    time.sleep(0.5)
+    late = 0
+    for _ in range(10):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1.0)
+            late += 1
+        except KeyboardInterrupt:
+            pass
+    stop.set()
+    thread.join()
+print("late", late, "in thread", len(seen_in_thread))
+"""
+
+
+@pytest.mark.parametrize("manager_type", ["subprocess", "async_subprocess"])
+def test_a_ctrl_c_reaches_the_main_thread_while_a_manager_steps_in_another(manager_type):
+    # The held sections of a manager stepping in another thread held the main thread's Ctrl-C off and raised it
+    # in that thread: the main thread never saw it.
+    result = subprocess.run(
+        [sys.executable, "-c", THREAD_CTRL_C, manager_type], capture_output=True, text=True, timeout=90, cwd=REPO
+    )
+    assert "late 0 in thread 0" in result.stdout, result.stdout + result.stderr[-2000:]
+
+
 @pytest.mark.parametrize("when", ["before launch", "after launch"])
 def test_an_env_whose_seed_raises_is_named_by_its_own_id(make_manager, when):
     # Seeded at launch it was named by the first env of its worker ("env 0 failed in launch"); seeded after it

@@ -25,7 +25,7 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
-from ding_env.env_manager.backends.interrupts import HOLD, end_hold, held
+from ding_env.env_manager.backends.interrupts import held
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_pool import LIVENESS_INTERVAL
 from ding_env.env_manager.backends.worker_set import WorkerSet
@@ -110,15 +110,15 @@ class AsyncWorkerBackend(Backend):
 
     @override
     def send(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
-        HOLD.depth += 1  # a Ctrl-C between marking a worker busy and posting its step would leave it so for ever
-        try:
-            arrays.write(self.workers.action_buf, env_ids, actions)
-            self.queued_reset[env_ids] = reset_on_done
-            for env_id in env_ids.tolist():
-                self.queued[self.worker_of_env[env_id]].append(env_id)
-            self.dispatch_queued()
-        finally:
-            end_hold()
+        # A Ctrl-C between marking a worker busy and posting its step would leave it so for ever.
+        held(self._queue, env_ids, actions, reset_on_done)
+
+    def _queue(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> None:
+        arrays.write(self.workers.action_buf, env_ids, actions)
+        self.queued_reset[env_ids] = reset_on_done
+        for env_id in env_ids.tolist():
+            self.queued[self.worker_of_env[env_id]].append(env_id)
+        self.dispatch_queued()
 
     def dispatch_queued(self) -> None:
         """Send each idle worker the actions queued for it."""
@@ -266,16 +266,15 @@ class AsyncWorkerBackend(Backend):
         deadline = None if timeout is None else time.monotonic() + timeout
         while any(self.busy[index] for index in workers):
             if deadline is not None and time.monotonic() >= deadline:
-                HOLD.depth += 1
-                try:
-                    for index in [index for index in workers if self.busy[index]]:
-                        self.take_failure(index, self.workers.pool.timed_out(index, Op.STEP, timeout))
-                finally:
-                    end_hold()
+                held(self._fail_overdue, workers, timeout)
                 return
             left = LIVENESS_INTERVAL if deadline is None else max(0.0, deadline - time.monotonic())
             self.workers.pool.wait_any_done(min(LIVENESS_INTERVAL, left))
             self.take_finished()
+
+    def _fail_overdue(self, workers: Collection[int], timeout: float) -> None:
+        for index in [index for index in workers if self.busy[index]]:
+            self.take_failure(index, self.workers.pool.timed_out(index, Op.STEP, timeout))
 
     @override
     def ready_obs(self, env_ids: np.ndarray) -> Any:

@@ -64,10 +64,19 @@ def end_hold() -> None:
         raise KeyboardInterrupt
 
 
-def held(action: Callable[[], T]) -> T:
-    """``action()`` in a held section: a Ctrl-C meanwhile is raised when it returns."""
+def held(action: Callable[..., T], *args: Any) -> T:
+    """``action(*args)`` in a held section: a Ctrl-C meanwhile is raised when it returns.
+
+    Only the main thread's sections are held, while a manager installed the handler: Python runs signal handlers
+    there alone, and a section of another thread holding them would give that thread the main thread's Ctrl-C.
+    """
+    if not HOLD.installed or threading.get_ident() != _MAIN_THREAD:
+        return action(*args)
     HOLD.depth += 1
     try:
-        return action()
+        return action(*args)
     finally:
         end_hold()
+
+
+_MAIN_THREAD = threading.main_thread().ident

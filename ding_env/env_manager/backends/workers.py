@@ -23,7 +23,7 @@ from typing_extensions import override
 
 from ding_env.env_manager import arrays
 from ding_env.env_manager.backends.base import Backend, Ledger, Spaces, WorkerView
-from ding_env.env_manager.backends.interrupts import HOLD, end_hold, held
+from ding_env.env_manager.backends.interrupts import held
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker_set import WORKER_FAILURES, WorkerSet, kept
 from ding_env.env_manager.outcome import NO_ERRORS, TimestepBatch
@@ -161,13 +161,13 @@ class WorkerBackend(Backend):
             self.mask_is_full = True
         workers.reset_buf[rows] = reset_on_done
         stepping = self.all_workers if every else sorted(set(workers.worker_of[env_ids].tolist()))
-        HOLD.depth += 1  # a Ctrl-C between counting a worker's step and posting it would leave them apart
-        try:
-            for index in stepping:
-                workers.pool.dispatch(index)
-            self.sent = (env_ids, rows, reset_on_done, stepping)
-        finally:
-            end_hold()
+        # A Ctrl-C between counting a worker's step and posting it would leave them apart.
+        held(self._dispatch, stepping, (env_ids, rows, reset_on_done, stepping))
+
+    def _dispatch(self, stepping: list[int], sent: tuple) -> None:
+        for index in stepping:
+            self.workers.pool.dispatch(index)
+        self.sent = sent
 
     @override
     def poll(self) -> int:
