@@ -45,7 +45,7 @@ class EnvNotReadyError(ValueError):
     Its episode ended without auto-reset, it failed, or it ran its ``episode_num`` episodes.
 
     Attributes:
-        env_id: The env.
+        env_id: The env given an action it cannot take.
     """
 
     def __init__(self, message: str, env_id: int) -> None:

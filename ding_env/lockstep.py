@@ -106,11 +106,11 @@ class Lockstep:
             auto-reset and run endless episodes (``auto_reset=True``, ``episode_num=inf``, the defaults),
             since every env must be ready after each step.
         owner: The adapter, named in error messages.
-        restart: How the adapter's caller restarts an env that failed (said when a step finds one).
         launch_at_first_reset: Launch a manager not launched yet at the first ``reset()`` (seeded as that
             reset says) instead of here: its envs' first reset is then the caller's, as in a vector env
             that builds its envs without resetting them. Reading or setting env attributes launches it
             before that.
+        restart: How the adapter's caller restarts an env that failed (said when a step finds one).
 
     Raises:
         TypeError: For an object that is not a manager.
@@ -119,7 +119,9 @@ class Lockstep:
         ValueError: For a manager whose envs do not auto-reset forever.
     """
 
-    def __init__(self, manager: Any, owner: str, restart: str, launch_at_first_reset: bool = False) -> None:
+    def __init__(
+        self, manager: Any, owner: str, launch_at_first_reset: bool = False, restart: str = "reset() restarts every env"
+    ) -> None:
         check_manager(manager, owner)
         check_endless(manager, owner)
         self.manager = manager

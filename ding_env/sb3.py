@@ -64,7 +64,7 @@ class ManagerVecEnv(_vec_env.VecEnv):
 
     def __init__(self, manager: Any) -> None:
         # Launches the manager: SB3 reads env attributes (render_mode) as the VecEnv is built.
-        self._lockstep = Lockstep(manager, "ManagerVecEnv", "reset() restarts every env")
+        self._lockstep = Lockstep(manager, "ManagerVecEnv")
         self.manager = manager
         self._actions: Any = None
         self._options_held = False  # the manager holds options of set_options() for the envs' resets

@@ -151,7 +151,7 @@ class ManagerVectorEnv(VectorEnv):
         # the manager is launched (a wrapper keeping statistics, NormalizeObservation's, sees no other). A manager
         # given is launched here: its envs are read below.
         restart = "reset(options={'reset_mask': mask}) restarts the envs of the mask, reset() every env"
-        self._lockstep = Lockstep(envs, "ManagerVectorEnv", restart, launch_at_first_reset=made_here)
+        self._lockstep = Lockstep(envs, "ManagerVectorEnv", launch_at_first_reset=made_here, restart=restart)
         self._env_fns = env_fns if made_here else None
         self._modes: list[str | None] | None = None  # the envs' render modes, once read
         metadata = read_from_env(env_fns[0], "metadata", {}) if made_here else self._lockstep.metadata()

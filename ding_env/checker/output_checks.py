@@ -229,12 +229,13 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                             "use ding_env.env.timestep.termination / truncation, which set it",
                         )
                     elif type(timestep.info["truncated"]) is not bool:
+                        # A numpy bool is taken by its truth value; anything else (an array, a string) is not a flag.
                         report(
                             f"info['truncated'] on a done step must be a Python bool, got "
                             f"{type_name(timestep.info['truncated'])}",
                             "put bool(truncated) in info (ding_env.env.timestep.termination / truncation do; the "
                             "managers take its truth value)",
-                            WARNING,
+                            WARNING if isinstance(timestep.info["truncated"], np.bool_) else ERROR,
                         )
             if not episode.ended:
                 report(

@@ -554,7 +554,7 @@ def test_a_ctrl_c_while_several_servers_step_is_raised_at_once_and_a_reset_goes_
                 started = time.monotonic()
                 with pytest.raises(KeyboardInterrupt):
                     manager.step({0: 0, 1: 0})  # each server's step takes 1.5 s
-                assert time.monotonic() - started < 1.0
+                assert time.monotonic() - started < 1.4  # the step's reply would come after 1.5 s
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, previous)
