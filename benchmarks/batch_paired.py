@@ -13,22 +13,23 @@ side runs in a fresh process, in alternating order; each timing is the fastest c
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
+
+from timing import fresh_process_figure, interleaved
 
 HERE = Path(__file__).resolve().parent
 
 CHILD = r"""
-import json, sys, time
+import json, sys
 from functools import partial
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = sys.argv[1:3]
 import numpy as np
 from ding_env import create_env_manager
 from dizoo.classic_control.cartpole.envs.cartpole_batch_env import CartPoleBatchEnv
-row, seconds = sys.argv[2], float(sys.argv[3])
+from timing import fastest_chunk_us
+row, seconds = sys.argv[3], float(sys.argv[4])
 if row == "subprocess 2x32":
     batch_envs = [partial(CartPoleBatchEnv, {"num_envs": 32})] * 2
     manager = create_env_manager({"type": "subprocess", "num_workers": 2}, batch_envs)
@@ -38,30 +39,16 @@ manager.seed(0)
 manager.launch()
 actions = np.random.default_rng(0).integers(0, 2, (256, 64))
 steps = 0
-def run(count):
+def step():
     global steps
-    for _ in range(count):
-        ready = manager.ready_obs_batch
-        manager.step_batch(ready.env_id, actions[steps % 256])
-        steps += 1
-run(300)
-best, end = 1e9, time.perf_counter() + seconds
-while time.perf_counter() < end:
-    start = time.perf_counter()
-    run(50)
-    best = min(best, (time.perf_counter() - start) / 50 * 1e6)
+    ready = manager.ready_obs_batch
+    manager.step_batch(ready.env_id, actions[steps % 256])
+    steps += 1
+print(json.dumps(fastest_chunk_us(step, seconds)))
 manager.close()
-print(json.dumps(best))
 """
 
 ROWS = ("subprocess 2x32", "base 1x64")
-
-
-def child(tree: str, row: str, seconds: float) -> float:
-    """Microseconds per batch of 64 of ``row`` with the ding_env of ``tree`` (its fastest chunk)."""
-    command = [sys.executable, "-c", CHILD, str(Path(tree).resolve()), row, str(seconds)]
-    out = subprocess.run(command, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,12 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=1.5, help="timed seconds per child")
     options = parser.parse_args(argv)
+    seconds = str(options.seconds)
     for row in ROWS:
-        times: dict[str, list[float]] = {"old": [], "new": []}
-        for index in range(options.rounds):
-            sides = [("old", options.old), ("new", options.new)]
-            for side, tree in sides if index % 2 == 0 else sides[::-1]:
-                times[side].append(child(tree, row, options.seconds))
+        runs = [
+            (side, partial(fresh_process_figure, CHILD, tree, row, seconds))
+            for side, tree in (("old", options.old), ("new", options.new))
+        ]
+        times = interleaved(runs, options.rounds)
         old, new = statistics.median(times["old"]), statistics.median(times["new"])
         rounds = " ".join(f"{o:.1f}/{n:.1f}" for o, n in zip(times["old"], times["new"], strict=True))
         print(f"{row:16s} old {old:7.1f} us  new {new:7.1f} us  new/old {new / old:.3f}  (rounds {rounds})")

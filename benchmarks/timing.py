@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -44,3 +48,42 @@ def time_vector(envs: Any, env_num: int, actions: Any, seconds: float, min_steps
 def round_spread(rounds: list[float], median: float) -> str:
     """The slowest and fastest of an executor's rounds relative to its median, e.g. ``0.93-1.05``."""
     return f"{min(rounds) / median:.2f}-{max(rounds) / median:.2f}"
+
+
+def fastest_chunk_us(step: Callable[[], Any], seconds: float, warmup: int = 300, chunk: int = 50) -> float:
+    """Microseconds per ``step()`` in its fastest chunk of ``chunk`` calls over ``seconds``, after ``warmup`` calls.
+
+    The fastest chunk is the one least disturbed by other processes on a shared machine: the same statistic for
+    both sides of an old-against-new timing.
+    """
+    for _ in range(warmup):
+        step()
+    best, end = float("inf"), time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        start = time.perf_counter()
+        for _ in range(chunk):
+            step()
+        best = min(best, (time.perf_counter() - start) / chunk * 1e6)
+    return best
+
+
+def fresh_process_figure(script: str, tree: str, *args: str) -> float:
+    """The figure ``script`` prints last (as JSON), run in a fresh Python with the ding_env of ``tree``.
+
+    The script gets ``tree`` and this folder as ``sys.argv[1:3]`` (to put first on ``sys.path``), then ``args``.
+    """
+    command = [sys.executable, "-c", script, str(Path(tree).resolve()), str(Path(__file__).resolve().parent), *args]
+    out = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def interleaved(runs: list[tuple[str, Callable[[], float]]], rounds: int) -> dict[str, list[float]]:
+    """``{name: [figure of each round]}`` for ``runs`` of ``(name, time_it)``, odd rounds in reverse order.
+
+    Drift on a shared machine then hits every run alike rather than one run throughout.
+    """
+    times: dict[str, list[float]] = {name: [] for name, _ in runs}
+    for index in range(rounds):
+        for name, time_it in runs if index % 2 == 0 else runs[::-1]:
+            times[name].append(time_it())
+    return times

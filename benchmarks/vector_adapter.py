@@ -12,20 +12,21 @@ each timing is the fastest chunk of 50 steps in ``--seconds``, the median over t
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
+
+from timing import fresh_process_figure, interleaved
 
 HERE = Path(__file__).resolve().parent
 
 CHILD = r"""
-import json, sys, time
-sys.path.insert(0, sys.argv[1])
+import json, sys
+sys.path[:0] = sys.argv[1:3]
 import gymnasium as gym, numpy as np
 from ding_env.vector import ManagerVectorEnv
-executor, seconds = sys.argv[2], float(sys.argv[3])
+from timing import fastest_chunk_us
+executor, seconds = sys.argv[3], float(sys.argv[4])
 fns = [lambda: gym.make("CartPole-v1")] * 8
 if executor == "SyncVectorEnv":
     envs = gym.vector.SyncVectorEnv(fns)
@@ -36,39 +37,16 @@ else:
 actions = np.random.default_rng(0).integers(0, 2, size=(997, 8))
 envs.reset(seed=0)
 steps = 0
-def run(count):
+def step():
     global steps
-    for _ in range(count):
-        envs.step(actions[steps % len(actions)])
-        steps += 1
-run(300)
-best, end = 1e9, time.perf_counter() + seconds
-while time.perf_counter() < end:
-    start = time.perf_counter()
-    run(50)
-    best = min(best, (time.perf_counter() - start) / 50 * 1e6)
+    envs.step(actions[steps % len(actions)])
+    steps += 1
+print(json.dumps(fastest_chunk_us(step, seconds)))
 envs.close()
-print(json.dumps(best))
 """
 
 PEERS = ("SyncVectorEnv", "AsyncVectorEnv")
 ADAPTED = ("ManagerVectorEnv over base", "ManagerVectorEnv over subprocess")
-
-
-def child(tree: str, executor: str, seconds: float) -> float:
-    """Microseconds per vector step of ``executor`` with the ding_env of ``tree`` (its fastest chunk)."""
-    command = [sys.executable, "-c", CHILD, str(Path(tree).resolve()), executor, str(seconds)]
-    out = subprocess.run(command, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def interleaved(runs: list[tuple[str, str, str]], rounds: int, seconds: float) -> dict[str, list[float]]:
-    """``{name: [us per step of each round]}`` for ``runs`` of ``(name, tree, executor)``, interleaved."""
-    times: dict[str, list[float]] = {name: [] for name, _, _ in runs}
-    for index in range(rounds):
-        for name, tree, executor in runs if index % 2 == 0 else runs[::-1]:
-            times[name].append(child(tree, executor, seconds))
-    return times
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,14 +58,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="timed seconds per child")
     options = parser.parse_args(argv)
     if options.old:
-        runs = [
+        named = [
             (f"{executor} ({side})", tree, executor)
             for executor in ADAPTED
             for side, tree in (("old", options.old), ("new", options.new))
         ]
     else:
-        runs = [(executor, options.new, executor) for executor in (*PEERS, *ADAPTED)]
-    times = interleaved(runs, options.rounds, options.seconds)
+        named = [(executor, options.new, executor) for executor in (*PEERS, *ADAPTED)]
+    seconds = str(options.seconds)
+    runs = [(name, partial(fresh_process_figure, CHILD, tree, executor, seconds)) for name, tree, executor in named]
+    times = interleaved(runs, options.rounds)
     medians = {name: statistics.median(values) for name, values in times.items()}
     base = medians.get("SyncVectorEnv")
     for name, median in medians.items():
