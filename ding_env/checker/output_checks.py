@@ -347,16 +347,18 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
             limit = env_time_limit(env)
             if limit is None:
                 return []
-            at_limit = [0, 0]  # episodes ended at the limit: as terminations, as truncations
+            terminated = truncated = 0  # episodes ended at the limit, as each
             for extra in range(EXTRA_TIME_LIMIT_ROLLOUTS + 1):
                 if extra:  # one termination at the limit and no truncation yet: more episodes
                     episodes = rollout(env, ctx, ctx.seed + extra, dynamic=True)
-                too_long = _past_time_limit(name, episodes, limit, at_limit)
+                too_long = _past_time_limit(name, episodes, limit)
                 if too_long:
                     return too_long
-                if at_limit != [1, 0]:
+                ends = [reported_truncation(last.info) for last in _last_steps_at(episodes, limit)]
+                terminated, truncated = terminated + ends.count(False), truncated + ends.count(True)
+                if (terminated, truncated) != (1, 0):
                     break
-            return time_limit_findings(name, limit, *at_limit, "an episode")
+            return time_limit_findings(name, limit, terminated, truncated, "an episode")
         finally:
             ctx.close(env)
 
@@ -367,8 +369,8 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
 EXTRA_TIME_LIMIT_ROLLOUTS = 3
 
 
-def _past_time_limit(name: str, episodes: list[Episode], limit: int, at_limit: list[int]) -> list[Finding]:
-    """The episode that ran past ``limit`` (a finding); counts those ended at it in ``at_limit``."""
+def _past_time_limit(name: str, episodes: list[Episode], limit: int) -> list[Finding]:
+    """The first episode that ran past ``limit``, as a finding (none: none did)."""
     for episode in episodes:
         if len(episode.timesteps) > limit:  # ended late, or cut by the check's own cap
             ran = f"an episode ran {len(episode.timesteps)} steps" + ("" if episode.ended else " without ending")
@@ -381,13 +383,19 @@ def _past_time_limit(name: str, episodes: list[Episode], limit: int, at_limit: l
                     "(ding_env.env.timestep.truncation does)",
                 )
             ]
-        last = episode.timesteps[-1] if episode.timesteps else None
-        if last is not None and episode.ended and isinstance(last.info, dict) and len(episode.timesteps) == limit:
-            at_limit[1 if reported_truncation(last.info) else 0] += 1
     return []
 
 
-def time_limit_findings(name: str, limit: int | None, terminated: int, truncated: int, whose: str) -> list[Finding]:
+def _last_steps_at(episodes: list[Episode], limit: int) -> list[Any]:
+    """The last timesteps of the episodes that ended exactly at ``limit`` (with an info to tell how)."""
+    return [
+        episode.timesteps[-1]
+        for episode in episodes
+        if episode.ended and len(episode.timesteps) == limit and isinstance(episode.timesteps[-1].info, dict)
+    ]
+
+
+def time_limit_findings(name: str, limit: int, terminated: int, truncated: int, whose: str) -> list[Finding]:
     """What episodes that ended exactly at the time ``limit`` say of how the env reports it.
 
     A terminal state can be reached on the last allowed step: one episode ending there as a termination is
@@ -396,12 +404,12 @@ def time_limit_findings(name: str, limit: int | None, terminated: int, truncated
 
     Args:
         name: The check's name.
-        limit: The env's time limit (None: none declared).
+        limit: The env's time limit.
         terminated: Episodes that ended at the limit as terminations.
         truncated: Episodes that ended at the limit as truncations.
         whose: Names the episode in the message ("an episode", "sub-env 3's episode").
     """
-    if limit is None or truncated or not terminated:
+    if truncated or not terminated:
         return []
     fix = "report a time limit as truncation: done=True, info['truncated']=True"
     if terminated == 1:

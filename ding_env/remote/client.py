@@ -88,8 +88,7 @@ class ServerConnection:
         self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, max(1, int(heartbeat_timeout * 1000)))
         self._monitor = self._socket.get_monitor_socket(MONITORED_EVENTS)
         self._connected = False  # the server's port accepted the connection once
-        self._answered = False  # the server replied once
-        self._replied_at = 0.0  # when its last reply arrived
+        self._replied_at = 0.0  # when its last reply arrived (0.0: none yet)
         self._refused_since: float | None = None  # when a connection was first refused (nothing listening)
         self._dropped = False  # the monitor reported the connection dropped, and no receive has raised it yet
         self._poller = zmq.Poller()
@@ -173,7 +172,6 @@ class ServerConnection:
                     continue
                 raise ServerLostError(self.address, kind, timeout, self._silence(timeout))
             reply_seq, reply, error = read_reply(self._socket.recv_multipart(copy=False))
-            self._answered = True
             self._replied_at = time.monotonic()
             if reply_seq != seq:
                 if deadline is not None:  # an earlier request answered: this one is the server's next
@@ -207,7 +205,7 @@ class ServerConnection:
 
     def _silence(self, timeout: float | None) -> str:
         """Why a request got no reply, and what to check."""
-        if self._answered:  # it listens and takes our keys: it stopped answering
+        if self._replied_at:  # it answered once, so it listens and takes our keys: it stopped answering
             return (
                 f"no reply within {timeout} s from a server that answered before: an env of its is stuck in a call "
                 f"its process cannot cut ({self.workers_hint}: a worker's step is cut at step_timeout), or the "

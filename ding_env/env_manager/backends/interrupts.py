@@ -56,14 +56,6 @@ def uninstall() -> None:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def end_hold() -> None:
-    """Leave a held section (entered with ``HOLD.depth += 1``); raise the Ctrl-C that came meanwhile."""
-    HOLD.depth -= 1
-    if HOLD.pending and not HOLD.depth:
-        HOLD.pending = False
-        raise KeyboardInterrupt
-
-
 def held(action: Callable[..., T], *args: Any) -> T:
     """``action(*args)`` in a held section: a Ctrl-C meanwhile is raised when it returns.
 
@@ -76,7 +68,10 @@ def held(action: Callable[..., T], *args: Any) -> T:
     try:
         return action(*args)
     finally:
-        end_hold()
+        HOLD.depth -= 1
+        if HOLD.pending and not HOLD.depth:
+            HOLD.pending = False
+            raise KeyboardInterrupt
 
 
 _MAIN_THREAD = threading.main_thread().ident
