@@ -333,8 +333,11 @@ class BaseBatchEnv(abc.ABC):
         if layout is None:  # the reward space does not change; some envs build it on every access
             space = self.reward_space
             layout = self._reward_layout = (space.dtype, (-1, *space.shape))
-        given, reward = reward, np.asarray(reward, dtype=layout[0]).reshape(layout[1])
-        check_exact_reward(given, reward)  # an integer reward space holds whole numbers only, never cast silently
+        if type(reward) is np.ndarray and reward.dtype == layout[0]:
+            given = reward = reward.reshape(layout[1])
+        else:  # a cast that changes a value is refused, never made silently (numpy warns of an overflow first)
+            given, reward = reward, np.asarray(reward, dtype=layout[0]).reshape(layout[1])
+            check_exact_reward(given, reward)
         terminated = np.asarray(terminated, dtype=bool)
         truncated = np.asarray(truncated, dtype=bool) & ~terminated
         if episode_return is None:

@@ -23,15 +23,36 @@ SPACE_NAMES = ("observation_space", "action_space", "reward_space")
 
 
 def check_exact_reward(value: Any, written: np.ndarray) -> None:
-    """Refuse rewards an integer reward space cannot hold: ``written`` is ``value`` after its cast to that dtype.
+    """Refuse a reward its reward space's dtype would change: ``written`` is ``value`` after its cast to that dtype.
+
+    An integer dtype holds whole numbers in its range; a float dtype holds the integers its precision
+    keeps exactly and the finite floats within its range (a float64 reward of 1e39 is inf in float32).
+    An infinite or NaN reward the env returned stays as it is.
 
     Raises:
         EnvDataError: When the cast changed a value (0.7 into int64 is 0), never a silent cast.
     """
-    if written.dtype.kind in "biu" and not np.all(np.ravel(written) == np.ravel(value)):
+    given = value if type(value) is np.ndarray else np.asarray(value)
+    if given.dtype == written.dtype:
+        return
+    kind = written.dtype.kind
+    if kind in "biu" and not np.all(np.ravel(written) == np.ravel(given)):
         raise EnvDataError(
             f"reward {describe_value(value)} does not fit the reward space's dtype {written.dtype} (it would become "
             f"{describe_value(written)}): declare a float reward space, or return whole numbers"
+        )
+    if kind != "f":
+        return
+    if given.dtype.kind in "iu" and not np.all(np.ravel(written) == np.ravel(given)):
+        raise EnvDataError(
+            f"reward {describe_value(value)} is not exact in the reward space's dtype {written.dtype} (it would become "
+            f"{describe_value(written)}): declare a float64 reward space, or return whole numbers below "
+            f"2**{np.finfo(written.dtype).nmant + 1}"
+        )
+    if given.dtype.kind == "f" and not np.isfinite(written).all() and np.isfinite(given).all():
+        raise EnvDataError(
+            f"reward {describe_value(value)} is beyond the reward space's dtype {written.dtype} (it would become "
+            f"{describe_value(written)}): scale the rewards down, or declare a float64 reward space"
         )
 
 

@@ -398,6 +398,35 @@ def test_a_reward_its_integer_reward_space_cannot_hold_fails_the_batch_env_not_a
         manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
 
 
+class HugeRewardBatchEnv(CartPoleBatchEnv):
+    """Gives float64 rewards beyond its float32 reward space's range, or integers float32 cannot keep exactly."""
+
+    def __init__(self, cfg, reward=1e39):
+        super().__init__(cfg)
+        self.given_reward = reward
+
+    def _transition(self, env_ids, obs, reward, *args, **kwargs):
+        return super()._transition(env_ids, obs, np.full(len(reward), self.given_reward), *args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "reward, message",
+    [
+        (1e39, r"reward array\(\[1\.e\+39 1\.e\+39\].*is beyond the reward space's dtype float32"),
+        (2**24 + 1, r"reward array\(\[16777217 16777217\].*is not exact in the reward space's dtype float32"),
+    ],
+)
+def test_a_reward_its_float32_reward_space_would_change_fails_the_batch_env_not_a_silent_cast(
+    make_manager, reward, message
+):
+    # It became inf (or the nearest float32) in the rows without a word.
+    manager = make_manager([partial(HugeRewardBatchEnv, dict(num_envs=2), reward=reward)])
+    manager.seed(0)
+    manager.launch()
+    with pytest.raises(EnvError, match=r"batch env CartPoleBatchEnv.*hosting env ids 0\.\.1.*" + message):
+        manager.step_batch(np.arange(2), np.zeros(2, dtype=np.int64))
+
+
 def test_env_calls_reach_a_batch_env_renewed_after_an_abnormal_step(make_manager):
     # They reached the batch env it replaced, closed.
     manager = make_manager(as_batch_envs(counting_fns(2, fail_step_at=2)), step_error="abnormal")
