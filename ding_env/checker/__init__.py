@@ -2,11 +2,12 @@
 
 ``check_env(MyEnv)`` accepts a ``BaseEnv`` class, a zero-argument env factory,
 or a class with a ``cfg``. The checks live in ``output_checks`` (what the env's calls return),
-``lifecycle_checks`` (construction and close) and ``determinism_checks`` (seeds and worker
-processes); ``CHECKS`` orders them. Each ``check_*`` takes a ``CheckContext`` and returns a list
-of ``Finding``; an exception raised by the env becomes an error finding, never a crash of the
-checker. ``check_batch_env`` (``batch_checks``) checks a ``BaseBatchEnv`` the same way.
-DI-engine's raising entry points live in ``ding_env.checker.compat`` and are re-exported here.
+``time_limit_checks`` (episodes at the time limit), ``lifecycle_checks`` (construction and close)
+and ``determinism_checks`` (seeds and worker processes); ``CHECKS`` orders them. Each ``check_*``
+takes a ``CheckContext`` and returns a list of ``Finding``; an exception raised by the env becomes
+an error finding, never a crash of the checker. ``check_batch_env`` (``batch_checks``) checks a
+``BaseBatchEnv`` the same way. DI-engine's raising entry points live in ``ding_env.checker.compat``
+and are re-exported here.
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ from ding_env.checker.output_checks import (
     check_reset_obs,
     check_spaces,
     check_step_output,
-    check_time_limit,
 )
 from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
 from ding_env.checker.rollout import CheckContext, raised
+from ding_env.checker.time_limit_checks import check_time_limit
 from ding_env.config import deep_merge_dicts, default_cfg
 from ding_env.env.seeding import global_rngs_kept
 

@@ -18,9 +18,10 @@ import gymnasium as gym
 import numpy as np
 
 from ding_env.checker.determinism_checks import global_rngs_touched
-from ding_env.checker.output_checks import env_time_limit, obs_hint, time_limit_findings
+from ding_env.checker.output_checks import obs_hint
 from ding_env.checker.report import ERROR, CheckReport, Finding, exception_of
 from ding_env.checker.rollout import OutputFault, guard, raised
+from ding_env.checker.time_limit_checks import env_time_limit, time_limit_findings
 from ding_env.env.batch_env import BaseBatchEnv, BatchStep
 from ding_env.env.batch_sources.rows import row_of, stack_rows
 from ding_env.env.batch_step import rows_of
