@@ -20,6 +20,12 @@ import traceback
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+import gymnasium as gym
+import numpy as np
+
+from ding_env.env_manager import arrays
+from ding_env.env_manager.backends.info_table import INFO_SLOTS
+from ding_env.env_manager.shared_memory import scalar_flags
 from ding_env.errors import EnvError, EnvTimeoutError
 from ding_env.ops import Op
 
@@ -81,6 +87,37 @@ def segment_entries(layouts: SharedBuffers, env_num: int, num_workers: int) -> l
         (item.name, getattr(layouts, item.name), num_workers if item.name in PER_WORKER else env_num)
         for item in fields(SharedBuffers)
     ]
+
+
+def buffer_layouts(spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space], name: str) -> SharedBuffers:
+    """The layouts of a shared segment's arrays for envs of these ``(observation, action, reward)`` spaces.
+
+    Raises:
+        TypeError: The action space has no array form (``name`` names the manager).
+    """
+    observation_space, action_space, reward_space = spaces
+    obs_layout = arrays.layout_of(observation_space)
+    try:
+        action_layout = arrays.layout_of(action_space)
+    except TypeError as error:
+        raise TypeError(
+            f"{name}: the action space {action_space!r} has no array form; use BaseEnvManager for this env"
+        ) from error
+    return SharedBuffers(
+        ready_obs=obs_layout,
+        step_obs=obs_layout,
+        reward=arrays.reward_layout(reward_space),
+        done=scalar_flags(bool),
+        truncated=scalar_flags(bool),
+        info_values=arrays.ArraySpec((INFO_SLOTS,), np.dtype(np.float64)),
+        info_schema=scalar_flags(np.int8),
+        action=action_layout,
+        step_mask=scalar_flags(bool),
+        reset_on_done=scalar_flags(bool),
+        command=scalar_flags(np.int64),
+        status=scalar_flags(np.int64),
+        ended=scalar_flags(np.int64),
+    )
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,13 @@ class EnvSetup:
     seeds: dict[int, tuple[int, bool | None]] = field(default_factory=dict)
     reset_params: dict[int, dict] = field(default_factory=dict)
 
+    def of(self, env_ids: list[int]) -> EnvSetup:
+        """A copy of the setup of ``env_ids`` alone (a worker's own, as it stands now)."""
+        return EnvSetup(
+            {env_id: self.seeds[env_id] for env_id in env_ids if env_id in self.seeds},
+            {env_id: self.reset_params[env_id] for env_id in env_ids if env_id in self.reset_params},
+        )
+
     def params_of(self, env_ids: list[int]) -> dict[int, dict]:
         """The reset kwargs of each of ``env_ids`` (``{}`` for an env without any)."""
         return {env_id: self.reset_params.get(env_id, {}) for env_id in env_ids}

@@ -20,10 +20,8 @@ from typing import Any
 
 import cloudpickle
 import gymnasium as gym
-import numpy as np
 
-from ding_env.env_manager import arrays
-from ding_env.env_manager.backends.info_table import INFO_SLOTS, InfoReader
+from ding_env.env_manager.backends.info_table import InfoReader
 from ding_env.env_manager.backends.interrupts import HOLD
 from ding_env.env_manager.backends.protocol import (
     CMD_PIPE,
@@ -36,11 +34,12 @@ from ding_env.env_manager.backends.protocol import (
     Request,
     SharedBuffers,
     StepReport,
+    buffer_layouts,
     segment_entries,
 )
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
 from ding_env.env_manager.backends.worker import pickled_env_fns, start_forked, wait_semaphore, worker_main
-from ding_env.env_manager.shared_memory import SharedArrays, scalar_flags
+from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
 
@@ -134,11 +133,7 @@ class WorkerPool:
         self.done_sems[index] = self.context.Semaphore(0)
         env_ids = self.worker_envs[index]
         payload = pickled_env_fns(self.env_fn, env_ids)
-        # The worker's own copy of its envs' setup, as it stands now (a replacement starts seeded as before).
-        setup = EnvSetup(
-            {env_id: self.setup.seeds[env_id] for env_id in env_ids if env_id in self.setup.seeds},
-            {env_id: self.setup.reset_params[env_id] for env_id in env_ids if env_id in self.setup.reset_params},
-        )
+        setup = self.setup.of(env_ids)  # as it stands now: a replacement starts seeded as before
         process = self.context.Process(
             target=worker_main,
             args=(
@@ -171,29 +166,7 @@ class WorkerPool:
         self, spaces: tuple[gym.spaces.Space, gym.spaces.Space, gym.spaces.Space], env_num: int
     ) -> SharedBuffers:
         """Allocate the shared segment from the spaces, attach every worker, and return the arrays."""
-        observation_space, action_space, reward_space = spaces
-        obs_layout = arrays.layout_of(observation_space)
-        try:
-            action_layout = arrays.layout_of(action_space)
-        except TypeError as error:
-            raise TypeError(
-                f"{self.name}: the action space {action_space!r} has no array form; use BaseEnvManager for this env"
-            ) from error
-        self.layouts = SharedBuffers(
-            ready_obs=obs_layout,
-            step_obs=obs_layout,
-            reward=arrays.reward_layout(reward_space),
-            done=scalar_flags(bool),
-            truncated=scalar_flags(bool),
-            info_values=arrays.ArraySpec((INFO_SLOTS,), np.dtype(np.float64)),
-            info_schema=scalar_flags(np.int8),
-            action=action_layout,
-            step_mask=scalar_flags(bool),
-            reset_on_done=scalar_flags(bool),
-            command=scalar_flags(np.int64),
-            status=scalar_flags(np.int64),
-            ended=scalar_flags(np.int64),
-        )
+        self.layouts = buffer_layouts(spaces, self.name)
         self.env_num = env_num
         self.shared = SharedArrays(segment_entries(self.layouts, env_num, self.size))
         buffers = SharedBuffers(**self.shared.arrays)
