@@ -58,7 +58,7 @@ from ding_env.env.batch_step import (
     scalar_reward_space,
 )
 from ding_env.env.seeding import checked_seed, derive_seeds
-from ding_env.env.spaces import check_exact_reward
+from ding_env.env.spaces import cast_reward
 from ding_env.errors import ConfigError, EnvStateError
 from ding_env.summary import describe_value
 from ding_env.trees import leaves
@@ -333,11 +333,7 @@ class BaseBatchEnv(abc.ABC):
         if layout is None:  # the reward space does not change; some envs build it on every access
             space = self.reward_space
             layout = self._reward_layout = (space.dtype, (-1, *space.shape))
-        if type(reward) is np.ndarray and reward.dtype == layout[0]:
-            given = reward = reward.reshape(layout[1])
-        else:  # a cast that changes a value is refused, never made silently (numpy warns of an overflow first)
-            given, reward = reward, np.asarray(reward, dtype=layout[0]).reshape(layout[1])
-            check_exact_reward(given, reward)
+        reward = cast_reward(reward, layout[0]).reshape(layout[1])  # never a silent cast
         terminated = np.asarray(terminated, dtype=bool)
         truncated = np.asarray(truncated, dtype=bool) & ~terminated
         if episode_return is None:

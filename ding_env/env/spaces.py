@@ -56,6 +56,29 @@ def check_exact_reward(value: Any, written: np.ndarray) -> None:
         )
 
 
+def cast_reward(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``value`` as an array of ``dtype`` (a view when it has that dtype), refusing a cast that changes a value.
+
+    A float array into a narrower float dtype (the float64 rewards of most simulators into a float32 reward
+    space) is checked against the dtype's range before the cast, in one pass; any other cast is checked
+    after it by ``check_exact_reward``. Numpy's own warning of an overflow is never printed beside the error.
+
+    Raises:
+        EnvDataError: When the cast would change a value.
+    """
+    if type(value) is np.ndarray:
+        if value.dtype == dtype:
+            return value
+        if value.dtype.kind == "f" and dtype.kind == "f" and value.size:
+            largest = np.abs(value).max()
+            if largest <= np.finfo(dtype).max:  # false for NaN too: checked below
+                return value.astype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # a cast that changes a value is raised below
+        cast = np.asarray(value, dtype=dtype)
+    check_exact_reward(value, cast)
+    return cast
+
+
 def dtype_problems(space: gym.spaces.Space, path: str) -> list[str]:
     """Dtypes of ``space`` that break the float32 / int64 / uint8 convention."""
     if isinstance(space, gym.spaces.Dict):
