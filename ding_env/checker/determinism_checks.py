@@ -47,7 +47,7 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
             dropped, closing = dropped_dynamic_seed(ctx, dynamic=False, check=name)
             message = "with a static seed (dynamic_seed=False), resets gave different starting observations"
             if dropped:  # an error: evaluator envs do not replay, and no deterministic env gets here (same starts)
-                hint = pass_dynamic_seed_on("evaluator envs do not replay their episode")
+                hint = pass_dynamic_seed_on("evaluator envs do not replay their episode", dropped)
                 findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
             elif global_rngs := _resets_touch_global_rngs(ctx):
                 # The usual cause in DI-engine's envs: a global RNG seeded once in seed(), drawn at each reset.
@@ -134,12 +134,13 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
             message = "with a dynamic seed (dynamic_seed=True) every episode was the same"
             if dropped and seed_matters:
                 # Another seed gives other episodes, so the env has randomness: its collector envs would repeat one.
-                hint = pass_dynamic_seed_on("collector envs repeat one episode")
+                hint = pass_dynamic_seed_on("collector envs repeat one episode", dropped)
                 findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
             elif dropped:
                 # No seed changes anything (a deterministic env): its seed() may pass a constant, so only a
                 # warning, which still names the seed() to fix should the env gain randomness.
-                hint = pass_dynamic_seed_on("collector envs would repeat one episode if the env had randomness")
+                consequence = "collector envs would repeat one episode if the env had randomness"
+                hint = pass_dynamic_seed_on(consequence, dropped)
                 findings.append(Finding(name, WARNING, f"{message}: {dropped}", hint))
             elif wrapped:  # DingEnvWrapper seeds each reset itself: the Gymnasium env has nothing to vary
                 findings.append(Finding(name, WARNING, message, WRAPPED_SAME_EPISODES_HINT))
@@ -186,11 +187,12 @@ def _run_and_replay(ctx: CheckContext, dynamic: bool) -> tuple[list[Episode], li
 
 
 def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool, check: str) -> tuple[str | None, list[Finding]]:
-    """How the env's ``seed()`` dropped ``dynamic_seed``, when it shows, and whether closing the probe failed.
+    """How the env's ``seed()`` dropped ``dynamic_seed`` or the seed, and whether closing the probe failed.
 
-    ``BaseEnv.seed`` and DI-engine's envs keep the flag as ``_dynamic_seed``: a fresh env seeded with
-    ``dynamic_seed=dynamic`` that keeps the other value ignored the argument (a constant passed on to
-    ``super().seed``, say).
+    ``BaseEnv.seed`` and DI-engine's envs keep the flag as ``_dynamic_seed`` and the seed as ``_seed``: a
+    fresh env seeded with ``dynamic_seed=dynamic`` that keeps the other value ignored the argument (a
+    constant passed on to ``super().seed``, say), and one that keeps neither ignored the call (a ``seed()``
+    overridden without calling ``super().seed``).
 
     Args:
         ctx: The check's context.
@@ -199,13 +201,14 @@ def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool, check: str) -> tuple[
 
     Returns:
         What ``seed()`` dropped, as a message naming it with its file and line (None when it kept the
-        flag, or keeps no ``_dynamic_seed``), and an error finding when closing the probed env raised.
+        flag, or keeps only a seed), and an error finding when closing the probed env raised.
     """
     env = ctx.make_env()
     closing: list[Finding] = []
     try:
         seed_env(env, ctx.seed, dynamic)
         kept = env.__dict__.get("_dynamic_seed")
+        kept_nothing = not any(name in env.__dict__ for name in ("_seed", "_dynamic_seed", "_seeder"))
     finally:
         # The probed env is seeded and never reset: a close() that fails in that state is a finding of its
         # own, and must not hide what the probe found, nor the check's other findings, as a raise would.
@@ -214,9 +217,16 @@ def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool, check: str) -> tuple[
         except Exception as error:  # noqa: BLE001 - whatever close() raises is the finding
             what = f"{type(env).__name__}.close() of an env seeded with dynamic_seed={dynamic} and never reset"
             closing.append(raised(check, what, error, CLOSE_UNRESET_HINT))
+    where = source_of(type(env).seed)
+    if kept_nothing:
+        ignored = (
+            f"{type(env).__name__}.seed(){f' at {where}' if where else ''} {IGNORED_SEED} nor "
+            f"dynamic_seed={dynamic} (no _seed or _dynamic_seed, where BaseEnv.seed keeps them): resets cannot "
+            "replay or vary by it"
+        )
+        return ignored, closing
     if kept is None or bool(kept) == dynamic:
         return None, closing
-    where = source_of(type(env).seed)
     dropped = (
         f"{type(env).__name__}.seed(){f' at {where}' if where else ''} dropped dynamic_seed={dynamic} "
         f"(it kept _dynamic_seed = {kept!r})"
@@ -224,14 +234,26 @@ def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool, check: str) -> tuple[
     return dropped, closing
 
 
+# How dropped_dynamic_seed names a seed() that kept neither the seed nor the flag.
+IGNORED_SEED = "kept neither the seed"
+
 CLOSE_UNRESET_HINT = (
     "close() must work on an env in any state, one seeded and never reset too: release only what reset() "
     "or seed() has built (check for None), as a manager whose launch fails closes its envs"
 )
 
 
-def pass_dynamic_seed_on(consequence: str) -> str:
-    """The fix for a ``seed()`` that drops ``dynamic_seed``; ``consequence`` says what goes wrong meanwhile."""
+def pass_dynamic_seed_on(consequence: str, dropped: str = "") -> str:
+    """The fix for a ``seed()`` that drops ``dynamic_seed``; ``consequence`` says what goes wrong meanwhile.
+
+    ``dropped`` is ``dropped_dynamic_seed``'s message: a ``seed()`` that kept nothing gets the call to make.
+    """
+    if IGNORED_SEED in dropped:
+        return (
+            "in seed(self, seed, dynamic_seed=True), call super().seed(seed, dynamic_seed): BaseEnv.seed keeps both, "
+            f"and reset() replays or varies its episodes by them through self._next_episode_seed() (as it is, "
+            f"{consequence})"
+        )
     return (
         "in seed(self, seed, dynamic_seed=True), pass the argument on: super().seed(seed, dynamic_seed), not a "
         f"constant (the managers pass True to collector envs and False to evaluator envs; as it is, {consequence})"

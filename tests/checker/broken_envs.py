@@ -500,3 +500,10 @@ class TeamRewardForAgentsEnv(GoodEnv):
     @property
     def reward_space(self) -> gym.spaces.Space:
         return gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)
+
+
+class IgnoresSeedEnv(GoodEnv):
+    """Overrides ``seed()`` without calling ``super().seed``: the seed reaches nothing."""
+
+    def seed(self, seed, dynamic_seed=True):
+        pass

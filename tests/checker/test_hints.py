@@ -44,6 +44,19 @@ def test_a_seed_that_drops_dynamic_seed_is_named_with_its_seed(env_cls, check, d
     assert consequence in finding.hint and "in reset()" not in finding.hint
 
 
+def test_a_seed_that_keeps_nothing_is_named_with_the_call_to_make():
+    # The finding said only that resets gave different starts, with a hint about reset().
+    report = check_env(gallery.IgnoresSeedEnv, episodes=3, max_steps=200, subprocess=False)
+    (finding,) = [finding for finding in report.findings if "different starting observations" in finding.message]
+    assert finding.severity == "error"
+    assert (
+        f"IgnoresSeedEnv.seed() at {seed_source(gallery.IgnoresSeedEnv)} kept neither the seed nor dynamic_seed=False"
+        in finding.message
+    )
+    assert finding.hint.startswith("in seed(self, seed, dynamic_seed=True), call super().seed(seed, dynamic_seed)")
+    assert "evaluator envs do not replay their episode" in finding.hint
+
+
 def test_a_deterministic_env_passing_a_constant_dynamic_seed_passes_with_a_warning_naming_its_seed():
     report = check_env(gallery.DeterministicEnv, episodes=3, max_steps=200, subprocess=False)
     assert report.passed, report.errors
