@@ -9,7 +9,7 @@ from typing import Any
 
 from easydict import EasyDict
 
-from ding_env.config import load_config_file, with_replays_off
+from ding_env.config import deep_merge_dicts, default_cfg, load_config_file, with_replays_off
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.batch_env import BaseBatchEnv, is_batch_env_class
 from ding_env.env.gym_ids import GYM_PREFIXES, check_env_id, looks_like_env_id
@@ -74,7 +74,9 @@ def resolve_target(
         if not batch_envs and is_batch_env_class(env_cls):
             what = f"env.type {env_cfg['type']!r} is {env_cls!r}"
             raise ConfigError(f"{target}: {what}, not a BaseEnv subclass{IS_BATCH}")
-        return env_cls, EasyDict(with_replays_off(env_cfg) if _is_wrapper(env_cls) else env_cfg)
+        if _is_wrapper(env_cls):
+            return env_cls, EasyDict(with_replays_off(env_cfg))
+        return env_cls, collector_cfg(env_cls, env_cfg)
     if ":" in target:
         env_cls = import_object(target)
     elif target in ENV_REGISTRY:
@@ -105,7 +107,31 @@ def resolve_target(
         if cfg is None and not env_cls.config.get("env_id"):
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
         return _wrapper_factory(EasyDict(cfg or {}), env_cls, batch_envs), None
-    return env_cls, cfg
+    return env_cls, None if cfg is None else collector_cfg(env_cls, cfg)
+
+
+def collector_cfg(env_cls: type, cfg: dict) -> EasyDict:
+    """The config one collector env of ``env_cls`` gets from the env section ``cfg``, as ``ding-env run`` builds it.
+
+    The section over the class's default config goes through the class's ``create_collector_env_cfg``, where
+    DI-engine's envs set what their collector envs need (``is_train``, say). A ``BaseBatchEnv`` class, which
+    has none, gets the section itself.
+
+    Raises:
+        ConfigError: When ``create_collector_env_cfg`` raised, naming the class.
+    """
+    create = getattr(env_cls, "create_collector_env_cfg", None)
+    if create is None:
+        return EasyDict(cfg)
+    section = EasyDict(deep_merge_dicts(default_cfg(env_cls), cfg))
+    section.collector_env_num = 1
+    try:
+        return EasyDict(create(section)[0])
+    except Exception as error:  # noqa: BLE001 - re-raised naming the class and the call
+        raise ConfigError(
+            f"{env_cls.__module__}.{env_cls.__qualname__}.create_collector_env_cfg(env section) raised "
+            f"{type(error).__name__}: {error}"
+        ) from error
 
 
 def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, env_type: str | None = None) -> EasyDict:

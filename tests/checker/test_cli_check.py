@@ -36,6 +36,46 @@ def test_a_type_registered_by_the_configs_import_names_is_a_target(tmp_path):
     assert "tests.envs:CountingEnv" in result.stdout and "0 errors" in result.stdout
 
 
+COLLECTOR_CFG_ENV = """
+import copy
+
+from tests.checker.broken_envs import GoodEnv
+
+
+class NeedsCollectorCfgEnv(GoodEnv):
+    # Reads is_train, which only its create_collector_env_cfg sets, as DI-engine's Atari-style envs do.
+    def __init__(self, cfg=None):
+        super().__init__(cfg)
+        self.is_train = self._cfg.is_train
+
+    @staticmethod
+    def create_collector_env_cfg(cfg):
+        count = cfg.pop("collector_env_num")
+        cfg = copy.deepcopy(cfg)
+        cfg.is_train = True
+        return [cfg for _ in range(count)]
+"""
+
+
+@pytest.mark.parametrize("form", ["config file", "class with --config"])
+def test_check_builds_a_config_files_env_as_run_does_through_its_create_collector_env_cfg(tmp_path, form):
+    # The env section reached the env as it is: 'EasyDict' object has no attribute 'is_train'.
+    (tmp_path / "collector_cfg_env.py").write_text(COLLECTOR_CFG_ENV)
+    (tmp_path / "cfg.py").write_text(
+        "from ding_env import ENV_REGISTRY\nfrom collector_cfg_env import NeedsCollectorCfgEnv\n\n"
+        "ENV_REGISTRY.register('needs_collector_cfg', NeedsCollectorCfgEnv, force_overwrite=True)\n"
+        "config = dict(env=dict(type='needs_collector_cfg', max_episode_steps=20))\n"
+    )
+    if form == "config file":
+        args = ("cfg.py",)
+    else:
+        (tmp_path / "section.py").write_text("config = dict(env=dict(max_episode_steps=20))\n")
+        args = ("collector_cfg_env:NeedsCollectorCfgEnv", "--config", "section.py")
+    result = check_command(*args, "--di-engine", "--episodes", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "passed: 12 checks, 0 errors" in result.stdout
+
+
 def test_broken_target_exits_one_with_fix_hints(capsys):
     assert main(["check", "tests.checker.broken_envs:Float64ObsEnv"]) == 1
     out = capsys.readouterr().out
