@@ -104,6 +104,7 @@ def quietly_imported_gym() -> Any:
 FAILS_ON_NUMPY_2 = {
     "LunarLanderContinuous-v2": "its engines hand Box2D numpy float32 impulses, which Box2D refuses",
     "CarRacing-v2": "its car hands Box2D the float32 motor speeds of continuous actions, which Box2D refuses",
+    "Acrobot-v1": "its integrator asks for np.float_, which numpy 2 removed",
 }
 
 
@@ -130,7 +131,12 @@ def make_legacy_gym_env(env_id: str, make_kwargs: dict | None, owner: str) -> An
         from ding_env.env.gym_ids import latest_version  # the env layer's: imported when an id needs it
 
         current = latest_version(env_id)
-        instead = f"set env_id to Gymnasium's {current!r}" if current else "make the env with Gymnasium"
+        if current is not None:
+            instead = f"set env_id to Gymnasium's {current!r}"
+        elif env_id in gym.registry:  # Gymnasium's own id is the newest
+            instead = f"make it with Gymnasium, which has {env_id!r} (leave is_gymnasium unset)"
+        else:
+            instead = "make the env with Gymnasium"
         made = f"{env_id!r} with continuous=True" if continuous and env_id == "LunarLander-v2" else repr(env_id)
         raise ConfigError(f"{owner}: legacy gym's {made} cannot step under numpy {np.__version__}: {why}; {instead}")
     legacy_gym = quietly_imported_gym()

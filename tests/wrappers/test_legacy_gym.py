@@ -263,6 +263,17 @@ def test_a_legacy_gym_env_that_cannot_step_under_numpy_2_is_refused_naming_gymna
             env.reset()  # it failed at its first step, deep in Box2D, with a TypeError
 
 
+def test_legacy_gyms_acrobot_which_cannot_step_under_numpy_2_is_refused_naming_gymnasiums_own():
+    # It was made and reset, then its first step failed inside gym: np.float_ was removed in NumPy 2.0.
+    pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
+    from ding_env.errors import ConfigError
+
+    env = DingEnvWrapper(cfg={"env_id": "Acrobot-v1"}, is_gymnasium=False)
+    refused = r"legacy gym's 'Acrobot-v1' cannot step .*np\.float_.*make it with Gymnasium"
+    with pytest.raises(ConfigError, match=refused):
+        env.reset()
+
+
 def test_a_legacy_gym_envs_own_attributes_are_read_and_set_through_the_wrapper():
     pytest.importorskip("gym", reason="legacy gym 0.26 (make test installs it)")
     envs = [DingEnvWrapper(cfg={"env_id": "CartPole-v1"}, is_gymnasium=False) for _ in range(2)]
