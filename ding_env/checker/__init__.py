@@ -34,7 +34,7 @@ from ding_env.checker.determinism_checks import (
     check_static_seed,
     check_subprocess,
 )
-from ding_env.checker.di_engine_mode import requires_cfg, tolerate
+from ding_env.checker.di_engine_mode import point_to_di_engine_mode, requires_cfg, tolerate
 from ding_env.checker.lifecycle_checks import check_close_twice, check_lazy_init
 from ding_env.checker.output_checks import (
     check_obs_memory,
@@ -162,7 +162,7 @@ def check_env(
         raised_by.update({exception_of(f): check.__name__ for f in findings if exception_of(f) is not None})
         if any(finding.severity == ERROR for finding in findings):
             failed.add(check.__name__)
-        report.findings += [tolerate(finding) for finding in findings] if di_engine else findings
+        report.findings += [(tolerate if di_engine else point_to_di_engine_mode)(finding) for finding in findings]
     return report
 
 

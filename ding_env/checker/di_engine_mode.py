@@ -40,10 +40,31 @@ TOLERATED = (
 
 def tolerate(finding: Finding) -> Finding:
     """``finding`` as a warning when DI-engine's envs do this and the managers accept it."""
+    why = _tolerated_because(finding)
+    if why is None:
+        return finding
+    return dataclasses.replace(finding, severity=WARNING, message=f"{finding.message} (accepted: {why})")
+
+
+def point_to_di_engine_mode(finding: Finding) -> Finding:
+    """``finding`` with a word on ``--di-engine`` in its fix, when DI-engine mode would accept what it reports.
+
+    An env written for DI-engine fails the strict checks on forms every manager accepts; its author should
+    learn that from the first run, not from the docs.
+    """
+    if _tolerated_because(finding) is None:
+        return finding
+    return dataclasses.replace(
+        finding, hint=f"{finding.hint} (or, for an env written for DI-engine, accept it: --di-engine)"
+    )
+
+
+def _tolerated_because(finding: Finding) -> str | None:
+    """Why DI-engine mode accepts ``finding``, an error (None: it does not)."""
     for check, pattern, why in TOLERATED:
         if finding.severity == ERROR and finding.check == check and re.search(pattern, finding.message):
-            return dataclasses.replace(finding, severity=WARNING, message=f"{finding.message} (accepted: {why})")
-    return finding
+            return why
+    return None
 
 
 def requires_cfg(env_cls: type) -> bool:

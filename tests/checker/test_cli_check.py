@@ -8,6 +8,7 @@ import pytest
 
 from ding_env.checker.target import resolve_target
 from ding_env.cli import main
+from tests.checker import broken_envs as gallery
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -165,6 +166,16 @@ def test_di_engine_mode_turns_di_engines_tolerated_forms_into_warnings():
     assert "spaces are None before the first reset()" in warnings["check_spaces"]
     assert "check_random_action" not in warnings  # a (1,) array for Discrete is DI-engine's form and ours
     assert "info['truncated'] (bool) is missing" in warnings["check_step_output"]
+
+
+def test_a_strict_error_that_di_engine_mode_accepts_says_so_in_its_fix():
+    # The fix named only the strict form: a DI-engine env's author learnt of --di-engine from the docs alone.
+    from ding_env.checker import check_env
+
+    report = check_env(gallery.DIEngineStyleEnv, {"max_episode_steps": 30}, episodes=2, subprocess=False)
+    pointed = {finding.check for finding in report.errors if "--di-engine" in finding.hint}
+    assert pointed == {"check_spaces", "check_step_output", "check_time_limit"}, [f.message for f in report.errors]
+    assert all("accept it: --di-engine" in finding.hint for finding in report.errors if finding.check in pointed)
 
 
 def test_a_config_for_a_class_target_is_held_to_the_keys_the_class_declares(tmp_path, monkeypatch, capsys):
