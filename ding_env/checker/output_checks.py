@@ -15,6 +15,7 @@ from ding_env.checker.report import ERROR, WARNING, Finding
 from ding_env.checker.rollout import CheckContext, guard, rollout, sample, step_env, type_name
 from ding_env.checker.time_limit_checks import env_time_limit
 from ding_env.env.spaces import SPACE_NAMES, dtype_problems, leaves, value_problems
+from ding_env.env.timestep import info_type_fix
 
 
 def check_spaces(ctx: CheckContext) -> list[Finding]:
@@ -198,7 +199,7 @@ def check_step_output(ctx: CheckContext) -> list[Finding]:
                 if not isinstance(timestep.info, dict):
                     report(
                         f"info must be a dict, got {type(timestep.info).__name__}",
-                        "return {} when there is nothing to say",
+                        info_type_fix(timestep.info),
                     )
                     continue
                 if timestep.done and ctx.di_engine_done_info:

@@ -115,6 +115,13 @@ def reported_truncation(info: dict) -> bool:
     return bool(info.get("truncated", info.get("TimeLimit.truncated", False)))
 
 
+def info_type_fix(info: Any) -> str:
+    """The fix for a step ``info`` that is not a dict: one dict per player (DI-engine's battle envs) goes in one."""
+    if isinstance(info, (tuple, list)) and info and all(isinstance(item, dict) for item in info):
+        return "one dict per player goes in one dict: {'player_0': ..., 'player_1': ...}"
+    return "return {} when there is nothing to say"
+
+
 def final_info(info: dict | None, episode_return: float, truncated: bool) -> dict:
     """``info`` (a new dict if None) with the keys every done step carries: ``truncated``, ``eval_episode_return``."""
     info = {} if info is None else info

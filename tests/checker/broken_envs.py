@@ -115,6 +115,14 @@ class ListInfoEnv(GoodEnv):
         return super().step(action)._replace(info=[("moves", 1)])
 
 
+class PerPlayerInfoEnv(GoodEnv):
+    """Returns one info per player, as DI-engine's two-player battle envs do."""
+
+    def step(self, action):
+        timestep = super().step(action)
+        return timestep._replace(info=(timestep.info, dict(timestep.info)))
+
+
 class ListObsEnv(GoodEnv):
     def make_obs(self):
         return self._pos.tolist()

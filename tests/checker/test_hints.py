@@ -172,3 +172,11 @@ def test_an_error_raised_inside_a_library_points_at_the_envs_line_that_called_it
     )
     assert f"at {inspect.getsourcefile(gallery)}:{line} (raised in " in finding.message
     assert "json" in finding.message.split("(raised in ")[1]
+
+
+def test_one_info_per_player_is_told_to_go_in_one_dict():
+    # DI-engine's two-player envs return a tuple of infos; the fix said to return {} when there is nothing to say.
+    report = check_env(gallery.PerPlayerInfoEnv, episodes=1, max_steps=50, subprocess=False)
+    (finding,) = [finding for finding in report.errors if finding.check == "check_step_output"]
+    assert finding.message.startswith("info must be a dict, got tuple")
+    assert finding.hint == "one dict per player goes in one dict: {'player_0': ..., 'player_1': ...}"

@@ -487,6 +487,10 @@ def test_spaces_still_none_after_reset_are_refused_at_launch_naming_the_env_and_
 BAD_STEP_OUTPUTS = {
     "PlainTupleStepEnv": ("PlainTupleStepEnv.step() returned a tuple of 4 items, not a BaseEnvTimestep", "transition("),
     "ListInfoEnv": ("ListInfoEnv.step() returned a list as info, expected a dict", "[('moves', 1)]"),
+    "PerPlayerInfoEnv": (
+        "PerPlayerInfoEnv.step() returned a tuple as info, expected a dict",
+        "one dict per player goes in one dict: {'player_0': ..., 'player_1': ...}",
+    ),
 }
 
 

@@ -16,7 +16,7 @@ import gymnasium as gym
 
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.spaces import ARRAY_SPACES, SPACE_NAMES
-from ding_env.env.timestep import StepFields, is_timestep, reported_truncation
+from ding_env.env.timestep import StepFields, info_type_fix, is_timestep, reported_truncation
 from ding_env.env_wrappers.legacy_gym import to_gymnasium_space
 from ding_env.errors import EnvDataError, EnvError, NotATimestepError
 from ding_env.ops import Op
@@ -174,8 +174,8 @@ def step_fields_of(env: Any, action: Any) -> StepFields:
     if not isinstance(info, dict):
         if info is not None:  # None: nothing to say, as {}
             raise EnvDataError(
-                f"{type(env).__name__}.step() returned a {type(info).__name__} as info, expected a dict "
-                f"({{}} when there is nothing to say): {describe_value(info)}"
+                f"{type(env).__name__}.step() returned a {type(info).__name__} as info, expected a dict: "
+                f"{describe_value(info)}; {info_type_fix(info)}"
             )
         info = {}
     truncated = done and reported_truncation(info)
