@@ -27,8 +27,9 @@ def _block_with(page: Path, text: str) -> str:
 
 
 @pytest.mark.parametrize(("page", "index", "code"), _python_blocks())
-def test_every_python_block_runs(page, index, code, monkeypatch):
+def test_every_python_block_runs(page, index, code, monkeypatch, tmp_path):
     monkeypatch.chdir(REPO)  # blocks may name files of the repository (configs/...)
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3's learn() logs there, not in a new /tmp/SB3-<time> folder
     exec(compile(code, f"{page.relative_to(REPO)} python block {index}", "exec"), {"__name__": "__main__"})  # noqa: S102
 
 
