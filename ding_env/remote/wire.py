@@ -70,17 +70,17 @@ def _cannot_send(problem: str) -> WireError:
 
 
 class ArrayRef(msgspec.Struct, tag_field="$", tag="array", forbid_unknown_fields=True, omit_defaults=True):
-    """A numpy array in a header: its dtype and shape, and its bytes in frame ``frame`` or inline in ``data``."""
+    """A numpy array in a header: its dtype and shape, and its bytes in frame ``frame`` or inline in ``data``.
+
+    Its dtype, and that it has one of ``frame`` and ``data``, are checked where :meth:`Decoder.array` reads it,
+    the one place a decoded ``ArrayRef`` becomes an array. Inline bytes decode as a ``bytearray``: a buffer of
+    their own that the array can use as it is.
+    """
 
     dtype: str
     shape: tuple[Annotated[int, msgspec.Meta(ge=0)], ...]
     frame: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    data: bytes | None = None
-
-    def __post_init__(self) -> None:
-        _dtype(self.dtype)  # refuse a dtype that would need pickle while the header is decoded
-        if (self.frame is None) == (self.data is None):
-            raise ValueError("an array has its bytes in a frame or inline, one of the two")
+    data: bytearray | None = None  # decoded as a bytearray; the encoder gives bytes (both are msgpack bin)
 
     def check(self, kinds: str, ndim: int, what: str) -> None:
         """Refuse an array whose dtype kind is not among ``kinds`` or that does not have ``ndim`` dimensions.
@@ -309,20 +309,22 @@ class Decoder:
         return memoryview(frame.buffer if hasattr(frame, "buffer") else frame)
 
     def array(self, ref: ArrayRef) -> np.ndarray:
-        """The array ``ref`` describes, checked against its buffer's size; a copy the caller owns."""
-        dtype = _dtype(ref.dtype)
-        buffer = ref.data  # inline bytes, read as they are
-        if buffer is None:
-            buffer = self.buffer(ref.frame)
-            size = buffer.nbytes
-        else:
-            size = len(buffer)
+        """The array ``ref`` describes, checked against its buffer's size; the caller's own (no one else holds it)."""
+        dtype = _dtype(ref.dtype)  # refuses a dtype that would need pickle
+        data = ref.data
+        if (ref.frame is None) == (data is None):
+            raise WireError("an array has its bytes in a frame or inline, one of the two")
+        buffer = self.buffer(ref.frame) if data is None else data
+        size = len(data) if data is not None else buffer.nbytes
         expected = math.prod(ref.shape) * dtype.itemsize
         if size != expected:
             raise WireError(
                 f"an array of shape {ref.shape} and dtype {dtype} takes {expected} bytes, its frame has {size}"
             )
-        # A copy: the frame's memory belongs to the message, and arrays handed to callers are theirs to change.
+        if type(buffer) is bytearray:  # decoded inline bytes: a buffer no one else holds, so no copy
+            return np.ndarray(ref.shape, dtype, buffer)
+        # A copy: a frame's memory belongs to the message (and inline bytes are immutable), and arrays handed to
+        # callers are theirs to change.
         return np.frombuffer(buffer, dtype=dtype).reshape(ref.shape).copy()
 
     def space(self, data: dict) -> gym.spaces.Space:

@@ -118,6 +118,17 @@ def test_large_arrays_travel_as_their_own_buffers_and_small_ones_in_the_header()
     assert len(frames) == 2 and np.shares_memory(frames[1], obs)
 
 
+def test_decoded_arrays_are_the_callers_own_whether_inline_or_in_a_frame():
+    small, large = np.arange(6, dtype=np.float32).reshape(2, 3), np.arange(4096, dtype=np.int64)
+    frames = reply_frames(1, {"small": small, "large": large})
+    first, second = read_reply(frames)[1], read_reply(frames)[1]
+    for name, sent in (("small", small), ("large", large)):
+        assert np.array_equal(first[name], sent) and first[name].dtype == sent.dtype
+        assert first[name].flags.writeable and not np.shares_memory(first[name], second[name])
+        first[name][0] = 99  # changing a decoded array changes neither another decode of the message nor the sent one
+        assert np.array_equal(second[name], sent) and not np.array_equal(first[name], sent)
+
+
 @pytest.mark.parametrize(
     "value, where, kind",
     [
