@@ -17,6 +17,7 @@ from typing import Any
 
 from easydict import EasyDict
 
+from ding_env.config_di_engine import di_engine_import_fix
 from ding_env.config_imports import warn_shadowed_imports
 from ding_env.errors import ConfigError
 from ding_env.summary import describe_typed
@@ -202,13 +203,9 @@ def load_config_file(path: str | Path, check_imports: bool = True) -> EasyDict:
     try:
         spec.loader.exec_module(module)
     except Exception as error:
-        hint = ""
-        if isinstance(error, ImportError) and (error.name or "").split(".")[0] == "ding":
-            # DI-engine itself, which ding-env replaces: its config imports names ding-env has under ding_env.
-            hint = (
-                "; ding-env replaces DI-engine's env layer: `ding-env port FOLDER` renames ding.envs and ding.utils "
-                "imports to ding_env (and reports what it cannot), or import from ding_env yourself"
-            )
+        # DI-engine itself: its env layer is ding-env's under another name; the rest belongs under __main__.
+        fix = di_engine_import_fix(error, path)
+        hint = f"; {fix}" if fix else ""
         raise ConfigError(f"config file {name!r} failed to load: {type(error).__name__}: {error}{hint}") from error
     if hasattr(module, "config"):
         config = deep_merge_dicts(_sections(module.config, "config", name), {})

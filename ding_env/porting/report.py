@@ -66,10 +66,17 @@ def _summary(result: PortResult) -> list[str]:
     ]
     if result.trial is not None:
         envs = result.trial.get("envs", [])
-        ran = sum(all("error" not in env.get(key, {"error": 1}) for key in ("base", "subprocess")) for env in envs)
+        types = len({env["type"] for env in envs})
+        ran = sum(_ran(env) for env in envs)
+        unloaded = len(result.trial.get("unloaded_configs", []))
         unregistered = len(result.trial.get("unregistered", []))
-        untried = f"; {unregistered} env classes registered under no type, not tried" if unregistered else ""
-        rows.append(("tried (--try)", f"{len(envs)} env types registered, {ran} ran in both managers{untried}"))
+        defaults = sum(env["config"] is None for env in envs)  # a type with no config: tried with its default
+        tried = f"{counted(types, 'env type')} registered; {counted(len(envs) - defaults, 'config')} tried"
+        tried += f" and {counted(defaults, 'type')} without one (its default config)" if defaults else ""
+        tried += f"; {ran} of them ran in both managers"
+        tried += f"; {counted(unloaded, 'config file')} did not load" if unloaded else ""
+        tried += f"; {unregistered} env classes registered under no type, not tried" if unregistered else ""
+        rows.append(("tried (--try)", tried))
     rows.append(("result", f"FAILED: {len(failures)} failures" if failures else "nothing failed"))
     return ["| | |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
 
@@ -142,30 +149,58 @@ def _trial(trial: dict | None) -> list[str]:
             "(`@ENV_REGISTRY.register('name')`) to run it from a config, or check one with "
             "`ding-env check MODULE:CLASS`"
         )
+    for config in trial.get("unloaded_configs", []):
+        lines.append(f"- config `{config['config']}` FAILED to load, so `ding-env run` refuses it: {_traced(config)}")
+    by_type: dict[str, list[dict]] = {}
     for env in trial["envs"]:
-        lines += ["", f"### env type `{env['type']}`", ""]
-        config = f"`{env['config']}`" if env["config"] else "none found (tried with its default config)"
-        lines.append(f"- DI-engine config: {config}")
-        which = "the config" if env["config"] else "an env section naming only the type (its default config)"
-        if env.get("run_accepts_config"):
-            lines.append(f"- `ding-env run` accepts {which}")
-        else:
-            lines.append(f"- `ding-env run` refuses {which}: {env.get('config_error')}")
-        if "build" in env:
-            lines.append(f"- building the envs FAILED: {_traced(env['build'])}")
-            continue
-        for key, name in (("base", "base manager"), ("subprocess", "subprocess manager")):
-            outcome = env[key]
-            if "error" in outcome:
-                lines.append(f"- {name}: FAILED: {_traced(outcome)}")
-            else:
-                steps, episodes = counted(outcome["steps"], "random step"), counted(outcome["episodes"], "episode")
-                lines.append(f"- {name}: {steps}, {episodes} ended")
-        check = env["check"]
-        errors, warnings = len(check["errors"]), check["warnings"]
-        lines.append(f"- `ding-env check --di-engine`: {counted(errors, 'error')}, {counted(warnings, 'warning')}")
-        lines += [f"  - {error}" for error in check["errors"]]
+        by_type.setdefault(env["type"], []).append(env)
+    for env_type, configs in by_type.items():
+        lines += ["", f"### env type `{env_type}`", ""]
+        if len(configs) > 1:
+            ran = sum(_ran(env) for env in configs)
+            lines.append(f"{len(configs)} DI-engine configs, each tried; {ran} ran in both managers.")
+            lines.append("")
+        for env in configs:
+            lines += _config_outcome(env)
     return [*lines, ""]
+
+
+def _ran(env: dict) -> bool:
+    """Whether the envs of one config ran in both managers."""
+    return all("error" not in env.get(key, {"error": 1}) for key in ("base", "subprocess"))
+
+
+def _config_outcome(env: dict) -> list[str]:
+    """What ``--try`` did with one config of an env type."""
+    config = f"`{env['config']}`" if env["config"] else "none found (tried with its default config)"
+    lines = [f"- DI-engine config: {config}"]
+    which = "the config" if env["config"] else "an env section naming only the type (its default config)"
+    if env.get("run_accepts_config"):
+        lines.append(f"  - `ding-env run` accepts {which}")
+    else:
+        lines.append(f"  - `ding-env run` refuses {which}: {env.get('config_error')}")
+    if "build" in env:
+        return [*lines, f"  - building the envs FAILED: {_traced(env['build'])}"]
+    for key, name in (("base", "base manager"), ("subprocess", "subprocess manager")):
+        outcome = env[key]
+        if "error" in outcome:
+            lines.append(f"  - {name}: FAILED: {_traced(outcome)}")
+        else:
+            steps, episodes = counted(outcome["steps"], "random step"), counted(outcome["episodes"], "episode")
+            lines.append(f"  - {name}: {steps}, {episodes} ended")
+    if "replay" in env:
+        replay = env["replay"]
+        asked = f"`ding-env run` records evaluator replays to `{replay['replay_path']}` (the config's env.replay_path)"
+        if "error" in replay:
+            lines.append(f"  - {asked}: recording FAILED: {_traced(replay)}")
+        else:
+            lines.append(
+                f"  - {asked}: an evaluator env recorded {counted(replay['steps'], 'step')} (to a temporary folder)"
+            )
+    check = env["check"]
+    errors, warnings = len(check["errors"]), check["warnings"]
+    lines.append(f"  - `ding-env check --di-engine`: {counted(errors, 'error')}, {counted(warnings, 'warning')}")
+    return lines + [f"    - {error}" for error in check["errors"]]
 
 
 def _traced(result: dict) -> str:

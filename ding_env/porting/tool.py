@@ -74,12 +74,16 @@ class PortResult:
             for module, result in trial.get("imports", {}).items()
             if not result.get("ok") and not result.get("outside")
         ]
+        for config in trial.get("unloaded_configs", []):
+            where = f" (at {config['where']})" if config.get("where") else ""
+            failed.append(f"config {config['config']}: ding-env run cannot load it: {config['error']}{where}")
         for env in trial.get("envs", []):
+            which = f"env type {env['type']!r}" + (f" with {env['config']}" if env.get("config") else "")
             if not env.get("run_accepts_config", True):
-                failed.append(f"env type {env['type']!r}: ding-env run refuses its config: {env.get('config_error')}")
-            for key in ("build", "base", "subprocess"):
+                failed.append(f"{which}: ding-env run refuses its config: {env.get('config_error')}")
+            for key in ("build", "base", "subprocess", "replay"):
                 if "error" in env.get(key, {}):
-                    failed.append(f"env type {env['type']!r} ({key}): {env[key]['error']}")
+                    failed.append(f"{which} ({key}): {env[key]['error']}")
         if "error" in trial:
             failed.append(f"--try: {trial['error']}")
         return failed

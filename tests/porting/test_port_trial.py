@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from ding_env.porting.trial import module_names
-from tests.porting.test_port import BROKEN_PACKAGE, port_json
+import os
+import subprocess
+import sys
+
+from ding_env.porting.discovery import module_names
+from tests.porting.test_port import BROKEN_PACKAGE, REPO, port_json
 
 # An env whose class declares its config: it reads `scale` from its class defaults, which the config leaves out.
 DECLARED_ENV = (
@@ -128,3 +132,116 @@ def test_the_trial_leaves_out_di_engines_training_scripts_and_tests(tmp_path):
     modules, configs = module_names(tmp_path, package)
     assert modules == ["league", "league.game_env"]  # not the training script (it imports tensorboardX, say)
     assert configs == [package / "config" / "game_config.py"]
+
+
+def write_package(root, files: dict) -> None:
+    for name, text in files.items():
+        (root / "walk_pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "walk_pkg" / name).write_text(text)
+
+
+RUNNING_ENV = BROKEN_PACKAGE["walk_env.py"].replace("np.float64", "np.float32")
+# As DI-engine's bipedalwalker_ppopg_config.py: a DI-engine import at the top, beyond the env layer.
+PIPELINE_CONFIG = (
+    "from easydict import EasyDict\nfrom ding.entry import serial_pipeline\n\n"
+    + (BROKEN_PACKAGE["config/walk_config.py"])
+)
+
+
+def test_a_config_that_fails_to_load_is_a_failure_naming_its_line_and_the_fix(tmp_path):
+    """It was skipped: the report said "DI-engine config: none found" and "nothing failed" (exit 0)."""
+    write_package(tmp_path, {**BROKEN_PACKAGE, "walk_env.py": DECLARED_ENV, "config/walk_config.py": PIPELINE_CONFIG})
+    (tmp_path / "walk_pkg" / "config" / "__init__.py").write_text("")  # no config: not a failure
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    assert code == 1
+    (unloaded,) = report["trial"]["unloaded_configs"]
+    assert unloaded["config"] == "config/walk_config.py" and unloaded["where"] == "config/walk_config.py:2"
+    assert unloaded["error"] == "ModuleNotFoundError: No module named 'ding'"
+    assert unloaded["fix"].startswith("ding.entry (imported at walk_config.py:2) is DI-engine beyond its env layer")
+    assert 'under `if __name__ == "__main__":`' in unloaded["fix"] and "keep DI-engine installed" in unloaded["fix"]
+    (failure,) = report["failures"]
+    assert failure.startswith("config config/walk_config.py: ding-env run cannot load it: ModuleNotFoundError")
+    assert failure.endswith("(at config/walk_config.py:2)")
+    text = (tmp_path / "ported" / "walk_pkg" / "PORTING.md").read_text()
+    assert "- config `config/walk_config.py` FAILED to load, so `ding-env run` refuses it:" in text
+    assert "| result | FAILED: 1 failures |" in text and "1 config file did not load" in text
+
+
+def test_ding_env_run_gives_the_same_fix_for_a_config_importing_di_engine_beyond_its_env_layer(tmp_path):
+    (tmp_path / "walk_config.py").write_text(PIPELINE_CONFIG)
+    done = ding_env_cli(["run", "walk_config.py", "--steps", "2"], cwd=tmp_path)
+    said = " ".join(done.stderr.decode().split())
+    assert done.returncode == 2 and "failed to load: ModuleNotFoundError: No module named 'ding'" in said
+    assert "ding.entry (imported at walk_config.py:2) is DI-engine beyond its env layer" in said
+    assert 'under `if __name__ == "__main__":`' in said and "ding-env port FOLDER" not in said
+
+
+# Two configs of one type: the first builds an env whose size the space does not hold, the second runs.
+SECOND_CONFIG = BROKEN_PACKAGE["config/walk_config.py"].replace("size=3)", "size=4)")
+
+
+def test_every_config_of_a_type_is_tried_and_counted(tmp_path):
+    """Only the first config of a type was tried: its failure hid that the others run."""
+    env = RUNNING_ENV.replace("return np.zeros(self._size, np.float32)", "return np.zeros(3, np.float32)")
+    files = {name: text for name, text in BROKEN_PACKAGE.items() if name != "config/walk_config.py"}
+    files.update({"config/walk_a_config.py": BROKEN_PACKAGE["config/walk_config.py"], "walk_env.py": env})
+    write_package(tmp_path, {**files, "config/walk_b_config.py": SECOND_CONFIG})
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    first, second = report["trial"]["envs"]
+    assert (first["config"], second["config"]) == ("config/walk_a_config.py", "config/walk_b_config.py")
+    assert first["base"] == {"steps": 4, "episodes": 0} and first["check"]["errors"] == []
+    assert "reset obs must have shape (4,)" in second["base"]["error"] and second["check"]["errors"]
+    assert code == 1 and all("with config/walk_b_config.py" in failure for failure in report["failures"])
+    text = (tmp_path / "ported" / "walk_pkg" / "PORTING.md").read_text()
+    assert "| tried (--try) | 1 env type registered; 2 configs tried; 1 of them ran in both managers" in text
+    assert "2 DI-engine configs, each tried; 1 ran in both managers." in text
+
+
+def ding_env_cli(args: list[str], cwd) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "ding_env", *args], cwd=cwd, env=env, capture_output=True, timeout=300)
+
+
+# The reward space is a Dict, which the managers refuse at launch: the declaring line (47) is the one to change.
+DICT_REWARD_ENV = RUNNING_ENV.replace(
+    "        return gym.spaces.Box(0.0, 1.0, (1,), np.float32)\n",
+    "        return gym.spaces.Dict({'goal': gym.spaces.Box(0.0, 1.0, (1,), np.float32)})\n",
+)
+
+
+def test_a_refused_reward_space_names_its_declaring_line(tmp_path):
+    """The managers' words ("reward_space is Dict(...)") were not matched: no line, no fix was given."""
+    write_package(tmp_path, {**BROKEN_PACKAGE, "walk_env.py": DICT_REWARD_ENV})
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    base = report["trial"]["envs"][0]["base"]
+    assert code == 1 and "reward_space is Dict(" in base["error"]
+    assert base["where"] == "walk_env.py:43"  # the reward_space property's return, not the observation's (35)
+    assert base["fix"].startswith("the managers cannot hold the reward space the env declares at walk_env.py:43")
+
+
+# As DI-engine's classic-control envs: enable_save_replay wraps RecordVideo around an env made with no render mode.
+RECORDING_ENV = RUNNING_ENV.replace(
+    "    def step(self, action):\n",
+    "    def enable_save_replay(self, replay_path):\n"
+    "        self._env = gym.wrappers.RecordVideo(gym.make('CartPole-v1'), video_folder=replay_path)\n"
+    "        self._env.reset(seed=0)\n\n"
+    "    def step(self, action):\n",
+)
+REPLAY_CONFIG = BROKEN_PACKAGE["config/walk_config.py"].replace("size=3)", "size=3, replay_path='walk_videos')")
+
+
+def test_a_config_asking_for_replays_is_tried_recording_as_ding_env_run_records(tmp_path):
+    """--try left env.replay_path out and said the config runs; ding-env run records and failed."""
+    write_package(tmp_path, {**BROKEN_PACKAGE, "walk_env.py": RECORDING_ENV, "config/walk_config.py": REPLAY_CONFIG})
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "4", cwd=tmp_path)
+    (env,) = report["trial"]["envs"]
+    assert env["base"] == {"steps": 4, "episodes": 0}  # the collector's envs record nothing
+    replay = env["replay"]
+    assert code == 1 and replay["replay_path"] == "walk_videos" and "Render mode is None" in replay["error"]
+    assert replay["where"] == "walk_env.py:21" and "render_mode='rgb_array'" in replay["fix"]
+    assert "--set env.replay_path=none" in replay["fix"]
+    assert not (tmp_path / "walk_videos").exists() and not (tmp_path / "ported" / "walk_videos").exists()
+    text = (tmp_path / "ported" / "walk_pkg" / "PORTING.md").read_text()
+    assert (
+        "- `ding-env run` records evaluator replays to `walk_videos` (the config's env.replay_path): recording" in text
+    )
