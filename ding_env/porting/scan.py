@@ -13,8 +13,10 @@ from dataclasses import dataclass
 
 from ding_env.porting import numpy2
 from ding_env.porting.findings import ERROR, HAZARDS, NOTE, WARNING, Item
+from ding_env.porting.gym_envs import EnvMakers, GymHazards, dotted
 
 MOVED_MODULES = {"pettingzoo.mpe": "mpe2"}  # PettingZoo 1.25 moved MPE into the mpe2 package
+_GYMS = ("gym", "gymnasium")
 _ARRAY_MAKERS = {"array", "asarray", "zeros", "ones", "full", "empty", "concatenate", "stack", "hstack", "vstack"}
 _ARRAY_METHODS = {"astype", "reshape", "copy", "flatten", "ravel"}
 
@@ -37,9 +39,13 @@ class Hazard:
     replacement: str | None = None
 
 
-def scan_hazards(tree: ast.AST, text: str) -> list[Hazard]:
-    """The known hazards in the module ``tree`` parsed from ``text``, in line order."""
-    visitor = _HazardVisitor(tree, text)
+def scan_hazards(tree: ast.AST, text: str, imported_makers: set[str] | frozenset[str] = frozenset()) -> list[Hazard]:
+    """The known hazards in the module ``tree`` parsed from ``text``, in line order.
+
+    ``imported_makers`` are the names the module imports from other modules of the port that make gym envs
+    (:func:`env_makers`): what they return is followed as a gym env.
+    """
+    visitor = _HazardVisitor(tree, text, imported_makers)
     visitor.visit(tree)
     return sorted(visitor.hazards, key=lambda hazard: (hazard.line, hazard.col))
 
@@ -55,15 +61,26 @@ def hazard_items(path: str, hazards: list[Hazard]) -> list[Item]:
 _DING_ENV_MAKERS = {"DingEnvWrapper", "create_env_manager", "setup_ding_env_manager", "EnvSupervisor", "env"}
 
 
-def dotted(node: ast.AST) -> str | None:
-    """``a.b.c`` for a chain of attributes on a name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return ".".join([node.id, *reversed(parts)])
-    return None
+def env_makers(tree: ast.Module, imported_makers: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The module's top-level functions that return a gym env (a make of gym, or a wrapper of one).
+
+    Other modules of the port that import them get their envs followed by the scan (``imported_makers``).
+    """
+    return _HazardVisitor(tree, "", imported_makers).makers.top_level(tree)
+
+
+def _make_call(node: ast.AST) -> ast.Call | None:
+    """The ``make(...)`` call ``node`` is, or None when it is something else (a wrapper around one, say)."""
+    return node if isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("make") else None
+
+
+def _record_video_classes(tree: ast.AST) -> set[str]:
+    """The module's classes deriving from ``RecordVideo`` (DI-engine's ``PTZRecordVideo``)."""
+    return {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and any((dotted(base) or "").endswith("RecordVideo") for base in node.bases)
+    }
 
 
 def _is_str(node: ast.AST | None) -> bool:
@@ -83,19 +100,22 @@ def _makes_parallel_env(node: ast.AST) -> bool:
     )
 
 
-class _HazardVisitor(ast.NodeVisitor):
+class _HazardVisitor(GymHazards, ast.NodeVisitor):
     """Walks one module, knowing the names it imports numpy, gym and Gymnasium as."""
 
-    def __init__(self, tree: ast.AST, text: str) -> None:
+    def __init__(self, tree: ast.AST, text: str, imported_makers: set[str] | frozenset[str] = frozenset()) -> None:
         self.text = text
         self.hazards: list[Hazard] = []
         self.numpy, self.gym, self.gymnasium = {"numpy"}, set(), set()
+        self.gym_names: set[str] = set()  # names imported from gym or Gymnasium (``from gym import Wrapper``)
         # ``{bound name: what it names}`` for ding-env's (or DI-engine's) imports: what their env makers
         # (``_DING_ENV_MAKERS``) make from a gym env has DI-engine's API, seed() and 4-field steps included.
         self.ding: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and _is_ding_module(node.module):
                 self.ding.update((alias.asname or alias.name, alias.name) for alias in node.names)
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in _GYMS:
+                self.gym_names.update(alias.asname or alias.name for alias in node.names)
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     bound = alias.asname or alias.name.split(".")[0]
@@ -112,6 +132,20 @@ class _HazardVisitor(ast.NodeVisitor):
         self.gym_envs: set[str] = set()  # names (and self.attrs) bound to gym.make(...) envs
         self.gymnasium_envs: set[str] = set()  # those made by Gymnasium's make: no reward_range in Gymnasium 1.x
         self.parallel_envs: set[str] = set()  # names (and self.attrs) bound to PettingZoo parallel envs
+        self.unrendered: set[str] = set()  # names bound to a make without render_mode (RecordVideo cannot record)
+        self.rendered: set[str] = set()  # names bound somewhere to a make with a render_mode, or to **kwargs
+        self.makers = EnvMakers(
+            tree,
+            self.gym,
+            self.gym_names,
+            set(imported_makers),
+            lambda node: self._makes_gym_env(node, self.gym),
+            self._makes_ding_env,
+        )
+        self.record_video = {"RecordVideo"} | _record_video_classes(tree)
+        self.wrapper_classes: list[bool] = []  # per class being visited: whether it wraps a gym env (self.env)
+        self.atari_functions: list[bool] = []  # per function being visited: whether it names NoFrameskip ids
+        self.reported_ids: set[int] = set()  # Atari id constants already reported with their make() call
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -122,6 +156,9 @@ class _HazardVisitor(ast.NodeVisitor):
                         self.other_names.add(target)
                     if target and self._makes_gym_env(node.value, self.gym):
                         self.gym_envs.add(target)
+                        made = _make_call(node.value)
+                        rendered = made is None or any(k.arg in ("render_mode", None) for k in made.keywords)
+                        (self.rendered if rendered else self.unrendered).add(target)
                     if target and self._makes_gym_env(node.value, self.gymnasium):
                         self.gymnasium_envs.add(target)
                     if target and _makes_parallel_env(node.value):
@@ -132,6 +169,12 @@ class _HazardVisitor(ast.NodeVisitor):
                 self.other_names.update(dotted(sub) or "" for sub in ast.walk(node.optional_vars))
             elif isinstance(node, ast.arg):  # parameters are bound to whatever the caller passes
                 self.other_names.add(node.arg)
+        # Envs a helper of the port makes (self._env = self._make_env()), or a wrapper of such an env.
+        assigns = [node for node in ast.walk(tree) if isinstance(node, ast.Assign)]
+        for _ in range(2):  # a name bound to a wrapper of a name bound before it
+            for node in assigns:
+                if self.makers.is_env(node.value, self.gym_envs):
+                    self.gym_envs.update(filter(None, (dotted(target) for target in node.targets)))
 
     # ---- what values are ------------------------------------------------
 
@@ -228,6 +271,8 @@ class _HazardVisitor(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         self._check_atari_preset(node, {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg})
         name = dotted(node.func) or ""
+        self._check_record_video(node, name)
+        self._check_atari_id(node, name)
         if name in ("float", "int") and len(node.args) == 1 and not node.keywords:
             argument = node.args[0]
             if self._array_like(argument) or dotted(argument) in self.array_names:
@@ -241,7 +286,7 @@ class _HazardVisitor(ast.NodeVisitor):
                 span = (node.col_offset, node.end_col_offset or 0)
                 self.hazards.append(Hazard(node.lineno, WARNING, what, fix, *span, old, fixed if sure else None))
         owner, _, method = name.rpartition(".")
-        if owner in self.gym_envs and method == "seed":
+        if self._is_gym_env(owner) and method == "seed":
             self._add(
                 node,
                 WARNING,
@@ -269,7 +314,7 @@ class _HazardVisitor(ast.NodeVisitor):
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
             owner, method = dotted(value.func.value), value.func.attr
             target = node.targets[0]
-            if owner in self.gym_envs and method == "reset" and isinstance(target, (ast.Name, ast.Attribute)):
+            if self._is_gym_env(owner) and method == "reset" and isinstance(target, (ast.Name, ast.Attribute)):
                 self._add(
                     node,
                     WARNING,
@@ -284,7 +329,7 @@ class _HazardVisitor(ast.NodeVisitor):
                     "since PettingZoo 1.22",
                     f"{ast.unparse(target)}, infos = {ast.unparse(value)}",
                 )
-            if owner in self.gym_envs and method == "step" and isinstance(target, ast.Tuple) and len(target.elts) == 4:
+            if self._is_gym_env(owner) and method == "step" and isinstance(target, ast.Tuple) and len(target.elts) == 4:
                 self._add(
                     node,
                     WARNING,
@@ -312,5 +357,6 @@ class _HazardVisitor(ast.NodeVisitor):
             )
 
     def visit_Constant(self, node: ast.Constant) -> None:
+        self._check_atari_constant(node)
         if isinstance(node.value, str) and node.value.startswith("pettingzoo.mpe"):
             self._add(node, WARNING, f"{node.value!r}: PettingZoo 1.25 moved MPE to the mpe2 package", "name mpe2")

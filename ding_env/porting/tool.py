@@ -26,9 +26,9 @@ from ding_env.porting.fixes import apply_fixes
 from ding_env.porting.imports import name_items, plan_imports, rename_imports_with_changes, renamed_plain_imports
 from ding_env.porting.kept_ding import kept_ding_items
 from ding_env.porting.packages import joined_init, own_dizoo_names, package_of
-from ding_env.porting.references import Place, absolute_module, relative_items, string_references
+from ding_env.porting.references import Place, absolute_module, relative_anchor, relative_items, string_references
 from ding_env.porting.rewrite import Change, apply_edits, parse, read_source, split_lines, write_source
-from ding_env.porting.scan import hazard_items, scan_hazards
+from ding_env.porting.scan import env_makers, hazard_items, scan_hazards
 from ding_env.porting.spellings import spelling_edits
 from ding_env.porting.star_imports import star_import_items
 
@@ -123,6 +123,7 @@ def port(
     relatives = [path.name if src.is_file() else str(path.relative_to(base)) for path in paths]
     modules = tuple(_module_name(package, relative) for relative in relatives if relative.endswith(".py"))
     defines = _definitions(paths, relatives, package)
+    makers = _env_makers(paths, relatives, package)
     if src.is_dir():
         dst.mkdir(parents=True, exist_ok=True)  # the report goes in it, whatever files there are
     for path, relative in zip(paths, relatives, strict=True):
@@ -132,7 +133,7 @@ def port(
         if path.suffix == ".py":
             place = Place(tuple(package_of(path.parent)), len(package), modules)
             text, encoding = read_source(data)
-            new = _port_source(relative, text, fix, result, place, defines)
+            new = _port_source(relative, text, fix, result, place, defines, makers)
             dotted = ".".join([*package, *Path(relative).parent.parts])
             if path.name == "__init__.py" and dotted in shared_packages and (joined := joined_init(new)) is not None:
                 new = joined
@@ -169,8 +170,45 @@ def _definitions(paths: list[Path], relatives: list[str], package: list[str]) ->
     return defines
 
 
+def _env_makers(paths: list[Path], relatives: list[str], package: list[str]) -> dict[str, set[str]]:
+    """``{module: its top-level functions that make gym envs}``, a maker of another module's maker included."""
+    trees = {}
+    for path, relative in zip(paths, relatives, strict=True):
+        if path.suffix == ".py":
+            try:
+                trees[_module_name(package, relative)] = (parse(read_source(path.read_bytes())[0]), path)
+            except SyntaxError:
+                continue
+    makers: dict[str, set[str]] = {}
+    for _ in range(2):  # a helper wrapping another module's helper
+        for module, (tree, path) in trees.items():
+            place = Place(tuple(package_of(path.parent)), len(package))
+            makers[module] = env_makers(tree, _imported_makers(tree, place, makers))
+    return makers
+
+
+def _imported_makers(tree: ast.AST, place: Place, makers: dict[str, set[str]]) -> set[str]:
+    """The names ``tree`` binds to env makers of other modules of the port (``from .wrappers import wrap``)."""
+    bound = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        anchor = relative_anchor(node, place) if node.level else ()
+        if anchor is None:
+            continue
+        module = ".".join([*anchor, *([node.module] if node.module else [])])
+        bound.update(alias.asname or alias.name for alias in node.names if alias.name in makers.get(module, ()))
+    return bound
+
+
 def _port_source(
-    relative: str, text: str, fix: bool, result: PortResult, place: Place, defines: dict[str, list[str]] | None = None
+    relative: str,
+    text: str,
+    fix: bool,
+    result: PortResult,
+    place: Place,
+    defines: dict[str, list[str]] | None = None,
+    makers: dict[str, set[str]] | None = None,
 ) -> str:
     """One Python file's text ported: imports renamed (and fixes applied); its findings added to ``result``.
 
@@ -203,7 +241,7 @@ def _port_source(
     result.renamed += [(relative, change) for change in changes]
     ported = parse(new)
     result.items += kept_ding_items(relative, ported)  # renaming changes no line, so the lines are the original's
-    hazards = scan_hazards(ported, new)
+    hazards = scan_hazards(ported, new, _imported_makers(ported, place, makers or {}))
     if fix:
         new, fix_changes, fixed = apply_fixes(new, hazards)
         result.fixed += [(relative, change) for change in fix_changes]
