@@ -42,14 +42,27 @@ class Destination:
 
 
 def source_files(folder: Path) -> list[Path]:
-    """The files of a folder that a port copies: all but caches and ``.orig`` backups, sorted."""
+    """The files of a folder that a port copies: all but caches, ``.orig`` backups and ports' reports, sorted.
+
+    A report is the tool's own output (an in-place port's, or one an earlier port left): ported, it would be
+    counted as a file of the port and overwritten by a copy of itself.
+    """
     return sorted(
         path
         for path in folder.rglob("*")
         if path.is_file()
         and not any(part in IGNORED for part in path.relative_to(folder).parts)
         and not path.name.endswith(BACKUP_SUFFIX)
+        and not is_report(path)
     )
+
+
+def is_report(path: Path) -> bool:
+    """Whether ``path`` is a port's report (``PORTING.md`` or ``NAME.PORTING.md`` opening with its title)."""
+    if path.name != REPORT_NAME and not path.name.endswith(REPORT_SUFFIX):
+        return False
+    with path.open("rb") as file:
+        return file.read(len(REPORT_TITLE)) == REPORT_TITLE.encode()
 
 
 def report_path(src: Path, dst: Path) -> Path:

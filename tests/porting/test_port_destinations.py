@@ -106,3 +106,15 @@ def test_porting_again_over_a_port_edited_since_is_refused_unless_forced(tmp_pat
     assert fixed.read_text() == "x = 2  # my fix\n"
     forced = ding_env_port("a", "--out", "out", "--force", cwd=tmp_path)
     assert forced.returncode == 0 and fixed.read_text() == "x = 1\n"
+
+
+def test_an_in_place_port_again_neither_counts_nor_rewrites_its_own_report(tmp_path):
+    """The second in-place port counted its PORTING.md as a ported file: "2 (1 Python)"."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "my_env.py").write_text("from ding.envs import BaseEnv\n")
+    (tmp_path / "pkg" / "notes.PORTING.md").write_text("my notes, not a report\n")  # the user's: ported
+    for _ in range(2):
+        _, report = port_json("pkg", "--in-place", cwd=tmp_path)
+        assert report["files"] == ["my_env.py", "notes.PORTING.md"]
+    text = (tmp_path / "pkg" / "PORTING.md").read_text()
+    assert "| files | 2 (1 Python) |" in text and '"PORTING.md"' not in text
