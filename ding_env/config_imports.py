@@ -9,6 +9,7 @@ DI-engine's package names, and the env would silently be the built-in one, not t
 from __future__ import annotations
 
 import importlib.util
+import sys
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -61,7 +62,40 @@ def warn_shadowed_imports(config_path: Path, import_names: Iterable[object]) -> 
         else:
             continue
         warnings.warn(
-            f"config file {str(config_path)!r}: import_names {name!r} {found}, not {own} beside the config: run "
-            f"from {root}, or with PYTHONPATH={root}",
+            f"config file {str(config_path)!r}: import_names {name!r} {found}, not {own} beside the config: "
+            f"{where_to_run(root, origin)}",
             stacklevel=4,  # the caller of load_config_file
         )
+
+
+def where_to_run(root: Path, origin: Path | None = None) -> str:
+    """How to put ``root`` first on ``sys.path``, said for where the user is (``origin``: the module found instead).
+
+    Python takes a module from the first folder on ``sys.path`` that has it. ``ding-env`` and ``python -m``
+    put the current folder there; a script of one's own gets its own folder instead, and ``PYTHONPATH``
+    comes after either.
+    """
+    root = root.resolve()
+    here = Path.cwd().resolve()
+    entries = [Path(entry or here).resolve() for entry in sys.path if isinstance(entry, str)]
+    first = f"the folder first on sys.path that has the module must be {root}"
+    if here != root:
+        return (
+            f"{first}: run from {root} (ding-env and python -m put the current folder first), or with PYTHONPATH={root}"
+        )
+    if root in entries:
+        # The folder that answered instead: the first entry before root holding the module found.
+        earlier = [
+            entry for entry in entries[: entries.index(root)] if origin is not None and origin.is_relative_to(entry)
+        ]
+        before = (
+            f" after {earlier[0]}, which has the package too" if earlier else " after another folder with the package"
+        )
+        return (
+            f"{first}; it is the current folder and on sys.path, but{before}: take that folder off PYTHONPATH, or "
+            f"put {root} first (sys.path.insert(0, ...) in a script)"
+        )
+    return (
+        f"{first}; it is the current folder, but not on sys.path (a script gets its own folder there, not the "
+        f"current one): run with ding-env or python -m, or set PYTHONPATH={root}"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import warnings
@@ -43,9 +44,13 @@ def port(tmp_path: Path) -> Path:
     return root
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
 def run(config: str, cwd: Path) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "ding_env", "run", config, "--steps", "5", "--eval-episodes", "1"]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # this tree's ding_env, not an installed one
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
 
 
 def test_a_ported_config_run_from_elsewhere_says_its_env_module_comes_from_another_folder(port):
@@ -54,7 +59,7 @@ def test_a_ported_config_run_from_elsewhere_says_its_env_module_comes_from_anoth
     said = " ".join(done.stderr.split())
     assert "import_names 'dizoo.classic_control.cartpole.envs.cartpole_env' imports" in said
     assert f"not {port / 'dizoo/classic_control/cartpole/envs/cartpole_env.py'} beside the config" in said
-    assert f"run from {port}, or with PYTHONPATH={port}" in said
+    assert f"run from {port} (ding-env and python -m put the current folder first), or with PYTHONPATH={port}" in said
 
 
 def test_a_ported_config_run_from_its_root_gets_the_ports_env_and_no_warning(port):
@@ -116,3 +121,17 @@ def test_a_package_whose_dependency_is_missing_is_left_to_its_import_to_report(t
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert load_config_file(config).env.import_names == ["zoo_needs_rockets.envs"]
+
+
+def test_a_script_run_from_the_trees_root_is_not_told_to_run_from_there(port, tmp_path):
+    """A script's sys.path starts at its own folder, not the current one: "run from ROOT" was said to a user there."""
+    script = tmp_path / "scripts" / "load.py"
+    script.parent.mkdir()
+    script.write_text(f"from ding_env.config import load_config_file\nload_config_file({CONFIG!r})\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(script)], cwd=port, capture_output=True, text=True, timeout=120, env=env)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 0 and "import_names 'dizoo.classic_control.cartpole.envs.cartpole_env' imports" in said
+    assert "run from" not in said
+    assert "it is the current folder, but not on sys.path (a script gets its own folder there" in said
+    assert f"run with ding-env or python -m, or set PYTHONPATH={port}" in said

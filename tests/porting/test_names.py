@@ -97,3 +97,10 @@ def test_di_engine_env_modules_that_ding_env_env_holds_are_renamed_there(module,
     # ding-env port reported them missing: ding_env.env has the names, not the modules.
     resolution = resolve(module, name)
     assert resolution.status == RENAMED and resolution.new == f"ding_env.env.{name}", resolution
+
+
+def test_the_config_loaders_env_layer_is_the_renames_table():
+    from ding_env.config_di_engine import ENV_LAYER
+    from ding_env.porting import IMPORT_RENAMES
+
+    assert set(ENV_LAYER) == set(IMPORT_RENAMES)
