@@ -27,7 +27,7 @@ def check_exact_reward(value: Any, written: np.ndarray) -> None:
 
     An integer dtype holds whole numbers in its range; a float dtype holds the integers its precision
     keeps exactly and the finite floats within its range (a float64 reward of 1e39 is inf in float32).
-    An infinite or NaN reward the env returned stays as it is.
+    An infinite or NaN reward the env returned stays as it is, and does not hide another one's overflow.
 
     Raises:
         EnvDataError: When the cast changed a value (0.7 into int64 is 0), never a silent cast.
@@ -36,46 +36,74 @@ def check_exact_reward(value: Any, written: np.ndarray) -> None:
     if given.dtype == written.dtype:
         return
     kind = written.dtype.kind
-    if kind in "biu" and not np.all(np.ravel(written) == np.ravel(given)):
-        raise EnvDataError(
-            f"reward {describe_value(value)} does not fit the reward space's dtype {written.dtype} (it would become "
-            f"{describe_value(written)}): declare a float reward space, or return whole numbers"
-        )
+    if kind in "biu":
+        if not np.all(np.ravel(written) == np.ravel(given)):
+            raise EnvDataError(
+                f"reward {describe_value(value)} does not fit the reward space's dtype {written.dtype} (it would "
+                f"become {describe_value(written)}): declare a float reward space, or return whole numbers"
+            )
+        return
     if kind != "f":
         return
-    if given.dtype.kind in "iu" and not np.all(np.ravel(written) == np.ravel(given)):
+    if given.dtype.kind in "iuO" and not _whole_numbers_kept(given, written):
         raise EnvDataError(
             f"reward {describe_value(value)} is not exact in the reward space's dtype {written.dtype} (it would become "
             f"{describe_value(written)}): declare a float64 reward space, or return whole numbers below "
             f"2**{np.finfo(written.dtype).nmant + 1}"
         )
-    if given.dtype.kind == "f" and not np.isfinite(written).all() and np.isfinite(given).all():
-        raise EnvDataError(
-            f"reward {describe_value(value)} is beyond the reward space's dtype {written.dtype} (it would become "
-            f"{describe_value(written)}): scale the rewards down, or declare a float64 reward space"
-        )
+    if given.dtype.kind == "f" and not np.isfinite(written).all():
+        overflowed = ~np.isfinite(np.ravel(written)) & np.isfinite(np.ravel(given))
+        if overflowed.any():
+            raise EnvDataError(
+                f"reward {describe_value(value)} is beyond the reward space's dtype {written.dtype} (it would become "
+                f"{describe_value(written)}): scale the rewards down, or declare a float64 reward space"
+            )
 
 
-def cast_reward(value: Any, dtype: np.dtype) -> np.ndarray:
+def _whole_numbers_kept(given: np.ndarray, written: np.ndarray) -> bool:
+    """Whether the float array ``written`` holds exactly the integers of ``given`` (an int or object array)."""
+    limit = 2 ** (np.finfo(written.dtype).nmant + 1)  # every integer up to this is exact in the float dtype
+    if given.dtype.kind in "iu" and (not given.size or (given.min() >= -limit and given.max() <= limit)):
+        return True
+    # Python compares an int and a float exactly (where numpy would round the int to a float first).
+    pairs = zip(np.ravel(written).tolist(), np.ravel(given).tolist(), strict=True)
+    return all(kept == number for kept, number in pairs)
+
+
+def cast_reward(value: Any, dtype: np.dtype, shown: Any = None) -> np.ndarray:
     """``value`` as an array of ``dtype`` (a view when it has that dtype), refusing a cast that changes a value.
 
-    A float array into a narrower float dtype (the float64 rewards of most simulators into a float32 reward
-    space) is checked against the dtype's range before the cast, in one pass; any other cast is checked
-    after it by ``check_exact_reward``. Numpy's own warning of an overflow is never printed beside the error.
+    A float array into a wider float dtype is cast as it is; into a narrower one (the float64 rewards of most
+    simulators into a float32 reward space) it is checked against the dtype's range before the cast, in one
+    pass; any other cast is checked after it by ``check_exact_reward``. Numpy's own warning of an overflow
+    is never printed beside the error.
+
+    Args:
+        value: The reward.
+        dtype: The reward space's dtype.
+        shown: The reward as the env gave it, for the error (default ``value``).
 
     Raises:
-        EnvDataError: When the cast would change a value.
+        EnvDataError: When the cast would change a value, or the value is not a number.
     """
     if type(value) is np.ndarray:
         if value.dtype == dtype:
             return value
-        if value.dtype.kind == "f" and dtype.kind == "f" and value.size:
-            largest = np.abs(value).max()
-            if largest <= np.finfo(dtype).max:  # false for NaN too: checked below
+        if value.dtype.kind == "f" and dtype.kind == "f":
+            if value.dtype.itemsize <= dtype.itemsize:  # a wider float keeps every value
                 return value.astype(dtype)
-    with np.errstate(over="ignore", invalid="ignore"):  # a cast that changes a value is raised below
-        cast = np.asarray(value, dtype=dtype)
-    check_exact_reward(value, cast)
+            if value.size and np.abs(value).max() <= np.finfo(dtype).max:  # false for NaN too: checked below
+                return value.astype(dtype)
+    given = np.asarray(value)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # a cast that changes a value is raised below
+            cast = given.astype(dtype)
+    except (OverflowError, TypeError, ValueError) as error:  # a Python int beyond int64, a string
+        raise EnvDataError(
+            f"reward {describe_value(value if shown is None else shown)} cannot be held in the reward space's "
+            f"dtype {dtype}: {error}"
+        ) from error
+    check_exact_reward(value if shown is None else shown, cast)
     return cast
 
 

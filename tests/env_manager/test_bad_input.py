@@ -601,15 +601,17 @@ def test_every_reward_of_one_value_a_one_value_reward_space_takes_is_still_taken
             "has shape (1,), where the reward space holds (3,) (it would be broadcast)",
         ),
         (np.ones(3, np.float32), (1,), "has shape (3,), where the reward space holds (1,)"),
+        # A NaN beside the overflow hid it: the check asked for every given reward to be finite.
+        (np.array([1e40, np.nan]), (2,), "reward array([1.e+40 nan], dtype=float64, shape=(2,)) is beyond the reward"),
     ],
-    ids=["float overflow", "float64 overflow", "int rounded", "broadcast", "too many"],
+    ids=["float overflow", "float64 overflow", "int rounded", "broadcast", "too many", "overflow beside nan"],
 )
 def test_a_reward_the_reward_rows_would_change_is_an_error_naming_the_env(make_manager, reward, reward_shape, needle):
     # Each was written as it came out of the cast: inf, a rounded int, one team reward copied to every agent, or
     # numpy's bare "could not broadcast" naming neither the reward nor the fix.
     fns = [partial(CountingEnv, {}), partial(RewardEnv, {"reward": reward, "reward_shape": reward_shape})]
     if reward_shape != (1,):
-        fns[0] = partial(RewardEnv, {"reward": np.zeros(3, np.float32), "reward_shape": reward_shape})
+        fns[0] = partial(RewardEnv, {"reward": np.zeros(reward_shape, np.float32), "reward_shape": reward_shape})
     manager = make_manager(fns)
     manager.seed(0)
     manager.launch()

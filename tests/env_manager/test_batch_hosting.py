@@ -407,7 +407,8 @@ class HugeRewardBatchEnv(CartPoleBatchEnv):
         self.given_reward = reward
 
     def _transition(self, env_ids, obs, reward, *args, **kwargs):
-        return super()._transition(env_ids, obs, np.full(len(reward), self.given_reward), *args, **kwargs)
+        given = np.broadcast_to(np.asarray(self.given_reward), len(reward))  # one value, or one per sub-env
+        return super()._transition(env_ids, obs, given, *args, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -415,6 +416,8 @@ class HugeRewardBatchEnv(CartPoleBatchEnv):
     [
         (1e39, r"reward array\(\[1\.e\+39 1\.e\+39\].*is beyond the reward space's dtype float32"),
         (2**24 + 1, r"reward array\(\[16777217 16777217\].*is not exact in the reward space's dtype float32"),
+        # A NaN beside it hid the overflow: the check asked for every given reward to be finite.
+        ([1e39, np.nan], r"reward array\(\[1\.e\+39 nan\].*is beyond the reward space's dtype float32"),
     ],
 )
 def test_a_reward_its_float32_reward_space_would_change_fails_the_batch_env_not_a_silent_cast(

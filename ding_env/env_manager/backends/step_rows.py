@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ding_env.env.spaces import check_exact_reward
+from ding_env.env.spaces import cast_reward
 from ding_env.env_manager import arrays
 from ding_env.errors import EnvDataError
 from ding_env.summary import describe_value
@@ -65,9 +65,8 @@ def _write_checked(rewards: np.ndarray, row: int, value: Any) -> None:
             f"reward {describe_value(value)} has shape {given.shape}, where the reward space holds {shape} "
             f"(it would be {'broadcast' if given.size == 1 else 'refused by numpy'}): return one reward of that shape"
         )
-    with np.errstate(over="ignore", invalid="ignore"):  # a cast that changes the value is raised below
-        rewards[row] = given.reshape(shape) if given.size == 1 and shape == (1,) else given
-    check_exact_reward(value, rewards[row])
+    shaped = given.reshape(shape) if given.size == 1 and shape == (1,) else given
+    rewards[row] = cast_reward(shaped, rewards.dtype, shown=value)
 
 
 class StepRows:
