@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,11 +45,11 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
         after_ends = [episode for index, episode in enumerate(first) if index == 0 or _game_over(first[index - 1])]
         starts = [_flat(episode.reset_obs) for episode in after_ends]
         if not all(np.array_equal(starts[0], start) for start in starts[1:]):
-            dropped, closing = dropped_dynamic_seed(ctx, dynamic=False, check=name)
+            probe = probe_seed(ctx, dynamic=False, check=name)
             message = "with a static seed (dynamic_seed=False), resets gave different starting observations"
-            if dropped:  # an error: evaluator envs do not replay, and no deterministic env gets here (same starts)
-                hint = pass_dynamic_seed_on("evaluator envs do not replay their episode", dropped)
-                findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
+            consequence = "evaluator envs do not replay their episode"
+            if probe.dropped and not probe.ignored:  # an error: no deterministic env gets here (same starts)
+                findings.append(Finding(name, ERROR, f"{message}: {probe.dropped}", pass_dynamic_seed_on(consequence)))
             elif global_rngs := _resets_touch_global_rngs(ctx):
                 # The usual cause in DI-engine's envs: a global RNG seeded once in seed(), drawn at each reset.
                 hint = (
@@ -57,6 +58,8 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
                     "self._next_episode_seed() (check_global_rng reports the global RNG use too)"
                 )
                 findings.append(Finding(name, ERROR, message, hint))
+            elif probe.ignored:  # a seed() that sets nothing, and no global RNG to blame
+                findings.append(Finding(name, ERROR, f"{message}: {probe.dropped}", call_super_seed(consequence)))
             else:
                 hint = (
                     "in reset(), seed the simulator with self._next_episode_seed(), which replays the seed given to "
@@ -64,7 +67,7 @@ def check_static_seed(ctx: CheckContext) -> list[Finding]:
                     "seed() must pass dynamic_seed on: super().seed(seed, dynamic_seed)"
                 )
                 findings.append(Finding(name, ERROR, message, hint))
-            findings += closing
+            findings += probe.closing
         if not same(trajectory(first), trajectory(replay)):
             findings.append(
                 Finding(
@@ -130,18 +133,18 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
         episodes = {b"".join(leaf.tobytes() for step in trajectory([episode]) for leaf in step) for episode in repeated}
         seed_matters = not same(trajectory(repeated), trajectory(other_seed))
         if ctx.episodes > 1 and len(episodes) == 1:
-            dropped, closing = dropped_dynamic_seed(ctx, dynamic=True, check=name)
+            probe = probe_seed(ctx, dynamic=True, check=name)
             message = "with a dynamic seed (dynamic_seed=True) every episode was the same"
-            if dropped and seed_matters:
+            fix = call_super_seed if probe.ignored else pass_dynamic_seed_on
+            if probe.dropped and seed_matters:
                 # Another seed gives other episodes, so the env has randomness: its collector envs would repeat one.
-                hint = pass_dynamic_seed_on("collector envs repeat one episode", dropped)
-                findings.append(Finding(name, ERROR, f"{message}: {dropped}", hint))
-            elif dropped:
+                hint = fix("collector envs repeat one episode")
+                findings.append(Finding(name, ERROR, f"{message}: {probe.dropped}", hint))
+            elif probe.dropped:
                 # No seed changes anything (a deterministic env): its seed() may pass a constant, so only a
                 # warning, which still names the seed() to fix should the env gain randomness.
-                consequence = "collector envs would repeat one episode if the env had randomness"
-                hint = pass_dynamic_seed_on(consequence, dropped)
-                findings.append(Finding(name, WARNING, f"{message}: {dropped}", hint))
+                hint = fix("collector envs would repeat one episode if the env had randomness")
+                findings.append(Finding(name, WARNING, f"{message}: {probe.dropped}", hint))
             elif wrapped:  # DingEnvWrapper seeds each reset itself: the Gymnasium env has nothing to vary
                 findings.append(Finding(name, WARNING, message, WRAPPED_SAME_EPISODES_HINT))
             else:
@@ -151,7 +154,7 @@ def check_dynamic_seed(outer: CheckContext) -> list[Finding]:
                     "dynamic_seed on: super().seed(seed, dynamic_seed) (ignore for deterministic envs)"
                 )
                 findings.append(Finding(name, WARNING, message, hint))
-            findings += closing
+            findings += probe.closing
         if not seed_matters:
             findings.append(
                 Finding(
@@ -186,29 +189,42 @@ def _run_and_replay(ctx: CheckContext, dynamic: bool) -> tuple[list[Episode], li
     return first, replay
 
 
-def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool, check: str) -> tuple[str | None, list[Finding]]:
-    """How the env's ``seed()`` dropped ``dynamic_seed`` or the seed, and whether closing the probe failed.
+class SeedProbe(NamedTuple):
+    """What a fresh env's ``seed()`` kept (``probe_seed``).
 
-    ``BaseEnv.seed`` and DI-engine's envs keep the flag as ``_dynamic_seed`` and the seed as ``_seed``: a
-    fresh env seeded with ``dynamic_seed=dynamic`` that keeps the other value ignored the argument (a
-    constant passed on to ``super().seed``, say), and one that keeps neither ignored the call (a ``seed()``
-    overridden without calling ``super().seed``).
+    Attributes:
+        dropped: How ``seed()`` dropped ``dynamic_seed`` or the whole call, naming it with its file and line
+            (None: it kept the flag, or keeps it under a name of its own).
+        ignored: ``seed()`` changed none of the env's attributes: it dropped the call, not only the flag.
+        closing: An error finding when closing the probed env raised.
+    """
+
+    dropped: str | None
+    ignored: bool
+    closing: list[Finding]
+
+
+def probe_seed(ctx: CheckContext, dynamic: bool, check: str) -> SeedProbe:
+    """Seed a fresh env with ``dynamic_seed=dynamic`` and read back what its ``seed()`` kept.
+
+    ``BaseEnv.seed`` and DI-engine's envs keep the flag as ``_dynamic_seed``: an env that keeps the other
+    value ignored the argument (a constant passed on to ``super().seed``, say). A ``seed()`` that changed
+    none of the env's attributes ignored the call (overridden without calling ``super().seed``; one that
+    only seeds a global RNG is the global RNG check's to name).
 
     Args:
         ctx: The check's context.
         dynamic: The ``dynamic_seed`` to seed the probed env with.
         check: The calling check's name, for the finding of a failing ``close()``.
-
-    Returns:
-        What ``seed()`` dropped, as a message naming it with its file and line (None when it kept the
-        flag, or keeps only a seed), and an error finding when closing the probed env raised.
     """
     env = ctx.make_env()
     closing: list[Finding] = []
     try:
+        before = dict(env.__dict__)
         seed_env(env, ctx.seed, dynamic)
-        kept = env.__dict__.get("_dynamic_seed")
-        kept_nothing = not any(name in env.__dict__ for name in ("_seed", "_dynamic_seed", "_seeder"))
+        after = env.__dict__
+        kept = after.get("_dynamic_seed")
+        ignored = after.keys() == before.keys() and all(after[key] is value for key, value in before.items())
     finally:
         # The probed env is seeded and never reset: a close() that fails in that state is a finding of its
         # own, and must not hide what the probe found, nor the check's other findings, as a raise would.
@@ -218,24 +234,17 @@ def dropped_dynamic_seed(ctx: CheckContext, dynamic: bool, check: str) -> tuple[
             what = f"{type(env).__name__}.close() of an env seeded with dynamic_seed={dynamic} and never reset"
             closing.append(raised(check, what, error, CLOSE_UNRESET_HINT))
     where = source_of(type(env).seed)
-    if kept_nothing:
-        ignored = (
-            f"{type(env).__name__}.seed(){f' at {where}' if where else ''} {IGNORED_SEED} nor "
-            f"dynamic_seed={dynamic} (no _seed or _dynamic_seed, where BaseEnv.seed keeps them): resets cannot "
-            "replay or vary by it"
+    named = f"{type(env).__name__}.seed(){f' at {where}' if where else ''}"
+    if ignored:
+        message = (
+            f"{named} kept neither the seed nor dynamic_seed={dynamic}: it set none of the env's attributes "
+            "(BaseEnv.seed keeps both for reset())"
         )
-        return ignored, closing
+        return SeedProbe(message, True, closing)
     if kept is None or bool(kept) == dynamic:
-        return None, closing
-    dropped = (
-        f"{type(env).__name__}.seed(){f' at {where}' if where else ''} dropped dynamic_seed={dynamic} "
-        f"(it kept _dynamic_seed = {kept!r})"
-    )
-    return dropped, closing
+        return SeedProbe(None, False, closing)
+    return SeedProbe(f"{named} dropped dynamic_seed={dynamic} (it kept _dynamic_seed = {kept!r})", False, closing)
 
-
-# How dropped_dynamic_seed names a seed() that kept neither the seed nor the flag.
-IGNORED_SEED = "kept neither the seed"
 
 CLOSE_UNRESET_HINT = (
     "close() must work on an env in any state, one seeded and never reset too: release only what reset() "
@@ -243,20 +252,20 @@ CLOSE_UNRESET_HINT = (
 )
 
 
-def pass_dynamic_seed_on(consequence: str, dropped: str = "") -> str:
-    """The fix for a ``seed()`` that drops ``dynamic_seed``; ``consequence`` says what goes wrong meanwhile.
-
-    ``dropped`` is ``dropped_dynamic_seed``'s message: a ``seed()`` that kept nothing gets the call to make.
-    """
-    if IGNORED_SEED in dropped:
-        return (
-            "in seed(self, seed, dynamic_seed=True), call super().seed(seed, dynamic_seed): BaseEnv.seed keeps both, "
-            f"and reset() replays or varies its episodes by them through self._next_episode_seed() (as it is, "
-            f"{consequence})"
-        )
+def pass_dynamic_seed_on(consequence: str) -> str:
+    """The fix for a ``seed()`` that drops ``dynamic_seed``; ``consequence`` says what goes wrong meanwhile."""
     return (
         "in seed(self, seed, dynamic_seed=True), pass the argument on: super().seed(seed, dynamic_seed), not a "
         f"constant (the managers pass True to collector envs and False to evaluator envs; as it is, {consequence})"
+    )
+
+
+def call_super_seed(consequence: str) -> str:
+    """The fix for a ``seed()`` that drops the whole call; ``consequence`` says what goes wrong meanwhile."""
+    return (
+        "in seed(self, seed, dynamic_seed=True), call super().seed(seed, dynamic_seed): BaseEnv.seed keeps both, "
+        f"and reset() replays or varies its episodes by them through self._next_episode_seed() (as it is, "
+        f"{consequence})"
     )
 
 

@@ -515,3 +515,11 @@ class IgnoresSeedEnv(GoodEnv):
 
     def seed(self, seed, dynamic_seed=True):
         pass
+
+
+class OwnSeedGlobalDrawEnv(GlobalDrawEnv):
+    """Keeps its seed under a name of its own (no super().seed) and draws from numpy's global RNG at each reset."""
+
+    def seed(self, seed, dynamic_seed=True):
+        self._env_seed = seed
+        np.random.seed(seed)

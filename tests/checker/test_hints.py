@@ -180,3 +180,11 @@ def test_one_info_per_player_is_told_to_go_in_one_dict():
     (finding,) = [finding for finding in report.errors if finding.check == "check_step_output"]
     assert finding.message.startswith("info must be a dict, got tuple")
     assert finding.hint == "one dict per player goes in one dict: {'player_0': ..., 'player_1': ...}"
+
+
+def test_a_seed_kept_under_a_name_of_its_own_beside_a_global_draw_gets_the_global_rng_fix():
+    # The seed probe named the seed() as keeping nothing and asked for super().seed, which would not fix it.
+    report = check_env(gallery.OwnSeedGlobalDrawEnv, episodes=3, max_steps=200, subprocess=False)
+    (finding,) = [finding for finding in report.findings if "different starting observations" in finding.message]
+    assert "kept neither" not in finding.message
+    assert finding.hint.startswith("reset() draws from the global numpy")
