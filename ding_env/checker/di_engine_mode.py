@@ -55,7 +55,9 @@ def point_to_di_engine_mode(finding: Finding) -> Finding:
     if _tolerated_because(finding) is None:
         return finding
     return dataclasses.replace(
-        finding, hint=f"{finding.hint} (or, for an env written for DI-engine, accept it: --di-engine)"
+        finding,
+        hint=f"{finding.hint} (or, for an env written for DI-engine, accept it: --di-engine; check_env(..., "
+        "di_engine=True))",
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,13 +16,18 @@ from ding_env.env.batch_env import BaseBatchEnv, is_batch_env_class
 from ding_env.env.gym_ids import GYM_PREFIXES, check_env_id, looks_like_env_id
 from ding_env.errors import ConfigError, RegistryError
 from ding_env.registry import ENV_REGISTRY, get_env_cls, import_env_modules, import_object
+from ding_env.summary import describe_value
 
 # What a target that is a batch env class is told (the one-env checker and run take BaseEnvs).
 IS_BATCH = ": a batch env, which ding_env.checker.check_batch_env(cls, cfg) checks (in Python)"
 
 
 def resolve_target(
-    target: str, config_path: str | None = None, batch_envs: bool = False, undeclared_keys: bool = False
+    target: str,
+    config_path: str | None = None,
+    batch_envs: bool = False,
+    undeclared_keys: bool = False,
+    role: str = "collector",
 ) -> tuple[Callable[..., Any], EasyDict | None]:
     """The env class (or a zero-argument factory) and its config for ``target``.
 
@@ -36,6 +42,11 @@ def resolve_target(
     they register can be named. With ``--config`` to a ``module:Class`` that declares its ``config``,
     the section's keys are those ``ding-env run`` takes for it, unless ``undeclared_keys``
     (``--di-engine``: DI-engine's envs read keys they do not declare).
+
+    An env class gets its section as one ``role`` env of ``ding-env run`` gets it (``env_cfg_for``); with
+    ``undeclared_keys`` and no config, a class that takes a config gets its default one so. A
+    ``DingEnvWrapper`` section of the ``'evaluator'`` role gets the evaluation preprocessing
+    (``is_train=False``) unless it sets ``is_train``.
 
     Raises:
         RegistryError: If the class cannot be imported or the type is unknown.
@@ -63,20 +74,20 @@ def resolve_target(
             )
         if (cfg or {}).get("is_gymnasium") is not False:  # legacy gym only: its ids are checked when made
             check_env_id(gym_id, target)
-        return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": gym_id}), batch_envs=batch_envs), None
+        return _wrapper_factory(EasyDict({**(cfg or {}), "env_id": gym_id}), None, batch_envs, role), None
     if target.endswith(".py") or Path(target).is_file():
         env_cfg = _loaded_env_section(target, is_target=True)
         if "type" not in env_cfg and "env_id" in env_cfg:
-            return _wrapper_factory(EasyDict(env_cfg), batch_envs=batch_envs), None
+            return _wrapper_factory(EasyDict(env_cfg), None, batch_envs, role), None
         env_cls = get_env_cls(env_cfg)
         if batch_envs and env_cfg.get("batch") is not None and _is_wrapper(env_cls):  # a type such as 'cartpole'
-            return _wrapper_factory(EasyDict(env_cfg), env_cls, batch_envs), None
+            return _wrapper_factory(EasyDict(env_cfg), env_cls, batch_envs, role), None
         if not batch_envs and is_batch_env_class(env_cls):
             what = f"env.type {env_cfg['type']!r} is {env_cls!r}"
             raise ConfigError(f"{target}: {what}, not a BaseEnv subclass{IS_BATCH}")
         if _is_wrapper(env_cls):
-            return env_cls, EasyDict(with_replays_off(env_cfg))
-        return env_cls, collector_cfg(env_cls, env_cfg)
+            return env_cls, EasyDict(with_replays_off(_in_role(env_cfg, role)))
+        return env_cls, env_cfg_for(env_cls, env_cfg, role)
     if ":" in target:
         env_cls = import_object(target)
     elif target in ENV_REGISTRY:
@@ -106,32 +117,53 @@ def resolve_target(
         # A registered type such as 'cartpole' fixes its Gymnasium id in its class config; the base class needs one.
         if cfg is None and not env_cls.config.get("env_id"):
             raise ConfigError(f"{target!r} needs --config FILE whose env section has an env_id, or use gym:ENV_ID")
-        return _wrapper_factory(EasyDict(cfg or {}), env_cls, batch_envs), None
-    return env_cls, None if cfg is None else collector_cfg(env_cls, cfg)
+        return _wrapper_factory(EasyDict(cfg or {}), env_cls, batch_envs, role), None
+    if cfg is None and undeclared_keys and _takes_cfg(env_cls):
+        cfg = EasyDict()  # DI-engine mode checks a class that takes a config with its default one
+    return env_cls, None if cfg is None else env_cfg_for(env_cls, cfg, role)
 
 
-def collector_cfg(env_cls: type, cfg: dict) -> EasyDict:
-    """The config one collector env of ``env_cls`` gets from the env section ``cfg``, as ``ding-env run`` builds it.
+def env_cfg_for(env_cls: type, cfg: dict, role: str = "collector") -> EasyDict:
+    """The config one ``role`` env of ``env_cls`` gets from the env section ``cfg``, as ``ding-env run`` builds it.
 
-    The section over the class's default config goes through the class's ``create_collector_env_cfg``, where
-    DI-engine's envs set what their collector envs need (``is_train``, say). A ``BaseBatchEnv`` class, which
-    has none, gets the section itself.
+    The section over the class's default config goes through the class's ``create_collector_env_cfg`` (or
+    ``create_evaluator_env_cfg`` for ``'evaluator'``), where DI-engine's envs set what their collector or
+    evaluator envs read (``is_train``). A ``BaseBatchEnv`` class, which has none, gets the section itself.
 
     Raises:
-        ConfigError: When ``create_collector_env_cfg`` raised, naming the class.
+        ConfigError: When that method raised or returned no config, naming the class.
     """
-    create = getattr(env_cls, "create_collector_env_cfg", None)
+    method = f"create_{role}_env_cfg"
+    create = getattr(env_cls, method, None)
     if create is None:
         return EasyDict(cfg)
     section = EasyDict(deep_merge_dicts(default_cfg(env_cls), cfg))
-    section.collector_env_num = 1
+    section[f"{role}_env_num"] = 1
+    called = f"{env_cls.__module__}.{env_cls.__qualname__}.{method}(env section)"
     try:
-        return EasyDict(create(section)[0])
+        configs = create(section)
     except Exception as error:  # noqa: BLE001 - re-raised naming the class and the call
-        raise ConfigError(
-            f"{env_cls.__module__}.{env_cls.__qualname__}.create_collector_env_cfg(env section) raised "
-            f"{type(error).__name__}: {error}"
-        ) from error
+        raise ConfigError(f"{called} raised {type(error).__name__}: {error}") from error
+    if not isinstance(configs, (list, tuple)) or not configs or not isinstance(configs[0], dict):
+        raise ConfigError(f"{called} returned {describe_value(configs)}, expected a list of one env config per env")
+    return EasyDict(configs[0])
+
+
+def _in_role(cfg: dict, role: str) -> dict:
+    """A ``DingEnvWrapper`` section for ``role``: an evaluator's gets ``is_train=False`` unless it sets it."""
+    return {**cfg, "is_train": cfg.get("is_train", role == "collector")} if role == "evaluator" else cfg
+
+
+def _takes_cfg(env_cls: type) -> bool:
+    """Whether ``env_cls(cfg)`` is a call its ``__init__`` takes (one positional parameter at least)."""
+    try:
+        parameters = list(inspect.signature(env_cls).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return bool(parameters) and parameters[0].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    )
 
 
 def _loaded_env_section(path: str, is_target: bool, gym_id: str | None = None, env_type: str | None = None) -> EasyDict:
@@ -175,11 +207,14 @@ def _is_wrapper(env_cls: Any) -> bool:
     return isinstance(env_cls, type) and issubclass(env_cls, DingEnvWrapper)
 
 
-def _wrapper_factory(cfg: EasyDict, wrapper_cls: type | None = None, batch_envs: bool = False) -> Callable[[], Any]:
+def _wrapper_factory(
+    cfg: EasyDict, wrapper_cls: type | None = None, batch_envs: bool = False, role: str = "collector"
+) -> Callable[[], Any]:
     if wrapper_cls is None:
         from ding_env.env import DingEnvWrapper as wrapper_cls
 
-    cfg = with_replays_off(cfg)  # as when get_vec_env_setting builds them: a checked or served env records nothing
+    # As when get_vec_env_setting builds them: a checked or served env records nothing.
+    cfg = with_replays_off(_in_role(cfg, role))
     if batch_envs and cfg.get("batch") is not None:
 
         def make_env() -> BaseBatchEnv:

@@ -244,6 +244,12 @@ def _parser() -> argparse.ArgumentParser:
         "choice in docs/remote.md's measurements); N: crash isolation, step and reset timeouts enforced, "
         "heavy envs stepped in parallel",
     )
+    serve.add_argument(
+        "--evaluator",
+        action="store_true",
+        help="host evaluator envs: each env's config from its class's create_evaluator_env_cfg (is_train=False: "
+        "the evaluation preprocessing); default: collector envs, as ding-env run's collector builds them",
+    )
     serve.add_argument("--bind", default=None, help="ZeroMQ endpoint to listen on (default tcp://127.0.0.1:5555)")
     serve.add_argument(
         "--keys",

@@ -161,7 +161,8 @@ def serve(args: argparse.Namespace) -> int:
     from ding_env.remote.served_envs import ServedEnvs
 
     try:
-        env_fns = env_fns_for(*resolve_target(args.target, args.config, batch_envs=True), args.envs)
+        role = "evaluator" if args.evaluator else "collector"
+        env_fns = env_fns_for(*resolve_target(args.target, args.config, batch_envs=True, role=role), args.envs)
         # One throwaway env, as a manager builds one before launch: an env that cannot be built is named now,
         # not at a client's first launch.
         spaces_of_fn(env_fns[0])

@@ -55,10 +55,23 @@ class NeedsCollectorCfgEnv(GoodEnv):
         cfg = copy.deepcopy(cfg)
         cfg.is_train = True
         return [cfg for _ in range(count)]
+
+    @staticmethod
+    def create_evaluator_env_cfg(cfg):
+        count = cfg.pop("evaluator_env_num")
+        cfg = copy.deepcopy(cfg)
+        cfg.is_train = False
+        return [cfg for _ in range(count)]
+
+
+class NoConfigsEnv(NeedsCollectorCfgEnv):
+    @staticmethod
+    def create_collector_env_cfg(cfg):
+        return []
 """
 
 
-@pytest.mark.parametrize("form", ["config file", "class with --config"])
+@pytest.mark.parametrize("form", ["config file", "class with --config", "class with --di-engine and no config"])
 def test_check_builds_a_config_files_env_as_run_does_through_its_create_collector_env_cfg(tmp_path, form):
     # The env section reached the env as it is: 'EasyDict' object has no attribute 'is_train'.
     (tmp_path / "collector_cfg_env.py").write_text(COLLECTOR_CFG_ENV)
@@ -69,12 +82,39 @@ def test_check_builds_a_config_files_env_as_run_does_through_its_create_collecto
     )
     if form == "config file":
         args = ("cfg.py",)
-    else:
+    elif form == "class with --config":
         (tmp_path / "section.py").write_text("config = dict(env=dict(max_episode_steps=20))\n")
         args = ("collector_cfg_env:NeedsCollectorCfgEnv", "--config", "section.py")
+    else:
+        args = ("collector_cfg_env:NeedsCollectorCfgEnv",)
     result = check_command(*args, "--di-engine", "--episodes", "1", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "passed: 12 checks, 0 errors" in result.stdout
+
+
+def test_serve_builds_evaluator_envs_through_the_evaluator_config_when_asked(tmp_path, monkeypatch):
+    # Every served env got the collector's config (is_train=True), the evaluator's server too.
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "collector_cfg_env.py").write_text(COLLECTOR_CFG_ENV)
+    (tmp_path / "section.py").write_text("config = dict(env=dict(max_episode_steps=20))\n")
+    (tmp_path / "cartpole_section.py").write_text("config = dict(env=dict(type='cartpole'))\n")
+    target, section = "collector_cfg_env:NeedsCollectorCfgEnv", str(tmp_path / "section.py")
+    for role, is_train in (("collector", True), ("evaluator", False)):
+        env_cls, cfg = resolve_target(target, section, batch_envs=True, role=role)
+        assert env_cls(cfg).is_train is is_train
+        # DingEnvWrapper's training or evaluation preprocessing: is_train left out means training.
+        _, cfg = resolve_target(str(tmp_path / "cartpole_section.py"), batch_envs=True, role=role)
+        assert cfg.get("is_train", True) is is_train
+
+
+def test_a_create_collector_env_cfg_returning_no_config_is_named_as_such(tmp_path):
+    (tmp_path / "collector_cfg_env.py").write_text(COLLECTOR_CFG_ENV)
+    (tmp_path / "section.py").write_text("config = dict(env=dict(max_episode_steps=20))\n")
+    result = check_command("collector_cfg_env:NoConfigsEnv", "--config", "section.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "NoConfigsEnv.create_collector_env_cfg(env section) returned [], expected a list of one env config" in (
+        result.stderr
+    )
 
 
 def test_broken_target_exits_one_with_fix_hints(capsys):
