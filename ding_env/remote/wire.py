@@ -309,7 +309,11 @@ class Decoder:
         return memoryview(frame.buffer if hasattr(frame, "buffer") else frame)
 
     def array(self, ref: ArrayRef) -> np.ndarray:
-        """The array ``ref`` describes, checked against its buffer's size; the caller's own (no one else holds it)."""
+        """The array ``ref`` describes, checked against its buffer's size; the caller's own (no one else holds it).
+
+        Read each ``ref`` once: its inline bytes become the array's buffer (a second array of the same ``ref``
+        would share it). Such an array does not own its data in numpy's sense (its base is that buffer).
+        """
         dtype = _dtype(ref.dtype)  # refuses a dtype that would need pickle
         data = ref.data
         if (ref.frame is None) == (data is None):
