@@ -38,11 +38,14 @@ class InfoSchema(NamedTuple):
 
     def fits(self, info: dict) -> bool:
         """Whether ``info`` has exactly these keys and value types, with every int exact in float64."""
-        if tuple(info) != self.keys or tuple(map(type, info.values())) != self.types:
-            return False
+        values = tuple(info.values())
+        return tuple(info) == self.keys and tuple(map(type, values)) == self.types and self.exact(values)
+
+    def exact(self, values: tuple) -> bool:
+        """Whether every int of ``values`` (of this schema's types) is exact in float64."""
         if int not in self.types:
             return True
-        return all(-_EXACT_INT <= value <= _EXACT_INT for value in info.values() if type(value) is int)
+        return all(-_EXACT_INT <= value <= _EXACT_INT for value in values if type(value) is int)
 
     def packer(self) -> struct.Struct:
         """Packs the values of a fitting info into (and out of) the first slots of a table row."""
@@ -105,6 +108,7 @@ class InfoWriter:
         self.table = _bytes_of(values)
         self.slots = list(values.T)  # each value slot's column, for put_rows (a 1-d assignment beats a 2-d one)
         self.schema_numbers = schema_numbers
+        self.number_words = memoryview(schema_numbers)  # one item set per stored info: cheaper than numpy's
         self.schemas: dict[int, list[tuple[InfoSchema, struct.Struct]]] = {}
         # {schema: each env's number for it (0: not learned)}, kept with ``schemas``: put_rows looks rows up at once.
         self.numbers: dict[InfoSchema, np.ndarray] = {}
@@ -125,12 +129,15 @@ class InfoWriter:
         ``announced``, to travel with it.
         """
         schemas = self.schemas.setdefault(env_id, [])
-        for number, (schema, packer) in enumerate(schemas, 1):
-            if schema.fits(info):
-                packer.pack_into(self.table, env_id * _ROW_BYTES, *info.values())
-                self.schema_numbers[env_id] = number
-                self.wrote = True
-                return True
+        if schemas:  # InfoSchema.fits, with the keys, values and types made once for every schema tried
+            keys, values = tuple(info), tuple(info.values())
+            types = tuple(map(type, values))
+            for number, (schema, packer) in enumerate(schemas, 1):
+                if keys == schema.keys and types == schema.types and schema.exact(values):
+                    packer.pack_into(self.table, env_id * _ROW_BYTES, *values)
+                    self.number_words[env_id] = number
+                    self.wrote = True
+                    return True
         if len(schemas) < MAX_SCHEMAS:
             schema = schema_of(info)
             if schema is not None:
@@ -197,7 +204,7 @@ class InfoWriter:
 
     def release(self) -> None:
         """Drop the views of the table (before its shared memory is released)."""
-        self.table = self.schema_numbers = None
+        self.table = self.schema_numbers = self.number_words = None
         self.slots = []
 
 
