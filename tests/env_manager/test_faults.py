@@ -371,7 +371,7 @@ def spawned_worker(pid):
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
-def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context):
+def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context, tmp_path):
     import subprocess
     import sys
 
@@ -385,7 +385,9 @@ def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context):
         "print(*[worker.pid for worker in manager.workers], flush=True)\n"
         "manager.step({0: 0, 1: 0})  # both workers hang inside env.step\n"
     )
-    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    # The killed parent cannot remove its fork server's socket folder: it is left in tmp_path, not /tmp.
+    killed_env = {**os.environ, "TMPDIR": str(tmp_path)}
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=killed_env)
     try:
         workers = [int(pid) for pid in parent.stdout.readline().split()]
         assert len(workers) == 2

@@ -462,7 +462,7 @@ def test_serial_and_subprocess_share_one_config_schema():
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
-def test_workers_exit_when_the_parent_is_killed(context):
+def test_workers_exit_when_the_parent_is_killed(context, tmp_path):
     # With 'forkserver' the workers' OS parent is the fork server, which outlives the manager.
     script = textwrap.dedent(
         f"""
@@ -476,7 +476,9 @@ def test_workers_exit_when_the_parent_is_killed(context):
         time.sleep(60)
         """
     )
-    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    # The killed parent cannot remove its fork server's socket folder: it is left in tmp_path, not /tmp.
+    killed_env = {**os.environ, "TMPDIR": str(tmp_path)}
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=killed_env)
     try:
         pids = [int(pid) for pid in parent.stdout.readline().split()]
         segments = set().union(*map(shm_segments_mapped_by, pids))
