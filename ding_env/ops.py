@@ -1,7 +1,7 @@
 """``Op``: the operations a manager asks of its envs, one vocabulary for every layer that carries them.
 
 The managers' backends, the worker protocol (``env_manager/backends/protocol.py``), the env
-server's messages (``remote/messages.py``) and the errors that report a failure
+server's messages (``remote/headers.py``) and the errors that report a failure
 (``ding_env.errors``) all name an operation by one of these members, never by free text.
 """
 

@@ -1,27 +1,17 @@
-"""The requests an env server answers and its replies: typed structs, checked field by field on decode.
+"""Whole messages of the env server protocol: their frames encoded, and decoded with every check.
 
-A message's frame 0 is one of the structs below encoded as msgpack by msgspec, with the fields
-``protocol``, ``version``, ``kind`` (the struct's tag) and ``seq``; its other frames are the buffers of
-its large arrays (``remote.wire``). A request's ``kind`` is one of the operations of
-``ding_env.ops.Op`` (the vocabulary the worker protocol speaks too), the handshake ``"hello"`` or a
-read of ready observations, ``"ready_obs"``, and names the method of the served envs that answers it;
-a reply's is ``"ok"`` (its body holds the result), ``"stepped"`` (a step's result, every field a
-stacked array whatever the number of envs) or ``"error"``. ``seq`` numbers a client's requests; its
-reply carries the same number, so a client that gave up waiting can drop a late reply.
-
-Decoding refuses, with a :class:`WireError`, a header that is not msgpack, another protocol or
-version (:class:`ProtocolMismatchError`, checked before any field is read), an unknown kind, a missing,
-unknown or mistyped field, a dtype that would need pickle, an array whose bytes do not match its
-shape, values nested too deeply, frames the header does not refer to and a step whose actions are not
-one per env id (before any env is stepped).
-
-Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
+A message is a header (a struct of ``remote.headers``, msgpack by msgspec) and the buffers of its
+large arrays (``remote.wire``). Decoding refuses, with a :class:`WireError`, a header that is not
+msgpack, another protocol or version (:class:`ProtocolMismatchError`, checked before any field is
+read), an unknown kind, a missing, unknown or mistyped field, a dtype that would need pickle, an
+array whose bytes do not match its shape, values nested too deeply, frames the header does not
+refer to and a step whose actions are not one per env id (before any env is stepped).
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -29,190 +19,31 @@ import numpy as np
 from ding_env.errors import DingEnvError
 from ding_env.ops import Op
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
-from ding_env.remote.protocol import HELLO, PROTOCOL, PROTOCOL_VERSION, READY_OBS
+from ding_env.remote.headers import (
+    REQUESTS,
+    Call,
+    Close,
+    Envelope,
+    Failed,
+    GetAttr,
+    Hello,
+    Launch,
+    Message,
+    Ok,
+    ReadyObs,
+    Reset,
+    Seed,
+    SetAttr,
+    Step,
+    Stepped,
+)
+from ding_env.remote.protocol import PROTOCOL, PROTOCOL_VERSION
 from ding_env.remote.request_checks import check_request_fields
 from ding_env.remote.wire import ArrayRef, Decoder, Encoder
 from ding_env.version import __version__
 
-EnvIds = list[int]
 HEADER_FIELDS = ("protocol", "version", "seq")
 INT64 = (-(2**63), 2**63 - 1)
-
-
-class Message(msgspec.Struct, tag_field="kind", forbid_unknown_fields=True, kw_only=True):
-    """Every message's header fields.
-
-    ``encoded`` names the fields that hold an encoded value (``wire.Encoder``), ``encoded_maps`` those
-    that map names to encoded values.
-    """
-
-    encoded: ClassVar[tuple[str, ...]] = ()
-    encoded_maps: ClassVar[tuple[str, ...]] = ()
-    protocol: str
-    version: int
-    seq: int
-
-
-def _public_name(name: str) -> None:
-    # Private and dunder names would reach an env's internals (its class, its __dict__, ...).
-    if not name.isidentifier() or name.startswith("_"):
-        raise ValueError(f"name must be a public attribute name, got {name[:40]!r}")
-
-
-class Hello(Message, tag=HELLO):
-    """Take the server's envs (one client at a time); the reply holds ``env_num``.
-
-    ``client_id`` is a random id a client keeps for its lifetime (none: ""). A hello on a new connection
-    with the id of the client holding the lease (it gave up a connection, say to a frozen server) takes
-    the lease at once, where another client waits for the lease to end.
-    """
-
-    client_id: Annotated[str, msgspec.Meta(max_length=64)] = ""
-
-
-class Launch(Message, tag=Op.LAUNCH.value):
-    """Build the envs with the client's manager settings (``protocol.CLIENT_SETTINGS``); the reply holds the spaces."""
-
-    settings: dict[str, int | float | str | bool | None]
-
-
-class Seed(Message, tag=Op.SEED.value):
-    """Seed one env; it takes effect at its next reset.
-
-    A seed beyond msgpack's integers (2**64 and above, which the local managers take) travels as its digits.
-    """
-
-    env_id: int
-    seed: int | Annotated[str, msgspec.Meta(pattern=r"^[0-9]{1,4000}$")]
-    dynamic_seed: bool | None
-
-
-class Reset(Message, tag=Op.RESET.value):
-    """Reset envs; ``params`` (``{env id: env.reset kwargs}``) replaces those envs' kept reset kwargs."""
-
-    encoded: ClassVar = ("params",)
-    env_ids: EnvIds
-    params: Any = None
-
-
-class Step(Message, tag=Op.STEP.value):
-    """Step envs (increasing ids) with stacked actions; restart those whose episode ends where ``reset_on_done``."""
-
-    encoded: ClassVar = ("actions",)
-    env_ids: ArrayRef
-    actions: Any
-    reset_on_done: ArrayRef
-
-    def __post_init__(self) -> None:
-        self.env_ids.check("iu", 1, "a 1-d int array of env ids")
-        self.reset_on_done.check("b", 1, "a 1-d bool array")
-        if self.env_ids.shape != self.reset_on_done.shape:
-            raise ValueError(f"{self.env_ids.shape[0]} env ids and {self.reset_on_done.shape[0]} reset_on_done flags")
-
-
-class ReadyObs(Message, tag=READY_OBS):
-    """The ready observations of envs, stacked."""
-
-    env_ids: ArrayRef
-
-    def __post_init__(self) -> None:
-        self.env_ids.check("iu", 1, "a 1-d int array of env ids")
-
-
-class Call(Message, tag=Op.CALL.value):
-    """Call method ``name`` of each env."""
-
-    encoded: ClassVar = ("args", "kwargs")
-    env_ids: EnvIds
-    name: str
-    args: list[Any]
-    kwargs: Any
-
-    def __post_init__(self) -> None:
-        _public_name(self.name)
-
-
-class GetAttr(Message, tag=Op.GET_ATTR.value):
-    """Attribute ``name`` of each env."""
-
-    env_ids: EnvIds
-    name: str
-
-    def __post_init__(self) -> None:
-        _public_name(self.name)
-
-
-class SetAttr(Message, tag=Op.SET_ATTR.value):
-    """Set attribute ``name`` of each env to its value."""
-
-    encoded: ClassVar = ("values",)
-    env_ids: EnvIds
-    name: str
-    values: list[Any]
-
-    def __post_init__(self) -> None:
-        _public_name(self.name)
-
-
-class Close(Message, tag=Op.CLOSE.value):
-    """Close every env (and worker)."""
-
-
-class Ok(Message, tag="ok"):
-    """A reply: ``body`` maps result names to encoded values."""
-
-    encoded_maps: ClassVar = ("body",)
-    body: dict[str, Any]
-
-
-class Stepped(Message, tag="stepped", kw_only=True):
-    """A step's reply: row k of every array is env ``env_id[k]``; infos as the local managers' info table.
-
-    ``info_numbers[k]`` is the schema number of row k's info in ``info_values`` (0: the info is in
-    ``info``, by row; both are None when no row's info is in the table); ``info_schemas``
-    announces new schemas as ``(env id, number, keys, type names)``.
-    ``restart_obs`` holds the ready observations of the envs that ended (and restarted), ``errors``
-    the rows' errors, ``lost`` the envs whose worker the server replaced.
-    """
-
-    encoded: ClassVar = ("obs", "restart_obs", "errors", "info")
-    env_id: ArrayRef
-    obs: Any
-    reward: ArrayRef
-    done: ArrayRef
-    truncated: ArrayRef
-    reset_on_done: ArrayRef
-    restart_obs: Any
-    errors: Any
-    info_numbers: ArrayRef | None = None
-    info_values: ArrayRef | None = None
-    info_schemas: list[tuple[int, int, list[str], list[Literal["float", "int", "bool"]]]]
-    info: Any
-    lost: EnvIds
-
-
-class Failed(Message, tag="error"):
-    """An error reply: the encoded error."""
-
-    encoded: ClassVar = ("error",)
-    error: Any
-
-
-REQUESTS: dict[str, type[Message]] = {
-    cls.__struct_config__.tag: cls
-    for cls in (Hello, Launch, Seed, Reset, Step, ReadyObs, Call, GetAttr, SetAttr, Close)
-}
-REPLIES = (Ok, Stepped, Failed)
-
-
-class Envelope(msgspec.Struct):
-    """The fields every protocol version keeps, read before the rest (other fields are skipped)."""
-
-    protocol: Any = None
-    version: Any = None
-    kind: Any = None
-    seq: Any = None
-
 
 _envelope = msgspec.msgpack.Decoder(Envelope)
 _request = msgspec.msgpack.Decoder(Hello | Launch | Seed | Reset | Step | ReadyObs | Call | GetAttr | SetAttr | Close)

@@ -1,6 +1,6 @@
 """The env server protocol's name, version and request names: what a client needs before it imports the wire.
 
-The message structs themselves (``remote.messages``) need msgspec, the ``zmq`` extra; these names
+The message structs themselves (``remote.headers``) need msgspec, the ``zmq`` extra; these names
 do not, so a manager module can name requests without importing the extra.
 """
 
@@ -33,5 +33,5 @@ READY_OBS = "ready_obs"
 
 
 def new_client_id() -> str:
-    """A random id for a client, the same in the hello of every connection it opens (``messages.Hello``)."""
+    """A random id for a client, the same in the hello of every connection it opens (``headers.Hello``)."""
     return secrets.token_hex(16)

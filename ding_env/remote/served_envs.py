@@ -1,4 +1,4 @@
-"""The envs a server hosts: N envs in its own process or in worker processes, answering ``messages.REQUESTS``.
+"""The envs a server hosts: N envs in its own process or in worker processes, answering ``headers.REQUESTS``.
 
 A constructor that builds a batch env (``BaseBatchEnv``) gives the server one env id per sub-env,
 consecutive, as it gives a local manager; a batch env is stepped with one call for all its ids.

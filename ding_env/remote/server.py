@@ -1,6 +1,6 @@
 """The env server: N envs of one machine, answering one client's requests over ZeroMQ.
 
-A ROUTER socket receives requests (``messages.REQUESTS``) and answers each with one reply. The
+A ROUTER socket receives requests (``headers.REQUESTS``) and answers each with one reply. The
 server serves one client at a time: the connection whose ``hello`` it accepted owns the envs (holds
 the lease) until it sends ``close`` or stays silent for ``lease_timeout`` seconds; another client's
 requests meanwhile get a "busy" error. A hello on a new connection with the lease holder's client id

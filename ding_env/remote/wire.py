@@ -1,7 +1,7 @@
 """Values and Gymnasium spaces on the wire, without pickle.
 
 A message is a list of frames: frame 0 is a msgpack header (a typed struct of
-``remote.messages``, encoded and validated by msgspec), every other frame is the raw buffer of
+``remote.headers``, encoded and validated by msgspec), every other frame is the raw buffer of
 one numpy array (sent zero-copy by the socket layer). Where a message field holds an arbitrary
 value (an info, a call's arguments, an attribute), the value is a tree of msgpack's own types
 where they are exact (None, bools, ints within 64 bits, floats, strings, bytes, lists) and a

@@ -40,7 +40,7 @@ REPLY_MARGIN = 10.0
 LEASE_LOST = ("Busy", "NoSession")
 CLOSE_TIMEOUT = 10.0
 WIRE_INT_END = 2**64
-WIRE_SEED_DIGITS = 4000  # a larger seed travels as its digits: as many as messages.Seed takes
+WIRE_SEED_DIGITS = 4000  # a larger seed travels as its digits: as many as headers.Seed takes
 WIRE_SEED_END = 10**WIRE_SEED_DIGITS
 
 
