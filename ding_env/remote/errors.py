@@ -95,13 +95,16 @@ def error_from(fields: dict[str, Any]) -> DingEnvError:
     """The error ``fields`` (from :func:`error_fields`) describe.
 
     Raises:
-        WireError: For an unknown type or fields its constructor does not take.
+        WireError: For an unknown type, or fields its constructor does not take or refuses.
     """
     cls = ERROR_TYPES.get(fields.get("type"))
     values = {name: value for name, value in fields.items() if name != "type"}
     if cls is None or set(values) != set(ERROR_FIELDS[cls]):
         raise WireError(f"an error of type {str(fields.get('type'))[:40]} with fields {sorted(map(str, values))[:8]}")
-    return cls(**values)
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as error:  # a field its constructor refuses (an unknown op, say)
+        raise WireError(f"an error of type {cls.__name__}: {error}"[:300]) from None
 
 
 class ServerLostCrash(EnvCrashedError):

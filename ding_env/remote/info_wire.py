@@ -97,6 +97,8 @@ class InfoReceiver:
             raise WireError("step reply: info_numbers and info_values come together")
         if numbers.shape != (rows,) or values.ndim != 2 or len(values) != rows or values.shape[1] > INFO_SLOTS:
             raise WireError(f"step reply: info tables of shapes {numbers.shape} and {values.shape} for {rows} rows")
+        if numbers.dtype != self.numbers.dtype or values.dtype != self.values.dtype:
+            raise WireError(f"step reply: info tables of dtypes {numbers.dtype} and {values.dtype} (int8, float64)")
         self.numbers[:] = 0
         self.numbers[env_ids] = numbers
         self.values[env_ids, : values.shape[1]] = values

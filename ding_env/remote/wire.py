@@ -200,11 +200,16 @@ class Encoder:
 def _dtype(text: str) -> np.dtype:
     try:
         dtype = np.dtype(text)
-    except TypeError as error:
+    except (TypeError, ValueError, SyntaxError) as error:  # numpy parses some texts as Python literals
         raise WireError(f"unknown dtype {text[:40]!r}") from error
     if dtype.hasobject or dtype.fields is not None:
         raise WireError(f"dtype {dtype} cannot travel without pickle")
     return dtype
+
+
+@lru_cache(maxsize=16)
+def _float_max(dtype: np.dtype) -> float:
+    return float(np.finfo(dtype).max)
 
 
 class Decoder:
@@ -298,7 +303,12 @@ class Decoder:
         dtype, value = _dtype(data["dtype"]), data.get("value")
         if dtype.kind not in EXACT_SCALAR_KINDS or type(value) not in (bool, int, float):
             raise WireError(f"scalar {str(value)[:40]} of dtype {dtype}")
-        return dtype.type(value)
+        if dtype.kind == "f" and math.isfinite(value) and abs(value) > _float_max(dtype):  # numpy would warn, give inf
+            raise WireError(f"scalar {str(value)[:40]} beyond the range of dtype {dtype}")
+        try:
+            return dtype.type(value)
+        except (OverflowError, TypeError, ValueError) as error:  # an int beyond the dtype's range, say
+            raise WireError(f"scalar {str(value)[:40]} of dtype {dtype}: {error}"[:300]) from None
 
     def buffer(self, index: int) -> memoryview:
         """Frame ``index`` of the message (1 is the first after the header)."""

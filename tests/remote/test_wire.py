@@ -161,6 +161,9 @@ def too_deep():
 
 
 ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
+FIELDS = {"type": "EnvError", "env_id": 0, "command": "step", "message": "m", "remote_traceback": "", "op": "unpickle"}
+BAD_OP = {"$": "dict", "items": [[key, value] for key, value in FIELDS.items()]}
+
 
 
 @pytest.mark.parametrize(
@@ -177,6 +180,10 @@ ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
         (frames_of({"v": {**ARRAY, "data": b"\x00" * 16}}, b"\x00" * 16), "in a frame or inline, one of the two"),
         (frames_of({"v": {**ARRAY, "dtype": "|O"}}, b"\x00" * 32), "cannot travel without pickle"),
         (frames_of({"v": {**ARRAY, "dtype": "no such dtype"}}, b"\x00" * 16), "unknown dtype"),
+        (frames_of({"v": {**ARRAY, "dtype": "04"}}, b"\x00" * 16), "unknown dtype '04'"),  # numpy parses it as Python
+        (frames_of({"v": {"$": "scalar", "dtype": "|i1", "value": 300}}), "scalar 300 of dtype int8"),
+        (frames_of({"v": {"$": "scalar", "dtype": "<f4", "value": 1e300}}), "beyond the range of dtype float32"),
+        (frames_of({"v": {"$": "error", "fields": BAD_OP}}), "an error of type EnvError: 'unpickle' is not a valid Op"),
         (frames_of({"v": {**ARRAY, "shape": [-1, 4]}}, b"\x00" * 16), r"Expected `int` >= 0 - at `\$.shape\[0\]`"),
         (frames_of({"v": {**ARRAY, "pickle": True}}, b"\x00" * 16), "unknown field `pickle`"),
         (frames_of({"v": {"$": "pickle", "data": b"gASV"}}), "unknown value tag 'pickle'"),
@@ -246,4 +253,10 @@ def test_a_step_reply_with_half_an_info_table_is_refused(present):
     table = {"info_numbers": np.zeros(3, np.int8), "info_values": np.zeros((3, 0))}
     reply = step_reply(**{present: table[present]})
     with pytest.raises(WireError, match="info_numbers and info_values come together"):
+        InfoReceiver(3).infos(reply["env_id"], reply)
+
+
+def test_a_step_reply_with_info_tables_of_other_dtypes_is_refused():
+    reply = step_reply(info_numbers=np.zeros(3, np.int64), info_values=np.zeros((3, 0)))
+    with pytest.raises(WireError, match=r"info tables of dtypes int64 and float64 \(int8, float64\)"):
         InfoReceiver(3).infos(reply["env_id"], reply)
