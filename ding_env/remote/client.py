@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import socket
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
@@ -24,6 +24,7 @@ from ding_env.remote.errors import ServerLostError
 from ding_env.remote.messages import read_reply, request_frames
 from ding_env.remote.protocol import HELLO, new_client_id
 from ding_env.remote.spin import Spinner
+from ding_env.remote.step_wire import step_rows
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT: Any = object()  # a request's timeout when none is given: the connection's
@@ -33,6 +34,15 @@ HEARTBEATS_PER_TIMEOUT = 3  # pings sent within one heartbeat timeout
 NO_LISTENER_TIMEOUT = 5.0
 # What the connection's monitor reports: drops, and whether the server's port ever accepted.
 MONITORED_EVENTS = zmq.EVENT_DISCONNECTED | zmq.EVENT_CONNECTED | zmq.EVENT_CONNECT_RETRIED
+
+
+class Ticket(NamedTuple):
+    """A request sent and not yet answered: what :meth:`ServerConnection.receive` needs to take its reply."""
+
+    seq: int
+    kind: str
+    sent_at: float
+    rows: tuple[Any, Any] | None = None  # a step's env ids and reset flags, which its reply may leave to it
 
 
 class ServerConnection:
@@ -116,14 +126,15 @@ class ServerConnection:
         """
         return self.receive(self.send(kind, **body), timeout)
 
-    def send(self, kind: str, **body: Any) -> tuple[int, str, float]:
+    def send(self, kind: str, **body: Any) -> Ticket:
         """Send request ``kind`` without waiting: its ticket for :meth:`receive`.
 
         Servers on several machines work in parallel when each gets its request before any reply is awaited.
         """
         self._seq += 1
         self._socket.send_multipart(request_frames(kind, self._seq, body), copy=False)
-        return self._seq, kind, time.monotonic()
+        rows = (body.get("env_ids"), body.get("reset_on_done")) if kind == Op.STEP else None
+        return Ticket(self._seq, kind, time.monotonic(), rows)
 
     def has_reply(self, timeout: float = 0.0) -> bool:
         """Whether a reply (or news of a dropped connection) arrived, waiting at most ``timeout`` seconds."""
@@ -136,7 +147,7 @@ class ServerConnection:
             self._take_events()  # other news of the connection (connected, retried) is no reply
         return self._socket in ready or self._dropped
 
-    def receive(self, ticket: tuple[int, str, float], timeout: float | None = DEFAULT) -> dict:
+    def receive(self, ticket: Ticket, timeout: float | None = DEFAULT) -> dict:
         """The reply to the request of ``ticket``; raises as :meth:`request` does (``timeout=None``: no limit).
 
         ``timeout`` counts from when the request was sent, or from the server's last reply when that came later
@@ -144,7 +155,7 @@ class ServerConnection:
         gets its own ``timeout`` once they are answered): replies awaited one after another from servers
         working at once (a step or a close sent to each) are all awaited within it.
         """
-        seq, kind, sent_at = ticket
+        seq, kind, sent_at, rows = ticket
         timeout = self.timeout if timeout is DEFAULT else timeout
         deadline = None if timeout is None else max(sent_at, self._replied_at) + timeout
         # The reply is likely close: poll for it before blocking (the monitor's news is read at the next wait).
@@ -179,7 +190,8 @@ class ServerConnection:
                 continue  # the late reply of a request that timed out
             if error is not None:
                 raise error
-            return reply
+            # A step reply's rows are the request's envs unless it lists them (it had the other rows too).
+            return reply if rows is None else step_rows(reply, *rows)
 
     def _take_events(self) -> None:
         """Read every event the monitor holds; a dropped connection is kept for ``receive`` to raise."""

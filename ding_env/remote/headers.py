@@ -10,7 +10,8 @@ whatever the number of envs) or ``"error"``. ``seq`` numbers a client's requests
 the same number, so a client that gave up waiting can drop a late reply.
 
 msgspec checks each field's type as it decodes a header (unknown and missing fields are refused);
-``remote.messages`` encodes and decodes whole messages with them.
+:func:`read_header` checks the protocol and its version first. ``remote.messages`` encodes and decodes
+whole messages with these.
 
 Env ids in requests and replies are the server's own, ``0 .. env_num - 1``.
 """
@@ -22,10 +23,14 @@ from typing import Annotated, Any, ClassVar, Literal
 import msgspec
 
 from ding_env.ops import Op
-from ding_env.remote.protocol import HELLO, READY_OBS
+from ding_env.remote.errors import ProtocolMismatchError, WireError
+from ding_env.remote.protocol import HELLO, PROTOCOL, PROTOCOL_VERSION, READY_OBS
 from ding_env.remote.wire import ArrayRef
+from ding_env.version import __version__
 
 EnvIds = list[int]
+# A step's env ids travel as msgpack ints, checked to fit the int64 arrays they become.
+EnvId = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 
 class Message(msgspec.Struct, tag_field="kind", forbid_unknown_fields=True, kw_only=True):
@@ -85,18 +90,20 @@ class Reset(Message, tag=Op.RESET.value):
 
 
 class Step(Message, tag=Op.STEP.value):
-    """Step envs (increasing ids) with stacked actions; restart those whose episode ends where ``reset_on_done``."""
+    """Step envs (increasing ids) with stacked actions; restart those whose episode ends where ``reset_on_done``.
+
+    The ids and flags, one per env, travel as msgpack lists (cheaper than arrays for a few envs); the
+    actions as an encoded value, stacked.
+    """
 
     encoded: ClassVar = ("actions",)
-    env_ids: ArrayRef
+    env_ids: list[EnvId]
     actions: Any
-    reset_on_done: ArrayRef
+    reset_on_done: list[bool]
 
     def __post_init__(self) -> None:
-        self.env_ids.check("iu", 1, "a 1-d int array of env ids")
-        self.reset_on_done.check("b", 1, "a 1-d bool array")
-        if self.env_ids.shape != self.reset_on_done.shape:
-            raise ValueError(f"{self.env_ids.shape[0]} env ids and {self.reset_on_done.shape[0]} reset_on_done flags")
+        if len(self.env_ids) != len(self.reset_on_done):
+            raise ValueError(f"{len(self.env_ids)} env ids and {len(self.reset_on_done)} reset_on_done flags")
 
 
 class ReadyObs(Message, tag=READY_OBS):
@@ -155,29 +162,42 @@ class Ok(Message, tag="ok"):
 
 
 class Stepped(Message, tag="stepped", kw_only=True):
-    """A step's reply: row k of every array is env ``env_id[k]``; infos as the local managers' info table.
+    """A step's reply: row k of every field is env ``env_id[k]``; infos as the local managers' info table.
 
+    ``env_id`` and ``reset_on_done`` are None when the rows are the request's envs in its order with its
+    flags (a step's usual reply): the client has them. Otherwise (a server's worker died in the step, and
+    its idle envs have rows too) both list every row. ``done`` and ``truncated`` hold a flag per row.
     ``info_numbers[k]`` is the schema number of row k's info in ``info_values`` (0: the info is in
     ``info``, by row; both are None when no row's info is in the table); ``info_schemas``
     announces new schemas as ``(env id, number, keys, type names)``.
     ``restart_obs`` holds the ready observations of the envs that ended (and restarted), ``errors``
-    the rows' errors, ``lost`` the envs whose worker the server replaced.
+    the rows' errors (``{row: encoded error}``), ``lost`` the envs whose worker the server replaced.
     """
 
-    encoded: ClassVar = ("obs", "restart_obs", "errors", "info")
-    env_id: ArrayRef
+    encoded: ClassVar = ("obs", "restart_obs")
+    encoded_maps: ClassVar = ("errors", "info")
+    env_id: list[EnvId] | None = None
     obs: Any
     reward: ArrayRef
-    done: ArrayRef
-    truncated: ArrayRef
-    reset_on_done: ArrayRef
+    done: list[bool]
+    truncated: list[bool]
+    reset_on_done: list[bool] | None = None
     restart_obs: Any
-    errors: Any
+    errors: dict[int, Any]
     info_numbers: ArrayRef | None = None
     info_values: ArrayRef | None = None
     info_schemas: list[tuple[int, int, list[str], list[Literal["float", "int", "bool"]]]]
-    info: Any
+    info: dict[int, Any]
     lost: EnvIds
+
+    def __post_init__(self) -> None:
+        rows = len(self.done)
+        if len(self.truncated) != rows:
+            raise ValueError(f"{rows} done flags and {len(self.truncated)} truncated flags")
+        if (self.env_id is None) != (self.reset_on_done is None):
+            raise ValueError("env_id and reset_on_done come together (or neither: the request's)")
+        if self.env_id is not None and not len(self.env_id) == len(self.reset_on_done) == rows:
+            raise ValueError(f"{len(self.env_id)} env ids, {len(self.reset_on_done)} reset_on_done flags, {rows} rows")
 
 
 class Failed(Message, tag="error"):
@@ -201,3 +221,62 @@ class Envelope(msgspec.Struct):
     version: Any = None
     kind: Any = None
     seq: Any = None
+
+
+ENVELOPES = msgspec.msgpack.Decoder(Envelope)
+REQUEST_HEADERS = msgspec.msgpack.Decoder(
+    Hello | Launch | Seed | Reset | Step | ReadyObs | Call | GetAttr | SetAttr | Close
+)
+REPLY_HEADERS = msgspec.msgpack.Decoder(Ok | Stepped | Failed)
+encode_header = msgspec.msgpack.Encoder().encode
+
+
+def check_header(envelope: Envelope | Message, side: str) -> None:
+    """Refuse a message from another protocol or version; ``side`` names the sender ('client', 'server').
+
+    Raises:
+        ProtocolMismatchError: Naming both versions.
+    """
+    if envelope.protocol != PROTOCOL:
+        raise ProtocolMismatchError(
+            f"the {side} does not speak the ding-env protocol (its header: protocol={str(envelope.protocol)[:40]!r})"
+        )
+    if envelope.version != PROTOCOL_VERSION:
+        raise ProtocolMismatchError(
+            f"the {side} speaks ding-env protocol version {str(envelope.version)[:20]}, this side version "
+            f"{PROTOCOL_VERSION} (ding-env {__version__}): install the same ding-env version on both machines"
+        )
+
+
+def read_header(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str) -> Message:
+    """The header of a message (its frame 0), validated, from a peer of this protocol version.
+
+    Raises:
+        WireError: If frame 0 is not a well-formed header; ``ProtocolMismatchError`` for another version.
+    """
+    if not frames:
+        raise WireError("no frames").at(path)
+    head = frames[0]
+    head = head.buffer if hasattr(head, "buffer") else head
+    # One decode for a well-formed message; a header that does not decode is read again as an envelope,
+    # so a peer of another protocol or version is told so rather than given a validation error.
+    try:
+        message = decoder.decode(head)
+    except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError; bad UTF-8 a ValueError
+        check_header(read_envelope(head, path), side)
+        kind = "" if isinstance(error, msgspec.ValidationError) else "its first frame is not a msgpack header: "
+        raise WireError(f"{kind}{error}"[:300]).at(path) from None
+    except RecursionError:
+        raise WireError("values nested too deeply").at(path) from None
+    check_header(message, side)
+    return message
+
+
+def read_envelope(head: Any, path: str) -> Envelope:
+    """The fields every protocol version keeps, of a header that did not decode as a message."""
+    try:
+        return ENVELOPES.decode(head)
+    except (msgspec.DecodeError, ValueError) as error:
+        raise WireError(f"its first frame is not a msgpack header: {error}"[:300]).at(path) from None
+    except RecursionError:
+        raise WireError("values nested too deeply").at(path) from None

@@ -6,6 +6,9 @@ msgpack, another protocol or version (:class:`ProtocolMismatchError`, checked be
 read), an unknown kind, a missing, unknown or mistyped field, a dtype that would need pickle, an
 array whose bytes do not match its shape, values nested too deeply, frames the header does not
 refer to and a step whose actions are not one per env id (before any env is stepped).
+
+Most messages are encoded and decoded by a loop over their fields; the two of every step, a step
+request and its reply, by name (``remote.step_wire``), with the same checks.
 """
 
 from __future__ import annotations
@@ -18,54 +21,34 @@ import numpy as np
 
 from ding_env.errors import DingEnvError
 from ding_env.ops import Op
-from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError, error_fields
+from ding_env.remote.errors import ServerError, WireError, error_fields
 from ding_env.remote.headers import (
+    ENVELOPES,
+    REPLY_HEADERS,
+    REQUEST_HEADERS,
     REQUESTS,
-    Call,
-    Close,
-    Envelope,
     Failed,
-    GetAttr,
-    Hello,
-    Launch,
     Message,
     Ok,
-    ReadyObs,
-    Reset,
-    Seed,
-    SetAttr,
     Step,
     Stepped,
+    encode_header,
+    read_header,
 )
 from ding_env.remote.protocol import PROTOCOL, PROTOCOL_VERSION
 from ding_env.remote.request_checks import check_request_fields
+from ding_env.remote.step_wire import (
+    STEP_FIELDS,
+    is_step_reply,
+    read_step_request,
+    read_stepped,
+    step_request_frames,
+    stepped_frames,
+)
 from ding_env.remote.wire import ArrayRef, Decoder, Encoder
-from ding_env.version import __version__
 
 HEADER_FIELDS = ("protocol", "version", "seq")
 INT64 = (-(2**63), 2**63 - 1)
-
-_envelope = msgspec.msgpack.Decoder(Envelope)
-_request = msgspec.msgpack.Decoder(Hello | Launch | Seed | Reset | Step | ReadyObs | Call | GetAttr | SetAttr | Close)
-_reply = msgspec.msgpack.Decoder(Ok | Stepped | Failed)
-_encode = msgspec.msgpack.Encoder().encode
-
-
-def check_header(envelope: Envelope | Message, side: str) -> None:
-    """Refuse a message from another protocol or version; ``side`` names the sender ('client', 'server').
-
-    Raises:
-        ProtocolMismatchError: Naming both versions.
-    """
-    if envelope.protocol != PROTOCOL:
-        raise ProtocolMismatchError(
-            f"the {side} does not speak the ding-env protocol (its header: protocol={str(envelope.protocol)[:40]!r})"
-        )
-    if envelope.version != PROTOCOL_VERSION:
-        raise ProtocolMismatchError(
-            f"the {side} speaks ding-env protocol version {str(envelope.version)[:20]}, this side version "
-            f"{PROTOCOL_VERSION} (ding-env {__version__}): install the same ding-env version on both machines"
-        )
 
 
 def encode(cls: type[Message], seq: int, fields: dict, path: str) -> list:
@@ -89,32 +72,17 @@ def encode(cls: type[Message], seq: int, fields: dict, path: str) -> list:
         except WireError as error:
             raise error.at(path if name in cls.encoded_maps else f"{path} {name}") from None
     try:
-        return [_encode(cls(protocol=PROTOCOL, version=PROTOCOL_VERSION, seq=seq, **encoded)), *encoder.frames]
+        return [encode_header(cls(protocol=PROTOCOL, version=PROTOCOL_VERSION, seq=seq, **encoded)), *encoder.frames]
     except (TypeError, ValueError) as error:  # a missing field, a field msgpack cannot hold, a refused array
         raise WireError(f"{error}"[:300], "cannot send").at(path) from None
 
 
-def decode(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str) -> tuple[Message, dict]:
-    """A message and its fields decoded (arrays and encoded values as Python values).
+def decode_fields(message: Message, frames: list, path: str) -> dict:
+    """The fields of a message whose header decoded (arrays and encoded values as Python values).
 
     Raises:
-        WireError: If the frames are not a well-formed message; ``ProtocolMismatchError`` for another version.
+        WireError: If a field is malformed or the message has frames its header does not refer to.
     """
-    if not frames:
-        raise WireError("no frames").at(path)
-    head = frames[0]
-    head = head.buffer if hasattr(head, "buffer") else head
-    # One decode for a well-formed message; a header that does not decode is read again as an envelope,
-    # so a peer of another protocol or version is told so rather than given a validation error.
-    try:
-        message = decoder.decode(head)
-    except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError; bad UTF-8 a ValueError
-        check_header(_read_envelope(head, path), side)
-        kind = "" if isinstance(error, msgspec.ValidationError) else "its first frame is not a msgpack header: "
-        raise WireError(f"{kind}{error}"[:300]).at(path) from None
-    except RecursionError:
-        raise WireError("values nested too deeply").at(path) from None
-    check_header(message, side)
     path = f"{path} {message.__struct_config__.tag}"
     values = Decoder(frames[1:])
     fields = {}
@@ -135,7 +103,7 @@ def decode(frames: list, decoder: msgspec.msgpack.Decoder, side: str, path: str)
         values.check_all_used()
     except WireError as error:
         raise error.at(path) from None
-    return message, fields
+    return fields
 
 
 _PLAIN, _VALUE, _MAP = "plain", "value", "map"  # how a field is decoded: as is (or an array), a value, a map of them
@@ -149,16 +117,6 @@ def _field_plan(cls: type[Message]) -> tuple[tuple[str, str], ...]:
         for name in cls.__struct_fields__
         if name not in HEADER_FIELDS
     )
-
-
-def _read_envelope(head: Any, path: str) -> Envelope:
-    """The fields every protocol version keeps, of a header that did not decode as a message."""
-    try:
-        return _envelope.decode(head)
-    except (msgspec.DecodeError, ValueError) as error:
-        raise WireError(f"its first frame is not a msgpack header: {error}"[:300]).at(path) from None
-    except RecursionError:
-        raise WireError("values nested too deeply").at(path) from None
 
 
 def _encoded(encoder: Encoder, value: Any, key: str) -> Any:
@@ -181,6 +139,8 @@ def request_frames(kind: str, seq: int, body: dict) -> list:
     Raises:
         WireError: For an unknown kind, or a value without encoding (naming its key path).
     """
+    if kind == Op.STEP and body.keys() == STEP_FIELDS:  # the hot request: its fields by name
+        return step_request_frames(seq, body)
     if kind not in REQUESTS:
         raise WireError(f"unknown request {str(kind)[:40]!r}; a server answers {', '.join(REQUESTS)}", "cannot send")
     return encode(REQUESTS[kind], seq, body, kind)
@@ -193,7 +153,7 @@ def peek(frames: list) -> tuple[int, str]:
     """
     try:
         head = frames[0]
-        envelope = _envelope.decode(head.buffer if hasattr(head, "buffer") else head)
+        envelope = ENVELOPES.decode(head.buffer if hasattr(head, "buffer") else head)
     except (IndexError, ValueError, msgspec.DecodeError, RecursionError):  # invalid UTF-8 is a ValueError
         return -1, "message"
     seq = envelope.seq if type(envelope.seq) is int and INT64[0] <= envelope.seq <= INT64[1] else -1
@@ -206,8 +166,12 @@ def read_request(frames: list) -> tuple[int, str, dict]:
     Raises:
         WireError: If the request is malformed (see the module's docstring).
     """
-    message, fields = decode(frames, _request, "client", "request")
+    message = read_header(frames, REQUEST_HEADERS, "client", "request")
     kind = message.__struct_config__.tag
+    if type(message) is Step:
+        fields = read_step_request(message, frames, "request step")
+    else:
+        fields = decode_fields(message, frames, "request")
     check_request_fields(kind, fields)
     return message.seq, kind, fields
 
@@ -218,20 +182,26 @@ def reply_frames(seq: int, result: dict | None = None, error: BaseException | No
         if not (isinstance(error, DingEnvError) and error_fields(error) is not None):
             error = ServerError.of(error, request)
         return encode(Failed, seq, {"error": error}, f"{request} error")
-    if request == Op.STEP and result is not None and "env_id" in result:
-        return encode(Stepped, seq, result, f"{request} reply")
+    if is_step_reply(request, result):
+        return stepped_frames(seq, result, f"{request} reply")
     return encode(Ok, seq, {"body": result or {}}, f"{request} reply")
 
 
 def read_reply(frames: list) -> tuple[int, dict, DingEnvError | None]:
     """The sequence number and body of a reply, and the error it carries (an error reply) or None.
 
+    A step reply's ``env_id`` and ``reset_on_done`` are None where they are its request's
+    (``step_wire.step_rows`` fills them in).
+
     Raises:
         WireError: If the reply is malformed; ``ProtocolMismatchError`` if the server speaks another version.
     """
-    message, fields = decode(frames, _reply, "server", "reply")
+    message = read_header(frames, REPLY_HEADERS, "server", "reply")
+    if type(message) is Stepped:
+        return message.seq, read_stepped(message, frames, "reply stepped"), None
+    fields = decode_fields(message, frames, "reply")
     if type(message) is Failed:
         if not isinstance(fields["error"], DingEnvError):
             raise WireError(f"an error reply without an error: {str(fields['error'])[:200]}")
         return message.seq, {}, fields["error"]
-    return message.seq, fields["body"] if type(message) is Ok else fields, None
+    return message.seq, fields["body"], None

@@ -21,7 +21,9 @@ PROTOCOL = "ding-env"
 # 7: an EnvTimeoutError carries ``grouped`` (its envs timed out together, in one worker); hello's reply
 #    names the served envs (``env``).
 # 8: a seed of 2**64 or more travels as its digits.
-PROTOCOL_VERSION = 8
+# 9: a step's env ids and flags travel as msgpack lists; a step reply leaves out the env ids and reset
+#    flags of its rows when they are the request's, and carries its errors and infos as {row: value}.
+PROTOCOL_VERSION = 9
 
 # Manager settings a client sends at launch: how its envs behave, which the server's workers enforce.
 CLIENT_SETTINGS = tuple(item.name for item in fields(HostSettings))

@@ -130,7 +130,8 @@ class ServedEnvs:
     def step(self, env_ids: np.ndarray, actions: Any, reset_on_done: np.ndarray) -> dict:
         """Step ``env_ids``; restart at once each env whose episode ends where ``reset_on_done``.
 
-        The result may hold rows for envs not asked for: idle envs of a worker that died in the step.
+        The result may hold rows for envs not asked for: idle envs of a worker that died in the step. Its
+        ``env_id`` and ``reset_on_done`` are None when its rows are ``env_ids`` with their flags, as sent.
         """
         backend = self._running()
         ids = env_ids.tolist()
@@ -152,11 +153,17 @@ class ServedEnvs:
         backend.send(env_ids, actions, reset_on_done)
         outcome = backend.collect(True)
         self._mirror.apply(outcome)
-        # Copies: the worker buffers change at the next step, and replies are sent without copying.
+        # The rows' ids and flags are left to the request when they are its own (the usual step).
+        as_sent = outcome.env_id.tolist() == ids and outcome.reset_on_done.tolist() == reset_on_done.tolist()
+        # Copies of the arrays: the worker buffers change at the next step, and a reply's large arrays are sent
+        # without copying. The flags travel as lists, made as the reply is encoded (before the next step).
         return {
-            "env_id": outcome.env_id,
+            "env_id": None if as_sent else outcome.env_id,
+            "reset_on_done": None if as_sent else outcome.reset_on_done,
             "obs": arrays.copy_tree(outcome.obs),
-            **{name: np.array(getattr(outcome, name)) for name in ("reward", "done", "truncated", "reset_on_done")},
+            "reward": np.array(outcome.reward),
+            "done": outcome.done,
+            "truncated": outcome.truncated,
             "errors": dict(outcome.errors),
             # The ready observations that are not the step's: of envs that ended (and restarted) in it.
             "restart_obs": self._ready_obs_copy(outcome.env_id[outcome.done].tolist())

@@ -231,10 +231,10 @@ def raw(kind, *buffers, protocol=PROTOCOL, version=PROTOCOL_VERSION, **fields):
 
 
 def raw_step(**changes):
-    """A step request with arrays no client would send."""
+    """A step request with fields no client would send (arrays as the wire's array references)."""
     encoder = Encoder()
-    arrays = {"env_ids": np.arange(2), "actions": np.zeros(2, dtype=np.int64), "reset_on_done": np.ones(2, bool)}
-    fields = {name: encoder.array(array) for name, array in {**arrays, **changes}.items()}
+    fields = {"env_ids": [0, 1], "actions": np.zeros(2, dtype=np.int64), "reset_on_done": [True, True], **changes}
+    fields = {name: encoder.array(value) if type(value) is np.ndarray else value for name, value in fields.items()}
     return raw("step", *encoder.frames, **fields)
 
 
@@ -249,9 +249,12 @@ MALFORMED = {
     "a client id longer than 64": raw("hello", client_id="x" * 65),
     "missing field": raw("seed", env_id=0),
     "field of the wrong type": raw("seed", env_id="0", seed=1, dynamic_seed=None),
-    "ids and flags of different lengths": raw_step(reset_on_done=np.ones(3, dtype=bool)),
-    "float env ids": raw_step(env_ids=np.zeros(2)),
-    "2-d flags": raw_step(reset_on_done=np.ones((2, 1), dtype=bool)),
+    "ids and flags of different lengths": raw_step(reset_on_done=[True, True, True]),
+    "float env ids": raw_step(env_ids=[0.0, 1.0]),
+    "an env id beyond int64": raw_step(env_ids=[0, 2**63]),
+    "2-d flags": raw_step(reset_on_done=[[True], [True]]),
+    "int flags": raw_step(reset_on_done=[1, 1]),
+    "ids as an array (protocol 8)": raw_step(env_ids=np.arange(2)),
     "a private attribute": raw("get_attr", env_ids=[0], name="__class__"),
     "a dunder method": raw("call", env_ids=[0], name="__reduce__", args=[], kwargs={"$": "dict", "items": []}),
     "call kwargs not a dict": raw("call", env_ids=[0], name="seed", args=[], kwargs=[1]),
@@ -261,10 +264,22 @@ MALFORMED = {
 }
 
 
+# What the error reply says, for some of them.
+MALFORMED_SAYS = {
+    "ids and flags of different lengths": "2 env ids and 3 reset_on_done flags",
+    "float env ids": "Expected `int`, got `float` - at `$.env_ids[0]`",
+    "an env id beyond int64": "Expected `int` <= 9223372036854775807 - at `$.env_ids[1]`",
+    "2-d flags": "Expected `bool`, got `array` - at `$.reset_on_done[0]`",
+    "int flags": "Expected `bool`, got `int` - at `$.reset_on_done[0]`",
+    "ids as an array (protocol 8)": "Expected `array`, got `object` - at `$.env_ids`",
+}
+
+
 @pytest.mark.parametrize("name", MALFORMED)
 def test_a_malformed_message_gets_an_error_reply_and_the_server_keeps_serving(raw_socket, cartpole_server, name):
     error = ask(raw_socket, MALFORMED[name])
     assert isinstance(error, ServerError), error
+    assert MALFORMED_SAYS.get(name, "") in error.message
     if name == "other protocol version":
         assert f"version {PROTOCOL_VERSION + 7}" in error.message and "same ding-env version" in error.message
     with ServerConnection(cartpole_server) as connection:  # still serving

@@ -9,8 +9,9 @@ from ding_env.env_manager.status import CALLABLE, MISSING
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.remote.errors import ProtocolMismatchError, ServerError, WireError
 from ding_env.remote.info_wire import InfoReceiver
-from ding_env.remote.messages import read_reply, reply_frames
+from ding_env.remote.messages import read_reply, reply_frames, request_frames
 from ding_env.remote.protocol import PROTOCOL, PROTOCOL_VERSION
+from ding_env.remote.step_wire import step_rows
 
 SPACES = {
     "box": gym.spaces.Box(-1.5, 2.0, (2, 3), np.float32),
@@ -165,7 +166,6 @@ FIELDS = {"type": "EnvError", "env_id": 0, "command": "step", "message": "m", "r
 BAD_OP = {"$": "dict", "items": [[key, value] for key, value in FIELDS.items()]}
 
 
-
 @pytest.mark.parametrize(
     "frames, message",
     [
@@ -254,6 +254,111 @@ def test_a_step_reply_with_half_an_info_table_is_refused(present):
     reply = step_reply(**{present: table[present]})
     with pytest.raises(WireError, match="info_numbers and info_values come together"):
         InfoReceiver(3).infos(reply["env_id"], reply)
+
+
+def stepped(**changes):
+    """A step reply header of 3 rows as a server writes it, with raw field values changed."""
+    frames = reply_frames(2, {**STEP_RESULT, "env_id": None, "reset_on_done": None}, request="step")
+    fields = {**msgspec.msgpack.decode(frames[0]), **changes}
+    return [msgspec.msgpack.encode({key: value for key, value in fields.items() if value is not OMIT})]
+
+
+OMIT = object()
+STEP_RESULT = {
+    "env_id": np.arange(3),
+    "obs": np.zeros((3, 2), np.float32),
+    **{name: np.zeros(3, bool) for name in ("done", "truncated", "reset_on_done")},
+    "reward": np.zeros((3, 1), np.float32),
+    "restart_obs": None,
+    "errors": {},
+    "info_schemas": [],
+    "info": {},
+    "lost": [],
+}
+SMALL = {"$": "array", "dtype": "<f4", "shape": [2, 1], "data": bytes(8)}
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"done": [0, 0, 0]}, r"Expected `bool`, got `int` - at `\$.done\[0\]`"),
+        ({"truncated": [False]}, "3 done flags and 1 truncated flags"),
+        ({"env_id": [0, 1, 2]}, "env_id and reset_on_done come together"),
+        ({"env_id": [0, 1], "reset_on_done": [True, True]}, "2 env ids, 2 reset_on_done flags, 3 rows"),
+        ({"env_id": [2**63, 0, 1], "reset_on_done": [True] * 3}, r"Expected `int` <= 9223372036854775807"),
+        ({"reward": SMALL}, "malformed reply stepped: reward of shape \\(2, 1\\) for 3 rows"),
+        ({"obs": SMALL}, "obs of shape \\(2, 1\\) for 3 rows"),
+        ({"obs": {"$": "tuple", "items": [SMALL]}}, "obs of shape \\(2, 1\\) for 3 rows"),
+        ({"restart_obs": SMALL}, r"restart_obs \(one per ended episode\) of shape \(2, 1\) for 0 rows"),
+        ({"errors": {1: "not an error"}}, "reply stepped errors: must map rows to errors"),
+        ({"errors": {"1": {"$": "error"}}}, r"Expected `int`, got `str` - at `key` in `\$.errors`"),
+        ({"info": {0: {"$": "pickle"}}}, r"reply stepped info\[0\]: unknown value tag 'pickle'"),
+        ({"lost": OMIT}, "missing required field `lost`"),
+        ({"rows": [0, 1, 2]}, "unknown field `rows`"),
+    ],
+)
+def test_a_malformed_step_reply_is_refused_naming_the_field(changes, message):
+    with pytest.raises(WireError, match=message):
+        read_reply(stepped(**changes))
+
+
+def test_a_step_reply_leaves_the_rows_ids_and_flags_to_its_request_and_must_have_its_number_of_rows():
+    _, reply, _ = read_reply(stepped())
+    assert reply["env_id"] is None and reply["reset_on_done"] is None
+    ids, flags = np.array([4, 5, 6]), np.array([True, False, True])
+    filled = step_rows(reply, ids, flags)
+    assert filled["env_id"].tolist() == [4, 5, 6] and filled["reset_on_done"].tolist() == [True, False, True]
+    assert filled["env_id"].dtype == np.int64 and not np.shares_memory(filled["reset_on_done"], flags)
+    _, reply, _ = read_reply(stepped())
+    with pytest.raises(WireError, match="step reply: 3 rows for the request's 2 envs"):
+        step_rows(reply, ids[:2], flags[:2])
+    with pytest.raises(WireError, match="a step's reply without a step's fields"):
+        step_rows(read_reply(reply_frames(2, {"x": 1}, request="step"))[1], ids, flags)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({"env_ids": np.zeros(2), "reset_on_done": np.ones(2, bool)}, "env_ids must be a 1-d int array, got float64"),
+        ({"env_ids": np.arange(2), "reset_on_done": np.ones(2)}, "reset_on_done must be a 1-d bool array, got float"),
+        ({"env_ids": np.arange(2), "reset_on_done": np.ones((2, 1), bool)}, r"bool array, got bool \(2, 1\)"),
+        ({"env_ids": np.arange(2), "reset_on_done": np.ones(3, bool)}, "2 env ids and 3 reset_on_done flags"),
+        ({"env_ids": 2, "reset_on_done": np.ones(2, bool)}, "env_ids must be a 1-d int array, got a int"),
+    ],
+)
+def test_a_step_request_with_ids_or_flags_of_another_kind_is_refused_before_it_leaves(body, message):
+    with pytest.raises(WireError, match=f"cannot send.*{message}"):
+        request_frames("step", 1, {"actions": np.zeros(2, np.int64), **body})
+
+
+def test_random_changes_to_a_step_reply_are_read_or_refused_with_a_wire_error():
+    result = {
+        **STEP_RESULT,
+        "env_id": None,
+        "reset_on_done": None,
+        "done": np.array([True, False, False]),
+        "restart_obs": np.ones((1, 2), np.float32),
+        "errors": {0: ERRORS[0]},
+        "info_numbers": np.array([1, 0, 0], np.int8),
+        "info_values": np.zeros((3, 2)),
+        "info_schemas": [(0, 1, ["a", "b"], ["float", "int"])],
+        "info": {1: {"note": "x"}},
+    }
+    head = reply_frames(2, result, request="step")[0]
+    rng = np.random.default_rng(0)
+    read = 0
+    for _ in range(3000):
+        changed = bytearray(head)
+        for position in rng.integers(0, len(changed), int(rng.integers(1, 4))):
+            changed[position] = int(rng.integers(0, 256))
+        try:
+            _, reply, _ = read_reply([bytes(changed)])
+            step_rows(reply, np.arange(3), np.ones(3, bool))
+            InfoReceiver(3).infos(reply["env_id"], reply)
+            read += 1
+        except WireError:
+            pass
+    assert 0 < read < 3000  # some changes leave a well-formed reply (a value changed), most do not
 
 
 def test_a_step_reply_with_info_tables_of_other_dtypes_is_refused():

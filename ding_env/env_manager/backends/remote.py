@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from typing_extensions import override
@@ -33,6 +33,9 @@ from ding_env.remote.errors import ServerError, ServerLostCrash, ServerLostError
 from ding_env.remote.info_wire import InfoReceiver
 from ding_env.remote.protocol import READY_OBS, new_client_id
 from ding_env.user_warnings import warn_at_caller
+
+if TYPE_CHECKING:
+    from ding_env.remote.client import Ticket
 
 # Seconds a reply may take beyond the server's own time limit (it replaces a hung worker first).
 REPLY_MARGIN = 10.0
@@ -79,12 +82,12 @@ class RemoteBackend(Backend):
         self.spaces: Spaces | None = None
         self.lost: ServerLostCrash | None = None
         # Steps in flight, oldest first: (ticket or None once the server is lost, env ids, reset flags).
-        self.pending: list[tuple[tuple[int, str, float] | None, np.ndarray, np.ndarray]] = []
+        self.pending: list[tuple[Ticket | None, np.ndarray, np.ndarray]] = []
         self.held: TimestepBatch | None = None  # results taken in before another request, for the next collect
         # The same for every connection: connecting again (after giving up a frozen server, say) takes back the lease.
         self.client_id = new_client_id()
         self.env_checked = False  # the server's name for its envs was compared with env_fn's (at the first connect)
-        self.close_ticket: tuple[int, str, float] | None = None  # the close request sent by ``request_close``
+        self.close_ticket: Ticket | None = None  # the close request sent by ``request_close``
 
     # ---- connection ------------------------------------------------------
 
