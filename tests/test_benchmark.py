@@ -107,6 +107,21 @@ def test_remote_timeline_quick_run(target):
     assert all(value > 0 for name, value in micros.items() if name not in across), result.stdout
 
 
+@pytest.mark.parametrize(
+    "args", [("--target", "gym:CartPole-v1", "--done"), ("--target", "gym:Pendulum-v1", "--envs", "2")]
+)
+def test_remote_wire_quick_run(args):
+    result = subprocess.run(
+        [sys.executable, "benchmarks/remote_wire.py", *args, "--calls", "20", "--repeats", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    micros = [float(line.rsplit(None, 1)[1]) for line in result.stdout.splitlines()[1:]]
+    assert len(micros) == 5 and all(value > 0 for value in micros), result.stdout
+
+
 def test_remote_timeline_refuses_no_batches():
     result = subprocess.run(
         [sys.executable, "benchmarks/remote_timeline.py", "--batches", "0"], capture_output=True, text=True, timeout=60
