@@ -26,6 +26,7 @@ CHILD = r"""
 import json, os, sys, time
 sys.path[:0] = sys.argv[1:3]
 os.environ["PYTHONPATH"] = sys.argv[1]  # the server runs the same tree
+os.chdir(sys.argv[2])  # not the repository's root, whose ding_env `python -m` would put before PYTHONPATH
 from ding_env import create_env_manager
 from ding_env.checker.target import resolve_target
 from ding_env.remote.served_envs import env_fns_for
