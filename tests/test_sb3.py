@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -113,7 +114,7 @@ def test_seed_env_method_and_get_attr(make_adapted):
         venv.get_attr("seed")
 
 
-def test_ppo_trains_cartpole_through_the_subprocess_manager():
+def test_ppo_trains_cartpole_through_the_subprocess_manager(tmp_path):
     # rl-zoo's CartPole settings solve it in ~10k steps (seconds); the budget leaves room for a loaded machine.
     start = time.monotonic()
     completed = subprocess.run(
@@ -122,6 +123,7 @@ def test_ppo_trains_cartpole_through_the_subprocess_manager():
         text=True,
         timeout=150,
         check=False,
+        env={**os.environ, "SB3_LOGDIR": str(tmp_path)},  # SB3's learn() logs there, not in a new /tmp/SB3-<time>
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     last = completed.stdout.strip().splitlines()[-1]
