@@ -4,8 +4,10 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from functools import partial
+from pathlib import Path
 from threading import Timer
 
 import numpy as np
@@ -182,6 +184,8 @@ def test_close_leaves_no_actor_process_placement_group_or_shared_memory():
 
     before = shm_segments()
     groups_before = set(placement_group_table())
+    # The actors' fork servers' socket folders: a killed actor left its folder behind.
+    folders_before = set(Path(tempfile.gettempdir()).glob("pymp-*"))
     with create_env_manager({"type": "ray", "num_hosts": 2, "host_workers": 1}, counting_fns(4)) as manager:
         manager.launch()
         manager.step({env_id: 0 for env_id in range(4)})
@@ -198,6 +202,7 @@ def test_close_leaves_no_actor_process_placement_group_or_shared_memory():
         time.sleep(0.1)
     assert not any(process_running(pid) for pid in pids)
     assert not leaked_segments(before, grace=5.0)
+    assert not set(Path(tempfile.gettempdir()).glob("pymp-*")) - folders_before
 
 
 def test_hosts_the_cluster_cannot_place_are_a_config_error_and_leave_nothing_behind():

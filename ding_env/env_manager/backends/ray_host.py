@@ -101,9 +101,18 @@ class HostServer:
         return os.getpid()
 
     def stop(self) -> bool:
-        """Stop serving and close the envs (and their workers); whether the server thread ended in time."""
+        """Stop serving and close the envs (and their workers), then end the actor; False when the server hung.
+
+        The actor ends through Ray's ``exit_actor``, which runs the process's exit handlers: multiprocessing's
+        removes its fork server's socket folder (``pymp-*`` in the temp folder), which killing the actor left.
+        A server thread still running after ``STOP_TIMEOUT`` is left to the caller's kill.
+        """
         self._stopping.set()
-        if self._thread is None:
-            return True
-        self._thread.join(STOP_TIMEOUT)
-        return not self._thread.is_alive()
+        if self._thread is not None:
+            self._thread.join(STOP_TIMEOUT)
+            if self._thread.is_alive():
+                return False
+        import ray  # the actor's own: this class runs only as a Ray actor
+
+        ray.actor.exit_actor()
+        return True  # not reached: exit_actor raises to end the actor
