@@ -81,6 +81,20 @@ ERROR_FIELDS: dict[type[DingEnvError], tuple[str, ...]] = {
     ServerError: ("request", "error_type", "message", "remote_traceback"),
 }
 ERROR_TYPES = {cls.__name__: cls for cls in ERROR_FIELDS}
+# The types each field may arrive as (a bool is not an int here); env_ids is a list of ints.
+FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "env_id": (int,),
+    "env_ids": (list,),
+    "command": (str,),
+    "op": (str,),
+    "message": (str,),
+    "remote_traceback": (str,),
+    "exitcode": (int, type(None)),
+    "timeout": (int, float, type(None)),
+    "grouped": (bool,),
+    "request": (str,),
+    "error_type": (str,),
+}
 
 
 def error_fields(error: DingEnvError) -> dict[str, Any] | None:
@@ -101,6 +115,12 @@ def error_from(fields: dict[str, Any]) -> DingEnvError:
     values = {name: value for name, value in fields.items() if name != "type"}
     if cls is None or set(values) != set(ERROR_FIELDS[cls]):
         raise WireError(f"an error of type {str(fields.get('type'))[:40]} with fields {sorted(map(str, values))[:8]}")
+    for name, value in values.items():
+        kinds = FIELD_TYPES[name]
+        wrong = (type(value) is bool and bool not in kinds) or not isinstance(value, kinds)
+        if wrong or (name == "env_ids" and not all(type(env_id) is int for env_id in value)):
+            expected = "a list of ints" if name == "env_ids" else " or ".join(kind.__name__ for kind in kinds)
+            raise WireError(f"an error of type {cls.__name__} whose {name} is {str(value)[:40]!r}, not {expected}")
     try:
         return cls(**values)
     except (TypeError, ValueError) as error:  # a field its constructor refuses (an unknown op, say)

@@ -164,6 +164,10 @@ def too_deep():
 ARRAY = {"$": "array", "frame": 1, "dtype": "<f4", "shape": [2, 2]}
 FIELDS = {"type": "EnvError", "env_id": 0, "command": "step", "message": "m", "remote_traceback": "", "op": "unpickle"}
 BAD_OP = {"$": "dict", "items": [[key, value] for key, value in FIELDS.items()]}
+# An error whose env id is text: the manager failed on it later, far from the server that sent it.
+TEXT_ID = {"$": "dict", "items": [[key, value] for key, value in {**FIELDS, "op": "step", "env_id": "3"}.items()]}
+CRASHED = {"type": "EnvCrashedError", "env_ids": [1, True], "exitcode": -9, "command": "step"}
+BOOL_ID = {"$": "dict", "items": [[key, value] for key, value in CRASHED.items()]}
 
 
 @pytest.mark.parametrize(
@@ -184,6 +188,8 @@ BAD_OP = {"$": "dict", "items": [[key, value] for key, value in FIELDS.items()]}
         (frames_of({"v": {"$": "scalar", "dtype": "|i1", "value": 300}}), "scalar 300 of dtype int8"),
         (frames_of({"v": {"$": "scalar", "dtype": "<f4", "value": 1e300}}), "beyond the range of dtype float32"),
         (frames_of({"v": {"$": "error", "fields": BAD_OP}}), "an error of type EnvError: 'unpickle' is not a valid Op"),
+        (frames_of({"v": {"$": "error", "fields": TEXT_ID}}), "an error of type EnvError whose env_id is '3', not int"),
+        (frames_of({"v": {"$": "error", "fields": BOOL_ID}}), "EnvCrashedError whose env_ids is .*, not a list of"),
         (frames_of({"v": {**ARRAY, "shape": [-1, 4]}}, b"\x00" * 16), r"Expected `int` >= 0 - at `\$.shape\[0\]`"),
         (frames_of({"v": {**ARRAY, "pickle": True}}, b"\x00" * 16), "unknown field `pickle`"),
         (frames_of({"v": {"$": "pickle", "data": b"gASV"}}), "unknown value tag 'pickle'"),
