@@ -13,11 +13,10 @@ side runs in a fresh process, in alternating order; each timing is the fastest c
 from __future__ import annotations
 
 import argparse
-import statistics
 from functools import partial
 from pathlib import Path
 
-from timing import fresh_process_figure, interleaved
+from timing import fresh_process_figure, old_against_new
 
 HERE = Path(__file__).resolve().parent
 
@@ -61,14 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     seconds = str(options.seconds)
     for row in ROWS:
-        runs = [
-            (side, partial(fresh_process_figure, CHILD, tree, row, seconds))
-            for side, tree in (("old", options.old), ("new", options.new))
-        ]
-        times = interleaved(runs, options.rounds)
-        old, new = statistics.median(times["old"]), statistics.median(times["new"])
-        rounds = " ".join(f"{o:.1f}/{n:.1f}" for o, n in zip(times["old"], times["new"], strict=True))
-        print(f"{row:16s} old {old:7.1f} us  new {new:7.1f} us  new/old {new / old:.3f}  (rounds {rounds})")
+        old, new = (partial(fresh_process_figure, CHILD, tree, row, seconds) for tree in (options.old, options.new))
+        print(old_against_new(f"{row:16s}", old, new, options.rounds))
     return 0
 
 

@@ -17,7 +17,7 @@ import statistics
 from functools import partial
 from pathlib import Path
 
-from timing import fresh_process_figure, interleaved
+from timing import fresh_process_figure, interleaved, old_against_new
 
 HERE = Path(__file__).resolve().parent
 ENV_NUM = 4
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--old", help="source tree of older code: time its steps with infos against --tree's")
     options = parser.parse_args(argv)
     if options.old:
-        return old_against_new(options)
+        return trees_compared(options)
     runs = [
         (
             f"{manager_type} {kind}",
@@ -85,24 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def old_against_new(options: argparse.Namespace) -> int:
+def trees_compared(options: argparse.Namespace) -> int:
     """Each manager type with infos, the old tree against ``--tree``, interleaved; print the medians."""
-    trees = {"old": options.old, "new": options.tree}
-    runs = [
-        (
-            f"{manager_type} {side}",
-            partial(fresh_process_figure, CHILD, tree, manager_type, "info", str(options.seconds), str(ENV_NUM)),
-        )
-        for manager_type in options.types.split(",")
-        for side, tree in trees.items()
-    ]
-    times = interleaved(runs, options.rounds)
     print(f"\nHalfCheetah-v5 x{ENV_NUM} with infos, us per env step (median of {options.rounds} rounds)")
     for manager_type in options.types.split(","):
-        old, new = (statistics.median(times[f"{manager_type} {side}"]) for side in trees)
-        rounds = (times[f"{manager_type} {side}"] for side in trees)
-        pairs = " ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(*rounds, strict=True))
-        print(f"  {manager_type:<12} old {old:7.2f}   new {new:7.2f}   new/old {new / old:.3f}  (rounds {pairs})")
+        args = (manager_type, "info", str(options.seconds), str(ENV_NUM))
+        old, new = (partial(fresh_process_figure, CHILD, tree, *args) for tree in (options.old, options.tree))
+        print(old_against_new(f"  {manager_type:<12}", old, new, options.rounds))
     return 0
 
 

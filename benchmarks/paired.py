@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import time
 from functools import partial
 from pathlib import Path
 
-from timing import interleaved
+from timing import old_against_new
 
 HERE = Path(__file__).resolve().parent
 
@@ -88,15 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     new_cfg = json.loads(options.cfg)
     old_cfg = json.loads(options.old_cfg) if options.old_cfg is not None else new_cfg
     for workload in (w for w in select(options.only) if w.installed):
-        sides = [("old", options.old, old_cfg), ("new", options.new, new_cfg)]
-        runs = [
-            (side, partial(run_child, tree, workload.label, options.type, cfg, options.seconds))
-            for side, tree, cfg in sides
-        ]
-        times = interleaved(runs, options.rounds)
-        old, new = statistics.median(times["old"]), statistics.median(times["new"])
-        rounds = " ".join(f"{o:.1f}/{n:.1f}" for o, n in zip(times["old"], times["new"], strict=True))
-        print(f"{workload.label:22s} old {old:8.1f} us  new {new:8.1f} us  new/old {new / old:.3f}  (rounds {rounds})")
+        old, new = (
+            partial(run_child, tree, workload.label, options.type, cfg, options.seconds)
+            for tree, cfg in ((options.old, old_cfg), (options.new, new_cfg))
+        )
+        print(old_against_new(f"{workload.label:22s}", old, new, options.rounds))
     return 0
 
 

@@ -14,11 +14,10 @@ rounds counts::
 from __future__ import annotations
 
 import argparse
-import statistics
 from functools import partial
 from pathlib import Path
 
-from timing import fresh_process_figure, interleaved
+from timing import fresh_process_figure, old_against_new
 
 HERE = Path(__file__).resolve().parent
 
@@ -76,14 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mean", action="store_true", help="the mean over --seconds instead of the fastest chunk")
     options = parser.parse_args(argv)
     statistic = "mean" if options.mean else "fastest"
-    runs = [
-        (side, partial(fresh_process_figure, CHILD, tree, options.workload, str(options.seconds), statistic))
-        for side, tree in (("old", options.old), ("new", options.new))
-    ]
-    times = interleaved(runs, options.rounds)
-    old, new = statistics.median(times["old"]), statistics.median(times["new"])
-    rounds = " ".join(f"{o:.0f}/{n:.0f}" for o, n in zip(times["old"], times["new"], strict=True))
-    print(f"{options.workload}: old {old:.0f} us  new {new:.0f} us  new/old {new / old:.3f}  (rounds old/new {rounds})")
+    args = (options.workload, str(options.seconds), statistic)
+    old, new = (partial(fresh_process_figure, CHILD, tree, *args) for tree in (options.old, options.new))
+    print(old_against_new(f"{options.workload}:", old, new, options.rounds))
     return 0
 
 

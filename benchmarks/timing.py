@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -87,3 +88,15 @@ def interleaved(runs: list[tuple[str, Callable[[], float]]], rounds: int) -> dic
         for name, time_it in runs if index % 2 == 0 else runs[::-1]:
             times[name].append(time_it())
     return times
+
+
+def old_against_new(label: str, old: Callable[[], float], new: Callable[[], float], rounds: int) -> str:
+    """``label``'s line of an old-against-new timing: each side's median over ``rounds``, the ratio, every round.
+
+    The two sides run interleaved (``interleaved``); ``old`` and ``new`` each return microseconds.
+    """
+    times = interleaved([("old", old), ("new", new)], rounds)
+    old_us, new_us = statistics.median(times["old"]), statistics.median(times["new"])
+    pairs = " ".join(f"{o:.1f}/{n:.1f}" for o, n in zip(times["old"], times["new"], strict=True))
+    ratio = new_us / old_us
+    return f"{label} old {old_us:8.1f} us  new {new_us:8.1f} us  new/old {ratio:.3f}  (rounds old/new {pairs})"

@@ -11,6 +11,7 @@ and a reply whose arrays do not have one row per env.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -92,9 +93,9 @@ def stepped_frames(seq: int, result: dict, path: str) -> list:
         name = "restart_obs"
         restart_obs = encoder.value(result["restart_obs"])
         name = "errors"
-        errors = _encoded_rows(encoder, result["errors"])
+        errors = _each_row(encoder.value, result["errors"])
         name = "info"
-        info = _encoded_rows(encoder, result["info"])
+        info = _each_row(encoder.value, result["info"])
         name = "info_numbers"
         numbers = _array(encoder, result.get("info_numbers"))
         name = "info_values"
@@ -144,11 +145,11 @@ def read_stepped(message: Stepped, frames: list, path: str) -> dict:
         name = "restart_obs"
         restart_obs = None if message.restart_obs is None else values.value(message.restart_obs)
         name = "errors"
-        errors = _decoded_rows(values, message.errors)
+        errors = _each_row(values.value, message.errors)
         if not all(isinstance(error, DingEnvError) for error in errors.values()):
             raise WireError("must map rows to errors")
         name = "info"
-        info = _decoded_rows(values, message.info)
+        info = _each_row(values.value, message.info)
         name = "info_numbers"
         numbers = None if message.info_numbers is None else values.array(message.info_numbers)
         name = "info_values"
@@ -229,30 +230,17 @@ def _array(encoder: Encoder, value: Any) -> Any:
     return encoder.array(value)
 
 
-def _encoded_rows(encoder: Encoder, by_row: dict) -> dict:
-    """``{row: value}`` with each value encoded (an error names its row)."""
+def _each_row(convert: Callable[[Any], Any], by_row: dict) -> dict:
+    """``{row: convert(value)}`` (an encoder's or a decoder's ``value``); an error names its row."""
     if not by_row:
         return {}
-    encoded = {}
+    converted = {}
     for row, value in by_row.items():
         try:
-            encoded[row] = encoder.value(value)
+            converted[row] = convert(value)
         except WireError as error:
             raise error.at(f"[{row!r}]") from None
-    return encoded
-
-
-def _decoded_rows(decoder: Decoder, by_row: dict) -> dict:
-    """``{row: value}`` with each value decoded (an error names its row)."""
-    if not by_row:
-        return {}
-    decoded = {}
-    for row, value in by_row.items():
-        try:
-            decoded[row] = decoder.value(value)
-        except WireError as error:
-            raise error.at(f"[{row!r}]") from None
-    return decoded
+    return converted
 
 
 def _check_rows(value: Any, rows: int, name: str) -> None:

@@ -227,21 +227,22 @@ def test_an_error_reply_carries_the_error_and_any_other_exception_becomes_a_serv
     assert "KeyError" in error.remote_traceback
 
 
+STEP_RESULT = {
+    "env_id": np.arange(3),
+    "obs": np.zeros((3, 2), np.float32),
+    **{name: np.zeros(3, bool) for name in ("done", "truncated", "reset_on_done")},
+    "reward": np.zeros((3, 1), np.float32),
+    "restart_obs": None,
+    "errors": {},
+    "info_schemas": [],
+    "info": {},
+    "lost": [],
+}
+
+
 def step_reply(**info_fields):
     """A step reply of 3 envs as the client reads it, with the given info fields."""
-    result = {
-        "env_id": np.arange(3),
-        "obs": np.zeros((3, 2), np.float32),
-        **{name: np.zeros(3, bool) for name in ("done", "truncated", "reset_on_done")},
-        "reward": np.zeros((3, 1), np.float32),
-        "restart_obs": None,
-        "errors": {},
-        "info_schemas": [],
-        "info": {},
-        "lost": [],
-        **info_fields,
-    }
-    seq, body, error = read_reply(reply_frames(2, result, request="step"))
+    seq, body, error = read_reply(reply_frames(2, {**STEP_RESULT, **info_fields}, request="step"))
     assert (seq, error) == (2, None)
     return body
 
@@ -270,17 +271,6 @@ def stepped(**changes):
 
 
 OMIT = object()
-STEP_RESULT = {
-    "env_id": np.arange(3),
-    "obs": np.zeros((3, 2), np.float32),
-    **{name: np.zeros(3, bool) for name in ("done", "truncated", "reset_on_done")},
-    "reward": np.zeros((3, 1), np.float32),
-    "restart_obs": None,
-    "errors": {},
-    "info_schemas": [],
-    "info": {},
-    "lost": [],
-}
 SMALL = {"$": "array", "dtype": "<f4", "shape": [2, 1], "data": bytes(8)}
 
 
