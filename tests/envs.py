@@ -310,6 +310,8 @@ class FaultEnv(CountingEnv):
     ``crash_file``: a crash first writes this file, and resets fail while it exists (a replacement
     worker's envs cannot reset). ``hang_reset_at``: this env object's k-th reset hangs. ``reset_sleep``:
     every reset after this env object's first takes that many seconds. ``fail_seed``: ``seed`` raises.
+    ``hang_holding_gil``: a hang of ``hang_every`` is a C call that keeps the GIL (no other thread of the
+    process runs), as a stuck native simulator's may.
     """
 
     config: ClassVar[dict] = dict(
@@ -318,6 +320,7 @@ class FaultEnv(CountingEnv):
         crash_every=0,
         kill_every=0,
         hang_every=0,
+        hang_holding_gil=False,
         fail_close=False,
         hang_close=False,
         crash_file="",
@@ -359,6 +362,8 @@ class FaultEnv(CountingEnv):
         if cfg.kill_every and self._life_steps % cfg.kill_every == 0:
             os.kill(os.getpid(), signal.SIGKILL)
         if cfg.hang_every and self._life_steps % cfg.hang_every == 0:
+            if cfg.hang_holding_gil:
+                ctypes.PyDLL(None).sleep(3600)  # libc's sleep through PyDLL: the GIL stays held
             time.sleep(3600)
         return super().step(action)
 

@@ -2,6 +2,7 @@
 
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import time
@@ -371,16 +372,19 @@ def spawned_worker(pid):
 
 
 @pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
-def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context, tmp_path):
+@pytest.mark.parametrize("holding_gil", [False, True], ids=["sleeping", "holding-the-gil"])
+def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context, holding_gil, tmp_path):
+    # An env stuck in a C call that keeps the GIL leaves no thread of its worker able to run.
     import subprocess
     import sys
 
+    env_cfg = {"hang_every": 1, "limit": 10**6, "hang_holding_gil": holding_gil}
     script = (
         "from functools import partial\n"
         "from ding_env import SyncSubprocessEnvManager\n"
         "from tests.envs import FaultEnv\n"
         f"cfg = {{'num_workers': 2, 'context': {context!r}}}\n"
-        "manager = SyncSubprocessEnvManager([partial(FaultEnv, {'hang_every': 1, 'limit': 10**6})] * 2, cfg)\n"
+        f"manager = SyncSubprocessEnvManager([partial(FaultEnv, {env_cfg!r})] * 2, cfg)\n"
         "manager.launch()\n"
         "print(*[worker.pid for worker in manager.workers], flush=True)\n"
         "manager.step({0: 0, 1: 0})  # both workers hang inside env.step\n"
@@ -395,10 +399,11 @@ def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context, tm
     finally:
         parent.kill()  # SIGKILL: no cleanup runs in the parent
         parent.wait()
-    deadline = time.monotonic() + 5.0
-    while any(map(process_running, workers)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(map(process_running, workers))
+    try:
+        assert wait_until_ended(workers)
+    finally:  # a failure leaves no hung worker behind
+        for pid in filter(process_running, workers):
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_async_close_stops_a_hung_worker_without_waiting_for_its_reply():

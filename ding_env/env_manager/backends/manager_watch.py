@@ -2,8 +2,10 @@
 
 A worker must not outlive its manager, even when the manager is killed (SIGKILL, OOM) and
 cannot close it. Idle workers ask :meth:`ManagerWatch.alive` between commands and shut down
-cleanly (closing their envs). A worker whose env hangs never asks, so a watcher thread ends
-the process when the manager has been gone for ``grace`` seconds.
+cleanly (closing their envs). A worker whose env hangs never asks: a watchdog process, forked
+by the worker as it starts, kills it once the manager has been gone for ``grace`` seconds. A
+thread of the worker's could not: while an env is stuck in a C call that keeps the GIL (a
+native simulator's), no other thread of the worker runs.
 
 The manager is watched through a pidfd (Linux 5.3+), which stays bound to that process even if
 its pid is reused. The OS parent is not a reliable stand-in: with the 'forkserver' context the
@@ -14,7 +16,8 @@ from __future__ import annotations
 
 import os
 import select
-import threading
+import signal
+import warnings
 
 
 class ManagerWatch:
@@ -38,7 +41,7 @@ class ManagerWatch:
             return
         except (AttributeError, OSError):
             return  # no pidfd here (an old kernel, or a sandbox): alive() watches the OS parent
-        threading.Thread(target=self._end_after_manager, args=(grace,), name="manager-watch", daemon=True).start()
+        start_watchdog(self.pidfd, grace)
 
     def alive(self) -> bool:
         """Whether the manager process still runs."""
@@ -48,7 +51,36 @@ class ManagerWatch:
             return os.getppid() == self.parent_pid
         return not select.select([self.pidfd], [], [], 0)[0]
 
-    def _end_after_manager(self, grace: float) -> None:
-        select.select([self.pidfd], [], [])  # readable once the manager has exited
-        select.select([], [], [], grace)  # time for an idle worker to close its envs
-        os._exit(1)
+
+def start_watchdog(manager_pidfd: int, grace: float) -> None:
+    """Fork a process that kills this one (SIGKILL) once the manager has been gone for ``grace`` seconds.
+
+    The watchdog holds no file of the worker's but the two pidfds it waits on, and ends as soon as
+    the worker does, whichever way: it never outlives the worker either. Call it while this process
+    has one thread (forking copies only the calling thread).
+    """
+    worker_pidfd = os.pidfd_open(os.getpid())
+    try:
+        watchdog = os.fork()
+    except OSError as error:  # no process to spare: idle workers still notice the manager's end themselves
+        os.close(worker_pidfd)
+        warnings.warn(
+            f"ding-env worker {os.getpid()}: no watchdog process ({error}): a worker whose env hangs "
+            "will outlive a manager that is killed",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return
+    if watchdog:
+        os.close(worker_pidfd)
+        return
+    try:  # the watchdog: whatever happens, it leaves through os._exit, running none of the worker's cleanup
+        low, high = sorted((manager_pidfd, worker_pidfd))
+        os.closerange(3, low)  # the worker's pipes and semaphores: their ends close when the worker's do
+        os.closerange(low + 1, high)
+        os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
+        if worker_pidfd not in select.select([manager_pidfd, worker_pidfd], [], [])[0]:  # the manager is gone
+            if not select.select([worker_pidfd], [], [], grace)[0]:  # the worker did not end in its grace
+                signal.pidfd_send_signal(worker_pidfd, signal.SIGKILL)
+    finally:
+        os._exit(0)
