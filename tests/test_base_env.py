@@ -80,13 +80,20 @@ def test_seed_rejects_bad_values():
 
 
 def test_random_action_is_in_space_with_declared_dtype_and_reproducible():
-    env_a, env_b = CountingEnv(), CountingEnv()
+    # CountingEnv builds its action space anew at every access, as a property returning a space literal does:
+    # the sampler was seeded again at every call, and every call gave the same action.
+    env_a, env_b, env_c = CountingEnv(), CountingEnv(), CountingEnv()
     env_a.seed(0)
     env_b.seed(0)
+    env_c.seed(1)
     actions_a = [env_a.random_action() for _ in range(20)]
     actions_b = [env_b.random_action() for _ in range(20)]
     assert actions_a == actions_b
     assert all(env_a.action_space.contains(a) and a.dtype == np.int64 for a in actions_a)
+    assert {int(a) for a in actions_a} == {0, 1, 2}
+    assert [env_c.random_action() for _ in range(20)] != actions_a
+    env_a.seed(0)  # seeding again starts the draws again
+    assert [env_a.random_action() for _ in range(20)] == actions_a
 
 
 def test_default_config_is_a_copy():

@@ -88,7 +88,7 @@ class BaseEnv(abc.ABC):
         self._seeder = EpisodeSeeder(seed, dynamic_seed)
         self._seed = seed
         self._dynamic_seed = dynamic_seed
-        self._action_space_seeded_for = None
+        self._action_sampler = None  # the next random_action seeds the action space anew
 
     def _next_episode_seed(self) -> int | None:
         """The seed of the episode being reset, and re-seed :attr:`np_random` with it.
@@ -157,14 +157,17 @@ class BaseEnv(abc.ABC):
     def random_action(self) -> Any:
         """A uniformly random action inside ``action_space``, with its dtype.
 
-        The sampler is seeded from the env's seed, so it is reproducible.
+        The sampler is seeded from the env's seed, so it is reproducible: it is the action space the
+        first call after ``seed()`` finds, seeded then, and stays so while the env's action space is equal
+        to it (an ``action_space`` property may build a new space at every access).
         """
         space = self.action_space
-        if self.__dict__.get("_action_space_seeded_for") is not space:
+        sampler = self.__dict__.get("_action_sampler")
+        if sampler is None or (sampler is not space and sampler != space):
             seed = self.__dict__.get("_seed")
             space.seed(None if seed is None else int(seed))
-            self._action_space_seeded_for = space
-        return space.sample()
+            self._action_sampler = sampler = space
+        return sampler.sample()
 
     def __enter__(self) -> BaseEnv:
         return self

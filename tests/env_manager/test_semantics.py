@@ -56,6 +56,17 @@ def test_the_managers_take_the_random_actions_of_a_wrapped_env_with_nested_discr
         assert sorted(manager.step(manager.random_action())) == [0, 1]
 
 
+def test_random_actions_vary_from_call_to_call_and_replay_with_the_seed(make_manager):
+    # CountingEnv's action space is built at every access: each call re-seeded it and drew the same actions.
+    manager = make_manager(counting_fns(2))
+    manager.seed(0)
+    manager.launch()
+    draws = [manager.random_action() for _ in range(12)]
+    assert {int(draw[env_id]) for draw in draws for env_id in (0, 1)} == {0, 1, 2}
+    manager.seed(0)
+    assert [manager.random_action() for _ in range(12)] == draws
+
+
 def frozen_lake() -> DingEnvWrapper:
     return DingEnvWrapper(cfg={"env_id": "FrozenLake-v1"})
 
