@@ -5,6 +5,7 @@ How episodes end at a time limit is checked in ``time_limit_checks``.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
@@ -16,6 +17,8 @@ from ding_env.checker.rollout import CheckContext, guard, rollout, sample, step_
 from ding_env.checker.time_limit_checks import env_time_limit
 from ding_env.env.spaces import SPACE_NAMES, dtype_problems, leaves, value_problems
 from ding_env.env.timestep import info_type_fix
+
+RANDOM_ACTIONS = 50  # drawn by check_random_action: 50 equal draws of two or more actions are no chance
 
 
 def check_spaces(ctx: CheckContext) -> list[Finding]:
@@ -306,6 +309,21 @@ def _numeric(leaf: Any) -> bool:
     return isinstance(leaf, np.ndarray) and leaf.dtype.kind in "biufc"
 
 
+def all_alike(actions: list, space: gym.spaces.Space) -> bool:
+    """Whether ``actions`` (of ``space``) are all one action while ``space`` holds more than one.
+
+    False when the space's actions cannot be flattened to compare (a ``Text`` or ``Graph`` space).
+    """
+    sampler = copy.deepcopy(space)
+    sampler.seed(0)
+    try:
+        flat = [gym.spaces.flatten(space, action) for action in actions]
+        several = any(not np.array_equal(gym.spaces.flatten(space, sampler.sample()), flat[0]) for _ in actions)
+    except (NotImplementedError, TypeError, ValueError):
+        return False
+    return several and all(np.array_equal(action, flat[0]) for action in flat)
+
+
 def check_random_action(ctx: CheckContext) -> list[Finding]:
     """``random_action()`` is inside ``action_space`` with its dtype."""
     name = "check_random_action"
@@ -318,17 +336,27 @@ def check_random_action(ctx: CheckContext) -> list[Finding]:
         env.seed(ctx.seed)
         if getattr(env, "action_space", None) is None:  # known only after the first reset (DI-engine's envs)
             env.reset()
-        findings = []
-        for _ in range(50):
+        findings, actions = [], []
+        for _ in range(RANDOM_ACTIONS):
             action = env.random_action()
             if isinstance(env.action_space, gym.spaces.Discrete) and np.shape(action) == (1,):
                 action = np.asarray(action)[0]  # DI-engine's form of a Discrete action
-            problems = value_problems(
-                np.asarray(action) if np.isscalar(action) else action, env.action_space, "random_action()"
-            )
+            action = np.asarray(action) if np.isscalar(action) else action
+            problems = value_problems(action, env.action_space, "random_action()")
             if problems:
                 findings = [Finding(name, ERROR, problems[0], "sample from action_space (with its dtype and bounds)")]
                 break
+            actions.append(action)
+        if not findings and all_alike(actions, env.action_space):
+            findings = [
+                Finding(
+                    name,
+                    ERROR,
+                    f"random_action() returned the same action {RANDOM_ACTIONS} times in a row, where "
+                    f"{env.action_space} has more than one",
+                    "seed the sampler once (in seed()), not at every call; BaseEnv.random_action does so",
+                )
+            ]
         ctx.close(env)
         return findings
 

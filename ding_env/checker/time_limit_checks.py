@@ -18,7 +18,9 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
     """An episode ended by the env's time limit reports ``truncated``, not termination, and none runs past it.
 
     One episode ending at the limit as a termination may be a terminal state reached on the last step: more
-    episodes (``EXTRA_TIME_LIMIT_ROLLOUTS`` rollouts at most) tell it from a time limit reported as one.
+    episodes (``EXTRA_TIME_LIMIT_ROLLOUTS`` rollouts at most) tell it from a time limit reported as one. So do
+    they when no episode reached the limit but one came within half of it: the limit was in reach, and a check
+    of no episode at it would pass an env that reports it wrong.
     """
     name = "check_time_limit"
 
@@ -29,16 +31,18 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
             limit = env_time_limit(env)
             if limit is None:
                 return []
-            terminated = truncated = 0  # episodes ended at the limit, as each
+            terminated = truncated = longest = 0  # episodes ended at the limit, as each; the longest episode
             for extra in range(EXTRA_TIME_LIMIT_ROLLOUTS + 1):
-                if extra:  # one termination at the limit and no truncation yet: more episodes
+                if extra:  # one termination at the limit and no truncation yet, or the limit in reach: more episodes
                     episodes = rollout(env, ctx, ctx.seed + extra, dynamic=True)
                 too_long = _past_time_limit(name, episodes, limit)
                 if too_long:
                     return too_long
                 ends = [reported_truncation(last.info) for last in _last_steps_at(episodes, limit)]
                 terminated, truncated = terminated + ends.count(False), truncated + ends.count(True)
-                if (terminated, truncated) != (1, 0):
+                longest = max([longest, *(len(episode.timesteps) for episode in episodes)])
+                in_reach = terminated == truncated == 0 and 2 * longest >= limit
+                if (terminated, truncated) != (1, 0) and not in_reach:
                     break
             return time_limit_findings(name, limit, terminated, truncated, "an episode")
         finally:
@@ -47,7 +51,8 @@ def check_time_limit(ctx: CheckContext) -> list[Finding]:
     return guard(name, "rollouts", body)
 
 
-# Rollouts more that check_time_limit runs when one episode alone ended at the time limit, as a termination.
+# Rollouts more that check_time_limit runs when one episode alone ended at the time limit, as a termination, or
+# when none reached the limit but one came within half of it.
 EXTRA_TIME_LIMIT_ROLLOUTS = 3
 
 

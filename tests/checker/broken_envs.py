@@ -212,6 +212,15 @@ class RandomActionNEnv(GoodEnv):
         return np.int64(self.action_space.n)
 
 
+class ConstantRandomActionEnv(GoodEnv):
+    """Seeds its sampler again at every call, so every 'random' action is the same one."""
+
+    def random_action(self):
+        space = self.action_space
+        space.seed(0)
+        return space.sample()
+
+
 class NeverEndsEnv(GoodEnv):
     config: ClassVar[dict] = dict(max_episode_steps=10**9)
 
@@ -238,6 +247,23 @@ class TimeLimitAsTerminationEnv(GoodEnv):
         if timestep.done:
             timestep.info["truncated"] = False
         return timestep
+
+
+class RarelyAtItsTimeLimitEnv(GoodEnv):
+    """Reports its time limit as a termination, and ends most episodes earlier (none of the first three)."""
+
+    config: ClassVar[dict] = dict(max_episode_steps=20)
+
+    def reset(self) -> np.ndarray:
+        obs = super().reset()
+        self._length = int(self.np_random.choice([12, self._cfg.max_episode_steps]))
+        return obs
+
+    def step(self, action):
+        self._t += 1
+        if self._t >= self._length:
+            return termination(self.make_obs(), 0.0, 0.0)
+        return transition(self.make_obs(), 0.0)
 
 
 class RaisingResetEnv(GoodEnv):

@@ -34,6 +34,7 @@ CAUGHT = [
     ("check_obs_memory", gallery.SharedBufferEnv, "error", "share memory"),
     ("check_obs_memory", gallery.WritesReturnedObsEnv, "error", "changed, in place, an observation"),
     ("check_random_action", gallery.RandomActionNEnv, "error", "outside Discrete(n=2, start=0): [0, 1]"),
+    ("check_random_action", gallery.ConstantRandomActionEnv, "error", "the same action 50 times"),
     ("check_static_seed", gallery.UnseededRngEnv, "error", "different"),
     ("check_dynamic_seed", gallery.UnseededRngEnv, "error", "diverged"),
     # A numpy-scalar observation was no part of the trajectories compared: the unseeded draws went unseen.
@@ -45,6 +46,7 @@ CAUGHT = [
     ("check_lazy_init", gallery.UnpicklableEnv, "error", "(its attribute '_lock', set before the first reset)"),
     ("check_lazy_init", gallery.EagerEnv, "error", "_init_flag"),
     ("check_time_limit", gallery.TimeLimitAsTerminationEnv, "error", "as a termination"),
+    ("check_time_limit", gallery.RarelyAtItsTimeLimitEnv, "error", "as a termination, 2 of them"),
     (
         "check_time_limit",
         gallery.IgnoresItsTimeLimitEnv,
