@@ -77,8 +77,22 @@ def _summary(result: PortResult) -> list[str]:
         tried += f"; {counted(unloaded, 'config file')} did not load" if unloaded else ""
         tried += f"; {unregistered} env classes registered under no type, not tried" if unregistered else ""
         rows.append(("tried (--try)", tried))
-    rows.append(("result", f"FAILED: {len(failures)} failures" if failures else "nothing failed"))
+    rows.append(("result", _result(failures, result.trial)))
     return ["| | |", "|---|---|", *(f"| {name} | {value} |" for name, value in rows)]
+
+
+def _result(failures: list[str], trial: dict | None) -> str:
+    """The summary's last row: the failures, and the checker's errors, which do not fail the port (the envs run)."""
+    checked = [env for env in (trial or {}).get("envs", []) if "check" in env]
+    check_errors = sum(len(env["check"]["errors"]) for env in checked)
+    flagged = sum(bool(env["check"]["errors"]) for env in checked)
+    result = f"FAILED: {counted(len(failures), 'failure')}" if failures else "nothing failed"
+    if check_errors:
+        result += (
+            f"; `ding-env check --di-engine` found {counted(check_errors, 'error')} in "
+            f"{counted(flagged, 'env')} (listed under each env: it runs, but breaks the env contract there)"
+        )
+    return result
 
 
 def _count(items: list[Item]) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ding_env.porting import rename_imports
+from ding_env.summary import counted
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -354,6 +355,23 @@ def test_try_runs_each_env_and_traces_a_refused_observation_to_the_declared_spac
     code, report = port_json("ported/walk_pkg", "--in-place", "--try", "--steps", "20", cwd=tmp_path)
     (env,) = report["trial"]["envs"]
     assert code == 0 and env["base"] == {"steps": 20, "episodes": 4} and env["subprocess"] == env["base"]
+
+
+def test_the_summary_counts_the_checkers_errors_of_envs_that_run(tmp_path):
+    # An env that runs but seeds numpy's global RNG: the report listed the checker's errors under the env and
+    # its summary still said "nothing failed".
+    walk_env = BROKEN_PACKAGE["walk_env.py"].replace("np.float64", "np.float32")
+    walk_env = walk_env.replace("        self._rng = np.random.default_rng(seed)\n", "        np.random.seed(seed)\n")
+    for name, text in {**BROKEN_PACKAGE, "walk_env.py": walk_env}.items():
+        (tmp_path / "walk_pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "walk_pkg" / name).write_text(text)
+    code, report = port_json("walk_pkg", "--out", "ported/walk_pkg", "--try", "--steps", "20", cwd=tmp_path)
+    (env,) = report["trial"]["envs"]
+    assert code == 0 and env["base"] == {"steps": 20, "episodes": 4}  # it runs: the port did not fail
+    assert any("global" in error for error in env["check"]["errors"])
+    errors = counted(len(env["check"]["errors"]), "error")
+    summary = (tmp_path / "ported" / "walk_pkg" / "PORTING.md").read_text().split("\n## ")[0]
+    assert f"| result | nothing failed; `ding-env check --di-engine` found {errors} in 1 env (listed" in summary
 
 
 @pytest.mark.parametrize("flag", ["--try", "--fix"])

@@ -164,7 +164,7 @@ def test_a_config_that_fails_to_load_is_a_failure_naming_its_line_and_the_fix(tm
     assert failure.endswith("(at config/walk_config.py:2)")
     text = (tmp_path / "ported" / "walk_pkg" / "PORTING.md").read_text()
     assert "- config `config/walk_config.py` FAILED to load, so `ding-env run` refuses it:" in text
-    assert "| result | FAILED: 1 failures |" in text and "1 config file did not load" in text
+    assert "| result | FAILED: 1 failure |" in text and "1 config file did not load" in text
 
 
 def test_ding_env_run_gives_the_same_fix_for_a_config_importing_di_engine_beyond_its_env_layer(tmp_path):
