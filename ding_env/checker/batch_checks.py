@@ -375,7 +375,8 @@ def check_batch_env(
         target = getattr(env_fn_or_class, "__qualname__", repr(env_fn_or_class))
         make_env = env_fn_or_class
     ctx = BatchCheckContext(make_env, steps, seed)
-    report = CheckReport(target)
+    # Named as called: `ding-env check` takes one-env classes only.
+    report = CheckReport(target, heading=f"ding_env.checker.check_batch_env({target})")
     raised_by: dict[str, str] = {}  # an exception met -> the first check it failed
     with global_rngs_kept():  # the env under check may seed them: the caller's states come back
         for check in BATCH_CHECKS:

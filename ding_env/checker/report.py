@@ -53,12 +53,14 @@ class CheckReport:
         checks: Names of every check that ran, in order.
         findings: Everything they found.
         skipped: Checks not run, each with the failed check it would only repeat.
+        heading: The first line of ``format()``: what runs these checks (the ``ding-env check`` command when None).
     """
 
     target: str
     checks: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    heading: str | None = None
 
     @property
     def errors(self) -> list[Finding]:
@@ -87,7 +89,7 @@ class CheckReport:
 
     def format(self) -> str:
         """One line per check, a fix hint under each failure, and a summary."""
-        lines = [f"ding-env check {self.target}"]
+        lines = [self.heading or f"ding-env check {self.target}"]
         for check in self.checks:
             if check in self.skipped:
                 lines.append(f"  [skip] {check} (not run: {self.skipped[check]} failed, which would explain it)")

@@ -49,6 +49,9 @@ def errors_of(env_cls):
 def test_a_conforming_batch_env_has_no_findings():
     report = check_batch_env(CartPoleBatchEnv, CFG, steps=60)
     assert report.findings == [] and len(report.checks) == 7
+    # Headed "ding-env check ...", a command the CLI refuses for a batch env.
+    target = "dizoo.classic_control.cartpole.envs.cartpole_batch_env:CartPoleBatchEnv"
+    assert report.format().splitlines()[0] == f"ding_env.checker.check_batch_env({target})"
 
 
 def test_observations_sharing_memory_between_steps_are_found():
