@@ -389,7 +389,8 @@ def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context, ho
         "print(*[worker.pid for worker in manager.workers], flush=True)\n"
         "manager.step({0: 0, 1: 0})  # both workers hang inside env.step\n"
     )
-    # The killed parent cannot remove its fork server's socket folder: it is left in tmp_path, not /tmp.
+    # The killed parent cannot remove its fork server's socket folder (the workers' watchdogs do): should one be
+    # left, it is left in tmp_path, not /tmp.
     killed_env = {**os.environ, "TMPDIR": str(tmp_path)}
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=killed_env)
     try:
@@ -404,6 +405,10 @@ def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context, ho
     finally:  # a failure leaves no hung worker behind
         for pid in filter(process_running, workers):
             os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5.0
+    while list(tmp_path.glob("pymp-*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not list(tmp_path.glob("pymp-*"))  # the fork server's socket folder: the killed manager left it
 
 
 def test_async_close_stops_a_hung_worker_without_waiting_for_its_reply():

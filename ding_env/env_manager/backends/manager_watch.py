@@ -7,6 +7,10 @@ by the worker as it starts, kills it once the manager has been gone for ``grace`
 thread of the worker's could not: while an env is stuck in a C call that keeps the GIL (a
 native simulator's), no other thread of the worker runs.
 
+With the 'forkserver' context the manager's multiprocessing folder holds the fork server's socket,
+which only the manager's exit removes: a manager that is killed leaves it, and the watchdog removes it
+once the worker has ended.
+
 The manager is watched through a pidfd (Linux 5.3+), which stays bound to that process even if
 its pid is reused. The OS parent is not a reliable stand-in: with the 'forkserver' context the
 parent is the fork server, which lives on as long as any of its children does.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import warnings
 
@@ -26,9 +31,10 @@ class ManagerWatch:
     Args:
         manager_pid: The manager's process id (the worker's OS parent for 'fork' and 'spawn').
         grace: Seconds a worker may take to shut down on its own once the manager is gone.
+        leftover: The manager's multiprocessing folder, which a killed manager leaves behind (None: none).
     """
 
-    def __init__(self, manager_pid: int, grace: float) -> None:
+    def __init__(self, manager_pid: int, grace: float, leftover: str | None = None) -> None:
         self.manager_pid = manager_pid
         # Without pidfds, the OS parent at start stands in (the manager itself for 'fork' and 'spawn').
         self.parent_pid = os.getppid()
@@ -41,7 +47,7 @@ class ManagerWatch:
             return
         except (AttributeError, OSError):
             return  # no pidfd here (an old kernel, or a sandbox): alive() watches the OS parent
-        start_watchdog(self.pidfd, grace)
+        start_watchdog(self.pidfd, grace, leftover)
 
     def alive(self) -> bool:
         """Whether the manager process still runs."""
@@ -52,12 +58,13 @@ class ManagerWatch:
         return not select.select([self.pidfd], [], [], 0)[0]
 
 
-def start_watchdog(manager_pidfd: int, grace: float) -> None:
+def start_watchdog(manager_pidfd: int, grace: float, leftover: str | None = None) -> None:
     """Fork a process that kills this one (SIGKILL) once the manager has been gone for ``grace`` seconds.
 
     The watchdog holds no file of the worker's but the two pidfds it waits on, and ends as soon as
-    the worker does, whichever way: it never outlives the worker either. Call it while this process
-    has one thread (forking copies only the calling thread).
+    the worker does, whichever way: it never outlives the worker either. Once the manager is gone and
+    the worker has ended, it removes the folder ``leftover``. Call it while this process has one thread
+    (forking copies only the calling thread).
     """
     worker_pidfd = os.pidfd_open(os.getpid())
     try:
@@ -79,8 +86,24 @@ def start_watchdog(manager_pidfd: int, grace: float) -> None:
         os.closerange(3, low)  # the worker's pipes and semaphores: their ends close when the worker's do
         os.closerange(low + 1, high)
         os.closerange(high + 1, os.sysconf("SC_OPEN_MAX"))
-        if worker_pidfd not in select.select([manager_pidfd, worker_pidfd], [], [])[0]:  # the manager is gone
+        select.select([manager_pidfd, worker_pidfd], [], [])
+        if select.select([manager_pidfd], [], [], 0)[0]:  # the manager is gone (the worker may be too)
             if not select.select([worker_pidfd], [], [], grace)[0]:  # the worker did not end in its grace
                 signal.pidfd_send_signal(worker_pidfd, signal.SIGKILL)
+            if leftover is not None:
+                select.select([worker_pidfd], [], [])  # ended: it uses the folder no more
+                remove_leftover(leftover)
     finally:
         os._exit(0)
+
+
+def remove_leftover(folder: str) -> None:
+    """Remove a killed manager's multiprocessing folder (``pymp-*``); every watchdog of its workers tries."""
+    if not os.path.basename(folder).startswith("pymp-"):  # multiprocessing's own folders only
+        return
+    try:
+        shutil.rmtree(folder)
+    except FileNotFoundError:  # another watchdog removed it first
+        return
+    except OSError as error:  # nobody is left to raise it to
+        os.write(2, f"ding-env worker watchdog: cannot remove {folder} its killed manager left: {error}\n".encode())

@@ -127,13 +127,17 @@ def worker_main(
     any_done: Any,
     spin_seconds: float,
     manager_pid: int,
+    leftover: str | None = None,
 ) -> None:
-    """Run a worker until the manager process ``manager_pid`` sends 'close' or dies."""
+    """Run a worker until the manager process ``manager_pid`` sends 'close' or dies.
+
+    ``leftover`` is a folder of the manager's that its death would leave behind (``ManagerWatch``).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # A forked worker inherits its parent's Python handlers (ding-env serve's raises on SIGTERM): the parent's
     # terminate() then printed a traceback of the worker's instead of ending it.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS)
+    manager = ManagerWatch(manager_pid, ORPHAN_GRACE_SECONDS, leftover)
     # The worker cuts its auto-resets at reset_timeout itself; the parent's wait for a step allows for one.
     host = EnvHost(dict(zip(env_ids, cloudpickle.loads(payload), strict=True)), settings, setup, limit_auto_reset=True)
     worker = _Worker(index, env_ids, host, conn, (cmd_sem, done_sem, any_done), spin_seconds, manager)

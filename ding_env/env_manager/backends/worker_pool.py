@@ -14,7 +14,8 @@ import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Collection
-from multiprocessing import resource_tracker
+from multiprocessing import forkserver, resource_tracker
+from multiprocessing import util as mp_util
 from multiprocessing.connection import wait as wait_connections
 from typing import Any
 
@@ -148,6 +149,7 @@ class WorkerPool:
                 self.any_done,
                 self.worker_spin,
                 os.getpid(),
+                forkserver_folder() if self.settings.context == "forkserver" else None,
             ),
             name=f"ding_env-worker-{index}",
             daemon=True,
@@ -394,6 +396,12 @@ class WorkerPool:
         """The error for a worker that passed ``timeout``: its envs time out together."""
         env_ids = self.worker_envs[index]
         return EnvTimeoutError(env_ids, command, timeout, grouped=len(env_ids) > 1)
+
+
+def forkserver_folder() -> str:
+    """This process's multiprocessing folder, where its fork server's socket is (the server started if it was not)."""
+    forkserver.ensure_running()
+    return mp_util.get_temp_dir()
 
 
 def _slice(deadline: float | None) -> float:
