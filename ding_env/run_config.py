@@ -223,14 +223,14 @@ def check_env_section_keys(env: dict, env_cls: type, where: str, section: str | 
                 tail = f". {env_cls.__qualname__} is ding-env's own env: it takes only these keys"
             elif set(difflib.get_close_matches(str(key), sorted(valid), n=1, cutoff=0.85)) & PIPELINE_KEYS:
                 tail = ""  # a pipeline key mistyped (colector_env_num): the suggestion says it; nothing to declare
-            elif "type" in env:
+            elif issubclass(env_cls, DingEnvWrapper):  # keyword arguments of gym.make have a key of their own
+                tail = f". {env_cls.__qualname__} takes DingEnvWrapper's keys; gym.make's go in make_kwargs"
+            else:
                 tail = (
                     f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "
                     f"env reads {key!r}, declare it there with its default (DI-engine's envs may read keys they "
                     "do not declare)"
                 )
-            else:  # EnvIdWrapper: keyword arguments of gym.make have a key of their own
-                tail = ". A section without a type takes DingEnvWrapper's keys; gym.make's go in make_kwargs"
             raise ConfigError(unknown_key_message(f"{where} env section ({section})", key, valid) + tail)
 
 

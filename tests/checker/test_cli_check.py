@@ -230,6 +230,8 @@ def test_a_config_for_a_class_target_is_held_to_the_keys_the_class_declares(tmp_
         "unknown key 'max_episode_step' in --config typo.py env section (for tests.checker.broken_envs.GoodEnv)" in err
     )
     assert "(did you mean 'max_episode_steps'?)" in err
+    # The class's own config is where to declare a key it reads: the hint named DingEnvWrapper's keys.
+    assert "declare it there with its default" in err and "make_kwargs" not in err
     assert main(["check", target, "--config", "other.py", "--episodes", "1"]) == 2
     assert "unknown key 'env_id'" in capsys.readouterr().err
     (tmp_path / "good.py").write_text("config = dict(env=dict(max_episode_steps=5))\n")
@@ -295,6 +297,7 @@ def test_serve_refuses_a_config_key_that_run_refuses_with_runs_error(tmp_path, m
     assert f"unknown key {key!r}" in refused
     assert main(["serve", "cfg.py", "--envs", "1"]) == 2  # refused before any socket is bound
     assert capsys.readouterr().err == f"ding-env serve: {refused}"
+    assert ("gym.make's go in make_kwargs" in refused) == ("env_id=" in config)
 
 
 def test_run_and_check_read_a_section_with_an_env_id_and_no_type_alike(tmp_path, monkeypatch, capsys):
