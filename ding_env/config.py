@@ -93,15 +93,27 @@ def merge_known_keys(default: Mapping, user: Mapping | None, where: str) -> Easy
     return deep_merge_dicts(default, user)
 
 
-def check_env_keys(cfg: Mapping, config: Mapping, where: str) -> None:
+def check_env_keys(cfg: Mapping, config: Mapping, where: str, hint: str = "") -> None:
     """Refuse a key of an env's ``cfg`` that is neither in its class ``config`` nor a pipeline key.
 
+    Args:
+        cfg: The env's config.
+        config: Its class config (its own keys).
+        where: Names the config in errors.
+        hint: Ends the error (where such a key goes instead, say).
+
     Raises:
-        ConfigError: Naming ``where``, the unknown key, a close match and every valid key.
+        ConfigError: Naming ``where``, the unknown key, a close match and the env's own keys.
     """
     for key in cfg:
         if key not in config and key not in PIPELINE_KEYS:
-            raise ConfigError(unknown_key_message(where, key, set(config) | PIPELINE_KEYS))
+            own = sorted(str(name) for name in config)
+            close = difflib.get_close_matches(str(key), [*own, *sorted(PIPELINE_KEYS)], n=1)
+            suggestion = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(
+                f"unknown key {key!r} in {where}{suggestion}; its keys: {', '.join(own)} (and the pipeline's, "
+                f"which any env section may hold: collector_env_num, manager, ...){hint}"
+            )
 
 
 def unknown_key_message(where: str, key: object, valid: Any) -> str:

@@ -116,7 +116,12 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         check_config_dict(cfg, "DingEnvWrapper cfg")
         cfg = dict(cfg or {})
         self._user_cfg = dict(cfg)  # for clone(), before the caller's is_train is filled in
-        check_env_keys(cfg, self.config, "DingEnvWrapper config")
+        check_env_keys(
+            cfg,
+            self.config,
+            "DingEnvWrapper config",
+            ". gym.make's keyword arguments (max_episode_steps too) go in make_kwargs=dict(...)",
+        )
         check_caller(caller, "DingEnvWrapper")
         if not isinstance(seed_api, bool):
             raise ConfigError(f"DingEnvWrapper seed_api: expected True or False, got {seed_api!r:.100}")

@@ -275,6 +275,18 @@ def test_step_before_reset_and_after_done_is_an_error():
 def test_config_errors_name_the_key():
     with pytest.raises(ConfigError, match="act_scal.*did you mean 'act_scale'"):
         DingEnvWrapper(cfg={"env_id": "CartPole-v1", "act_scal": True})
+    # A gym.make keyword at the top: the error listed every pipeline key beside the wrapper's, and said nothing of
+    # make_kwargs, where it goes.
+    with pytest.raises(ConfigError) as refused:
+        DingEnvWrapper(cfg={"env_id": "CartPole-v1", "max_episode_steps": 20})
+    message = str(refused.value)
+    assert message.startswith("unknown key 'max_episode_steps' in DingEnvWrapper config; its keys: act_scale,")
+    assert message.endswith("(max_episode_steps too) go in make_kwargs=dict(...)") and "stop_value" not in message
+    env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", "make_kwargs": {"max_episode_steps": 20}})
+    env.seed(0)
+    env.reset()
+    assert env.env.spec.max_episode_steps == 20
+    env.close()
     with pytest.raises(ConfigError, match="neither"):
         DingEnvWrapper(cfg={})
     with pytest.raises(ConfigError, match="unknown wrapper 'no_such'"):
