@@ -305,6 +305,8 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         # The step as plain fields (a float reward): the managers' fast path (see hosted_env.stepper_of).
         # The observation may be the env's own array: a host copies it into its rows at once.
         if self._needs_reset:
+            if self._env is None and self._observation_space is not None:  # built once, then closed
+                raise EnvStateError(f"{self!r}: step() called after close()")
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         # Not self.env: after a reset the env exists, and the property costs on every step.
         obs, reward, terminated, truncated, info = self._env.step(self._convert_action(action))

@@ -268,8 +268,12 @@ def test_step_before_reset_and_after_done_is_an_error():
         env.step(0)
     env.reset()
     run_episode(env, lambda obs: 0)
-    with pytest.raises(EnvStateError):
+    with pytest.raises(EnvStateError, match="after the episode ended"):
         env.step(0)
+    env.reset()
+    env.close()
+    with pytest.raises(EnvStateError, match=r"DingEnvWrapper\(CartPole-v1\): step\(\) called after close\(\)"):
+        env.step(0)  # it said "before reset() or after the episode ended"
 
 
 def test_config_errors_name_the_key():
