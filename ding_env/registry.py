@@ -139,8 +139,8 @@ class Registry:
         self._load_entry_points()
         if name not in self._entries:
             known = sorted(self._entries)
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            close = self.close_name(name)
+            hint = f" (did you mean {close!r}?)" if close else ""
             raise RegistryError(
                 f"unknown {self.kind} type {name!r}{hint}; registered: {', '.join(known) or 'none'}. "
                 f"Add the module that registers it to 'import_names'."
@@ -180,6 +180,12 @@ class Registry:
         """Whether ``obj`` is the class of one of ding-env's built-in types, by its module and name."""
         self._load_entry_points()
         return _path_of(obj) in self._builtin_paths.values()
+
+    def close_name(self, name: str) -> str | None:
+        """The registered name closest to ``name`` (a misspelling of it), or None."""
+        self._load_entry_points()
+        close = difflib.get_close_matches(name, sorted(self._entries), n=1)
+        return close[0] if close else None
 
     def names(self) -> list[str]:
         """All registered names, sorted."""

@@ -124,7 +124,7 @@ def named_env_config(name: str) -> EasyDict | None:
         return EasyDict(exp_name=env_id.replace("/", "_"), env=dict(env_id=env_id))
     if Path(name).exists():  # a folder: load_config_file says so
         return None
-    close = difflib.get_close_matches(name, ENV_REGISTRY.names(), n=1)
+    close = ENV_REGISTRY.close_name(name)
     # An env of the user's own is registered by a module of theirs, which a config file names.
     own = (
         "; an env class of your own runs from a config file whose env section names the type it is registered as "
@@ -132,7 +132,7 @@ def named_env_config(name: str) -> EasyDict | None:
     )
     raise ConfigError(
         f"{name!r} is no config file, registered env type ({', '.join(ENV_REGISTRY.names())}"
-        f"{f'; did you mean {close[0]!r}?' if close else ''}) or Gymnasium env id (such as CartPole-v1){own}"
+        f"{f'; did you mean {close!r}?' if close else ''}) or Gymnasium env id (such as CartPole-v1){own}"
     )
 
 

@@ -93,9 +93,11 @@ def resolve_target(
     elif target in ENV_REGISTRY:
         env_cls = ENV_REGISTRY.get(target)
     else:
+        close = ENV_REGISTRY.close_name(target)
         raise RegistryError(
-            f"cannot resolve {target!r}: give module:Class, a Gymnasium env id (CartPole-v1), a config file, or one "
-            f"of the registered types {', '.join(ENV_REGISTRY.names())}"
+            f"cannot resolve {target!r}{f' (did you mean {close!r}?)' if close else ''}: give module:Class, a "
+            f"Gymnasium env id (CartPole-v1), a config file, or one of the registered types "
+            f"{', '.join(ENV_REGISTRY.names())}"
         )
     if cfg is not None and "type" in cfg and get_env_cls(cfg) is not env_cls:
         raise ConfigError(

@@ -151,6 +151,9 @@ def test_unimportable_target_is_a_usage_error(capsys):
     err = capsys.readouterr().err
     assert "cannot import module 'no.such.module'" in err and "Traceback" not in err
     assert main(["check", "not_registered"]) == 2
+    assert "did you mean" not in capsys.readouterr().err
+    assert main(["check", "cartpol"]) == 2  # as ding-env run says it
+    assert "cannot resolve 'cartpol' (did you mean 'cartpole'?)" in capsys.readouterr().err
     assert main(["check", "json:dumps"]) == 2
     assert "not a BaseEnv subclass" in capsys.readouterr().err
     assert main(["check", "dizoo.classic_control.cartpole.envs:CartPoleBatchEnv"]) == 2
