@@ -143,14 +143,19 @@ class EnvCrashedError(DingEnvError):
         env_ids: The envs hosted by the dead worker.
         exitcode: The worker's exit code (negative: killed by that signal).
         command: What the worker was doing (an ``Op``), or None.
+
+    Args:
+        hint: Ends the message: what the death likely means, where the manager can tell.
     """
 
-    def __init__(self, env_ids: list[int], exitcode: int | None, command: Op | str | None = None) -> None:
+    def __init__(
+        self, env_ids: list[int], exitcode: int | None, command: Op | str | None = None, hint: str = ""
+    ) -> None:
         self.env_ids = list(env_ids)
         self.exitcode = exitcode
         self.command = Op(command) if command else None
         during = f" during {command}" if command else ""
-        super().__init__(f"worker hosting envs {self.env_ids} died{during} with exit code {exitcode}")
+        super().__init__(f"worker hosting envs {self.env_ids} died{during} with exit code {exitcode}{hint}")
 
 
 class EnvTimeoutError(DingEnvError):

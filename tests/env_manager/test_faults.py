@@ -363,6 +363,28 @@ def test_workers_exit_when_their_parent_dies_while_they_start():
     assert wait_until_ended(children)
 
 
+@pytest.mark.parametrize("context", ["spawn", "forkserver"])
+def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path, context):
+    # Each worker runs the script again as it starts; the error said only that the worker died with exit code 1.
+    script = tmp_path / "train.py"
+    script.write_text(
+        f"import sys\nsys.path.insert(0, {os.getcwd()!r})\n"
+        "from ding_env import SyncSubprocessEnvManager\n"
+        "from tests.support import counting_fns\n"
+        f"manager = SyncSubprocessEnvManager(counting_fns(2), {{'num_workers': 2, 'context': {context!r}}})\n"
+        "manager.launch()\n"
+        "manager.close()\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1 and last.startswith("ding_env.errors.EnvCrashedError: worker hosting envs")
+    assert f"the script '{script}' builds envs outside `if __name__ == '__main__':`" in last
+    guarded = script.read_text().replace("manager = ", "if __name__ == '__main__':\n    manager = ")
+    script.write_text(guarded.replace("\nmanager.", "\n    manager."))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
 def spawned_worker(pid):
     try:
         with open(f"/proc/{pid}/cmdline") as cmdline:

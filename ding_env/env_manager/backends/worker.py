@@ -12,8 +12,6 @@ schema go through the shared info table (see ``info_table``).
 
 from __future__ import annotations
 
-import gc
-import multiprocessing as mp
 import os
 import signal
 import time
@@ -94,25 +92,6 @@ def action_reader(actions: Any, host: EnvHost) -> Callable[[int, int], Any]:
 
         return read_scalars
     return lambda first, stop: arrays.action_rows(arrays.take(actions, slice(first, stop)), stop - first)
-
-
-def start_forked(process: mp.process.BaseProcess) -> None:
-    """Fork ``process`` with the objects it inherits kept out of its garbage collector.
-
-    A forked worker shares the manager's heap. Collecting in the worker would run the finalizers of the
-    manager's garbage a second time there (a buffered file flushed twice, a connection closed under the
-    manager) and traverse extension objects that are not safe to touch after a fork. Freezing the heap for
-    the fork, as CPython's ``gc.freeze`` docs advise, leaves the worker's collector its own objects only.
-    A caller that froze objects itself keeps its frozen set as it was.
-    """
-    if gc.get_freeze_count():
-        process.start()
-        return
-    gc.freeze()
-    try:
-        process.start()
-    finally:
-        gc.unfreeze()
 
 
 def worker_main(

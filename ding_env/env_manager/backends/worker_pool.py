@@ -14,8 +14,7 @@ import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Collection
-from multiprocessing import forkserver, resource_tracker
-from multiprocessing import util as mp_util
+from multiprocessing import resource_tracker
 from multiprocessing.connection import wait as wait_connections
 from typing import Any
 
@@ -39,7 +38,8 @@ from ding_env.env_manager.backends.protocol import (
     segment_entries,
 )
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
-from ding_env.env_manager.backends.worker import pickled_env_fns, start_forked, wait_semaphore, worker_main
+from ding_env.env_manager.backends.start_methods import leftover_folder, main_guard_hint, start_worker
+from ding_env.env_manager.backends.worker import pickled_env_fns, wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
 from ding_env.ops import Op
@@ -149,15 +149,12 @@ class WorkerPool:
                 self.any_done,
                 self.worker_spin,
                 os.getpid(),
-                forkserver_folder() if self.settings.context == "forkserver" else None,
+                leftover_folder(self.settings.context),
             ),
             name=f"ding_env-worker-{index}",
             daemon=True,
         )
-        if self.settings.context == "fork":
-            start_forked(process)
-        else:
-            process.start()
+        start_worker(process, self.settings.context)
         child_conn.close()
         if self.settings.cpu_affinity:
             cpus = sorted(os.sched_getaffinity(0))
@@ -390,18 +387,13 @@ class WorkerPool:
         """The error for a dead worker, with its exit code."""
         process = self.processes[index]
         process.join(LIVENESS_INTERVAL)
-        return EnvCrashedError(self.worker_envs[index], process.exitcode, command)
+        hint = main_guard_hint(self.settings.context) if command == Op.LAUNCH and process.exitcode == 1 else ""
+        return EnvCrashedError(self.worker_envs[index], process.exitcode, command, hint)
 
     def timed_out(self, index: int, command: Op, timeout: float) -> EnvTimeoutError:
         """The error for a worker that passed ``timeout``: its envs time out together."""
         env_ids = self.worker_envs[index]
         return EnvTimeoutError(env_ids, command, timeout, grouped=len(env_ids) > 1)
-
-
-def forkserver_folder() -> str:
-    """This process's multiprocessing folder, where its fork server's socket is (the server started if it was not)."""
-    forkserver.ensure_running()
-    return mp_util.get_temp_dir()
 
 
 def _slice(deadline: float | None) -> float:

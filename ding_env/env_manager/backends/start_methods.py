@@ -1,0 +1,77 @@
+"""What differs between the ways a worker process starts ('fork', 'spawn', 'forkserver')."""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing as mp
+import re
+import sys
+from multiprocessing import forkserver
+from multiprocessing import util as mp_util
+from pathlib import Path
+
+
+def start_worker(process: mp.process.BaseProcess, context: str) -> None:
+    """Start ``process``, a worker of the ``context`` start method."""
+    if context == "fork":
+        start_forked(process)
+    else:
+        process.start()
+
+
+def start_forked(process: mp.process.BaseProcess) -> None:
+    """Fork ``process`` with the objects it inherits kept out of its garbage collector.
+
+    A forked worker shares the manager's heap. Collecting in the worker would run the finalizers of the
+    manager's garbage a second time there (a buffered file flushed twice, a connection closed under the
+    manager) and traverse extension objects that are not safe to touch after a fork. Freezing the heap for
+    the fork, as CPython's ``gc.freeze`` docs advise, leaves the worker's collector its own objects only.
+    A caller that froze objects itself keeps its frozen set as it was.
+    """
+    if gc.get_freeze_count():
+        process.start()
+        return
+    gc.freeze()
+    try:
+        process.start()
+    finally:
+        gc.unfreeze()
+
+
+def leftover_folder(context: str) -> str | None:
+    """The folder of this process's that its death would leave behind, for its workers to remove (None: none).
+
+    With 'forkserver' it is multiprocessing's folder of this process, where the fork server's socket is (the
+    server is started here if it was not): only this process's exit removes it.
+    """
+    if context != "forkserver":
+        return None
+    forkserver.ensure_running()
+    return mp_util.get_temp_dir()
+
+
+def main_guard_hint(context: str) -> str:
+    """What a worker that died as it started (exit code 1) likely means, to end its error with ('': nothing).
+
+    A worker that is not forked imports the main script again as it starts: a script that builds managers
+    outside ``if __name__ == '__main__':`` makes the worker start workers of its own while it boots, which
+    multiprocessing refuses.
+    """
+    if context == "fork" or not unguarded_main():
+        return ""
+    return (
+        f"; the script {sys.argv[0]!r} builds envs outside `if __name__ == '__main__':`, which each {context!r} "
+        "worker runs again as it starts (its traceback is on stderr): put the script's work under that guard"
+    )
+
+
+def unguarded_main() -> bool:
+    """Whether the main script is a file whose source has no ``if __name__ == '__main__':`` guard."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not path:
+        return False
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return not re.search(r"__name__\s*==\s*['\"]__main__['\"]", source)
