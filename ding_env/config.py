@@ -352,8 +352,10 @@ def per_batch_env(configs: list[EasyDict], cfg: dict, count_key: str) -> list[Ea
         return configs
     check_batch_source(cfg, "env config")  # here, not first in the workers building the batch envs
     if len(configs) % batch:
+        multiple = max(batch, round(len(configs) / batch) * batch)
         raise ConfigError(
             f"env config '{count_key}'={len(configs)} counts envs and must be a multiple of 'batch'={batch} "
-            f"(each batch env hosts {batch} of them)"
+            f"(each batch env hosts {batch} of them): set it to {multiple}, say (on the command line: "
+            f"--set env.{count_key}={multiple})"
         )
     return configs[: len(configs) // batch]

@@ -83,7 +83,9 @@ def test_envpool_source_gives_atari_games_the_atari_preset():
         ),
         (
             lambda: get_vec_env_setting(EasyDict(type="cartpole", batch=4, collector_env_num=6)),
-            "'collector_env_num'=6 counts envs and must be a multiple of 'batch'=4",
+            # The fix was left to guess (a count the user may never have set: evaluator_env_num's default of 5).
+            r"'collector_env_num'=6 counts envs and must be a multiple of 'batch'=4 \(each batch env hosts 4 of "
+            r"them\): set it to 8, say \(on the command line: --set env.collector_env_num=8\)",
         ),
     ],
 )
