@@ -143,9 +143,7 @@ class EnvCrashedError(DingEnvError):
         env_ids: The envs hosted by the dead worker.
         exitcode: The worker's exit code (negative: killed by that signal).
         command: What the worker was doing (an ``Op``), or None.
-
-    Args:
-        hint: Ends the message: what the death likely means, where the manager can tell.
+        hint: Ends the message: what the death likely means, where the manager can tell ('' else).
     """
 
     def __init__(
@@ -154,6 +152,7 @@ class EnvCrashedError(DingEnvError):
         self.env_ids = list(env_ids)
         self.exitcode = exitcode
         self.command = Op(command) if command else None
+        self.hint = hint
         during = f" during {command}" if command else ""
         super().__init__(f"worker hosting envs {self.env_ids} died{during} with exit code {exitcode}{hint}")
 

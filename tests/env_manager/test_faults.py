@@ -363,6 +363,28 @@ def test_workers_exit_when_their_parent_dies_while_they_start():
     assert wait_until_ended(children)
 
 
+@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
+def test_a_closed_managers_workers_leave_no_watchdog_even_unreaped(context):
+    # Each worker has a watchdog process (it kills the worker when the manager is killed). In a container whose
+    # first process is the training script, orphans become its children and nobody reaps them: the script runs
+    # here as a subreaper, which orphans are handed to as to such a first process.
+    script = (
+        "import ctypes, os, sys\n"
+        "ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER\n"
+        "from ding_env import SyncSubprocessEnvManager\n"
+        "from tests.support import child_pids, counting_fns\n"
+        "if __name__ == '__main__':\n"
+        f"    manager = SyncSubprocessEnvManager(counting_fns(2), {{'num_workers': 2, 'context': {context!r}}})\n"
+        "    manager.launch()\n"
+        "    watchdogs = set().union(*(child_pids(worker.pid) for worker in manager.workers))\n"
+        "    manager.close()\n"
+        "    print(len(watchdogs), [pid for pid in watchdogs if os.path.exists(f'/proc/{pid}')])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "2 []"  # two watchdogs, neither left, not even as a zombie
+
+
 @pytest.mark.parametrize("context", ["spawn", "forkserver"])
 def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path, context):
     # Each worker runs the script again as it starts; the error said only that the worker died with exit code 1.
@@ -378,7 +400,7 @@ def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path, context):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode == 1 and last.startswith("ding_env.errors.EnvCrashedError: worker hosting envs")
-    assert f"the script '{script}' builds envs outside `if __name__ == '__main__':`" in last
+    assert f"likely because the script '{script}' builds envs outside `if __name__ == '__main__':`" in last
     guarded = script.read_text().replace("manager = ", "if __name__ == '__main__':\n    manager = ")
     script.write_text(guarded.replace("\nmanager.", "\n    manager."))
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -419,11 +441,12 @@ def test_workers_die_with_a_killed_parent_even_while_their_env_hangs(context, ho
         workers = [int(pid) for pid in parent.stdout.readline().split()]
         assert len(workers) == 2
         time.sleep(0.3)  # the step is under way
+        watchdogs = set().union(*map(child_pids, workers))
     finally:
         parent.kill()  # SIGKILL: no cleanup runs in the parent
         parent.wait()
     try:
-        assert wait_until_ended(workers)
+        assert len(watchdogs) == 2 and wait_until_ended([*workers, *watchdogs])
     finally:  # a failure leaves no hung worker behind
         for pid in filter(process_running, workers):
             os.kill(pid, signal.SIGKILL)

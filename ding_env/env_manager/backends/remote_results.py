@@ -21,7 +21,9 @@ def globalised(error: DingEnvError, offset: int, server: str) -> DingEnvError:
     if isinstance(error, EnvError):
         error = EnvError(error.env_id + offset, error.command, error.message, error.remote_traceback, error.op)
     elif isinstance(error, EnvCrashedError):
-        error = EnvCrashedError([env_id + offset for env_id in error.env_ids], error.exitcode, error.command)
+        error = EnvCrashedError(
+            [env_id + offset for env_id in error.env_ids], error.exitcode, error.command, error.hint
+        )
     elif isinstance(error, EnvTimeoutError):
         ids = [env_id + offset for env_id in error.env_ids]
         error = EnvTimeoutError(ids, error.command, error.timeout, error.grouped)

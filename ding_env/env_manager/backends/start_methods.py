@@ -7,7 +7,6 @@ import multiprocessing as mp
 import re
 import sys
 from multiprocessing import forkserver
-from multiprocessing import util as mp_util
 from pathlib import Path
 
 
@@ -38,16 +37,18 @@ def start_forked(process: mp.process.BaseProcess) -> None:
         gc.unfreeze()
 
 
-def leftover_folder(context: str) -> str | None:
-    """The folder of this process's that its death would leave behind, for its workers to remove (None: none).
+def leftover_socket(context: str) -> str | None:
+    """The fork server's socket file of this process, which its death would leave behind (None: none).
 
-    With 'forkserver' it is multiprocessing's folder of this process, where the fork server's socket is (the
-    server is started here if it was not): only this process's exit removes it.
+    Only with 'forkserver', in a process no multiprocessing process started (a child's multiprocessing
+    folder may be its parent's): only this process's exit removes the file and its folder. The fork
+    server is started here if it was not.
     """
-    if context != "forkserver":
+    if context != "forkserver" or mp.parent_process() is not None:
         return None
     forkserver.ensure_running()
-    return mp_util.get_temp_dir()
+    # Where the fork server listens: multiprocessing keeps it on its module-level server, with no public name.
+    return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_address", None)
 
 
 def main_guard_hint(context: str) -> str:
@@ -60,8 +61,9 @@ def main_guard_hint(context: str) -> str:
     if context == "fork" or not unguarded_main():
         return ""
     return (
-        f"; the script {sys.argv[0]!r} builds envs outside `if __name__ == '__main__':`, which each {context!r} "
-        "worker runs again as it starts (its traceback is on stderr): put the script's work under that guard"
+        f"; likely because the script {sys.argv[0]!r} builds envs outside `if __name__ == '__main__':`, which "
+        f"each {context!r} worker runs again as it starts (its traceback is on stderr): put the script's work under "
+        "that guard"
     )
 
 

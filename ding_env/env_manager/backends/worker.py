@@ -110,7 +110,7 @@ def worker_main(
 ) -> None:
     """Run a worker until the manager process ``manager_pid`` sends 'close' or dies.
 
-    ``leftover`` is a folder of the manager's that its death would leave behind (``ManagerWatch``).
+    ``leftover`` is a file of the manager's that its death would leave behind (``ManagerWatch``).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # A forked worker inherits its parent's Python handlers (ding-env serve's raises on SIGTERM): the parent's
@@ -297,6 +297,7 @@ class _Worker:
             self.shared.release()
             self.shared = None
         self.conn.close()
+        self.manager.close()
 
 
 # The worker's handler of each request record.

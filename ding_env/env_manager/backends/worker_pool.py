@@ -38,7 +38,7 @@ from ding_env.env_manager.backends.protocol import (
     segment_entries,
 )
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
-from ding_env.env_manager.backends.start_methods import leftover_folder, main_guard_hint, start_worker
+from ding_env.env_manager.backends.start_methods import leftover_socket, main_guard_hint, start_worker
 from ding_env.env_manager.backends.worker import pickled_env_fns, wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
@@ -149,7 +149,7 @@ class WorkerPool:
                 self.any_done,
                 self.worker_spin,
                 os.getpid(),
-                leftover_folder(self.settings.context),
+                leftover_socket(self.settings.context),
             ),
             name=f"ding_env-worker-{index}",
             daemon=True,
