@@ -25,6 +25,8 @@ from ding_env.summary import describe_typed
 # Keys that DI-engine-shaped env configs carry for the managers and the
 # pipeline; every env accepts them besides its own. ``cfg_type`` is the class
 # tag DI-engine's ``compile_config`` writes; it changes nothing here.
+# How a DingEnvWrapper config error ends when the key may be one of gym.make's.
+MAKE_KWARGS_HINT = "gym.make's keyword arguments (max_episode_steps too) go in make_kwargs=dict(...)"
 PIPELINE_KEYS = frozenset(
     {
         "type",
@@ -107,21 +109,25 @@ def check_env_keys(cfg: Mapping, config: Mapping, where: str, hint: str = "") ->
     """
     for key in cfg:
         if key not in config and key not in PIPELINE_KEYS:
-            own = sorted(str(name) for name in config)
-            close = difflib.get_close_matches(str(key), [*own, *sorted(PIPELINE_KEYS)], n=1)
-            suggestion = f" (did you mean {close[0]!r}?)" if close else ""
+            message = unknown_key_message(where, key, set(config) | PIPELINE_KEYS, listed=config)
             raise ConfigError(
-                f"unknown key {key!r} in {where}{suggestion}; its keys: {', '.join(own)} (and the pipeline's, "
-                f"which any env section may hold: collector_env_num, manager, ...){hint}"
+                f"{message} (and the pipeline's, which any env section may hold: collector_env_num, manager, ...){hint}"
             )
 
 
-def unknown_key_message(where: str, key: object, valid: Any) -> str:
-    """The error text for an unknown config key, with a suggestion."""
-    valid = sorted(str(k) for k in valid)
-    close = difflib.get_close_matches(str(key), valid, n=1)
+def unknown_key_message(where: str, key: object, valid: Any, listed: Any = None) -> str:
+    """The error text for an unknown config key, with a suggestion among ``valid``.
+
+    Args:
+        where: Names the config.
+        key: The unknown key.
+        valid: Every key the config takes.
+        listed: The keys the text lists (None: ``valid``).
+    """
+    close = difflib.get_close_matches(str(key), sorted(str(name) for name in valid), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(valid)}"
+    listed = sorted(str(name) for name in (valid if listed is None else listed))
+    return f"unknown key {key!r} in {where}{hint}; valid keys: {', '.join(listed)}"
 
 
 def with_replays_off(env_section: Mapping) -> Mapping:

@@ -32,6 +32,7 @@ from easydict import EasyDict
 
 from ding_env.config import (
     DI_ENGINE_ONLY_KEYS,
+    MAKE_KWARGS_HINT,
     PIPELINE_KEYS,
     check_config_imports,
     deep_merge_dicts,
@@ -224,7 +225,7 @@ def check_env_section_keys(env: dict, env_cls: type, where: str, section: str | 
             elif set(difflib.get_close_matches(str(key), sorted(valid), n=1, cutoff=0.85)) & PIPELINE_KEYS:
                 tail = ""  # a pipeline key mistyped (colector_env_num): the suggestion says it; nothing to declare
             elif issubclass(env_cls, DingEnvWrapper):  # keyword arguments of gym.make have a key of their own
-                tail = f". {env_cls.__qualname__} takes DingEnvWrapper's keys; gym.make's go in make_kwargs"
+                tail = f". {env_cls.__qualname__} takes DingEnvWrapper's keys; {MAKE_KWARGS_HINT}"
             else:
                 tail = (
                     f". An env section takes the keys of {env_cls.__module__}.{env_cls.__qualname__}.config: if the "

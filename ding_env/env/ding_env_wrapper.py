@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from ding_env.config import check_batch, check_caller, check_config_dict, check_env_keys
+from ding_env.config import MAKE_KWARGS_HINT, check_batch, check_caller, check_config_dict, check_env_keys
 from ding_env.env import section_configs, wrapper_clone
 from ding_env.env.base_env import BaseEnv
 from ding_env.env.gym_attributes import GymAttributes
@@ -120,7 +120,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             cfg,
             self.config,
             "DingEnvWrapper config",
-            ". gym.make's keyword arguments (max_episode_steps too) go in make_kwargs=dict(...)",
+            f". {MAKE_KWARGS_HINT}",
         )
         check_caller(caller, "DingEnvWrapper")
         if not isinstance(seed_api, bool):
@@ -293,7 +293,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             kwargs["options"] = {**(options or {}), **more_options}
         obs, _ = env.reset(**kwargs)
         self._eval_episode_return = 0.0
-        self._needs_reset = False
+        self._needs_reset = self._closed = False
         return self._convert_obs(obs)
 
     def step(self, action: Any) -> BaseEnvTimestep:
@@ -305,7 +305,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         # The step as plain fields (a float reward): the managers' fast path (see hosted_env.stepper_of).
         # The observation may be the env's own array: a host copies it into its rows at once.
         if self._needs_reset:
-            if self._env is None and self._observation_space is not None:  # built once, then closed
+            if self.__dict__.get("_closed"):
                 raise EnvStateError(f"{self!r}: step() called after close()")
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         # Not self.env: after a reset the env exists, and the property costs on every step.
@@ -339,6 +339,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             self._env.close()
             self._env = None
         self._needs_reset = True
+        self._closed = True  # until the next reset: what a step in between is told
 
     def render(self) -> Any:
         """The Gymnasium env's ``render()``: a frame for an env made with ``render_mode='rgb_array'``.

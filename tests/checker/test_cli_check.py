@@ -300,7 +300,7 @@ def test_serve_refuses_a_config_key_that_run_refuses_with_runs_error(tmp_path, m
     assert f"unknown key {key!r}" in refused
     assert main(["serve", "cfg.py", "--envs", "1"]) == 2  # refused before any socket is bound
     assert capsys.readouterr().err == f"ding-env serve: {refused}"
-    assert ("gym.make's go in make_kwargs" in refused) == ("env_id=" in config)
+    assert ("(max_episode_steps too) go in make_kwargs" in refused) == ("env_id=" in config)
 
 
 def test_run_and_check_read_a_section_with_an_env_id_and_no_type_alike(tmp_path, monkeypatch, capsys):

@@ -262,7 +262,7 @@ def test_a_seed_given_to_reset_is_refused_pointing_at_seed(manager_type):
             manager.reset({1: {"seed": 5}})
 
 
-def test_step_before_reset_and_after_done_is_an_error():
+def test_step_before_reset_and_after_done_is_an_error(tmp_path):
     env = DingEnvWrapper(cfg={"env_id": "CartPole-v1"})
     with pytest.raises(EnvStateError, match="before reset"):
         env.step(0)
@@ -274,6 +274,12 @@ def test_step_before_reset_and_after_done_is_an_error():
     env.close()
     with pytest.raises(EnvStateError, match=r"DingEnvWrapper\(CartPole-v1\): step\(\) called after close\(\)"):
         env.step(0)  # it said "before reset() or after the episode ended"
+    env.reset()
+    env.step(0)
+    env.enable_save_replay(str(tmp_path))  # its env is rebuilt at the next reset: not closed by the user
+    with pytest.raises(EnvStateError, match="before reset"):
+        env.step(0)
+    env.close()
 
 
 def test_config_errors_name_the_key():
@@ -284,7 +290,7 @@ def test_config_errors_name_the_key():
     with pytest.raises(ConfigError) as refused:
         DingEnvWrapper(cfg={"env_id": "CartPole-v1", "max_episode_steps": 20})
     message = str(refused.value)
-    assert message.startswith("unknown key 'max_episode_steps' in DingEnvWrapper config; its keys: act_scale,")
+    assert message.startswith("unknown key 'max_episode_steps' in DingEnvWrapper config; valid keys: act_scale,")
     assert message.endswith("(max_episode_steps too) go in make_kwargs=dict(...)") and "stop_value" not in message
     env = DingEnvWrapper(cfg={"env_id": "CartPole-v1", "make_kwargs": {"max_episode_steps": 20}})
     env.seed(0)
