@@ -310,18 +310,32 @@ def _numeric(leaf: Any) -> bool:
 
 
 def all_alike(actions: list, space: gym.spaces.Space) -> bool:
-    """Whether ``actions`` (of ``space``) are all one action while ``space`` holds more than one.
-
-    False when the space's actions cannot be flattened to compare (a ``Text`` or ``Graph`` space).
-    """
+    """Whether ``actions`` (of ``space``) are all one action while ``space`` holds more than one."""
+    first = actions[0]
+    if not all(same_action(action, first) for action in actions[1:]):
+        return False
     sampler = copy.deepcopy(space)
     sampler.seed(0)
-    try:
-        flat = [gym.spaces.flatten(space, action) for action in actions]
-        several = any(not np.array_equal(gym.spaces.flatten(space, sampler.sample()), flat[0]) for _ in actions)
-    except (NotImplementedError, TypeError, ValueError):
-        return False
-    return several and all(np.array_equal(action, flat[0]) for action in flat)
+    return not all(same_action(sampler.sample(), first) for _ in actions)
+
+
+def same_action(one: Any, other: Any) -> bool:
+    """Whether two actions are equal: dicts key by key, tuples item by item, anything else as arrays."""
+    if isinstance(one, dict) or isinstance(other, dict):
+        return (
+            isinstance(one, dict)
+            and isinstance(other, dict)
+            and one.keys() == other.keys()
+            and all(same_action(one[key], other[key]) for key in one)
+        )
+    if isinstance(one, tuple) or isinstance(other, tuple):
+        return (
+            isinstance(one, tuple)
+            and isinstance(other, tuple)
+            and len(one) == len(other)
+            and all(map(same_action, one, other))
+        )
+    return bool(np.array_equal(np.asarray(one), np.asarray(other)))
 
 
 def check_random_action(ctx: CheckContext) -> list[Finding]:
