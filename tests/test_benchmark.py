@@ -63,6 +63,21 @@ def test_bound_reports_a_failing_process_by_its_envs(monkeypatch):
     assert multiprocessing.active_children() == []
 
 
+def test_in_situ_costs_quick_run():
+    result = subprocess.run(
+        [sys.executable, "benchmarks/in_situ_costs.py", "batch", "--batches", "30", "--warmup", "10"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("batch: ") and lines[0].endswith(" us per batch (parent's wall time)")
+    pieces = {tuple(line.split()[:2]) for line in lines[1:]}
+    assert ("parent", "WorkerSet.read_report") in pieces
+    assert {("worker0", "BatchHost.step"), ("worker1", "BaseBatchEnv.step"), ("worker1", "_Worker.step")} <= pieces
+
+
 def test_batch_timeline_quick_run():
     result = subprocess.run(
         [sys.executable, "benchmarks/batch_timeline.py", "--only", "zero", "--batches", "50", "--warmup", "10"],
