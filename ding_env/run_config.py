@@ -369,7 +369,8 @@ def _check_own_servers(collector_cfg: dict, evaluator_cfg: dict, evaluator_env_n
             f"env.evaluator_manager.servers: the evaluator needs env servers of its own, got the collector's "
             f"{shared} (a server serves one client at a time; env.manager.servers alone serves only the "
             f"collector). Start servers for the {evaluator_env_num} evaluator envs (ding-env serve TARGET --envs "
-            f"{evaluator_env_num}) and set env.evaluator_manager.servers=['tcp://HOST:PORT']"
+            f"{evaluator_env_num} --evaluator: evaluator envs, as create_evaluator_env_cfg makes them) and set "
+            "env.evaluator_manager.servers=['tcp://HOST:PORT']"
         )
 
 

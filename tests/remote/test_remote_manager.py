@@ -352,7 +352,8 @@ def test_run_refuses_an_evaluator_on_the_collectors_server_naming_the_key_to_set
     assert code == 2
     err = capsys.readouterr().err
     assert "env.evaluator_manager.servers: the evaluator needs env servers of its own" in err
-    assert f"['{collector}']" in err and "ding-env serve TARGET --envs 2" in err
+    # Without --evaluator, as it said, the server's envs are collector envs (Atari's end at each life lost).
+    assert f"['{collector}']" in err and "ding-env serve TARGET --envs 2 --evaluator: evaluator envs" in err
 
 
 BATCHES = "main_config = dict(env=dict(num_envs=3, env_cfg=dict(limit=4)))\n"  # CountingBatchEnvs of 3 sub-envs
