@@ -6,6 +6,7 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,35 @@ def test_ctrl_c_ends_a_run_cleanly_with_exit_code_130():
     finally:
         run.kill()
     assert "ding-env run: interrupted" in err and "Traceback" not in err
+    leftovers = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert leftovers == [] and set(os.listdir("/dev/shm")) <= segments
+
+
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
+def test_a_hangup_or_a_kill_of_the_whole_group_ends_a_run_closing_everything(signame):
+    # A closed terminal or SSH session sends SIGHUP to every process of the group, the resource tracker's too: the
+    # run died at once and its shared memory stayed in /dev/shm.
+    import os
+    import signal
+    import uuid
+
+    marker = f"hangup_{uuid.uuid4().hex[:8]}"
+    segments = set(os.listdir("/dev/shm"))
+    command = [sys.executable, "-m", "ding_env", "run", "configs/cartpole.py", "--steps", "100000000"]
+    run = subprocess.Popen(
+        command + ["--set", f"exp_name={marker}"], stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        for line in run.stderr:  # wait until the collection is under way
+            if line.startswith("collecting "):
+                break
+        os.killpg(run.pid, getattr(signal, signame))
+        err = run.stderr.read()
+        assert run.wait(timeout=30) == 128 + getattr(signal, signame)
+    finally:
+        run.kill()
+    assert f"ding-env run: stopped by {signame}; every env closed" in err and "Traceback" not in err
+    time.sleep(0.5)  # the resource tracker's own end
     leftovers = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
     assert leftovers == [] and set(os.listdir("/dev/shm")) <= segments
 

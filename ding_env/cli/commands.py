@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import signal
@@ -10,6 +11,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 from ding_env.registry import ENV_REGISTRY
@@ -66,9 +68,20 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
-        summary = run_job(
-            cfg, args.policy, args.steps, args.eval_episodes, args.manager, args.replay, sys.stderr, args.eval_max_steps
-        )
+        with ended_by_signals():  # a hangup or a kill ends the run as Ctrl-C does: every env and worker closed
+            summary = run_job(
+                cfg,
+                args.policy,
+                args.steps,
+                args.eval_episodes,
+                args.manager,
+                args.replay,
+                sys.stderr,
+                args.eval_max_steps,
+            )
+    except Terminated as ended:
+        print(f"ding-env run: stopped by {ended.name}; every env closed", file=sys.stderr)
+        return 128 + ended.signum
     except (ConfigError, RegistryError, NotImplementedError) as error:
         print(f"ding-env run: {error}", file=sys.stderr)
         return USAGE_ERROR
@@ -193,28 +206,52 @@ def serve(args: argparse.Namespace) -> int:
         print(f"ding-env serve: {where_envs_step(args.workers)}", flush=True)
         print("ding-env serve: ready (Ctrl-C or SIGTERM stops and closes every env)", flush=True)
         # SIGTERM (systemd, kill) ends the server as Ctrl-C does, a step in progress too: envs and workers closed.
-        # Signal handlers belong to the main thread: a server run in another thread keeps the default.
-        main_thread = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
         try:
-            server.serve()
-        except Terminated:
-            print("ding-env serve: stopped by SIGTERM; every env closed", flush=True)
-        finally:
-            if main_thread:
-                signal.signal(signal.SIGTERM, previous)
+            with ended_by_signals():
+                server.serve()
+        except Terminated as ended:
+            print(f"ding-env serve: stopped by {ended.name}; every env closed", flush=True)
     return 0
 
 
 class Terminated(BaseException):
-    """SIGTERM arrived: raised in the main thread wherever it runs, an env's step too.
+    """SIGTERM or SIGHUP arrived: raised in the main thread wherever it runs, an env's step too.
 
-    A BaseException, as KeyboardInterrupt is: the server answers an env's exceptions and serves on.
+    A BaseException, as KeyboardInterrupt is: the server answers an env's exceptions and serves on, and
+    ``ding-env run`` reports them as failures.
     """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+# Signals that end a command as Ctrl-C does (a kill, a closed terminal or SSH session); SIGHUP is POSIX-only.
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def ended_by_signals() -> Iterator[None]:
+    """Within the block, ``ENDING_SIGNALS`` raise ``Terminated`` in the main thread.
+
+    So ``finally`` blocks close envs, workers and shared memory, where the signals' default action ends the
+    process with none of that. Signal handlers belong to the main thread: a block run in another thread keeps
+    the defaults.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _terminate) for signum in ENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _terminate(signum: int, frame: object) -> None:
-    raise Terminated
+    raise Terminated(signum)
 
 
 def port(args: argparse.Namespace) -> int:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import re
+import signal
 import sys
-from multiprocessing import forkserver
+from multiprocessing import forkserver, resource_tracker
 from pathlib import Path
 
 
@@ -35,6 +36,24 @@ def start_forked(process: mp.process.BaseProcess) -> None:
         process.start()
     finally:
         gc.unfreeze()
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker, if it is not running, with hangups blocked.
+
+    A closed terminal or SSH session sends SIGHUP to the whole process group: the tracker died of it while
+    the manager (``ding-env run``) was closing, and its unlinks of shared memory reached a new tracker that
+    did not know the segments and printed a traceback. SIGTERM and SIGINT it ignores by itself.
+    """
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is None:
+        resource_tracker.ensure_running()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {hangup})  # the tracker inherits the blocked mask
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def leftover_socket(context: str) -> str | None:

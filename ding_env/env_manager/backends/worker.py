@@ -113,6 +113,8 @@ def worker_main(
     ``leftover`` is a file of the manager's that its death would leave behind (``ManagerWatch``).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if hasattr(signal, "SIGHUP"):  # so is a hangup (a closed terminal or SSH session): the parent closes the worker
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     # A forked worker inherits its parent's Python handlers (ding-env serve's raises on SIGTERM): the parent's
     # terminate() then printed a traceback of the worker's instead of ending it.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

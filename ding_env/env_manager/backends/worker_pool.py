@@ -14,7 +14,6 @@ import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Collection
-from multiprocessing import resource_tracker
 from multiprocessing.connection import wait as wait_connections
 from typing import Any
 
@@ -38,7 +37,12 @@ from ding_env.env_manager.backends.protocol import (
     segment_entries,
 )
 from ding_env.env_manager.backends.settings import EnvSetup, WorkerSettings
-from ding_env.env_manager.backends.start_methods import leftover_socket, main_guard_hint, start_worker
+from ding_env.env_manager.backends.start_methods import (
+    leftover_socket,
+    main_guard_hint,
+    start_resource_tracker,
+    start_worker,
+)
 from ding_env.env_manager.backends.worker import pickled_env_fns, wait_semaphore, worker_main
 from ding_env.env_manager.shared_memory import SharedArrays
 from ding_env.errors import EnvCrashedError, EnvError, EnvTimeoutError
@@ -114,7 +118,7 @@ class WorkerPool:
 
         ``distinct_spaces`` gets each worker's first env's spaces and those of its envs that differ.
         """
-        resource_tracker.ensure_running()  # one tracker shared by every worker: no double unlink
+        start_resource_tracker()  # one tracker shared by every worker: no double unlink
         # A semaphore's count is bounded (2**31 - 1 on Linux): nobody may post to one that nobody drains.
         self.any_done = self.context.Semaphore(0) if self.wake_on_any else None
         try:
