@@ -160,9 +160,11 @@ def check_env(
             report.skipped[check.__name__] = cause
             continue
         raised_by.update({exception_of(f): check.__name__ for f in findings if exception_of(f) is not None})
-        if any(finding.severity == ERROR for finding in findings):
+        shown = [(tolerate if di_engine else point_to_di_engine_mode)(finding) for finding in findings]
+        # A check failed when an error is shown: one --di-engine accepts as a warning explains no later error.
+        if any(finding.severity == ERROR for finding in shown):
             failed.add(check.__name__)
-        report.findings += [(tolerate if di_engine else point_to_di_engine_mode)(finding) for finding in findings]
+        report.findings += shown
     return report
 
 

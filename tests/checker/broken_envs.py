@@ -297,6 +297,14 @@ class DIEngineStyleEnv(GoodEnv):
     reward_space = property(lambda self: GoodEnv.reward_space.fget(self) if self._known else None)
 
 
+class ProcessDependentDIEngineEnv(DIEngineStyleEnv):
+    """A DI-engine-style env whose observations depend on the process it runs in (a worker's or not)."""
+
+    def make_obs(self) -> np.ndarray:
+        shift = 1e-3 if multiprocessing.parent_process() is None else 2e-3
+        return np.clip(self._pos + shift, -5, 5).astype(np.float32)
+
+
 class ReadsUndeclaredKeyEnv(GoodEnv):
     """DI-engine's MiniGridEnv reads ``cfg.max_step``, which its class config lacks."""
 

@@ -207,6 +207,15 @@ def test_report_and_step_cap():
     assert broken.to_dict()["passed"] is False
 
 
+def test_a_warning_that_di_engine_mode_accepts_hides_no_later_error():
+    # check_step_output's error, accepted as a warning in DI-engine mode, still counted as a failure: the
+    # subprocess check's own error was shown as "[skip] check_subprocess (not run: check_step_output failed)".
+    report = check_env(gallery.ProcessDependentDIEngineEnv, {"max_episode_steps": 30}, episodes=2, di_engine=True)
+    assert "check_subprocess" not in report.skipped
+    assert [finding.check for finding in report.errors] == ["check_subprocess"]
+    assert "differs between a worker process and this process" in report.errors[0].message
+
+
 def test_di_engine_compatible_entry_points_raise():
     check_all(gallery.GoodEnv())
     with pytest.raises(EnvCheckError, match="must have dtype float32"):
