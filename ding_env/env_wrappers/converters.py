@@ -132,7 +132,8 @@ def _box_converter(
     space: gym.spaces.Box, act_scale: bool, owner: str, action_clip: bool
 ) -> Callable[[Any], np.ndarray]:
     shape, dtype, size = space.shape, space.dtype, int(np.prod(space.shape))
-    center, half_range = box_scale(space)
+    # Only act_scale uses them: an unbounded Box (ClipAction's) has no center, and numpy warns computing it.
+    center, half_range = box_scale(space) if act_scale else (None, None)
     low, high = (-1.0, 1.0) if act_scale else (space.low, space.high)
 
     def convert(action: Any) -> np.ndarray:

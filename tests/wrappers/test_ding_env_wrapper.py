@@ -282,6 +282,21 @@ def test_step_before_reset_and_after_done_is_an_error(tmp_path):
     env.close()
 
 
+def test_an_unbounded_box_action_space_steps_with_no_warning():
+    # gym.wrappers.ClipAction (CleanRL's stack) makes the action space (-inf, inf): computing act_scale's center
+    # for it, unused, warned "invalid value encountered in add" at every build.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        env = DingEnvWrapper(gym.wrappers.ClipAction(gym.make("Pendulum-v1")))
+        env.seed(0)
+        env.reset()
+        timestep = env.step(np.array([3.0], dtype=np.float32))  # clipped into [-2, 2] by ClipAction itself
+    assert timestep.obs.shape == (3,)
+    env.close()
+
+
 def test_config_errors_name_the_key():
     with pytest.raises(ConfigError, match="act_scal.*did you mean 'act_scale'"):
         DingEnvWrapper(cfg={"env_id": "CartPole-v1", "act_scal": True})
