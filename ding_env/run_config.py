@@ -99,8 +99,15 @@ def _check_override_section(override: str, key: str) -> None:
     section = key.split(".")[0]
     if section in TOP_LEVEL_KEYS:
         return
-    where = FOLDED_SECTIONS.get(section, f"ding-env run reads only {', '.join(TOP_LEVEL_KEYS)}")
-    raise ConfigError(f"--set {override!r} would change nothing: {section!r} is not read here; {where}")
+    if section in FOLDED_SECTIONS:  # read from the file, into the run config's keys, before --set applies
+        raise ConfigError(
+            f"--set {override!r} would change nothing: a config file's {section!r} is folded into the run config "
+            f"as it loads, and --set changes the run config; {FOLDED_SECTIONS[section]}"
+        )
+    raise ConfigError(
+        f"--set {override!r} would change nothing: {section!r} is not read here; ding-env run reads only "
+        f"{', '.join(TOP_LEVEL_KEYS)}"
+    )
 
 
 def named_env_config(name: str) -> EasyDict | None:

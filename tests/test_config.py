@@ -117,7 +117,8 @@ def test_a_folder_given_as_the_config_is_named_a_folder(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("env_manager.type='base'", "'env_manager' is not read here; the manager's keys are env.manager's"),
+        # It said 'env_manager' was not read, yet a file's env_manager.type picks the manager.
+        ("env_manager.type='base'", "a config file's 'env_manager' is folded into the run config as it loads"),
         ("create_config.env_manager.type='base'", "its env_manager.type is env.manager.type"),
         ("policy.learn.lr=0.1", "'policy' is not read here; ding-env run reads only exp_name, seed, env"),
     ],
