@@ -265,7 +265,13 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
             imports[module] = traced(error, folder)
             missing = getattr(error, "name", None) or ""
             if isinstance(error, ModuleNotFoundError) and (missing == "ding" or missing.startswith("ding.")):
-                imports[module]["outside"] = True  # DI-engine code beyond the env layer (policies, pipelines)
+                if registers_envs(module_file(root, module)):  # the env layer itself: nothing of it runs
+                    imports[module]["fix"] = (
+                        "this module registers env types, so it must import without DI-engine: drop or move the "
+                        "names of DI-engine's beyond its env layer that it imports (listed above with their lines)"
+                    )
+                else:
+                    imports[module]["outside"] = True  # DI-engine code beyond the env layer (policies, pipelines)
     registered = [name for name in ENV_REGISTRY.names() if registered_by_port(name, before.get(name), base)]
     imported = [module for module, result in imports.items() if result.get("ok")]
     configs = find_configs(config_files, folder)
@@ -287,6 +293,20 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
         "unregistered": unregistered,
         "hides": hidden_installed_packages(modules, root),
     }
+
+
+def module_file(root: Path, module: str) -> Path:
+    """The file of the port's module ``module`` (as ``discovery.module_names`` named it from ``root``)."""
+    path = root.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def registers_envs(file: Path) -> bool:
+    """Whether the module ``file`` registers env types with DI-engine's (or ding-env's) ``ENV_REGISTRY``."""
+    try:
+        return "ENV_REGISTRY" in file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def main(argv: list[str]) -> None:

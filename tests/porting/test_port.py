@@ -374,6 +374,21 @@ def test_the_summary_counts_the_checkers_errors_of_envs_that_run(tmp_path):
     assert f"| result | nothing failed; `ding-env check --di-engine` found {errors} in 1 env (listed" in summary
 
 
+def test_an_env_module_that_needs_di_engine_beyond_the_env_layer_fails_the_trial(tmp_path):
+    # It was noted as "imports DI-engine beyond the env layer (not a failure)": no module imported, no env ran,
+    # and the port said "nothing failed" (exit 0).
+    walk_env = BROKEN_PACKAGE["walk_env.py"].replace("np.float64", "np.float32")
+    walk_env = walk_env.replace(
+        "from ding.utils import ENV_REGISTRY\n", "from ding.utils import ENV_REGISTRY, set_pkg_seed\n"
+    )
+    (tmp_path / "walk_env.py").write_text(walk_env)
+    code, report = port_json("walk_env.py", "--out", "ported/walk_env.py", "--try", "--steps", "5", cwd=tmp_path)
+    result = report["trial"]["imports"]["walk_env"]
+    assert code == 1 and "outside" not in result and "No module named 'ding'" in result["error"]
+    assert result["fix"].startswith("this module registers env types, so it must import without DI-engine")
+    assert any(failure.startswith("import walk_env: ModuleNotFoundError") for failure in report["failures"])
+
+
 @pytest.mark.parametrize("flag", ["--try", "--fix"])
 def test_the_port_of_a_folder_that_imports_itself_elsewhere_says_so(tmp_path, flag):
     (tmp_path / "walk_pkg").mkdir()
