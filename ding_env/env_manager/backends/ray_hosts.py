@@ -331,7 +331,13 @@ class RayHosts:
         ray = self.ray
         try:
             if self.actors:
-                stops = [actor.stop.remote() for host, actor in enumerate(self.actors) if host not in lost]
+                # A stop ends its actor (exit_actor): under the hosts' task retries, Ray logged it as a failed task
+                # "to be retried" at every close.
+                stops = [
+                    actor.stop.options(max_task_retries=0).remote()
+                    for host, actor in enumerate(self.actors)
+                    if host not in lost
+                ]
                 if stops:
                     ray.wait(stops, num_returns=len(stops), timeout=STOP_TIMEOUT)
                 for actor in self.actors:
