@@ -172,6 +172,10 @@ def run_job(
             progress.write(
                 f"collecting {counted(steps, 'step')}, then evaluating {counted(n_episode, 'episode')}{seeding}\n"
             )
+            if replay_dir is not None:  # where the videos go, or they are found only by looking
+                progress.write(
+                    f"the evaluator records its episodes as videos in {str(replay_dir)!r} ({replay_source})\n"
+                )
             progress.flush()
         start = time.perf_counter()
         with progress_bar(steps, progress, "collect", "step") as bar:

@@ -287,6 +287,14 @@ def test_demo_skips_types_without_their_extra_naming_the_extra_to_install():
     assert lines[2].startswith("cartpole: 1 episodes")
 
 
+def test_a_run_that_records_replays_says_where(tmp_path, capsys):
+    # The videos were written with no word of it.
+    args = ["run", "configs/cartpole.py", "--steps", "50", "--eval-episodes", "1", "--manager", "base"]
+    assert main([*args, "--replay", str(tmp_path)]) == 0
+    said = f"the evaluator records its episodes as videos in {str(tmp_path)!r} (--replay)"
+    assert said in capsys.readouterr().err and list(tmp_path.glob("*.mp4"))
+
+
 def test_run_replay_without_imageio_names_the_replay_extra(tmp_path):
     args = ["run", "configs/cartpole.py", "--steps", "50", "--eval-episodes", "1", "--manager", "base"]
     code = f"from ding_env.cli import main\nsys.exit(main({[*args, '--replay', str(tmp_path)]!r}))"
