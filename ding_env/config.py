@@ -25,8 +25,6 @@ from ding_env.summary import describe_typed
 # Keys that DI-engine-shaped env configs carry for the managers and the
 # pipeline; every env accepts them besides its own. ``cfg_type`` is the class
 # tag DI-engine's ``compile_config`` writes; it changes nothing here.
-# How a DingEnvWrapper config error ends when the key may be one of gym.make's.
-MAKE_KWARGS_HINT = "gym.make's keyword arguments (max_episode_steps too) go in make_kwargs=dict(...)"
 PIPELINE_KEYS = frozenset(
     {
         "type",
@@ -43,6 +41,8 @@ PIPELINE_KEYS = frozenset(
         "exp_name",  # DI-engine's configs may name the run inside the env section too; it ignores it there
     }
 )
+# How a DingEnvWrapper config error ends when the key may be one of gym.make's.
+MAKE_KWARGS_HINT = "gym.make's keyword arguments (max_episode_steps too) go in make_kwargs=dict(...)"
 # Env-section keys of DI-engine's pipelines that ding-env's read elsewhere or not at all: what each is, and what to do.
 _ENV_POOL_BATCH = (
     "the batch size of DI-engine's env_pool pipelines, which ding-env does not read (its env_pool type takes "

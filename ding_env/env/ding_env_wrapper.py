@@ -148,6 +148,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         self._reward_space = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(1,), dtype=np.float32)
         self._eval_episode_return = 0.0
         self._needs_reset = True
+        self._closed = False  # close() called since the last reset: what a step in between is told
         self._rew_clip = bool(self._cfg.rew_clip)
 
     # ---- construction --------------------------------------------------
@@ -305,7 +306,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
         # The step as plain fields (a float reward): the managers' fast path (see hosted_env.stepper_of).
         # The observation may be the env's own array: a host copies it into its rows at once.
         if self._needs_reset:
-            if self.__dict__.get("_closed"):
+            if self._closed:
                 raise EnvStateError(f"{self!r}: step() called after close()")
             raise EnvStateError(f"{self!r}: step() called before reset() or after the episode ended")
         # Not self.env: after a reset the env exists, and the property costs on every step.
@@ -339,7 +340,7 @@ class DingEnvWrapper(GymAttributes, BaseEnv):
             self._env.close()
             self._env = None
         self._needs_reset = True
-        self._closed = True  # until the next reset: what a step in between is told
+        self._closed = True
 
     def render(self) -> Any:
         """The Gymnasium env's ``render()``: a frame for an env made with ``render_mode='rgb_array'``.

@@ -17,13 +17,14 @@ SKIPPED = re.compile(r"^(test_.*|.*_test|conftest|setup|.*_main)$")  # *_main: D
 _NO_CONFIG = "defines neither 'config' nor 'main_config'"  # load_config_file's words for a module that is no config
 
 
-def module_names(root: Path, folder: Path) -> tuple[list[str], list[Path]]:
-    """The env modules under ``folder`` as importable from ``root``, and the config files.
+def module_names(root: Path, folder: Path) -> tuple[dict[str, Path], list[Path]]:
+    """The env modules under ``folder`` as importable from ``root`` (``{name: file}``), and the config files.
 
     Tests, ``setup.py`` and DI-engine's training scripts (``entry/``, ``*_main.py``) are left out; config
     modules (``config/`` or ``*_config.py``) are loaded as configs, not imported.
     """
-    modules, configs = [], []
+    modules: dict[str, Path] = {}
+    configs: list[Path] = []
     files = [folder] if folder.is_file() else sorted(folder.rglob("*.py"))
     for path in files:
         parts = path.relative_to(root).with_suffix("").parts
@@ -33,7 +34,7 @@ def module_names(root: Path, folder: Path) -> tuple[list[str], list[Path]]:
             if parts[-1] != "__init__":  # a config package's __init__ is no config (its relative imports fail alone)
                 configs.append(path)
             continue
-        modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return modules, configs
 
 

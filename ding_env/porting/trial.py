@@ -265,7 +265,7 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
             imports[module] = traced(error, folder)
             missing = getattr(error, "name", None) or ""
             if isinstance(error, ModuleNotFoundError) and (missing == "ding" or missing.startswith("ding.")):
-                if registers_envs(module_file(root, module)):  # the env layer itself: nothing of it runs
+                if registers_envs(modules[module]):  # the env layer itself: nothing of it runs
                     imports[module]["fix"] = (
                         "this module registers env types, so it must import without DI-engine: drop or move the "
                         "names of DI-engine's beyond its env layer that it imports (listed above with their lines)"
@@ -291,14 +291,8 @@ def run_trial(root: Path, folder: Path, steps: int) -> dict:
         "envs": envs,
         "unloaded_configs": configs.unloaded,
         "unregistered": unregistered,
-        "hides": hidden_installed_packages(modules, root),
+        "hides": hidden_installed_packages(list(modules), root),
     }
-
-
-def module_file(root: Path, module: str) -> Path:
-    """The file of the port's module ``module`` (as ``discovery.module_names`` named it from ``root``)."""
-    path = root.joinpath(*module.split("."))
-    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
 def registers_envs(file: Path) -> bool:

@@ -130,7 +130,7 @@ def test_the_trial_leaves_out_di_engines_training_scripts_and_tests(tmp_path):
     (package / "config").mkdir()
     (package / "config" / "game_config.py").write_text("")
     modules, configs = module_names(tmp_path, package)
-    assert modules == ["league", "league.game_env"]  # not the training script (it imports tensorboardX, say)
+    assert list(modules) == ["league", "league.game_env"]  # not the training script (it imports tensorboardX, say)
     assert configs == [package / "config" / "game_config.py"]
 
 
